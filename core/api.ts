@@ -1,0 +1,88 @@
+// Public data types of the engine. Faces (server/, cli/, client/, debugger/) only see these plain
+// shapes: positions are zero-based line/character like LSP, but nothing here depends on LSP or DAP.
+
+export type LanguageId = 'cuda' | 'croqtile';
+
+export interface Position {
+  /** Zero-based line. */
+  line: number;
+  /** Zero-based UTF-16 column, as LSP counts it. */
+  character: number;
+}
+
+export interface Range {
+  start: Position;
+  end: Position;
+}
+
+export type Severity = 'error' | 'warning' | 'information' | 'hint';
+
+/** The four rule families of the issue tracker; every finding belongs to exactly one. */
+export type Family = 'phase' | 'bootstrap' | 'commit' | 'count';
+
+export interface RelatedLocation {
+  range: Range;
+  message: string;
+}
+
+export interface TextEdit {
+  range: Range;
+  newText: string;
+}
+
+export interface Fix {
+  title: string;
+  edits: TextEdit[];
+  /** The fix a user would pick by default (VS Code's "preferred" quick fix). */
+  preferred?: boolean;
+}
+
+export interface Finding {
+  /** Stable code such as PF103. */
+  code: string;
+  /** Kebab-case rule id, also the docs slug, e.g. `parity-never-flips`. */
+  ruleId: string;
+  family: Family;
+  severity: Severity;
+  /** What happens at run time and why, in one or two sentences. */
+  message: string;
+  range: Range;
+  related: RelatedLocation[];
+  /** Link to the rule's documentation. */
+  docsUrl: string;
+  fixes: Fix[];
+}
+
+/** A syntax problem found by the front end; reported once, never fatal. */
+export interface SyntaxProblem {
+  message: string;
+  range: Range;
+}
+
+export interface HoverInfo {
+  /** Markdown shown to the user. */
+  markdown: string;
+  range: Range;
+}
+
+export interface BarrierSymbol {
+  name: string;
+  /** e.g. "mbarrier[4] (cuda::barrier<thread_scope_block>)". */
+  detail: string;
+  range: Range;
+  selectionRange: Range;
+}
+
+export interface AnalysisResult {
+  findings: Finding[];
+  syntaxProblems: SyntaxProblem[];
+  symbols: BarrierSymbol[];
+}
+
+/** User configuration the faces pass through; everything optional. */
+export interface LintOptions {
+  /** Rule id or code -> severity override, or 'off'. */
+  rules?: Record<string, Severity | 'off'>;
+}
+
+export const DOCS_BASE_URL = 'https://github.com/phaseflip/phaseflip/blob/main/docs/rules/';

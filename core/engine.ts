@@ -1,0 +1,130 @@
+// The engine façade: owns the parser, keeps per-document trees for incremental re-parse, and runs the
+// front end, the rules and the hover provider. Faces call nothing deeper than this file.
+import type { AnalysisResult, HoverInfo, LanguageId, LintOptions, Position, Range } from './api';
+import { Parser, loadCudaLanguage, type Tree } from './lang/cuda/parser';
+import { analyzeCudaTree } from './lang/cuda/analyze';
+import { hoverCuda } from './docs/hover';
+
+export interface EngineOptions {
+  /** Folder holding tree-sitter.wasm and tree-sitter-cuda.wasm (dist/ when bundled). */
+  wasmDir?: string;
+}
+
+/** An LSP-style incremental change; without `range` the text replaces the whole document. */
+export interface ContentChange {
+  range?: Range;
+  text: string;
+}
+
+const EXTENSIONS: Record<string, LanguageId> = { '.cu': 'cuda', '.cuh': 'cuda', '.co': 'croqtile' };
+
+export function languageForPath(file: string): LanguageId | undefined {
+  const dot = file.lastIndexOf('.');
+  return dot < 0 ? undefined : EXTENSIONS[file.slice(dot).toLowerCase()];
+}
+
+export async function loadEngine(options: EngineOptions = {}): Promise<Engine> {
+  const cuda = await loadCudaLanguage(options.wasmDir);
+  const parser = new Parser();
+  parser.setLanguage(cuda);
+  return new Engine(parser);
+}
+
+export class Engine {
+  constructor(private readonly parser: Parser) {}
+
+  /** One-shot analysis of a whole text (the CLI path). */
+  analyze(text: string, language: LanguageId, options: LintOptions = {}): AnalysisResult {
+    return this.openDocument(language, text).analyze(options);
+  }
+
+  openDocument(language: LanguageId, text: string): EngineDocument {
+    return new EngineDocument(this.parser, language, text);
+  }
+}
+
+export class EngineDocument {
+  private tree: Tree | null = null;
+  private cached: { options: LintOptions; result: AnalysisResult } | undefined;
+
+  constructor(private readonly parser: Parser, readonly language: LanguageId, private textValue: string) {
+    this.reparse(undefined);
+  }
+
+  get text(): string {
+    return this.textValue;
+  }
+
+  /** Applies edits in order; ranged edits feed tree-sitter's incremental re-parse. */
+  update(changes: ContentChange[]): void {
+    let old: Tree | null = this.tree;
+    for (const change of changes) {
+      if (!change.range) {
+        this.textValue = change.text;
+        old = null;
+        continue;
+      }
+      const startIndex = offsetAt(this.textValue, change.range.start);
+      const oldEndIndex = offsetAt(this.textValue, change.range.end);
+      const next = this.textValue.slice(0, startIndex) + change.text + this.textValue.slice(oldEndIndex);
+      const newEndIndex = startIndex + change.text.length;
+      old?.edit({
+        startIndex,
+        oldEndIndex,
+        newEndIndex,
+        startPosition: pointAt(this.textValue, startIndex),
+        oldEndPosition: pointAt(this.textValue, oldEndIndex),
+        newEndPosition: pointAt(next, newEndIndex),
+      });
+      this.textValue = next;
+    }
+    this.reparse(old ?? undefined);
+  }
+
+  analyze(options: LintOptions = {}): AnalysisResult {
+    if (this.cached && this.cached.options === options) return this.cached.result;
+    const result =
+      this.language === 'cuda' && this.tree
+        ? analyzeCudaTree(this.tree, this.textValue, options)
+        : { findings: [], syntaxProblems: [], symbols: [] };
+    this.cached = { options, result };
+    return result;
+  }
+
+  hover(position: Position): HoverInfo | null {
+    if (this.language !== 'cuda' || !this.tree) return null;
+    return hoverCuda(this.tree, this.textValue, position);
+  }
+
+  private reparse(old: Tree | undefined): void {
+    this.cached = undefined;
+    const previous = this.tree;
+    // tree-sitter indexes UTF-16 code units when given a JS string, matching LSP columns.
+    this.tree = this.parser.parse(this.textValue, old) ?? null;
+    if (previous && previous !== this.tree) previous.delete();
+  }
+}
+
+export function offsetAt(text: string, pos: Position): number {
+  let line = 0;
+  let i = 0;
+  while (line < pos.line) {
+    const nl = text.indexOf('\n', i);
+    if (nl < 0) return text.length;
+    i = nl + 1;
+    line++;
+  }
+  const eol = text.indexOf('\n', i);
+  const lineEnd = eol < 0 ? text.length : eol;
+  return Math.min(i + pos.character, lineEnd);
+}
+
+function pointAt(text: string, offset: number): { row: number; column: number } {
+  let row = 0;
+  let lineStart = 0;
+  for (let nl = text.indexOf('\n'); nl >= 0 && nl < offset; nl = text.indexOf('\n', nl + 1)) {
+    row++;
+    lineStart = nl + 1;
+  }
+  return { row, column: offset - lineStart };
+}

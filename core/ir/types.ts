@@ -1,0 +1,1 @@
+export interface KernelModule { kernels: unknown[] }
