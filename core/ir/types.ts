@@ -1,1 +1,134 @@
-export interface KernelModule { kernels: unknown[] }
+// The kernel IR: what both front ends (CUDA, Croqtile) lower to and what rules, hovers and the simulator
+// read. It keeps only what matters for barrier protocols: barrier operations with their operands,
+// structured control flow with its conditions (who executes what), assignments to locals (parity,
+// stage and token data flow) and block/warp/cluster syncs. Every node carries its source range.
+import type { Range } from '../api';
+
+export type Expr =
+  | { kind: 'num'; value: number; text: string; range: Range }
+  | { kind: 'var'; name: string; text: string; range: Range }
+  | { kind: 'member'; object: Expr; field: string; text: string; range: Range }
+  | { kind: 'index'; object: Expr; index: Expr; text: string; range: Range }
+  | { kind: 'unary'; op: string; arg: Expr; text: string; range: Range }
+  | { kind: 'binary'; op: string; left: Expr; right: Expr; text: string; range: Range }
+  | { kind: 'cond'; test: Expr; then: Expr; else: Expr; text: string; range: Range }
+  | { kind: 'call'; callee: string; args: Expr[]; text: string; range: Range }
+  | { kind: 'opaque'; text: string; range: Range };
+
+export type OpKind =
+  | 'init'
+  | 'inval'
+  | 'arrive'
+  | 'arrive-expect-tx'
+  | 'expect-tx'
+  | 'complete-tx'
+  | 'arrive-drop'
+  | 'wait-token'
+  | 'wait-parity'
+  | 'arrive-and-wait'
+  | 'bulk-copy'
+  | 'cp-async'
+  | 'cp-async-arrive'
+  | 'cp-async-arrive-noinc'
+  | 'cp-async-wait'
+  | 'memcpy-async'
+  | 'mma'
+  | 'mma-commit-arrive'
+  | 'fence-init'
+  | 'fence-proxy-async';
+
+/** A reference to one barrier (or one slot of a barrier array), after aliases and helpers are resolved. */
+export interface BarrierRef {
+  /** The declared variable the address derives from, in the kernel's own names. */
+  base: string;
+  /** Slot index into `base` (offset arithmetic folded in), absent for a scalar barrier. */
+  index?: Expr;
+  /** The operand as the user wrote it at the outermost call site. */
+  text: string;
+}
+
+export interface BarrierOp {
+  kind: OpKind;
+  /** The API spelling that produced it, e.g. `cuda::ptx::mbarrier_arrive` or `asm mbarrier.arrive`. */
+  api: string;
+  barrier?: BarrierRef;
+  /** Arrival count (init count for `init`, arrivals for arrive forms). */
+  count?: Expr;
+  /** Transaction bytes (expect_tx forms and copies). */
+  bytes?: Expr;
+  /** Parity operand of parity waits. */
+  parity?: Expr;
+  /** Token operand of token waits. */
+  token?: Expr;
+  /** Local variable that receives the token an arrive returns. */
+  tokenOut?: string;
+  /**
+   * How a probe's (try_wait/test_wait) result is used: `blocking` when it is retried until success
+   * (the op then behaves as a wait), `value` when the program inspects it, `discarded` otherwise.
+   */
+  result?: 'blocking' | 'value' | 'discarded';
+  /** The barrier lives in another CTA of the cluster (mapa / .shared::cluster / multicast). */
+  remote?: boolean;
+  /** Where it is written: the outermost call site inside the kernel. */
+  range: Range;
+  /** Source range of the API call itself when it sits inside a helper (innermost first). */
+  via: Range[];
+}
+
+export type Stmt =
+  | { kind: 'op'; op: BarrierOp; range: Range }
+  | { kind: 'if'; cond: Expr; then: Stmt[]; else: Stmt[]; range: Range; elseRange?: Range }
+  | {
+      kind: 'loop';
+      /** Induction variable of a canonical `for`, if any. */
+      var?: string;
+      init?: Expr;
+      cond?: Expr;
+      step?: Stmt[];
+      body: Stmt[];
+      range: Range;
+      /** Range of the body's opening brace line, for inserting code at the top of the loop. */
+      bodyRange: Range;
+    }
+  | {
+      kind: 'assign';
+      target: string;
+      /** '=', '^=', '+=', '-=', '++', '--', '|=', '&=', '%=' … */
+      op: string;
+      value?: Expr;
+      declared: boolean;
+      /** The source read is a `std::move(x)` or the variable is otherwise consumed. */
+      range: Range;
+    }
+  | { kind: 'return' | 'break' | 'continue'; range: Range }
+  | { kind: 'sync'; scope: 'block' | 'warp' | 'cluster' | 'cluster-arrive' | 'cluster-wait' | 'named'; api: string; range: Range }
+  | { kind: 'access'; array: string; index: Expr; write: boolean; range: Range };
+
+export interface BarrierDecl {
+  name: string;
+  /** Declared type as written, e.g. `cuda::barrier<cuda::thread_scope_block>`. */
+  type: string;
+  space: 'shared' | 'global' | 'local' | 'param' | 'unknown';
+  /** Constant array length when known. */
+  length?: number;
+  lengthExpr?: Expr;
+  range: Range;
+  nameRange: Range;
+}
+
+export interface Kernel {
+  name: string;
+  range: Range;
+  nameRange: Range;
+  params: string[];
+  body: Stmt[];
+  /** Every variable declaration in the kernel (after inlining), by IR name. */
+  decls: Map<string, BarrierDecl>;
+}
+
+export interface KernelModule {
+  language: 'cuda' | 'croqtile';
+  kernels: Kernel[];
+  /** Named compile-time constants (#define, constexpr) for evaluation. */
+  constants: Map<string, number>;
+}

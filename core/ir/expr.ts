@@ -1,0 +1,149 @@
+// Small utilities over IR expressions: construction, substitution, evaluation, free variables.
+import type { Range } from '../api';
+import type { Expr } from './types';
+
+export const NO_RANGE: Range = { start: { line: 0, character: 0 }, end: { line: 0, character: 0 } };
+
+export function num(value: number, range: Range = NO_RANGE): Expr {
+  return { kind: 'num', value, text: String(value), range };
+}
+
+export function binary(op: string, left: Expr, right: Expr, range: Range = NO_RANGE): Expr {
+  return { kind: 'binary', op, left, right, text: `${left.text} ${op} ${right.text}`, range };
+}
+
+/** Visits every sub-expression, parents first. */
+export function walkExpr(e: Expr, visit: (e: Expr) => void): void {
+  visit(e);
+  switch (e.kind) {
+    case 'member':
+      walkExpr(e.object, visit);
+      break;
+    case 'index':
+      walkExpr(e.object, visit);
+      walkExpr(e.index, visit);
+      break;
+    case 'unary':
+      walkExpr(e.arg, visit);
+      break;
+    case 'binary':
+      walkExpr(e.left, visit);
+      walkExpr(e.right, visit);
+      break;
+    case 'cond':
+      walkExpr(e.test, visit);
+      walkExpr(e.then, visit);
+      walkExpr(e.else, visit);
+      break;
+    case 'call':
+      e.args.forEach((a) => walkExpr(a, visit));
+      break;
+    default:
+      break;
+  }
+}
+
+/** Names of variables read by the expression (member roots included, e.g. `threadIdx`). */
+export function freeVars(e: Expr): Set<string> {
+  const out = new Set<string>();
+  walkExpr(e, (x) => {
+    if (x.kind === 'var') out.add(x.name);
+  });
+  return out;
+}
+
+export function mentions(e: Expr, name: string): boolean {
+  return freeVars(e).has(name);
+}
+
+/** Canonical text for comparing expressions structurally (whitespace- and paren-insensitive). */
+export function exprKey(e: Expr | undefined): string {
+  if (!e) return '';
+  switch (e.kind) {
+    case 'num':
+      return String(e.value);
+    case 'var':
+      return e.name;
+    case 'member':
+      return `${exprKey(e.object)}.${e.field}`;
+    case 'index':
+      return `${exprKey(e.object)}[${exprKey(e.index)}]`;
+    case 'unary':
+      return `(${e.op}${exprKey(e.arg)})`;
+    case 'binary':
+      return `(${exprKey(e.left)}${e.op}${exprKey(e.right)})`;
+    case 'cond':
+      return `(${exprKey(e.test)}?${exprKey(e.then)}:${exprKey(e.else)})`;
+    case 'call':
+      return `${e.callee}(${e.args.map(exprKey).join(',')})`;
+    case 'opaque':
+      return `?{${e.text.replace(/\s+/g, '')}}`;
+  }
+}
+
+export type Env = (name: string) => number | undefined;
+
+/** Evaluates an integer expression; undefined when anything is unknown. */
+export function evaluate(e: Expr | undefined, env: Env): number | undefined {
+  if (!e) return undefined;
+  switch (e.kind) {
+    case 'num':
+      return e.value;
+    case 'var':
+      return env(e.name);
+    case 'member':
+      return env(`${exprKey(e.object)}.${e.field}`);
+    case 'unary': {
+      const v = evaluate(e.arg, env);
+      if (v === undefined) return undefined;
+      if (e.op === '-') return -v;
+      if (e.op === '+') return v;
+      if (e.op === '!') return v ? 0 : 1;
+      if (e.op === '~') return ~v;
+      return undefined;
+    }
+    case 'binary': {
+      const l = evaluate(e.left, env);
+      const r = evaluate(e.right, env);
+      if (l === undefined || r === undefined) return undefined;
+      switch (e.op) {
+        case '+': return l + r;
+        case '-': return l - r;
+        case '*': return l * r;
+        case '/': return r === 0 ? undefined : Math.trunc(l / r);
+        case '%': return r === 0 ? undefined : l % r;
+        case '&': return l & r;
+        case '|': return l | r;
+        case '^': return l ^ r;
+        case '<<': return l << r;
+        case '>>': return l >> r;
+        case '==': return +(l === r);
+        case '!=': return +(l !== r);
+        case '<': return +(l < r);
+        case '<=': return +(l <= r);
+        case '>': return +(l > r);
+        case '>=': return +(l >= r);
+        case '&&': return +(!!l && !!r);
+        case '||': return +(!!l || !!r);
+        default: return undefined;
+      }
+    }
+    case 'cond': {
+      const t = evaluate(e.test, env);
+      if (t === undefined) return undefined;
+      return evaluate(t ? e.then : e.else, env);
+    }
+    case 'call':
+      if ((e.callee === 'cdiv' || e.callee.endsWith('ceil_div')) && e.args.length === 2) {
+        const a = evaluate(e.args[0], env);
+        const b = evaluate(e.args[1], env);
+        return a === undefined || !b ? undefined : Math.ceil(a / b);
+      }
+      if (e.callee.endsWith('sizeof') || e.callee === 'static_cast' || e.callee === 'cast') {
+        return e.args.length === 1 ? evaluate(e.args[0], env) : undefined;
+      }
+      return undefined;
+    default:
+      return undefined;
+  }
+}

@@ -1,0 +1,1132 @@
+// CUDA front end, second half: lowers a tree-sitter-cuda syntax tree to the kernel IR.
+//
+// Every `__global__` function becomes a Kernel. Calls to functions defined in the same file are
+// inlined with their arguments substituted for their parameters (through any depth of helpers and
+// templates), so a three-line `__device__` wrapper around one `asm` statement counts as the operation
+// it performs. Calls to known library APIs (cuda::barrier, cuda::ptx, primitives, CUTLASS/CuTe,
+// ThunderKittens, DeepGEMM wrappers) map to operations through `api.ts`; inline PTX goes through
+// `ptx.ts`. Anything else is kept as opaque expressions, never guessed.
+import type { Range } from '../../api';
+import { NO_RANGE, walkExpr } from '../../ir/expr';
+import type { BarrierDecl, BarrierOp, BarrierRef, Expr, Kernel, KernelModule, Stmt } from '../../ir/types';
+import { apiOpForCall, isBarrierType, syncForCall } from './api';
+import type { SyntaxNode } from './parser';
+import { parsePtxAsm } from './ptx';
+
+interface FnDef {
+  name: string;
+  node: SyntaxNode;
+  body: SyntaxNode;
+  params: { name: string; type: string }[];
+  templateParams: string[];
+  isKernel: boolean;
+  nameNode: SyntaxNode;
+}
+
+type Binding = { kind: 'expr'; expr: Expr } | { kind: 'local'; irName: string };
+
+class Scope {
+  private readonly vars = new Map<string, Binding>();
+  constructor(readonly parent?: Scope) {}
+  get(name: string): Binding | undefined {
+    return this.vars.get(name) ?? this.parent?.get(name);
+  }
+  set(name: string, b: Binding): void {
+    this.vars.set(name, b);
+  }
+}
+
+/** Per-invocation state of one function body being lowered (the kernel or an inlined helper). */
+interface Frame {
+  fn: FnDef;
+  scope: Scope;
+  /** Probe ops (try_wait/test_wait) and arrive ops whose result lives in a local, by IR name. */
+  resultVars: Map<string, BarrierOp[]>;
+  /** Ops whose result is returned by this function. */
+  returned: BarrierOp[];
+  /** Local aliases: IR name -> the expression it was initialised with (for barrier pointers). */
+  aliases: Map<string, Expr>;
+  depth: number;
+}
+
+interface KernelState {
+  decls: Map<string, BarrierDecl>;
+  names: Set<string>;
+  stack: string[];
+}
+
+export const MAX_INLINE_DEPTH = 12;
+
+const PROBE_KINDS = new Set(['wait-token', 'wait-parity']);
+
+export function rangeOf(n: SyntaxNode): Range {
+  return {
+    start: { line: n.startPosition.row, character: n.startPosition.column },
+    end: { line: n.endPosition.row, character: n.endPosition.column },
+  };
+}
+
+function named(n: SyntaxNode | null | undefined): SyntaxNode[] {
+  if (!n) return [];
+  const out: SyntaxNode[] = [];
+  for (let i = 0; i < n.namedChildCount; i++) {
+    const c = n.namedChild(i);
+    if (c) out.push(c);
+  }
+  return out;
+}
+
+function field(n: SyntaxNode, name: string): SyntaxNode | null {
+  return n.childForFieldName(name);
+}
+
+/** The operator token of a binary/assignment/update node (anonymous child). */
+function operatorOf(n: SyntaxNode): string {
+  for (let i = 0; i < n.childCount; i++) {
+    const c = n.child(i);
+    if (c && !c.isNamed && c.type !== '(' && c.type !== ')') return c.type;
+  }
+  return '';
+}
+
+/** Identifier text of a declarator (strips pointers, references, arrays, init). */
+function declaratorName(n: SyntaxNode | null): SyntaxNode | null {
+  let cur = n;
+  while (cur) {
+    if (cur.type === 'identifier' || cur.type === 'field_identifier') return cur;
+    if (cur.type === 'qualified_identifier' || cur.type === 'destructor_name' || cur.type === 'operator_name') return cur;
+    const next = field(cur, 'declarator') ?? named(cur).find((c) => c.type.endsWith('declarator') || c.type === 'identifier');
+    if (!next || next === cur) return null;
+    cur = next;
+  }
+  return null;
+}
+
+function unqualified(name: string): string {
+  const i = name.lastIndexOf('::');
+  return i < 0 ? name : name.slice(i + 2);
+}
+
+export function lowerCuda(root: SyntaxNode, constants: Map<string, number>): KernelModule {
+  const fns = new Map<string, FnDef[]>();
+  const fileDecls = new Map<string, BarrierDecl>();
+  collectTopLevel(root, fns, fileDecls, constants);
+  const kernels: Kernel[] = [];
+  const called = new Set<string>();
+  for (const defs of fns.values()) for (const d of defs) collectCallees(d.body, called);
+  for (const defs of fns.values()) {
+    for (const fn of defs) {
+      // Kernels are the roots; uncalled device functions that initialise barriers are roots too
+      // (a .cuh that holds the whole protocol in a device function).
+      if (!fn.isKernel && (called.has(fn.name) || !/\b(init|mbarrier_init|__mbarrier_init|initialize_barrier|init_semaphore)\b|mbarrier\.init/.test(fn.body.text))) continue;
+      kernels.push(lowerKernel(fn, fns, fileDecls, constants));
+    }
+  }
+  kernels.sort((a, b) => a.range.start.line - b.range.start.line);
+  return { language: 'cuda', kernels, constants };
+}
+
+function collectCallees(n: SyntaxNode, out: Set<string>): void {
+  if (n.type === 'call_expression') {
+    const f = field(n, 'function');
+    if (f) out.add(unqualified(calleeName(f)));
+  }
+  for (const c of named(n)) collectCallees(c, out);
+}
+
+function calleeName(f: SyntaxNode): string {
+  if (f.type === 'template_function') return (field(f, 'name') ?? f).text;
+  if (f.type === 'qualified_identifier') {
+    const name = field(f, 'name');
+    if (name?.type === 'template_function') return `${field(f, 'scope')?.text ?? ''}::${calleeName(name)}`;
+  }
+  return f.text.replace(/\s+/g, '');
+}
+
+function collectTopLevel(
+  n: SyntaxNode,
+  fns: Map<string, FnDef[]>,
+  fileDecls: Map<string, BarrierDecl>,
+  constants: Map<string, number>,
+  templateParams: string[] = [],
+): void {
+  for (const c of named(n)) {
+    switch (c.type) {
+      case 'function_definition': {
+        const def = functionDef(c, templateParams);
+        if (def) {
+          const list = fns.get(def.name) ?? [];
+          list.push(def);
+          fns.set(def.name, list);
+        }
+        break;
+      }
+      case 'template_declaration': {
+        const params = named(field(c, 'parameters')).map((p) => declaratorName(field(p, 'declarator') ?? p)?.text ?? '').filter(Boolean);
+        collectTopLevel(c, fns, fileDecls, constants, params);
+        break;
+      }
+      case 'namespace_definition':
+      case 'linkage_specification':
+      case 'declaration_list':
+      case 'preproc_ifdef':
+      case 'preproc_if':
+      case 'preproc_else':
+      case 'preproc_elif':
+      case 'field_declaration_list':
+        collectTopLevel(c, fns, fileDecls, constants, templateParams);
+        break;
+      case 'struct_specifier':
+      case 'class_specifier': {
+        const body = field(c, 'body');
+        if (body) collectTopLevel(body, fns, fileDecls, constants, templateParams);
+        break;
+      }
+      case 'preproc_def': {
+        const name = field(c, 'name')?.text;
+        const value = field(c, 'value')?.text.trim();
+        if (name && value) {
+          const v = parseIntLiteral(value.replace(/^\((.*)\)$/, '$1'));
+          if (v !== undefined) constants.set(name, v);
+        }
+        break;
+      }
+      case 'declaration':
+      case 'field_declaration': {
+        recordConstants(c, constants);
+        const text = c.text;
+        if (/__shared__/.test(text)) for (const d of declsOf(c, 'shared')) fileDecls.set(d.name, d);
+        break;
+      }
+      default:
+        break;
+    }
+  }
+}
+
+function functionDef(c: SyntaxNode, templateParams: string[]): FnDef | undefined {
+  const declarator = field(c, 'declarator');
+  const body = field(c, 'body');
+  if (!declarator || !body) return undefined;
+  let fnDecl: SyntaxNode | null = declarator;
+  while (fnDecl && fnDecl.type !== 'function_declarator') fnDecl = field(fnDecl, 'declarator');
+  if (!fnDecl) return undefined;
+  const nameNode = field(fnDecl, 'declarator');
+  if (!nameNode) return undefined;
+  const head = c.text.slice(0, declarator.startIndex - c.startIndex);
+  const params = named(field(fnDecl, 'parameters'))
+    .filter((p) => p.type === 'parameter_declaration' || p.type === 'optional_parameter_declaration')
+    .map((p) => ({ name: declaratorName(field(p, 'declarator'))?.text ?? '', type: field(p, 'type')?.text ?? '' }));
+  return {
+    name: unqualified(nameNode.text),
+    node: c,
+    body,
+    params,
+    templateParams,
+    isKernel: /\b__global__\b/.test(head),
+    nameNode,
+  };
+}
+
+export function parseIntLiteral(text: string): number | undefined {
+  const t = text.trim().replace(/[uUlL]+$/, '');
+  if (/^-?\d+$/.test(t)) return parseInt(t, 10);
+  if (/^0[xX][0-9a-fA-F]+$/.test(t)) return parseInt(t, 16);
+  if (/^(true|false)$/.test(t)) return t === 'true' ? 1 : 0;
+  return undefined;
+}
+
+/** `constexpr int STAGES = 4;`, `const int N = 2 * 64;` (simple folds). */
+function recordConstants(decl: SyntaxNode, constants: Map<string, number>): void {
+  if (!/\b(constexpr|const)\b/.test(decl.text)) return;
+  for (const d of named(decl)) {
+    if (d.type !== 'init_declarator') continue;
+    const name = declaratorName(field(d, 'declarator'))?.text;
+    const value = field(d, 'value');
+    if (!name || !value) continue;
+    const v = foldConstant(value, constants);
+    if (v !== undefined) constants.set(name, v);
+  }
+}
+
+function foldConstant(n: SyntaxNode, constants: Map<string, number>): number | undefined {
+  switch (n.type) {
+    case 'number_literal':
+    case 'true':
+    case 'false':
+      return parseIntLiteral(n.text);
+    case 'identifier':
+      return constants.get(n.text);
+    case 'parenthesized_expression':
+      return named(n)[0] ? foldConstant(named(n)[0], constants) : undefined;
+    case 'binary_expression': {
+      const l = foldConstant(field(n, 'left')!, constants);
+      const r = foldConstant(field(n, 'right')!, constants);
+      if (l === undefined || r === undefined) return undefined;
+      const op = operatorOf(n);
+      switch (op) {
+        case '+': return l + r;
+        case '-': return l - r;
+        case '*': return l * r;
+        case '/': return r ? Math.trunc(l / r) : undefined;
+        case '%': return r ? l % r : undefined;
+        case '<<': return l << r;
+        case '>>': return l >> r;
+        default: return undefined;
+      }
+    }
+    default:
+      return undefined;
+  }
+}
+
+function declsOf(decl: SyntaxNode, space: BarrierDecl['space']): BarrierDecl[] {
+  const type = field(decl, 'type')?.text ?? '';
+  const out: BarrierDecl[] = [];
+  for (const d of named(decl)) {
+    if (!/declarator$|^identifier$/.test(d.type)) continue;
+    const nameNode = declaratorName(d);
+    if (!nameNode) continue;
+    let length: number | undefined;
+    let arr: SyntaxNode | null = d.type === 'init_declarator' ? field(d, 'declarator') : d;
+    while (arr && arr.type !== 'array_declarator' && arr.type !== 'identifier') arr = field(arr, 'declarator');
+    let lengthText: string | undefined;
+    if (arr?.type === 'array_declarator') {
+      lengthText = field(arr, 'size')?.text;
+      length = lengthText ? parseIntLiteral(lengthText) : undefined;
+    }
+    out.push({ name: nameNode.text, type, space, length, range: rangeOf(decl), nameRange: rangeOf(nameNode), ...(lengthText ? { lengthExpr: { kind: 'opaque', text: lengthText, range: rangeOf(decl) } as Expr } : {}) });
+  }
+  return out;
+}
+
+function lowerKernel(fn: FnDef, fns: Map<string, FnDef[]>, fileDecls: Map<string, BarrierDecl>, constants: Map<string, number>): Kernel {
+  const state: KernelState = { decls: new Map(fileDecls), names: new Set(), stack: [fn.name] };
+  const scope = new Scope();
+  for (const p of fn.params) {
+    if (!p.name) continue;
+    scope.set(p.name, { kind: 'local', irName: p.name });
+    state.names.add(p.name);
+    state.decls.set(p.name, { name: p.name, type: p.type, space: 'param', range: rangeOf(fn.node), nameRange: rangeOf(fn.nameNode) });
+  }
+  const frame: Frame = { fn, scope, resultVars: new Map(), returned: [], aliases: new Map(), depth: 0 };
+  const lowerer = new Lowerer(fns, state, constants);
+  const body = lowerer.block(fn.body, frame);
+  return { name: fn.name, range: rangeOf(fn.node), nameRange: rangeOf(fn.nameNode), params: fn.params.map((p) => p.name), body, decls: state.decls };
+}
+
+interface ExprResult {
+  /** Ops (and syncs) the evaluation performs, in order. */
+  stmts: Stmt[];
+  /** Ops whose result is the value of the expression (token-returning arrives, probes). */
+  valueOps: BarrierOp[];
+}
+
+class Lowerer {
+  constructor(
+    private readonly fns: Map<string, FnDef[]>,
+    private readonly state: KernelState,
+    private readonly constants: Map<string, number>,
+  ) {}
+
+  block(n: SyntaxNode, frame: Frame): Stmt[] {
+    const inner: Frame = { ...frame, scope: new Scope(frame.scope) };
+    const out: Stmt[] = [];
+    for (const c of named(n)) out.push(...this.stmt(c, inner));
+    return out;
+  }
+
+  private stmtBody(n: SyntaxNode | null, frame: Frame): Stmt[] {
+    if (!n) return [];
+    if (n.type === 'compound_statement') return this.block(n, frame);
+    return this.stmt(n, { ...frame, scope: new Scope(frame.scope) });
+  }
+
+  stmt(n: SyntaxNode, frame: Frame): Stmt[] {
+    switch (n.type) {
+      case 'compound_statement':
+        return this.block(n, frame);
+      case 'declaration':
+        return this.declaration(n, frame);
+      case 'expression_statement': {
+        const e = named(n)[0];
+        if (!e) return [];
+        return this.exprStatement(e, frame);
+      }
+      case 'if_statement':
+        return this.ifStatement(n, frame);
+      case 'for_statement':
+        return this.forStatement(n, frame);
+      case 'while_statement':
+      case 'do_statement':
+        return this.whileStatement(n, frame);
+      case 'for_range_loop': {
+        const body = this.stmtBody(field(n, 'body'), frame);
+        return [{ kind: 'loop', body, range: rangeOf(n), bodyRange: rangeOf(field(n, 'body') ?? n) }];
+      }
+      case 'return_statement': {
+        const value = named(n)[0];
+        const out: Stmt[] = [];
+        if (value) {
+          const r = this.expr(value, frame);
+          out.push(...r.stmts);
+          frame.returned.push(...r.valueOps, ...this.resultOpsOf(value, frame));
+        }
+        out.push({ kind: 'return', range: rangeOf(n) });
+        return out;
+      }
+      case 'break_statement':
+        return [{ kind: 'break', range: rangeOf(n) }];
+      case 'continue_statement':
+        return [{ kind: 'continue', range: rangeOf(n) }];
+      case 'switch_statement': {
+        const cond = this.toExpr(field(n, 'condition') ?? n, frame);
+        const body = this.stmtBody(field(n, 'body'), frame);
+        return [{ kind: 'if', cond, then: body, else: [], range: rangeOf(n) }];
+      }
+      case 'case_statement':
+        return named(n).filter((c) => c !== field(n, 'value')).flatMap((c) => this.stmt(c, frame));
+      case 'labeled_statement':
+        return named(n).slice(1).flatMap((c) => this.stmt(c, frame));
+      case 'preproc_if':
+      case 'preproc_ifdef':
+      case 'preproc_else':
+      case 'preproc_elif':
+        return named(n).flatMap((c) => (c.type.endsWith('statement') || c.type.startsWith('preproc_') || c.type === 'declaration' ? this.stmt(c, frame) : []));
+      default:
+        if (n.type.endsWith('_statement')) return named(n).flatMap((c) => this.stmt(c, frame));
+        return [];
+    }
+  }
+
+  private declaration(n: SyntaxNode, frame: Frame): Stmt[] {
+    recordConstants(n, this.constants);
+    const shared = /__shared__/.test(n.text);
+    const out: Stmt[] = [];
+    const type = field(n, 'type')?.text ?? '';
+    for (const d of declsOf(n, shared ? 'shared' : 'local')) {
+      const irName = this.fresh(d.name, frame);
+      frame.scope.set(d.name, { kind: 'local', irName });
+      this.state.decls.set(irName, { ...d, name: irName });
+    }
+    for (const d of named(n)) {
+      if (d.type !== 'init_declarator') continue;
+      const nameNode = declaratorName(field(d, 'declarator'));
+      const value = field(d, 'value');
+      if (!nameNode || !value) continue;
+      const b = frame.scope.get(nameNode.text);
+      const irName = b?.kind === 'local' ? b.irName : nameNode.text;
+      const isRefOrPtr = /[*&]/.test(field(d, 'declarator')?.text.split(nameNode.text)[0] ?? '') || /\bauto\b/.test(type) || /\*\s*$/.test(type);
+      const valueNode = value.type === 'initializer_list' || value.type === 'argument_list' ? named(value)[0] : value;
+      if (!valueNode) continue;
+      out.push(...this.assignment(irName, '=', valueNode, frame, rangeOf(d), true));
+      if (isRefOrPtr || isBarrierType(type) || /uint(32|64)_t|unsigned|size_t|int64_t/.test(type)) {
+        frame.aliases.set(irName, this.toExpr(valueNode, frame));
+      }
+    }
+    return out;
+  }
+
+  private fresh(name: string, frame: Frame): string {
+    if (frame.depth === 0 && !this.state.names.has(name)) {
+      this.state.names.add(name);
+      return name;
+    }
+    let i = 1;
+    while (this.state.names.has(`${name}#${i}`)) i++;
+    const ir = `${name}#${i}`;
+    this.state.names.add(ir);
+    return ir;
+  }
+
+  private assignment(target: string, op: string, valueNode: SyntaxNode | null, frame: Frame, range: Range, declared: boolean): Stmt[] {
+    const out: Stmt[] = [];
+    let value: Expr | undefined;
+    if (valueNode) {
+      const r = this.expr(valueNode, frame);
+      out.push(...r.stmts);
+      value = this.toExpr(valueNode, frame);
+      const resultOps = [...r.valueOps, ...this.resultOpsOf(valueNode, frame)];
+      for (const o of resultOps) {
+        if (PROBE_KINDS.has(o.kind)) {
+          if (o.result !== 'blocking') o.result = 'value';
+        } else if (!o.tokenOut) o.tokenOut = target;
+      }
+      if (resultOps.length) frame.resultVars.set(target, resultOps);
+      else frame.resultVars.delete(target);
+    }
+    out.push({ kind: 'assign', target, op, value, declared, range });
+    return out;
+  }
+
+  /** Result ops carried by a variable read (`ok` after `asm("try_wait..." : "=r"(ok))`). */
+  private resultOpsOf(n: SyntaxNode, frame: Frame): BarrierOp[] {
+    const ops: BarrierOp[] = [];
+    const visit = (x: SyntaxNode): void => {
+      if (x.type === 'identifier') {
+        const b = frame.scope.get(x.text);
+        const ir = b?.kind === 'local' ? b.irName : x.text;
+        ops.push(...(frame.resultVars.get(ir) ?? []));
+      }
+      if (x.type === 'call_expression' || x.type === 'lambda_expression') return;
+      for (const c of named(x)) visit(c);
+    };
+    visit(n);
+    return ops;
+  }
+
+  private exprStatement(e: SyntaxNode, frame: Frame): Stmt[] {
+    // `(void)call(...)` and a bare call statement both discard the call's result.
+    let core = e;
+    while (core.type === 'cast_expression' && /^\(\s*void\s*\)/.test(core.text)) core = field(core, 'value') ?? core;
+    while (core.type === 'parenthesized_expression' && named(core)[0]) core = named(core)[0];
+    const r = this.expr(core, frame);
+    if (core.type === 'call_expression') {
+      for (const o of r.valueOps) if (PROBE_KINDS.has(o.kind) && !o.result) o.result = 'discarded';
+    }
+    return r.stmts;
+  }
+
+  private ifStatement(n: SyntaxNode, frame: Frame): Stmt[] {
+    const condNode = field(n, 'condition');
+    const valueNode = condNode?.type === 'condition_clause' ? field(condNode, 'value') ?? named(condNode)[0] : condNode;
+    const pre: Stmt[] = [];
+    let cond: Expr = { kind: 'opaque', text: condNode?.text ?? '', range: rangeOf(n) };
+    if (valueNode) {
+      const r = this.expr(valueNode, frame);
+      pre.push(...r.stmts);
+      for (const o of [...r.valueOps, ...this.resultOpsOf(valueNode, frame)]) if (PROBE_KINDS.has(o.kind) && o.result !== 'blocking') o.result = 'value';
+      cond = this.toExpr(valueNode, frame);
+    }
+    const thenStmts = this.stmtBody(field(n, 'consequence'), frame);
+    const alt = field(n, 'alternative');
+    const elseNode = alt?.type === 'else_clause' ? named(alt)[0] : alt;
+    const elseStmts = this.stmtBody(elseNode ?? null, frame);
+    return [...pre, { kind: 'if', cond, then: thenStmts, else: elseStmts, range: rangeOf(n), ...(alt ? { elseRange: rangeOf(alt) } : {}) }];
+  }
+
+  private forStatement(n: SyntaxNode, frame: Frame): Stmt[] {
+    const inner: Frame = { ...frame, scope: new Scope(frame.scope) };
+    const initNode = field(n, 'initializer');
+    const pre: Stmt[] = [];
+    let loopVar: string | undefined;
+    let init: Expr | undefined;
+    if (initNode) {
+      if (initNode.type === 'declaration') pre.push(...this.declaration(initNode, inner));
+      else pre.push(...this.exprStatement(initNode, inner));
+      const last = pre[pre.length - 1];
+      if (last?.kind === 'assign') {
+        loopVar = last.target;
+        init = last.value;
+      }
+    }
+    const condNode = field(n, 'condition');
+    const condR = condNode ? this.expr(condNode, inner) : { stmts: [], valueOps: [] };
+    const cond = condNode ? this.toExpr(condNode, inner) : undefined;
+    const updateNode = field(n, 'update');
+    const step = updateNode ? this.exprStatement(updateNode, inner) : [];
+    const bodyNode = field(n, 'body');
+    const body = this.stmtBody(bodyNode, inner);
+    const probes = [...condR.valueOps, ...(condNode ? this.resultOpsOf(condNode, inner) : [])].filter((o) => PROBE_KINDS.has(o.kind));
+    const waitLoop = this.asWaitLoop(probes, [...condR.stmts, ...body], body);
+    if (waitLoop) return [...pre, ...waitLoop];
+    return [
+      ...pre,
+      { kind: 'loop', var: loopVar, init, cond, step, body: [...condR.stmts, ...body], range: rangeOf(n), bodyRange: rangeOf(bodyNode ?? n) },
+    ];
+  }
+
+  private whileStatement(n: SyntaxNode, frame: Frame): Stmt[] {
+    const inner: Frame = { ...frame, scope: new Scope(frame.scope) };
+    const condNode = field(n, 'condition');
+    const valueNode = condNode?.type === 'condition_clause' ? field(condNode, 'value') ?? named(condNode)[0] : condNode;
+    const bodyNode = field(n, 'body');
+    const isDo = n.type === 'do_statement';
+    // For do-while the body runs first, so its result variables are visible to the condition.
+    const bodyFirst = isDo ? this.stmtBody(bodyNode, inner) : undefined;
+    const condR = valueNode ? this.expr(valueNode, inner) : { stmts: [], valueOps: [] };
+    const body = bodyFirst ?? this.stmtBody(bodyNode, inner);
+    const probes = [...condR.valueOps, ...(valueNode ? this.resultOpsOf(valueNode, inner) : [])].filter((o) => PROBE_KINDS.has(o.kind));
+    const all = isDo ? [...body, ...condR.stmts] : [...condR.stmts, ...body];
+    const waitLoop = this.asWaitLoop(probes, all, body);
+    if (waitLoop) return waitLoop;
+    const cond = valueNode ? this.toExpr(valueNode, inner) : undefined;
+    return [{ kind: 'loop', cond, body: all, range: rangeOf(n), bodyRange: rangeOf(bodyNode ?? n) }];
+  }
+
+  /**
+   * A loop that retries a probe until it succeeds and does nothing else barrier-related is a
+   * blocking wait: `while (!try_wait(...)) {}`, `do { asm(try_wait : "=r"(ok)) } while (!ok)`,
+   * `for (;;) { if (try_wait(...)) break; }`.
+   */
+  private asWaitLoop(condProbes: BarrierOp[], all: Stmt[], body: Stmt[]): Stmt[] | undefined {
+    let probes = condProbes;
+    if (!probes.length) {
+      // `while (true) { if (probe) break; }` / `for (;;) { ... if (done) break; }`
+      const breaks = body.filter((s): s is Extract<Stmt, { kind: 'if' }> => s.kind === 'if' && s.then.length === 1 && s.then[0].kind === 'break');
+      if (!breaks.length) return undefined;
+      const ops = all.filter((s): s is Extract<Stmt, { kind: 'op' }> => s.kind === 'op').map((s) => s.op);
+      probes = ops.filter((o) => PROBE_KINDS.has(o.kind) && o.result === 'value');
+      if (!probes.length) return undefined;
+    }
+    const barrierStmts = all.filter((s) => s.kind === 'op' || s.kind === 'loop' || s.kind === 'sync');
+    const onlyProbes = barrierStmts.every((s) => s.kind === 'op' && PROBE_KINDS.has(s.op.kind));
+    if (!onlyProbes) return undefined;
+    for (const p of probes) p.result = 'blocking';
+    return all.filter((s) => s.kind === 'op' || (s.kind === 'assign' && !s.declared && false));
+  }
+
+  /** Lowers the operations an expression performs (calls, assignments, asm), in evaluation order. */
+  expr(n: SyntaxNode, frame: Frame): ExprResult {
+    switch (n.type) {
+      case 'call_expression':
+        return this.call(n, frame);
+      case 'gnu_asm_expression':
+        return this.asm(n, frame);
+      case 'assignment_expression': {
+        const left = field(n, 'left');
+        const right = field(n, 'right');
+        const op = operatorOf(n) || '=';
+        const target = left ? this.lvalueName(left, frame) : undefined;
+        if (left && target !== undefined) {
+          const stmts = this.assignment(target, op, right, frame, rangeOf(n), false);
+          if (left.type === 'subscript_expression') stmts.push(...this.accesses(left, frame, true));
+          return { stmts, valueOps: [] };
+        }
+        const r = right ? this.expr(right, frame) : { stmts: [], valueOps: [] };
+        return { stmts: r.stmts, valueOps: [] };
+      }
+      case 'update_expression': {
+        const arg = field(n, 'argument');
+        const target = arg ? this.lvalueName(arg, frame) : undefined;
+        const op = n.text.includes('++') ? '++' : '--';
+        if (target) return { stmts: [{ kind: 'assign', target, op, declared: false, range: rangeOf(n) }], valueOps: [] };
+        return { stmts: [], valueOps: [] };
+      }
+      case 'lambda_expression':
+        return { stmts: [], valueOps: [] };
+      case 'new_expression': {
+        // Placement new of a cuda::barrier: `new (bar) barrier_t{count, completion}` is an init.
+        const placement = field(n, 'placement');
+        const args = named(field(n, 'arguments'));
+        const target = placement ? named(placement)[0] : undefined;
+        if (target && isBarrierType(field(n, 'type')?.text ?? '')) {
+          const barrier = this.barrierRef(target, frame);
+          if (barrier) {
+            const op = this.makeOp('init', 'new cuda::barrier', n, frame, { barrier, count: args[0] ? this.toExpr(args[0], frame) : undefined });
+            return { stmts: [{ kind: 'op', op, range: op.range }], valueOps: [] };
+          }
+        }
+        return this.children(n, frame);
+      }
+      case 'subscript_expression': {
+        const r = this.children(n, frame);
+        return { stmts: [...r.stmts, ...this.accesses(n, frame, false)], valueOps: r.valueOps };
+      }
+      default:
+        return this.children(n, frame);
+    }
+  }
+
+  private children(n: SyntaxNode, frame: Frame): ExprResult {
+    const stmts: Stmt[] = [];
+    const valueOps: BarrierOp[] = [];
+    for (const c of named(n)) {
+      const r = this.expr(c, frame);
+      stmts.push(...r.stmts);
+      // A value flowing through parentheses, `!`, casts or comparisons is still that op's result.
+      if (/^(parenthesized_expression|unary_expression|cast_expression|binary_expression|conditional_expression|argument_list)$/.test(n.type)) valueOps.push(...r.valueOps);
+    }
+    return { stmts, valueOps };
+  }
+
+  /** Reads/writes of `__shared__` arrays that are not barriers (buffers guarded by barriers). */
+  private accesses(n: SyntaxNode, frame: Frame, write: boolean): Stmt[] {
+    const arr = field(n, 'argument');
+    if (!arr || arr.type !== 'identifier') return [];
+    const b = frame.scope.get(arr.text);
+    const ir = b?.kind === 'local' ? b.irName : arr.text;
+    const decl = this.state.decls.get(ir);
+    if (!decl || decl.space !== 'shared' || isBarrierType(decl.type)) return [];
+    const idx = named(field(n, 'indices'))[0];
+    if (!idx) return [];
+    return [{ kind: 'access', array: ir, index: this.toExpr(idx, frame), write, range: rangeOf(n) }];
+  }
+
+  private lvalueName(n: SyntaxNode, frame: Frame): string | undefined {
+    if (n.type === 'identifier') {
+      const b = frame.scope.get(n.text);
+      if (b?.kind === 'local') return b.irName;
+      if (b?.kind === 'expr') return b.expr.kind === 'var' ? b.expr.name : b.expr.kind === 'unary' && b.expr.op === '*' && b.expr.arg.kind === 'var' ? b.expr.arg.name : undefined;
+      return n.text;
+    }
+    if (n.type === 'subscript_expression' || n.type === 'field_expression') {
+      const base = field(n, 'argument');
+      return base ? this.lvalueName(base, frame) : undefined;
+    }
+    if (n.type === 'parenthesized_expression' || n.type === 'pointer_expression') {
+      const inner = named(n)[0];
+      return inner ? this.lvalueName(inner, frame) : undefined;
+    }
+    return undefined;
+  }
+
+  private asm(n: SyntaxNode, frame: Frame): ExprResult {
+    const code = field(n, 'assembly_code');
+    if (!code) return { stmts: [], valueOps: [] };
+    const outputs = named(field(n, 'output_operands')).filter((o) => o.type === 'gnu_asm_output_operand');
+    const inputs = named(field(n, 'input_operands')).filter((o) => o.type === 'gnu_asm_input_operand');
+    const operands = [...outputs, ...inputs].map((o) => {
+      const sym = named(o).find((c) => c.type === 'identifier' && c !== field(o, 'value'));
+      return { name: o.childForFieldName('symbol')?.text ?? sym?.text, value: field(o, 'value'), output: o.type === 'gnu_asm_output_operand' };
+    });
+    const text = asmText(code);
+    const instrs = parsePtxAsm(text);
+    const stmts: Stmt[] = [];
+    const valueOps: BarrierOp[] = [];
+    const operand = (ref: string): (typeof operands)[number] | undefined => {
+      const m = /^%(\d+)$/.exec(ref);
+      if (m) return operands[+m[1]];
+      const nm = /^%\[(\w+)\]$/.exec(ref);
+      if (nm) return operands.find((o) => o.name === nm[1]);
+      return undefined;
+    };
+    const operandExpr = (ref: string | undefined): Expr | undefined => {
+      if (!ref) return undefined;
+      const o = operand(ref);
+      if (o?.value) return this.toExpr(o.value, frame);
+      const lit = parseIntLiteral(ref);
+      if (lit !== undefined) return { kind: 'num', value: lit, text: ref, range: rangeOf(n) };
+      return undefined;
+    };
+    for (const ins of instrs) {
+      if (ins.sync) {
+        stmts.push({ kind: 'sync', scope: ins.sync, api: `asm ${ins.mnemonic}`, range: rangeOf(n) });
+        continue;
+      }
+      if (!ins.op) continue;
+      const barOperand = ins.barrier ? operand(ins.barrier) : undefined;
+      const barrier = barOperand?.value ? this.barrierRef(barOperand.value, frame) : undefined;
+      const op = this.makeOp(ins.op, `asm ${ins.mnemonic}`, n, frame, {
+        barrier,
+        count: operandExpr(ins.count),
+        bytes: operandExpr(ins.bytes),
+        parity: operandExpr(ins.parity),
+        token: operandExpr(ins.token),
+        remote: ins.remote,
+      });
+      if (ins.op === 'wait-parity' || ins.op === 'wait-token') {
+        if (ins.loops) op.result = 'blocking';
+        else {
+          const out = ins.result ? operand(ins.result) : undefined;
+          const outName = out?.value ? this.lvalueName(out.value, frame) : undefined;
+          if (outName) frame.resultVars.set(outName, [op]);
+          else if (!ins.result || ins.result === '_') op.result = 'discarded';
+          valueOps.push(op);
+        }
+      } else if (ins.result && ins.result !== '_') {
+        const out = operand(ins.result);
+        const outName = out?.value ? this.lvalueName(out.value, frame) : undefined;
+        if (outName) {
+          op.tokenOut = outName;
+          frame.resultVars.set(outName, [op]);
+        }
+        valueOps.push(op);
+      }
+      stmts.push({ kind: 'op', op, range: op.range });
+    }
+    return { stmts, valueOps };
+  }
+
+  private call(n: SyntaxNode, frame: Frame): ExprResult {
+    const fnNode = field(n, 'function');
+    const argsNode = field(n, 'arguments');
+    if (!fnNode) return { stmts: [], valueOps: [] };
+    const argNodes = named(argsNode).filter((a) => a.type !== 'comment');
+    const callee = calleeName(fnNode);
+    const stmts: Stmt[] = [];
+    // Arguments are evaluated first (they may contain calls such as barrier_native_handle()).
+    const argResults = argNodes.map((a) => this.expr(a, frame));
+    for (const r of argResults) stmts.push(...r.stmts);
+
+    const sync = syncForCall(callee, fnNode.type === 'field_expression' ? field(fnNode, 'argument')?.text ?? '' : '');
+    if (sync) {
+      stmts.push({ kind: 'sync', scope: sync, api: callee, range: rangeOf(n) });
+      return { stmts, valueOps: [] };
+    }
+
+    // Member call on a barrier object: bar.arrive(), full[s]->wait(ph), ...
+    let receiver: SyntaxNode | undefined;
+    let method = unqualified(callee);
+    if (fnNode.type === 'field_expression') {
+      receiver = field(fnNode, 'argument') ?? undefined;
+      method = field(fnNode, 'field')?.text ?? method;
+    }
+
+    // Helpers defined in this file win over library tables: they are what the code actually calls.
+    const def = !receiver ? this.resolveHelper(unqualified(callee), argNodes.length) : undefined;
+    if (def && this.state.stack.length < MAX_INLINE_DEPTH && !this.state.stack.includes(def.name)) {
+      return this.inline(def, n, fnNode, argNodes, frame, stmts);
+    }
+
+    const api = apiOpForCall({
+      callee,
+      method,
+      isMember: !!receiver,
+      receiverType: receiver ? this.typeOf(receiver, frame) : undefined,
+      args: argNodes.map((a) => a.text),
+      argIsTokenVar: argNodes.map((a) => this.isTokenArg(a, frame)),
+    });
+    if (!api) {
+      return { stmts, valueOps: argResults.flatMap((r) => r.valueOps).filter(() => /^(std::)?move$|^cuda::std::move$/.test(callee)) };
+    }
+    const barrierNode = api.barrierArg === 'receiver' ? receiver : api.barrierArg !== undefined ? argNodes[api.barrierArg] : undefined;
+    const barrier = barrierNode ? this.barrierRef(barrierNode, frame) : undefined;
+    if (api.requiresKnownBarrier && (!barrier || !this.isBarrierBase(barrier.base, frame))) {
+      return { stmts, valueOps: [] };
+    }
+    const pick = (i: number | undefined): Expr | undefined => (i !== undefined && argNodes[i] ? this.toExpr(stripMove(argNodes[i]), frame) : undefined);
+    const op = this.makeOp(api.kind, api.name, n, frame, {
+      barrier,
+      count: api.count !== undefined ? pick(api.count) : api.defaultCount !== undefined ? { kind: 'num', value: api.defaultCount, text: String(api.defaultCount), range: rangeOf(n) } : undefined,
+      bytes: pick(api.bytes),
+      parity: pick(api.parity),
+      token: pick(api.token),
+      remote: api.remote?.(argNodes.length),
+    });
+    stmts.push({ kind: 'op', op, range: op.range });
+    if (api.blocking) op.result = 'blocking';
+    if (api.thenFlip !== undefined && argNodes[api.thenFlip]) {
+      const target = this.lvalueName(argNodes[api.thenFlip], frame);
+      if (target) stmts.push({ kind: 'assign', target, op: '^=', value: { kind: 'num', value: 1, text: '1', range: rangeOf(n) }, declared: false, range: rangeOf(n) });
+    }
+    if (api.alsoArriveFirst) {
+      // arrive_and_wait = wait(arrive()): one arrival, then a token wait on the phase it arrived in.
+      const arrive = this.makeOp('arrive', api.name, n, frame, { barrier, count: op.count });
+      stmts.splice(stmts.length - 1, 0, { kind: 'op', op: arrive, range: arrive.range });
+      op.count = undefined;
+      op.token = { kind: 'var', name: `<token of ${barrier?.text ?? '?'}>`, text: '', range: rangeOf(n) };
+      arrive.tokenOut = op.token.kind === 'var' ? op.token.name : undefined;
+      op.result = 'blocking';
+    }
+    return { stmts, valueOps: [op] };
+  }
+
+  private isTokenArg(a: SyntaxNode, frame: Frame): boolean {
+    if (/^(cuda::)?(std::)?move\s*\(/.test(a.text)) return true;
+    if (a.type !== 'identifier') return false;
+    const b = frame.scope.get(a.text);
+    const ir = b?.kind === 'local' ? b.irName : a.text;
+    const ops = frame.resultVars.get(ir);
+    if (ops?.some((o) => !PROBE_KINDS.has(o.kind))) return true;
+    const decl = this.state.decls.get(ir);
+    return !!decl && /token/.test(decl.type);
+  }
+
+  private typeOf(n: SyntaxNode, frame: Frame): string | undefined {
+    let base: SyntaxNode | null = n;
+    while (base && base.type !== 'identifier') base = field(base, 'argument') ?? named(base)[0] ?? null;
+    if (!base) return undefined;
+    const b = frame.scope.get(base.text);
+    const ir = b?.kind === 'local' ? b.irName : b?.kind === 'expr' ? rootName(b.expr) : base.text;
+    return ir ? this.state.decls.get(ir)?.type : undefined;
+  }
+
+  private isBarrierBase(base: string, frame: Frame): boolean {
+    const decl = this.state.decls.get(base);
+    if (!decl) return false;
+    if (isBarrierType(decl.type)) return true;
+    const alias = frame.aliases.get(base);
+    return !!alias && /barrier|bar|mbar|sem/i.test(alias.text);
+  }
+
+  private resolveHelper(name: string, argc: number): FnDef | undefined {
+    const defs = this.fns.get(name);
+    if (!defs) return undefined;
+    return defs.find((d) => d.params.length === argc && !d.isKernel) ?? defs.find((d) => d.params.length >= argc && !d.isKernel);
+  }
+
+  private inline(def: FnDef, call: SyntaxNode, fnNode: SyntaxNode, argNodes: SyntaxNode[], frame: Frame, pre: Stmt[]): ExprResult {
+    const scope = new Scope();
+    def.params.forEach((p, i) => {
+      if (!p.name) return;
+      const a = argNodes[i];
+      scope.set(p.name, { kind: 'expr', expr: a ? this.toExpr(stripMove(a), frame) : { kind: 'opaque', text: p.name, range: rangeOf(call) } });
+    });
+    // Explicit template arguments bind template parameters: helper<4>(...) makes STAGES = 4 inside.
+    const targs = fnNode.type === 'template_function' ? named(field(fnNode, 'arguments')) : [];
+    def.templateParams.forEach((tp, i) => {
+      const a = targs[i];
+      if (a) scope.set(tp, { kind: 'expr', expr: this.toExpr(a, frame) });
+    });
+    const callee: Frame = { fn: def, scope, resultVars: new Map(), returned: [], aliases: new Map(), depth: frame.depth + 1 };
+    this.state.stack.push(def.name);
+    let body: Stmt[];
+    try {
+      body = this.block(def.body, callee);
+    } finally {
+      this.state.stack.pop();
+    }
+    // Returns inside a helper end the helper, not the kernel, unless they sit inside a loop of the
+    // helper (an early exit from a pipeline, which is what count rules look for).
+    body = dropTrailingReturns(body);
+    const hasStructure = containsStructure(body);
+    if (!hasStructure) {
+      // A thin wrapper: report its operations at the call site in the caller.
+      const site = rangeOf(call);
+      visitStmts(body, (s) => {
+        if (s.kind === 'op') {
+          s.op.via.unshift(s.op.range);
+          s.op.range = site;
+          s.range = site;
+        } else if (s.kind === 'assign' || s.kind === 'sync' || s.kind === 'return' || s.kind === 'access') {
+          s.range = site;
+        }
+      });
+    }
+    return { stmts: [...pre, ...body], valueOps: callee.returned };
+  }
+
+  private makeOp(kind: BarrierOp['kind'], api: string, n: SyntaxNode, _frame: Frame, fields: Partial<BarrierOp>): BarrierOp {
+    const op: BarrierOp = { kind, api, range: rangeOf(n), via: [] };
+    for (const [k, v] of Object.entries(fields)) if (v !== undefined) (op as unknown as Record<string, unknown>)[k] = v;
+    return op;
+  }
+
+  /** Resolves a barrier operand (`&full[s]`, `bar + 2`, `barrier_native_handle(b)`, an alias) to base + slot. */
+  barrierRef(n: SyntaxNode, frame: Frame): BarrierRef | undefined {
+    const e = this.toExpr(n, frame);
+    return resolveBarrier(e, frame.aliases, this.state.decls, n.text);
+  }
+
+  /** Converts a syntax node to an IR expression, substituting helper parameters. */
+  toExpr(n: SyntaxNode, frame: Frame): Expr {
+    const range = rangeOf(n);
+    const text = n.text;
+    switch (n.type) {
+      case 'number_literal': {
+        const v = parseIntLiteral(text);
+        if (v !== undefined) return { kind: 'num', value: v, text, range };
+        const f = parseFloat(text);
+        return Number.isFinite(f) ? { kind: 'num', value: f, text, range } : { kind: 'opaque', text, range };
+      }
+      case 'true':
+        return { kind: 'num', value: 1, text, range };
+      case 'false':
+        return { kind: 'num', value: 0, text, range };
+      case 'identifier': {
+        const b = frame.scope.get(text);
+        if (b?.kind === 'expr') return b.expr;
+        if (b?.kind === 'local') return { kind: 'var', name: b.irName, text, range };
+        return { kind: 'var', name: text, text, range };
+      }
+      case 'qualified_identifier':
+      case 'namespace_identifier':
+      case 'type_identifier':
+        return { kind: 'var', name: text.replace(/\s+/g, ''), text, range };
+      case 'parenthesized_expression':
+      case 'condition_clause': {
+        const inner = field(n, 'value') ?? named(n)[0];
+        return inner ? this.toExpr(inner, frame) : { kind: 'opaque', text, range };
+      }
+      case 'field_expression': {
+        const obj = field(n, 'argument');
+        const f = field(n, 'field');
+        if (!obj || !f) return { kind: 'opaque', text, range };
+        return { kind: 'member', object: this.toExpr(obj, frame), field: f.text, text, range };
+      }
+      case 'subscript_expression': {
+        const obj = field(n, 'argument');
+        const idx = named(field(n, 'indices'))[0];
+        if (!obj || !idx) return { kind: 'opaque', text, range };
+        return { kind: 'index', object: this.toExpr(obj, frame), index: this.toExpr(idx, frame), text, range };
+      }
+      case 'pointer_expression': {
+        const arg = field(n, 'argument');
+        const op = text.trimStart().startsWith('&') ? '&' : '*';
+        return arg ? { kind: 'unary', op, arg: this.toExpr(arg, frame), text, range } : { kind: 'opaque', text, range };
+      }
+      case 'unary_expression': {
+        const arg = field(n, 'argument');
+        return arg ? { kind: 'unary', op: operatorOf(n), arg: this.toExpr(arg, frame), text, range } : { kind: 'opaque', text, range };
+      }
+      case 'binary_expression': {
+        const l = field(n, 'left');
+        const r = field(n, 'right');
+        if (!l || !r) return { kind: 'opaque', text, range };
+        return { kind: 'binary', op: operatorOf(n), left: this.toExpr(l, frame), right: this.toExpr(r, frame), text, range };
+      }
+      case 'conditional_expression': {
+        const c = field(n, 'condition');
+        const t = field(n, 'consequence');
+        const a = field(n, 'alternative');
+        if (!c || !t || !a) return { kind: 'opaque', text, range };
+        return { kind: 'cond', test: this.toExpr(c, frame), then: this.toExpr(t, frame), else: this.toExpr(a, frame), text, range };
+      }
+      case 'cast_expression': {
+        const v = field(n, 'value');
+        return v ? this.toExpr(v, frame) : { kind: 'opaque', text, range };
+      }
+      case 'update_expression': {
+        // `++stage == STAGES`: the value read is the variable itself after the update.
+        const arg = field(n, 'argument');
+        const inner = arg ? this.toExpr(arg, frame) : undefined;
+        const pre = /^\s*(\+\+|--)/.test(text);
+        if (!inner) return { kind: 'opaque', text, range };
+        return pre ? inner : { kind: 'unary', op: text.includes('++') ? 'post++' : 'post--', arg: inner, text, range };
+      }
+      case 'call_expression': {
+        const f = field(n, 'function');
+        const callee = f ? calleeName(f) : '';
+        const args = named(field(n, 'arguments')).map((a) => this.toExpr(a, frame));
+        // Casts and address conversions keep the identity of what they convert.
+        if (/^(static_cast|reinterpret_cast|const_cast|__cvta_generic_to_shared|cute::cast_smem_ptr_to_uint|cast_smem_ptr_to_uint|smem_ptr_to_uint|static_cast<.*>|reinterpret_cast<.*>|cuda::device::barrier_native_handle|barrier_native_handle|std::move|cuda::std::move|move|__cvta_shared_to_generic|raw_pointer_cast|cute::raw_pointer_cast)$/.test(callee) && args.length === 1) {
+          return /move$/.test(callee) ? { kind: 'call', callee: 'move', args, text, range } : args[0];
+        }
+        if (f?.type === 'field_expression') {
+          const obj = field(f, 'argument');
+          const method = field(f, 'field')?.text ?? '';
+          return { kind: 'call', callee: `.${method}`, args: obj ? [this.toExpr(obj, frame), ...args] : args, text, range };
+        }
+        return { kind: 'call', callee, args, text, range };
+      }
+      case 'template_function':
+      case 'template_type':
+        return { kind: 'var', name: text.replace(/\s+/g, ''), text, range };
+      case 'type_descriptor':
+      case 'sizeof_expression':
+        return { kind: 'opaque', text, range };
+      case 'string_literal':
+      case 'char_literal':
+        return { kind: 'opaque', text, range };
+      default:
+        return { kind: 'opaque', text, range };
+    }
+  }
+}
+
+function rootName(e: Expr): string | undefined {
+  switch (e.kind) {
+    case 'var':
+      return e.name;
+    case 'member':
+      return rootName(e.object);
+    case 'index':
+      return rootName(e.object);
+    case 'unary':
+      return rootName(e.arg);
+    case 'binary':
+      return rootName(e.left);
+    case 'call':
+      return e.args[0] ? rootName(e.args[0]) : undefined;
+    default:
+      return undefined;
+  }
+}
+
+function stripMove(n: SyntaxNode): SyntaxNode {
+  return n;
+}
+
+/** Splits an address expression into base variable and slot index, following local aliases. */
+export function resolveBarrier(e: Expr, aliases: Map<string, Expr>, decls: Map<string, BarrierDecl>, text: string, depth = 0): BarrierRef | undefined {
+  if (depth > 16) return undefined;
+  const add = (a: Expr | undefined, b: Expr | undefined): Expr | undefined => {
+    if (!a) return b;
+    if (!b) return a;
+    if (a.kind === 'num' && a.value === 0) return b;
+    if (b.kind === 'num' && b.value === 0) return a;
+    if (a.kind === 'num' && b.kind === 'num') return { kind: 'num', value: a.value + b.value, text: String(a.value + b.value), range: NO_RANGE };
+    return { kind: 'binary', op: '+', left: a, right: b, text: `${a.text} + ${b.text}`, range: NO_RANGE };
+  };
+  switch (e.kind) {
+    case 'var': {
+      const alias = aliases.get(e.name);
+      if (alias && !decls.get(e.name)?.length) {
+        const r = resolveBarrier(alias, aliases, decls, text, depth + 1);
+        if (r) return { ...r, text };
+      }
+      return { base: e.name, text };
+    }
+    case 'unary':
+      if (e.op === '&' || e.op === '*') return resolveBarrier(e.arg, aliases, decls, text, depth + 1);
+      return undefined;
+    case 'index': {
+      const inner = resolveBarrier(e.object, aliases, decls, text, depth + 1);
+      return inner ? { ...inner, index: add(inner.index, e.index) } : undefined;
+    }
+    case 'binary': {
+      if (e.op === '+') {
+        const inner = resolveBarrier(e.left, aliases, decls, text, depth + 1);
+        return inner ? { ...inner, index: add(inner.index, e.right) } : undefined;
+      }
+      return undefined;
+    }
+    case 'member': {
+      // `full_barrier.value`, `bars->full` etc.: keep the member path as the barrier identity.
+      return { base: `${e.object.text}.${e.field}`.replace(/\s+/g, ''), text };
+    }
+    case 'call':
+      return e.args[0] && e.callee !== 'move' ? resolveBarrier(e.args[0], aliases, decls, text, depth + 1) : undefined;
+    default:
+      return undefined;
+  }
+}
+
+function asmText(code: SyntaxNode): string {
+  // String literal pieces (and concatenations) joined with escapes decoded.
+  let out = '';
+  const visit = (n: SyntaxNode): void => {
+    if (n.type === 'string_content') out += n.text;
+    else if (n.type === 'escape_sequence') out += n.text === '\\n' ? '\n' : n.text === '\\t' ? '\t' : n.text.slice(1);
+    else for (const c of named(n)) visit(c);
+  };
+  visit(code);
+  return out;
+}
+
+function dropTrailingReturns(body: Stmt[]): Stmt[] {
+  const out = [...body];
+  while (out.length && out[out.length - 1].kind === 'return') out.pop();
+  // A helper's top-level `if (...) return;` ends only the helper; keep returns that sit in loops.
+  return out.map((s) => (s.kind === 'if' ? { ...s, then: s.then.filter((t) => t.kind !== 'return'), else: s.else.filter((t) => t.kind !== 'return') } : s));
+}
+
+function containsStructure(body: Stmt[]): boolean {
+  let found = false;
+  visitStmts(body, (s) => {
+    if (s.kind === 'loop') found = true;
+    if (s.kind === 'if' && (hasOp(s.then) || hasOp(s.else))) found = true;
+  });
+  return found || body.filter((s) => s.kind === 'op').length > 2;
+}
+
+function hasOp(stmts: Stmt[]): boolean {
+  let found = false;
+  visitStmts(stmts, (s) => {
+    if (s.kind === 'op' || s.kind === 'sync') found = true;
+  });
+  return found;
+}
+
+/** Pre-order visit of a statement tree (loop steps included). */
+export function visitStmts(stmts: Stmt[], visit: (s: Stmt) => void): void {
+  for (const s of stmts) {
+    visit(s);
+    if (s.kind === 'if') {
+      visitStmts(s.then, visit);
+      visitStmts(s.else, visit);
+    } else if (s.kind === 'loop') {
+      visitStmts(s.body, visit);
+      if (s.step) visitStmts(s.step, visit);
+    }
+  }
+}
+
+export function exprUses(e: Expr, name: string): boolean {
+  let found = false;
+  walkExpr(e, (x) => {
+    if (x.kind === 'var' && x.name === name) found = true;
+  });
+  return found;
+}
