@@ -1,0 +1,63 @@
+// Bundles the three faces (VS Code client, language server, CLI) with esbuild and copies the
+// tree-sitter wasm pair next to them. Usage: node scripts/build.mjs [--watch] [--minify]
+import { copyFileSync, mkdirSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import * as path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import * as esbuild from 'esbuild';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const dist = path.join(root, 'dist');
+const require = createRequire(path.join(root, 'package.json'));
+const watch = process.argv.includes('--watch');
+const minify = process.argv.includes('--minify');
+
+// web-tree-sitter 0.25 is an ES module whose "import" entry reads import.meta.url, which is empty in
+// a CommonJS bundle. Its "require" entry (tree-sitter.cjs) uses __dirname instead; force that one.
+const webTreeSitterCjs = path.join(path.dirname(require.resolve('web-tree-sitter/tree-sitter.wasm')), 'tree-sitter.cjs');
+const webTreeSitterAsCjs = {
+  name: 'web-tree-sitter-cjs',
+  setup(build) {
+    build.onResolve({ filter: /^web-tree-sitter$/ }, () => ({ path: webTreeSitterCjs }));
+  },
+};
+
+const common = {
+  bundle: true,
+  platform: 'node',
+  format: 'cjs',
+  target: 'node20',
+  sourcemap: true,
+  minify,
+  logLevel: 'warning',
+  absWorkingDir: root,
+  plugins: [webTreeSitterAsCjs],
+};
+
+const targets = [
+  { entryPoints: ['client/extension.ts'], outfile: 'dist/client.js', external: ['vscode'] },
+  { entryPoints: ['server/main.ts'], outfile: 'dist/server.js' },
+  { entryPoints: ['cli/main.ts'], outfile: 'dist/cli.js' },
+];
+
+function copyWasm() {
+  mkdirSync(dist, { recursive: true });
+  const files = [
+    require.resolve('web-tree-sitter/tree-sitter.wasm'),
+    require.resolve('tree-sitter-cuda/tree-sitter-cuda.wasm'),
+  ];
+  for (const file of files) copyFileSync(file, path.join(dist, path.basename(file)));
+}
+
+copyWasm();
+if (watch) {
+  for (const t of targets) {
+    const ctx = await esbuild.context({ ...common, ...t });
+    await ctx.watch();
+  }
+  console.log('phaseflip: watching for changes…');
+} else {
+  const started = Date.now();
+  await Promise.all(targets.map((t) => esbuild.build({ ...common, ...t })));
+  console.log(`phaseflip: built ${targets.map((t) => t.outfile).join(', ')} in ${Date.now() - started} ms`);
+}
