@@ -1,0 +1,97 @@
+// The command line: `phaseflip lint|rules|lsp|--help|--version`. cli/main.ts runs it.
+import * as path from 'node:path';
+import { loadEngine } from '../core/index';
+import { version } from '../package.json';
+import { startServer } from '../server/start';
+import { EXIT_ERROR, EXIT_OK, UsageError } from './errors';
+import { parseLintArgs, runLint } from './lint';
+import { formatRules } from './rules';
+
+export const HELP = `phaseflip ${version}: finds mbarrier bugs (wrong parity, missing bootstrap, missing commit,
+arrival count mismatches) in CUDA kernels.
+
+Usage:
+  phaseflip lint [options] PATH...   lint files and directories (recursing over .cu, .cuh, .co;
+                                     node_modules and dot directories are skipped)
+  phaseflip rules [--format json]    list the rules: code, id, family, summary
+  phaseflip lsp [--stdio | --node-ipc | --socket=PORT | --pipe=NAME]
+                                     run the language server (stdio by default)
+  phaseflip --version                print the version
+  phaseflip --help                   print this help
+
+Lint options:
+  -f, --format text|json|sarif       output format (default text)
+  -r, --rule ID=SEVERITY             override a rule's severity (error, warning, information,
+                                     hint) or turn it off (off); ID is a rule id or code; repeatable
+
+Exit status: 0 no warnings or errors, 1 warnings or errors found, 2 usage or I/O error.
+`;
+
+const NOT_YET = 'not available yet: arrives with the simulator (issue 4/5)';
+
+export interface Streams {
+  stdout: (s: string) => void;
+  stderr: (s: string) => void;
+}
+
+/** Runs a command; resolves to the exit status, or undefined for long-running commands (lsp). */
+export async function main(argv: readonly string[], io: Streams): Promise<number | undefined> {
+  const [command, ...rest] = argv;
+  try {
+    switch (command) {
+      case undefined:
+        io.stderr(HELP);
+        return EXIT_ERROR;
+      case '-h':
+      case '--help':
+      case 'help':
+        io.stdout(HELP);
+        return EXIT_OK;
+      case '-v':
+      case '--version':
+      case 'version':
+        io.stdout(`${version}\n`);
+        return EXIT_OK;
+      case 'rules':
+        io.stdout(formatRules(rest));
+        return EXIT_OK;
+      case 'lsp':
+        startServer({ version, wasmDir: bundleDir() });
+        return undefined;
+      case 'dap':
+      case 'sim':
+        io.stderr(`phaseflip ${command}: ${NOT_YET}\n`);
+        return EXIT_ERROR;
+      case 'lint': {
+        const args = parseLintArgs(rest);
+        if (args.help) {
+          io.stdout(HELP);
+          return EXIT_OK;
+        }
+        let engine;
+        try {
+          engine = await loadEngine({ wasmDir: bundleDir() });
+        } catch (e) {
+          io.stderr(`phaseflip: cannot load the CUDA parser: ${e instanceof Error ? e.message : String(e)}\n`);
+          return EXIT_ERROR;
+        }
+        const out = runLint(engine, args, { version, cwd: process.cwd() });
+        io.stdout(out.stdout);
+        io.stderr(out.stderr);
+        return out.exitCode;
+      }
+      default:
+        throw new UsageError(command.startsWith('-') ? `unknown option '${command}'` : `unknown command '${command}'`);
+    }
+  } catch (e) {
+    if (e instanceof UsageError) {
+      io.stderr(`phaseflip: ${e.message}\nRun 'phaseflip --help' for usage.\n`);
+      return EXIT_ERROR;
+    }
+    throw e;
+  }
+}
+
+function bundleDir(): string | undefined {
+  return typeof __dirname !== 'undefined' ? path.resolve(__dirname) : undefined;
+}

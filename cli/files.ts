@@ -1,0 +1,113 @@
+// Turns the PATH arguments of `phaseflip lint` into the list of files to lint, and reads them.
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { type LanguageId, languageForPath } from '../core/index';
+import { UsageError, describeError } from './errors';
+
+export interface LintTarget {
+  /** The path as shown to the user: the argument, joined with the walk below it. */
+  path: string;
+  language: LanguageId;
+}
+
+export interface Collected {
+  targets: LintTarget[];
+  /** Unreadable paths; linting goes on, the exit status becomes 2. */
+  errors: string[];
+}
+
+/** Directories never entered: dependencies and dot directories (.git, .vscode, ...). */
+export function skipDirectory(name: string): boolean {
+  return name === 'node_modules' || name.startsWith('.');
+}
+
+/**
+ * Directories are walked recursively (sorted, symlinks followed once) for every extension the engine
+ * knows (.cu, .cuh, .co); files given explicitly must have one of those extensions.
+ */
+export function collectTargets(args: readonly string[]): Collected {
+  const targets: LintTarget[] = [];
+  const errors: string[] = [];
+  const seenFiles = new Set<string>();
+  const seenDirs = new Set<string>();
+
+  const addFile = (p: string, language: LanguageId) => {
+    const key = realpathOr(p);
+    if (seenFiles.has(key)) return;
+    seenFiles.add(key);
+    targets.push({ path: p, language });
+  };
+
+  const walk = (dir: string) => {
+    const real = realpathOr(dir);
+    if (seenDirs.has(real)) return;
+    seenDirs.add(real);
+    let entries: fs.Dirent[];
+    try {
+      entries = fs.readdirSync(dir, { withFileTypes: true });
+    } catch (e) {
+      errors.push(`cannot read directory ${dir}: ${describeError(e)}`);
+      return;
+    }
+    entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    for (const entry of entries) {
+      const p = path.join(dir, entry.name);
+      let isDir = entry.isDirectory();
+      let isFile = entry.isFile();
+      if (entry.isSymbolicLink()) {
+        try {
+          const st = fs.statSync(p);
+          isDir = st.isDirectory();
+          isFile = st.isFile();
+        } catch {
+          continue; // dangling link inside a tree: not the user's explicit request, skip quietly
+        }
+      }
+      if (isDir) {
+        if (!skipDirectory(entry.name)) walk(p);
+      } else if (isFile) {
+        const language = languageForPath(entry.name);
+        if (language) addFile(p, language);
+      }
+    }
+  };
+
+  for (const arg of args) {
+    let st: fs.Stats;
+    try {
+      st = fs.statSync(arg);
+    } catch (e) {
+      errors.push(`cannot read ${arg}: ${describeError(e)}`);
+      continue;
+    }
+    if (st.isDirectory()) {
+      walk(arg);
+    } else {
+      const language = languageForPath(arg);
+      if (!language) {
+        throw new UsageError(`don't know how to lint ${arg}: expected a directory or a .cu, .cuh or .co file`);
+      }
+      addFile(arg, language);
+    }
+  }
+  return { targets, errors };
+}
+
+/** Files above this size are reported as unreadable instead of risking the JS string limit. */
+export const MAX_FILE_BYTES = 256 * 1024 * 1024;
+
+/** Reads a file as UTF-8; invalid bytes become U+FFFD, a BOM is dropped. Throws on I/O errors. */
+export function readSource(file: string): string {
+  const size = fs.statSync(file).size;
+  if (size > MAX_FILE_BYTES) throw new Error(`file is larger than ${MAX_FILE_BYTES / (1024 * 1024)} MB`);
+  const bytes = fs.readFileSync(file);
+  return new TextDecoder('utf-8', { fatal: false }).decode(bytes);
+}
+
+function realpathOr(p: string): string {
+  try {
+    return fs.realpathSync(p);
+  } catch {
+    return path.resolve(p);
+  }
+}

@@ -1,0 +1,143 @@
+// `phaseflip lint`: argument parsing, running the engine over the files, choosing the exit status.
+import { type Engine, type Finding, type LintOptions } from '../core/index';
+import { RULE_SETTINGS, type RuleSetting, isKnownRule, isRuleSetting } from '../server/settings';
+import { EXIT_ERROR, EXIT_FINDINGS, EXIT_OK, UsageError, describeError } from './errors';
+import { type LintTarget, collectTargets, readSource } from './files';
+import { formatJson } from './format/json';
+import { formatSarif } from './format/sarif';
+import { formatSummary, formatText } from './format/text';
+
+export const FORMATS = ['text', 'json', 'sarif'] as const;
+export type Format = (typeof FORMATS)[number];
+
+export interface LintArgs {
+  format: Format;
+  rules: Record<string, RuleSetting>;
+  paths: string[];
+  help: boolean;
+}
+
+export interface FileResult {
+  path: string;
+  findings: Finding[];
+}
+
+export interface LintRun {
+  files: FileResult[];
+  /** I/O and internal errors, one line each. */
+  errors: string[];
+}
+
+export function parseLintArgs(argv: readonly string[]): LintArgs {
+  const args: LintArgs = { format: 'text', rules: {}, paths: [], help: false };
+  let onlyPaths = false;
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!;
+    if (onlyPaths || !arg.startsWith('-') || arg === '-') {
+      args.paths.push(arg);
+      continue;
+    }
+    if (arg === '--') {
+      onlyPaths = true;
+      continue;
+    }
+    if (arg === '-h' || arg === '--help') {
+      args.help = true;
+      continue;
+    }
+    const eq = arg.indexOf('=');
+    const flag = arg.startsWith('--') && eq > 0 ? arg.slice(0, eq) : arg;
+    const takeValue = (): string => {
+      if (flag !== arg) return arg.slice(eq + 1);
+      const value = argv[++i];
+      if (value === undefined) throw new UsageError(`${flag} needs a value`);
+      return value;
+    };
+    switch (flag) {
+      case '-f':
+      case '--format': {
+        const value = takeValue();
+        if (!(FORMATS as readonly string[]).includes(value)) {
+          throw new UsageError(`unknown format '${value}': expected one of ${FORMATS.join(', ')}`);
+        }
+        args.format = value as Format;
+        break;
+      }
+      case '-r':
+      case '--rule': {
+        const value = takeValue();
+        const sep = value.lastIndexOf('=');
+        const key = sep > 0 ? value.slice(0, sep) : '';
+        const setting = sep > 0 ? value.slice(sep + 1) : '';
+        if (!key || !isRuleSetting(setting)) {
+          throw new UsageError(`--rule expects ID=SEVERITY with SEVERITY one of ${RULE_SETTINGS.join(', ')}; got '${value}'`);
+        }
+        if (!isKnownRule(key)) throw new UsageError(`--rule ${value}: no rule with id or code '${key}' (see 'phaseflip rules')`);
+        args.rules[key] = setting;
+        break;
+      }
+      default:
+        throw new UsageError(`unknown option '${arg}' for 'phaseflip lint'`);
+    }
+  }
+  return args;
+}
+
+export function lintTargets(engine: Engine, targets: readonly LintTarget[], options: LintOptions, errors: string[]): FileResult[] {
+  const files: FileResult[] = [];
+  for (const target of targets) {
+    let text: string;
+    try {
+      text = readSource(target.path);
+    } catch (e) {
+      errors.push(`cannot read ${target.path}: ${describeError(e)}`);
+      continue;
+    }
+    try {
+      const findings = [...engine.analyze(text, target.language, options).findings].sort(compareFindings);
+      files.push({ path: target.path, findings });
+    } catch (e) {
+      errors.push(`internal error while linting ${target.path}: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`);
+    }
+  }
+  return files;
+}
+
+export interface Output {
+  stdout: string;
+  stderr: string;
+  exitCode: number;
+}
+
+export function runLint(engine: Engine, args: LintArgs, info: { version: string; cwd: string }): Output {
+  if (args.paths.length === 0) throw new UsageError('no paths given: phaseflip lint PATH...');
+  const { targets, errors } = collectTargets(args.paths);
+  const options: LintOptions = Object.keys(args.rules).length > 0 ? { rules: args.rules } : {};
+  const files = lintTargets(engine, targets, options, errors);
+  const run: LintRun = { files, errors };
+
+  let stdout: string;
+  let stderr = errors.map((e) => `phaseflip: ${e}\n`).join('');
+  switch (args.format) {
+    case 'json':
+      stdout = formatJson(run);
+      break;
+    case 'sarif':
+      stdout = formatSarif(run, info);
+      break;
+    default:
+      stdout = formatText(run);
+      stderr += formatSummary(run);
+  }
+  const failing = files.some((f) => f.findings.some((x) => x.severity === 'error' || x.severity === 'warning'));
+  const exitCode = errors.length > 0 ? EXIT_ERROR : failing ? EXIT_FINDINGS : EXIT_OK;
+  return { stdout, stderr, exitCode };
+}
+
+function compareFindings(a: Finding, b: Finding): number {
+  return (
+    a.range.start.line - b.range.start.line ||
+    a.range.start.character - b.range.start.character ||
+    (a.code < b.code ? -1 : a.code > b.code ? 1 : 0)
+  );
+}

@@ -1,0 +1,42 @@
+// VS Code client: starts the bundled language server (dist/server.js) over Node IPC and lets
+// vscode-languageclient do the rest. All features live in the server.
+import * as path from 'node:path';
+import * as vscode from 'vscode';
+import {
+  LanguageClient,
+  type LanguageClientOptions,
+  type ServerOptions,
+  TransportKind,
+} from 'vscode-languageclient/node';
+
+let client: LanguageClient | undefined;
+
+export async function activate(context: vscode.ExtensionContext): Promise<void> {
+  const module = context.asAbsolutePath(path.join('dist', 'server.js'));
+  const serverOptions: ServerOptions = {
+    run: { module, transport: TransportKind.ipc },
+    debug: { module, transport: TransportKind.ipc, options: { execArgv: ['--nolazy', '--inspect=6009'] } },
+  };
+  const config = vscode.workspace.getConfiguration('phaseflip');
+  const clientOptions: LanguageClientOptions = {
+    documentSelector: [
+      // file and untitled only: linting git:/diff views would duplicate every diagnostic.
+      { scheme: 'file', language: 'cuda-cpp' },
+      { scheme: 'untitled', language: 'cuda-cpp' },
+      { scheme: 'file', pattern: '**/*.{cu,cuh}' },
+    ],
+    initializationOptions: {
+      lint: { debounceMs: config.get<number>('lint.debounceMs') },
+      rules: config.get<Record<string, string>>('rules'),
+    },
+  };
+  // The id 'phaseflip' makes the client honour the `phaseflip.trace.server` setting.
+  client = new LanguageClient('phaseflip', 'Phaseflip', serverOptions, clientOptions);
+  await client.start();
+}
+
+export async function deactivate(): Promise<void> {
+  const c = client;
+  client = undefined;
+  await c?.stop();
+}

@@ -1,0 +1,163 @@
+// Conversions between the engine's plain data (core/api.ts) and LSP types. Positions already share
+// LSP's convention (zero-based line, UTF-16 character), so ranges are copied field by field; this
+// keeps core free of any LSP dependency and keeps LSP objects free of engine-private fields.
+import {
+  CodeAction,
+  CodeActionKind,
+  Diagnostic,
+  DiagnosticRelatedInformation,
+  DiagnosticSeverity,
+  DocumentSymbol,
+  Hover,
+  MarkupKind,
+  SymbolInformation,
+  SymbolKind,
+  type Position as LspPosition,
+  type Range as LspRange,
+  type TextDocumentContentChangeEvent,
+  type TextEdit as LspTextEdit,
+  type WorkspaceEdit,
+} from 'vscode-languageserver/node';
+import type {
+  BarrierSymbol,
+  ContentChange,
+  Finding,
+  Fix,
+  HoverInfo,
+  Position,
+  Range,
+  Severity,
+} from '../core/index';
+
+export const SOURCE = 'phaseflip';
+
+export function toLspPosition(p: Position): LspPosition {
+  return { line: p.line, character: p.character };
+}
+
+export function toLspRange(r: Range): LspRange {
+  return { start: toLspPosition(r.start), end: toLspPosition(r.end) };
+}
+
+export function toCorePosition(p: LspPosition): Position {
+  return { line: p.line, character: p.character };
+}
+
+export function toCoreRange(r: LspRange): Range {
+  return { start: toCorePosition(r.start), end: toCorePosition(r.end) };
+}
+
+const SEVERITY: Record<Severity, DiagnosticSeverity> = {
+  error: DiagnosticSeverity.Error,
+  warning: DiagnosticSeverity.Warning,
+  information: DiagnosticSeverity.Information,
+  hint: DiagnosticSeverity.Hint,
+};
+
+export function toLspSeverity(s: Severity): DiagnosticSeverity {
+  return SEVERITY[s] ?? DiagnosticSeverity.Warning;
+}
+
+export function toCoreSeverity(s: DiagnosticSeverity | undefined): Severity {
+  switch (s) {
+    case DiagnosticSeverity.Error:
+      return 'error';
+    case DiagnosticSeverity.Information:
+      return 'information';
+    case DiagnosticSeverity.Hint:
+      return 'hint';
+    default:
+      return 'warning';
+  }
+}
+
+/** What a published diagnostic carries in `data`, so code actions need no server-side lookup. */
+export interface DiagnosticData {
+  ruleId: string;
+  fixes: Fix[];
+  /** Document version the fixes' ranges refer to; quick fixes are versioned edits against it. */
+  version: number | null;
+}
+
+export function toDiagnostic(finding: Finding, uri: string, version: number | null): Diagnostic {
+  const diagnostic: Diagnostic = {
+    range: toLspRange(finding.range),
+    severity: toLspSeverity(finding.severity),
+    code: finding.code,
+    source: SOURCE,
+    message: finding.message,
+  };
+  if (finding.docsUrl) diagnostic.codeDescription = { href: finding.docsUrl };
+  if (finding.related.length > 0) {
+    diagnostic.relatedInformation = finding.related.map((r) =>
+      DiagnosticRelatedInformation.create({ uri, range: toLspRange(r.range) }, r.message),
+    );
+  }
+  const data: DiagnosticData = { ruleId: finding.ruleId, fixes: finding.fixes, version };
+  diagnostic.data = data;
+  return diagnostic;
+}
+
+/** Reads back the fixes a diagnostic carried, or undefined if the client dropped `data`. */
+export function fixesOf(diagnostic: Diagnostic): { fixes: Fix[]; version: number | null } | undefined {
+  const data = diagnostic.data as Partial<DiagnosticData> | undefined;
+  if (!data || typeof data !== 'object' || !Array.isArray(data.fixes)) return undefined;
+  return { fixes: data.fixes, version: typeof data.version === 'number' ? data.version : null };
+}
+
+export function toLspTextEdits(fix: Fix): LspTextEdit[] {
+  return fix.edits.map((e) => ({ range: toLspRange(e.range), newText: e.newText }));
+}
+
+export function toCodeAction(
+  fix: Fix,
+  diagnostic: Diagnostic,
+  uri: string,
+  version: number | null,
+  documentChanges: boolean,
+): CodeAction {
+  const edits = toLspTextEdits(fix);
+  const edit: WorkspaceEdit = documentChanges
+    ? { documentChanges: [{ textDocument: { uri, version }, edits }] }
+    : { changes: { [uri]: edits } };
+  return {
+    title: fix.title,
+    kind: CodeActionKind.QuickFix,
+    diagnostics: [diagnostic],
+    isPreferred: fix.preferred === true ? true : undefined,
+    edit,
+  };
+}
+
+export function toContentChanges(changes: TextDocumentContentChangeEvent[]): ContentChange[] {
+  return changes.map((c) =>
+    'range' in c && c.range ? { range: toCoreRange(c.range), text: c.text } : { text: c.text },
+  );
+}
+
+export function toHover(info: HoverInfo): Hover {
+  return { contents: { kind: MarkupKind.Markdown, value: info.markdown }, range: toLspRange(info.range) };
+}
+
+export function toDocumentSymbol(s: BarrierSymbol): DocumentSymbol {
+  return DocumentSymbol.create(
+    s.name,
+    s.detail,
+    SymbolKind.Variable,
+    toLspRange(s.range),
+    toLspRange(s.selectionRange),
+  );
+}
+
+export function toSymbolInformation(s: BarrierSymbol, uri: string): SymbolInformation {
+  return SymbolInformation.create(s.name, SymbolKind.Variable, toLspRange(s.range), uri);
+}
+
+/** True when two ranges overlap or touch (an empty request range at a diagnostic's edge counts). */
+export function rangesTouch(a: LspRange, b: LspRange): boolean {
+  return !(before(a.end, b.start) || before(b.end, a.start));
+}
+
+function before(p: LspPosition, q: LspPosition): boolean {
+  return p.line < q.line || (p.line === q.line && p.character < q.character);
+}

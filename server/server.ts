@@ -1,0 +1,358 @@
+// The Phaseflip language server: tracks open CUDA documents with incremental sync, lints them on
+// open and (debounced) on change, and answers hover, quick-fix code actions and document symbols.
+// Everything is delegated to the engine (core/); this file only speaks LSP. Every handler is
+// guarded: an exception is logged to the client's console and the server keeps serving.
+import {
+  type CodeAction,
+  type CodeActionParams,
+  type Connection,
+  type Diagnostic,
+  DidChangeConfigurationNotification,
+  type DidChangeConfigurationParams,
+  type DidChangeTextDocumentParams,
+  type DidCloseTextDocumentParams,
+  type DidOpenTextDocumentParams,
+  type DocumentSymbol,
+  type DocumentSymbolParams,
+  type Hover,
+  type HoverParams,
+  type InitializeParams,
+  type ServerCapabilities,
+  type SymbolInformation,
+  TextDocumentSyncKind,
+} from 'vscode-languageserver/node';
+import { TextDocument } from 'vscode-languageserver-textdocument';
+import {
+  type Engine,
+  type EngineDocument,
+  type Finding,
+  type LanguageId,
+  type LintOptions,
+  languageForPath,
+  loadEngine,
+} from '../core/index';
+import {
+  SOURCE,
+  fixesOf,
+  rangesTouch,
+  toCodeAction,
+  toContentChanges,
+  toCorePosition,
+  toDiagnostic,
+  toDocumentSymbol,
+  toHover,
+  toSymbolInformation,
+} from './convert';
+import { type Settings, defaultSettings, parseSettings, toLintOptions } from './settings';
+
+export const SERVER_NAME = 'phaseflip';
+
+/** Language ids the server lints; other documents are linted when their path says CUDA/Croqtile. */
+const LANGUAGE_IDS: Record<string, LanguageId> = { 'cuda-cpp': 'cuda', cuda: 'cuda', croqtile: 'croqtile' };
+
+export function languageForDocument(uri: string, languageId: string): LanguageId | undefined {
+  return LANGUAGE_IDS[languageId] ?? languageForPath(uri.replace(/[?#].*$/, ''));
+}
+
+export interface ServerOptions {
+  /** Folder with tree-sitter.wasm and tree-sitter-cuda.wasm; defaults to the bundle's folder. */
+  wasmDir?: string;
+  /** Version reported in serverInfo. */
+  version?: string;
+}
+
+interface TrackedDocument {
+  uri: string;
+  language: LanguageId;
+  /** Authoritative text, kept independently of the engine so a failing engine can be re-synced. */
+  mirror: TextDocument;
+  engine: EngineDocument | undefined;
+  timer: NodeJS.Timeout | undefined;
+  /** Findings last published, and the version they belong to (code-action fallback). */
+  findings: Finding[];
+  findingsVersion: number | null;
+  lastError: string | undefined;
+}
+
+export class PhaseflipServer {
+  private readonly documents = new Map<string, TrackedDocument>();
+  private settings: Settings;
+  private lintOptions: LintOptions;
+  private readonly pullConfiguration: boolean;
+  private readonly registerConfiguration: boolean;
+  private readonly hierarchicalSymbols: boolean;
+  private readonly versionedEdits: boolean;
+
+  private constructor(
+    private readonly connection: Connection,
+    private readonly engine: Engine,
+    params: InitializeParams,
+    private readonly options: ServerOptions,
+  ) {
+    const caps = params.capabilities;
+    this.pullConfiguration = caps.workspace?.configuration === true;
+    this.registerConfiguration = caps.workspace?.didChangeConfiguration?.dynamicRegistration === true;
+    this.hierarchicalSymbols = caps.textDocument?.documentSymbol?.hierarchicalDocumentSymbolSupport === true;
+    this.versionedEdits = caps.workspace?.workspaceEdit?.documentChanges === true;
+    this.settings = parseSettings(params.initializationOptions, (m) => this.warn(m), defaultSettings());
+    this.lintOptions = toLintOptions(this.settings);
+  }
+
+  /** Loads the engine (tree-sitter wasm) and builds a server for this client. */
+  static async initialize(
+    connection: Connection,
+    params: InitializeParams,
+    options: ServerOptions = {},
+  ): Promise<PhaseflipServer> {
+    const wasmDir = options.wasmDir ?? (typeof __dirname !== 'undefined' ? __dirname : undefined);
+    const engine = await loadEngine({ wasmDir });
+    return new PhaseflipServer(connection, engine, params, options);
+  }
+
+  capabilities(): ServerCapabilities {
+    return {
+      textDocumentSync: { openClose: true, change: TextDocumentSyncKind.Incremental },
+      hoverProvider: true,
+      codeActionProvider: { codeActionKinds: ['quickfix'] },
+      documentSymbolProvider: true,
+    };
+  }
+
+  serverInfo(): { name: string; version?: string } {
+    return { name: SERVER_NAME, version: this.options.version };
+  }
+
+  register(connection: Connection): void {
+    connection.onInitialized(this.guard('initialized', () => this.onInitialized(), undefined));
+    connection.onDidChangeConfiguration(this.guard('didChangeConfiguration', (p) => this.onDidChangeConfiguration(p), undefined));
+    connection.onDidOpenTextDocument(this.guard('didOpen', (p) => this.onDidOpen(p), undefined));
+    connection.onDidChangeTextDocument(this.guard('didChange', (p) => this.onDidChange(p), undefined));
+    connection.onDidCloseTextDocument(this.guard('didClose', (p) => this.onDidClose(p), undefined));
+    connection.onHover(this.guard('hover', (p) => this.onHover(p), null));
+    connection.onCodeAction(this.guard('codeAction', (p) => this.onCodeAction(p), []));
+    connection.onDocumentSymbol(this.guard('documentSymbol', (p) => this.onDocumentSymbol(p), []));
+    connection.onShutdown(() => this.dispose());
+  }
+
+  dispose(): void {
+    for (const doc of this.documents.values()) this.forget(doc);
+    this.documents.clear();
+  }
+
+  // ---- configuration -------------------------------------------------------------------------
+
+  private async onInitialized(): Promise<void> {
+    if (this.registerConfiguration) {
+      await this.connection.client.register(DidChangeConfigurationNotification.type, { section: 'phaseflip' });
+    }
+    if (this.pullConfiguration) await this.refreshConfiguration();
+  }
+
+  private async onDidChangeConfiguration(params: DidChangeConfigurationParams): Promise<void> {
+    if (this.pullConfiguration) {
+      await this.refreshConfiguration();
+    } else if (params.settings && typeof params.settings === 'object' && 'phaseflip' in params.settings) {
+      this.applySettings(parseSettings(params.settings, (m) => this.warn(m), this.settings));
+    }
+  }
+
+  private async refreshConfiguration(): Promise<void> {
+    const raw: unknown = await this.connection.workspace.getConfiguration({ section: 'phaseflip' });
+    this.applySettings(parseSettings(raw, (m) => this.warn(m), this.settings));
+  }
+
+  private applySettings(next: Settings): void {
+    const rulesChanged = JSON.stringify(next.rules) !== JSON.stringify(this.settings.rules);
+    this.settings = next;
+    if (!rulesChanged) return;
+    this.lintOptions = toLintOptions(next);
+    for (const doc of this.documents.values()) this.schedule(doc, 0);
+  }
+
+  // ---- document sync -------------------------------------------------------------------------
+
+  private onDidOpen({ textDocument }: DidOpenTextDocumentParams): void {
+    const language = languageForDocument(textDocument.uri, textDocument.languageId);
+    if (!language) return;
+    const existing = this.documents.get(textDocument.uri);
+    if (existing) this.forget(existing);
+    const doc: TrackedDocument = {
+      uri: textDocument.uri,
+      language,
+      mirror: TextDocument.create(textDocument.uri, textDocument.languageId, textDocument.version, textDocument.text),
+      engine: undefined,
+      timer: undefined,
+      findings: [],
+      findingsVersion: null,
+      lastError: undefined,
+    };
+    this.documents.set(doc.uri, doc);
+    doc.engine = this.openEngineDocument(doc);
+    this.schedule(doc, 0);
+  }
+
+  private onDidChange({ textDocument, contentChanges }: DidChangeTextDocumentParams): void {
+    const doc = this.documents.get(textDocument.uri);
+    if (!doc) return;
+    TextDocument.update(doc.mirror, contentChanges, textDocument.version);
+    if (doc.engine) {
+      try {
+        doc.engine.update(toContentChanges(contentChanges));
+        // Cheap consistency check: if the engine's text diverged from the client's, re-sync.
+        if (doc.engine.text.length !== doc.mirror.getText().length) {
+          this.error(`engine text out of sync for ${doc.uri}; re-opening the document`);
+          doc.engine = this.openEngineDocument(doc);
+        }
+      } catch (e) {
+        this.reportOnce(doc, 'applying an edit', e);
+        doc.engine = this.openEngineDocument(doc);
+      }
+    } else {
+      doc.engine = this.openEngineDocument(doc);
+    }
+    this.schedule(doc, this.settings.debounceMs);
+  }
+
+  private onDidClose({ textDocument }: DidCloseTextDocumentParams): void {
+    const doc = this.documents.get(textDocument.uri);
+    if (!doc) return;
+    this.forget(doc);
+    this.documents.delete(doc.uri);
+    void this.connection.sendDiagnostics({ uri: doc.uri, diagnostics: [] });
+  }
+
+  private openEngineDocument(doc: TrackedDocument): EngineDocument | undefined {
+    try {
+      return this.engine.openDocument(doc.language, doc.mirror.getText());
+    } catch (e) {
+      this.reportOnce(doc, 'parsing', e);
+      return undefined;
+    }
+  }
+
+  private forget(doc: TrackedDocument): void {
+    if (doc.timer) clearTimeout(doc.timer);
+    doc.timer = undefined;
+    const disposable = doc.engine as { dispose?: () => void } | undefined;
+    try {
+      disposable?.dispose?.();
+    } catch {
+      // a failing dispose only leaks memory
+    }
+    doc.engine = undefined;
+  }
+
+  // ---- linting -------------------------------------------------------------------------------
+
+  private schedule(doc: TrackedDocument, delayMs: number): void {
+    if (doc.timer) clearTimeout(doc.timer);
+    doc.timer = setTimeout(() => {
+      doc.timer = undefined;
+      this.lint(doc);
+    }, delayMs);
+  }
+
+  private lint(doc: TrackedDocument): void {
+    if (this.documents.get(doc.uri) !== doc) return;
+    const version = doc.mirror.version;
+    let diagnostics: Diagnostic[] = [];
+    try {
+      const findings = doc.engine ? doc.engine.analyze(this.lintOptions).findings : [];
+      diagnostics = findings.map((f) => toDiagnostic(f, doc.uri, version));
+      doc.findings = findings;
+      doc.lastError = undefined;
+    } catch (e) {
+      this.reportOnce(doc, 'analysing', e);
+      doc.findings = [];
+    }
+    doc.findingsVersion = version;
+    void this.connection.sendDiagnostics({ uri: doc.uri, version, diagnostics }).catch((e) => this.error(`publishDiagnostics failed: ${describe(e)}`));
+  }
+
+  // ---- language features ---------------------------------------------------------------------
+
+  private onHover(params: HoverParams): Hover | null {
+    const doc = this.documents.get(params.textDocument.uri);
+    const info = doc?.engine?.hover(toCorePosition(params.position));
+    return info && info.markdown ? toHover(info) : null;
+  }
+
+  private onCodeAction(params: CodeActionParams): CodeAction[] {
+    const doc = this.documents.get(params.textDocument.uri);
+    if (!doc) return [];
+    const only = params.context.only;
+    if (only && !only.some((k) => k === '' || k === 'quickfix' || 'quickfix'.startsWith(`${k}.`))) return [];
+
+    let diagnostics = params.context.diagnostics.filter((d) => d.source === SOURCE && rangesTouch(d.range, params.range));
+    if (params.context.diagnostics.every((d) => d.source !== SOURCE)) {
+      // Clients that send no diagnostics in the context get the ones last published for the range.
+      diagnostics = doc.findings
+        .map((f) => toDiagnostic(f, doc.uri, doc.findingsVersion))
+        .filter((d) => rangesTouch(d.range, params.range));
+    }
+
+    const actions: CodeAction[] = [];
+    for (const diagnostic of diagnostics) {
+      const carried = fixesOf(diagnostic);
+      const fixes = carried?.fixes ?? this.lookupFixes(doc, diagnostic);
+      const version = carried ? carried.version : doc.findingsVersion;
+      for (const fix of fixes) actions.push(toCodeAction(fix, diagnostic, doc.uri, version, this.versionedEdits));
+    }
+    return actions;
+  }
+
+  private lookupFixes(doc: TrackedDocument, d: Diagnostic) {
+    const same = doc.findings.find(
+      (f) =>
+        f.code === d.code &&
+        f.range.start.line === d.range.start.line &&
+        f.range.start.character === d.range.start.character &&
+        f.range.end.line === d.range.end.line &&
+        f.range.end.character === d.range.end.character,
+    );
+    return same?.fixes ?? [];
+  }
+
+  private onDocumentSymbol(params: DocumentSymbolParams): DocumentSymbol[] | SymbolInformation[] {
+    const doc = this.documents.get(params.textDocument.uri);
+    if (!doc?.engine) return [];
+    const symbols = doc.engine.analyze(this.lintOptions).symbols;
+    return this.hierarchicalSymbols
+      ? symbols.map(toDocumentSymbol)
+      : symbols.map((s) => toSymbolInformation(s, doc.uri));
+  }
+
+  // ---- error handling ------------------------------------------------------------------------
+
+  /** Wraps a handler so that a throw or rejection is logged and answered with `fallback`. */
+  private guard<P, R>(name: string, handler: (params: P) => R | Promise<R>, fallback: R): (params: P) => Promise<R> {
+    return async (params: P) => {
+      try {
+        return await handler(params);
+      } catch (e) {
+        this.error(`${name} failed: ${describe(e)}`);
+        return fallback;
+      }
+    };
+  }
+
+  private reportOnce(doc: TrackedDocument, what: string, e: unknown): void {
+    const message = `${what} ${doc.uri} failed: ${describe(e)}`;
+    if (doc.lastError === message) return;
+    doc.lastError = message;
+    this.error(message);
+  }
+
+  private warn(message: string): void {
+    this.connection.console.warn(`phaseflip: ${message}`);
+  }
+
+  private error(message: string): void {
+    this.connection.console.error(`phaseflip: ${message}`);
+  }
+}
+
+function describe(e: unknown): string {
+  if (e instanceof Error) return e.stack ?? `${e.name}: ${e.message}`;
+  return String(e);
+}

@@ -1,0 +1,76 @@
+// User settings of the language server and the CLI: the `phaseflip.*` configuration section, read
+// from initializationOptions or workspace/configuration, validated leniently (bad values are
+// reported and dropped, never fatal).
+import { ruleByIdOrCode, RULES, type LintOptions, type Severity } from '../core/index';
+
+export type RuleSetting = Severity | 'off';
+export const RULE_SETTINGS: readonly RuleSetting[] = ['error', 'warning', 'information', 'hint', 'off'];
+
+export const DEFAULT_DEBOUNCE_MS = 150;
+const MAX_DEBOUNCE_MS = 60_000;
+
+export interface Settings {
+  debounceMs: number;
+  rules: Record<string, RuleSetting>;
+}
+
+export function defaultSettings(): Settings {
+  return { debounceMs: DEFAULT_DEBOUNCE_MS, rules: {} };
+}
+
+export function isRuleSetting(value: unknown): value is RuleSetting {
+  return typeof value === 'string' && (RULE_SETTINGS as readonly string[]).includes(value);
+}
+
+/** True when `key` names a known rule (by id or code), or when no rules are registered yet. */
+export function isKnownRule(key: string): boolean {
+  return RULES.length === 0 || ruleByIdOrCode(key) !== undefined;
+}
+
+/**
+ * Reads the `phaseflip` section: `{ lint: { debounceMs }, rules: { [idOrCode]: severity | 'off' } }`.
+ * Dotted keys (`"lint.debounceMs"`, `"phaseflip.rules"`) are accepted too, as some clients send them
+ * flat. Problems go to `warn`; missing or invalid values fall back to `base`.
+ */
+export function parseSettings(raw: unknown, warn: (message: string) => void, base: Settings = defaultSettings()): Settings {
+  const settings: Settings = { debounceMs: base.debounceMs, rules: { ...base.rules } };
+  if (raw === null || typeof raw !== 'object') return settings;
+  const obj = raw as Record<string, unknown>;
+  const section = isObject(obj.phaseflip) ? obj.phaseflip : obj;
+
+  const lint = isObject(section.lint) ? section.lint : {};
+  const debounce = lint.debounceMs ?? section['lint.debounceMs'] ?? section['phaseflip.lint.debounceMs'];
+  if (debounce !== undefined) {
+    if (typeof debounce === 'number' && Number.isFinite(debounce) && debounce >= 0) {
+      settings.debounceMs = Math.min(Math.round(debounce), MAX_DEBOUNCE_MS);
+    } else {
+      warn(`phaseflip.lint.debounceMs must be a number >= 0, got ${JSON.stringify(debounce)}; using ${settings.debounceMs}`);
+    }
+  }
+
+  const rules = section.rules ?? section['phaseflip.rules'];
+  if (rules !== undefined && rules !== null) {
+    if (!isObject(rules)) {
+      warn(`phaseflip.rules must be an object mapping rule ids or codes to a severity or "off"`);
+    } else {
+      settings.rules = {};
+      for (const [key, value] of Object.entries(rules)) {
+        if (!isRuleSetting(value)) {
+          warn(`phaseflip.rules.${key}: expected one of ${RULE_SETTINGS.join(', ')}, got ${JSON.stringify(value)}; ignored`);
+          continue;
+        }
+        if (!isKnownRule(key)) warn(`phaseflip.rules.${key}: no such rule id or code`);
+        settings.rules[key] = value;
+      }
+    }
+  }
+  return settings;
+}
+
+export function toLintOptions(settings: Settings): LintOptions {
+  return Object.keys(settings.rules).length > 0 ? { rules: { ...settings.rules } } : {};
+}
+
+function isObject(v: unknown): v is Record<string, unknown> {
+  return v !== null && typeof v === 'object' && !Array.isArray(v);
+}
