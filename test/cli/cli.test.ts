@@ -1,0 +1,275 @@
+// CLI tests: run bin/phaseflip.js (which loads the dist/cli.js bundle) as a user would.
+// Tests marked [engine] need the rules from core/ to produce findings.
+import { spawnSync } from 'node:child_process';
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { RULES } from '../../core/index';
+import { CLI_JS, ROOT, requireBuild } from '../server/lsp-client';
+import { CLEAN_KERNEL, PF105_KERNEL, PF105_LINE, bigSource, binaryBytes, nestedBraces } from '../server/kernels';
+
+const pkg = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { version: string };
+
+let dir: string;
+
+interface Result {
+  status: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+function phaseflip(args: string[], options: { cwd?: string; timeout?: number } = {}): Result {
+  const r = spawnSync(process.execPath, [CLI_JS, ...args], {
+    cwd: options.cwd ?? dir,
+    encoding: 'utf8',
+    timeout: options.timeout ?? 30_000,
+    maxBuffer: 64 * 1024 * 1024,
+  });
+  if (r.error) throw r.error;
+  return { status: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+function write(rel: string, content: string | Buffer): string {
+  const file = path.join(dir, rel);
+  mkdirSync(path.dirname(file), { recursive: true });
+  writeFileSync(file, content);
+  return rel;
+}
+
+beforeAll(() => {
+  requireBuild();
+  dir = mkdtempSync(path.join(os.tmpdir(), 'phaseflip-cli-'));
+  write('proj/bugs/discarded.cu', PF105_KERNEL);
+  write('proj/clean/ok.cu', CLEAN_KERNEL);
+  write('proj/clean/ok.cuh', CLEAN_KERNEL);
+  write('proj/clean/readme.txt', 'not cuda');
+  write('proj/node_modules/dep/skip.cu', PF105_KERNEL);
+  write('proj/.hidden/skip.cu', PF105_KERNEL);
+  write('notes.txt', 'not cuda');
+});
+
+afterAll(() => {
+  if (dir) rmSync(dir, { recursive: true, force: true });
+});
+
+describe('phaseflip (no lint)', () => {
+  it('--help prints usage and exits 0', () => {
+    const r = phaseflip(['--help']);
+    expect(r.status).toBe(0);
+    expect(r.stdout).toContain('phaseflip lint');
+    expect(r.stdout).toContain('--format text|json|sarif');
+  });
+
+  it('--version prints the package version', () => {
+    const r = phaseflip(['--version']);
+    expect(r.status).toBe(0);
+    expect(r.stdout.trim()).toBe(pkg.version);
+  });
+
+  it('rules lists every registered rule', () => {
+    const r = phaseflip(['rules']);
+    expect(r.status).toBe(0);
+    for (const rule of RULES) {
+      expect(r.stdout).toMatch(new RegExp(`^${rule.meta.code}\\s+${rule.meta.id}\\s+${rule.meta.family}\\s+`, 'm'));
+    }
+    const json = JSON.parse(phaseflip(['rules', '--format', 'json']).stdout) as { code: string }[];
+    expect(json.map((x) => x.code).sort()).toEqual(RULES.map((x) => x.meta.code).sort());
+  });
+
+  it.each(['dap', 'sim'])('%s is not available yet (exit 2)', (command) => {
+    const r = phaseflip([command]);
+    expect(r.status).toBe(2);
+    expect(r.stderr).toContain('not available yet: arrives with the simulator (issue 4/5)');
+  });
+
+  it('bin/phaseflip.js explains a missing build', () => {
+    const fake = mkdtempSync(path.join(os.tmpdir(), 'phaseflip-nobuild-'));
+    try {
+      mkdirSync(path.join(fake, 'bin'));
+      copyFileSync(CLI_JS, path.join(fake, 'bin', 'phaseflip.js'));
+      const r = spawnSync(process.execPath, [path.join(fake, 'bin', 'phaseflip.js'), '--help'], { encoding: 'utf8' });
+      expect(r.status).toBe(2);
+      expect(r.stderr).toContain('npm run build');
+    } finally {
+      rmSync(fake, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('usage and I/O errors exit 2', () => {
+  const cases: [string, string[], RegExp][] = [
+    ['no command', [], /Usage:/],
+    ['unknown command', ['frobnicate'], /unknown command 'frobnicate'/],
+    ['unknown flag', ['lint', '--frobnicate', 'proj'], /unknown option '--frobnicate'/],
+    ['unknown format', ['lint', '--format', 'xml', 'proj'], /unknown format 'xml'/],
+    ['missing format value', ['lint', '--format'], /--format needs a value/],
+    ['bad --rule', ['lint', '--rule', 'PF105', 'proj'], /--rule expects ID=SEVERITY/],
+    ['bad --rule severity', ['lint', '--rule=PF105=loud', 'proj'], /--rule expects ID=SEVERITY/],
+    ['no paths', ['lint'], /no paths given/],
+    ['missing path', ['lint', 'does/not/exist.cu'], /cannot read does\/not\/exist\.cu: no such file or directory/],
+    ['unknown extension', ['lint', 'notes.txt'], /don't know how to lint notes\.txt/],
+  ];
+  it.each(cases)('%s', (_name, args, message) => {
+    const r = phaseflip(args);
+    expect(r.status).toBe(2);
+    expect(r.stderr).toMatch(message);
+    expect(r.stderr).not.toContain('internal error');
+  });
+
+  it('an unreadable path still lints the rest, then exits 2', () => {
+    const r = phaseflip(['lint', '--format', 'json', 'missing', 'proj/clean']);
+    expect(r.status).toBe(2);
+    expect(r.stderr).toContain('cannot read missing');
+    expect(JSON.parse(r.stdout).files).toHaveLength(2);
+  });
+
+  it('rejects an unknown rule id once rules are registered [engine]', () => {
+    expect(RULES.length).toBeGreaterThan(0);
+    const r = phaseflip(['lint', '--rule', 'no-such-rule=off', 'proj/clean']);
+    expect(r.status).toBe(2);
+    expect(r.stderr).toContain("no rule with id or code 'no-such-rule'");
+  });
+});
+
+describe('phaseflip lint', () => {
+  it('walks directories over .cu/.cuh, skipping node_modules and dot directories', () => {
+    const r = phaseflip(['lint', '--format', 'json', 'proj']);
+    expect([0, 1]).toContain(r.status);
+    const paths = (JSON.parse(r.stdout) as { files: { path: string }[] }).files.map((f) => f.path);
+    expect(paths).toEqual(['proj/bugs/discarded.cu', 'proj/clean/ok.cu', 'proj/clean/ok.cuh']);
+  });
+
+  it('exits 0 with no output on a clean kernel, summary on stderr', () => {
+    const r = phaseflip(['lint', 'proj/clean']);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toBe('0 findings in 2 files\n');
+    expect(r.status).toBe(0);
+  });
+
+  it('lints an explicitly named file', () => {
+    const r = phaseflip(['lint', '--format=json', 'proj/clean/ok.cu']);
+    expect(r.status).toBe(0);
+    expect(JSON.parse(r.stdout)).toEqual({ version: 1, files: [{ path: 'proj/clean/ok.cu', diagnostics: [] }] });
+  });
+
+  it('prints file:line:col: severity CODE message and exits 1 [engine]', () => {
+    const r = phaseflip(['lint', 'proj/bugs']);
+    expect(r.status).toBe(1);
+    const line = r.stdout.split('\n').find((l) => l.includes(' PF105 '));
+    expect(line, r.stdout).toMatch(new RegExp(`^proj/bugs/discarded\\.cu:${PF105_LINE + 1}:\\d+: (error|warning) PF105 \\S`));
+    expect(r.stderr).toMatch(/^[1-9]\d* findings? in 1 file\n$/);
+  });
+
+  it('--rule PF105=off silences the finding; =information keeps it but exits 0 [engine]', () => {
+    const off = phaseflip(['lint', '--rule', 'PF105=off', 'proj/bugs']);
+    expect(off.stdout).not.toContain('PF105');
+    const info = phaseflip(['lint', '--rule', 'PF105=information', 'proj/bugs']);
+    expect(info.stdout).toMatch(/: information PF105 /);
+    const json = JSON.parse(phaseflip(['lint', '--format', 'json', '--rule', 'PF105=information', 'proj/bugs']).stdout);
+    const diagnostics: { code: string; severity: string }[] = json.files[0].diagnostics;
+    expect(diagnostics.filter((d) => d.code === 'PF105').map((d) => d.severity)).toEqual(['information']);
+    // Only warnings and errors fail the run.
+    const failing = diagnostics.some((d) => d.severity === 'error' || d.severity === 'warning');
+    expect(info.status).toBe(failing ? 1 : 0);
+  });
+
+  it('JSON output has exactly the documented shape [engine]', () => {
+    const r = phaseflip(['lint', '--format', 'json', 'proj/bugs', 'proj/clean']);
+    expect(r.status).toBe(1);
+    const out = JSON.parse(r.stdout);
+    expect(Object.keys(out).sort()).toEqual(['files', 'version']);
+    expect(out.version).toBe(1);
+    for (const file of out.files) {
+      expect(Object.keys(file).sort()).toEqual(['diagnostics', 'path']);
+      for (const d of file.diagnostics) {
+        expect(Object.keys(d).sort()).toEqual(['code', 'family', 'message', 'range', 'related', 'severity']);
+        expectLspRange(d.range);
+        expect(['error', 'warning', 'information', 'hint']).toContain(d.severity);
+        expect(['phase', 'bootstrap', 'commit', 'count']).toContain(d.family);
+        for (const rel of d.related) {
+          expect(Object.keys(rel).sort()).toEqual(['message', 'path', 'range']);
+          expect(rel.path).toBe(file.path);
+          expectLspRange(rel.range);
+        }
+      }
+    }
+    const bug = out.files.find((f: { path: string }) => f.path === 'proj/bugs/discarded.cu');
+    const d = bug.diagnostics.find((x: { code: string }) => x.code === 'PF105');
+    expect(d).toBeDefined();
+    expect(d.range.start.line).toBe(PF105_LINE);
+  });
+
+  it('SARIF has the required 2.1.0 fields for the tool and its rules', () => {
+    const r = phaseflip(['lint', '--format', 'sarif', 'proj/clean']);
+    expect(r.status).toBe(0);
+    const sarif = JSON.parse(r.stdout);
+    expect(sarif.$schema).toMatch(/sarif.*2\.1\.0.*\.json$/);
+    expect(sarif.version).toBe('2.1.0');
+    expect(sarif.runs).toHaveLength(1);
+    const driver = sarif.runs[0].tool.driver;
+    expect(driver).toMatchObject({ name: 'phaseflip', version: pkg.version });
+    expect(driver.informationUri).toMatch(/^https:\/\//);
+    expect(driver.rules.map((x: { id: string }) => x.id).sort()).toEqual(RULES.map((x) => x.meta.code).sort());
+    for (const rule of driver.rules) {
+      expect(rule.id).toMatch(/^PF\d{3}$/);
+      expect(rule.name).toMatch(/^[a-z0-9-]+$/);
+      expect(rule.shortDescription.text.length).toBeGreaterThan(0);
+      expect(rule.helpUri).toMatch(/^https:\/\//);
+      expect(['error', 'warning', 'note']).toContain(rule.defaultConfiguration.level);
+    }
+    expect(sarif.runs[0].results).toEqual([]);
+  });
+
+  it('SARIF results carry rule, level, message and 1-based relative locations [engine]', () => {
+    const r = phaseflip(['lint', '--format', 'sarif', 'proj/bugs']);
+    expect(r.status).toBe(1);
+    const run = JSON.parse(r.stdout).runs[0];
+    const result = run.results.find((x: { ruleId: string }) => x.ruleId === 'PF105');
+    expect(result, r.stdout).toBeDefined();
+    expect(run.tool.driver.rules[result.ruleIndex].id).toBe('PF105');
+    expect(['error', 'warning']).toContain(result.level);
+    expect(result.message.text.length).toBeGreaterThan(0);
+    const loc = result.locations[0].physicalLocation;
+    expect(loc.artifactLocation.uri).toBe('proj/bugs/discarded.cu');
+    expect(loc.region.startLine).toBe(PF105_LINE + 1);
+    for (const k of ['startLine', 'startColumn', 'endLine', 'endColumn']) {
+      expect(Number.isInteger(loc.region[k]) && loc.region[k] >= 1).toBe(true);
+    }
+    for (const rel of result.relatedLocations ?? []) {
+      expect(rel.physicalLocation.artifactLocation.uri).toBe('proj/bugs/discarded.cu');
+      expect(rel.message.text.length).toBeGreaterThan(0);
+    }
+  });
+
+  it('lints binary, invalid UTF-8 and deeply nested files without crashing', () => {
+    write('bad/binary.cu', binaryBytes(256 * 1024));
+    write('bad/invalid-utf8.cu', Buffer.concat([Buffer.from(PF105_KERNEL), Buffer.from([0xff, 0xfe, 0xc3, 0x28, 0xe2, 0x82, 0x0a, 0xf0, 0x9f])]));
+    write('bad/bom.cu', Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(CLEAN_KERNEL)]));
+    write('bad/deep.cu', nestedBraces(5000));
+    write('bad/empty.cu', '');
+    const r = phaseflip(['lint', '--format', 'json', 'bad'], { timeout: 60_000 });
+    expect(r.stderr).not.toContain('internal error');
+    expect([0, 1]).toContain(r.status);
+    expect(JSON.parse(r.stdout).files).toHaveLength(5);
+  });
+
+  it('lints a 10 MB file in reasonable time', { timeout: 120_000 }, () => {
+    write('huge/huge.cu', bigSource(10 * 1024 * 1024));
+    const started = Date.now();
+    const r = phaseflip(['lint', '--format', 'json', 'huge'], { timeout: 110_000 });
+    expect(r.stderr).not.toContain('internal error');
+    expect([0, 1]).toContain(r.status);
+    expect(JSON.parse(r.stdout).files).toHaveLength(1);
+    expect(Date.now() - started).toBeLessThan(110_000);
+  });
+});
+
+function expectLspRange(r: { start: { line: number; character: number }; end: { line: number; character: number } }) {
+  expect(Object.keys(r).sort()).toEqual(['end', 'start']);
+  for (const p of [r.start, r.end]) {
+    expect(Object.keys(p).sort()).toEqual(['character', 'line']);
+    expect(Number.isInteger(p.line) && p.line >= 0).toBe(true);
+    expect(Number.isInteger(p.character) && p.character >= 0).toBe(true);
+  }
+}
