@@ -3,7 +3,7 @@ import { exprKey } from './expr';
 import type { BarrierOp, KernelModule, Stmt } from './types';
 
 function op(o: BarrierOp): string {
-  const parts = [o.kind];
+  const parts: string[] = [o.kind];
   if (o.barrier) parts.push(`bar=${o.barrier.base}${o.barrier.index ? `[${exprKey(o.barrier.index)}]` : ''}`);
   if (o.count) parts.push(`count=${exprKey(o.count)}`);
   if (o.bytes) parts.push(`bytes=${exprKey(o.bytes)}`);

@@ -121,6 +121,8 @@ export interface Kernel {
   range: Range;
   nameRange: Range;
   params: string[];
+  /** `__launch_bounds__(N)`: the block size the kernel is written for. */
+  launchBounds?: number;
   body: Stmt[];
   /** Every variable declaration in the kernel (after inlining), by IR name. */
   decls: Map<string, BarrierDecl>;

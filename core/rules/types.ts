@@ -1,5 +1,6 @@
 // The shape every rule file exports. A rule is a pure function of the kernel IR: no I/O, no state.
 import type { Family, Fix, Range, RelatedLocation, Severity } from '../api';
+import type { KernelFacts } from '../analysis/facts';
 import type { KernelModule } from '../ir/types';
 
 export interface RuleMeta {
@@ -35,6 +36,8 @@ export interface RuleReport {
 
 export interface RuleContext {
   module: KernelModule;
+  /** One per kernel of the module, in order. */
+  kernels: KernelFacts[];
   text: string;
   report(report: RuleReport): void;
 }

@@ -1,7 +1,13 @@
-// Placeholder wiring; replaced by the real front end + rules pipeline.
-import type { AnalysisResult, LintOptions } from '../../api';
+// CUDA analysis pipeline: syntax tree -> kernel IR -> rules; symbols for the outline.
+import type { AnalysisResult, BarrierSymbol, LintOptions } from '../../api';
+import { runRules } from '../../rules/run';
+import { barrierSymbols } from '../../analysis/symbols';
+import { lowerCudaTree } from './frontend';
 import type { Tree } from './parser';
 
-export function analyzeCudaTree(_tree: Tree, _text: string, _options: LintOptions): AnalysisResult {
-  return { findings: [], syntaxProblems: [], symbols: [] };
+export function analyzeCudaTree(tree: Tree, text: string, options: LintOptions): AnalysisResult {
+  const { module, syntaxProblems } = lowerCudaTree(tree);
+  const findings = runRules(module, text, options);
+  const symbols: BarrierSymbol[] = barrierSymbols(module);
+  return { findings, syntaxProblems, symbols };
 }

@@ -290,6 +290,8 @@ function declsOf(decl: SyntaxNode, space: BarrierDecl['space']): BarrierDecl[] {
     let length: number | undefined;
     let arr: SyntaxNode | null = d.type === 'init_declarator' ? field(d, 'declarator') : d;
     while (arr && arr.type !== 'array_declarator' && arr.type !== 'identifier') arr = field(arr, 'declarator');
+    // `buf[S][128]` nests as (buf[S])[128]: the first dimension is the innermost declarator.
+    while (arr?.type === 'array_declarator' && field(arr, 'declarator')?.type === 'array_declarator') arr = field(arr, 'declarator');
     let lengthText: string | undefined;
     if (arr?.type === 'array_declarator') {
       lengthText = field(arr, 'size')?.text;
@@ -312,7 +314,9 @@ function lowerKernel(fn: FnDef, fns: Map<string, FnDef[]>, fileDecls: Map<string
   const frame: Frame = { fn, scope, resultVars: new Map(), returned: [], aliases: new Map(), depth: 0 };
   const lowerer = new Lowerer(fns, state, constants);
   const body = lowerer.block(fn.body, frame);
-  return { name: fn.name, range: rangeOf(fn.node), nameRange: rangeOf(fn.nameNode), params: fn.params.map((p) => p.name), body, decls: state.decls };
+  const lb = named(fn.node).find((c) => c.type === 'launch_bounds');
+  const lbValue = lb ? foldConstant(named(lb)[0] ?? lb, constants) : undefined;
+  return { name: fn.name, range: rangeOf(fn.node), nameRange: rangeOf(fn.nameNode), params: fn.params.map((p) => p.name), launchBounds: lbValue, body, decls: state.decls };
 }
 
 interface ExprResult {
@@ -778,6 +782,20 @@ class Lowerer {
       argIsTokenVar: argNodes.map((a) => this.isTokenArg(a, frame)),
     });
     if (!api) {
+      // An unknown call may modify what it is given by reference: record that, so "never changes"
+      // reasoning (parity variables, tokens) stays sound. `call?` = surely reachable (&x, receiver),
+      // `call-arg` = passed by name (only a C++ reference parameter could modify it).
+      if (!/^(std::|cuda::std::)?move$/.test(callee)) {
+        const mark = (node: SyntaxNode, op: string): void => {
+          const target = this.lvalueName(node, frame);
+          if (target) stmts.push({ kind: 'assign', target, op, declared: false, range: rangeOf(n) });
+        };
+        if (receiver) mark(receiver, 'call?');
+        for (const a of argNodes) {
+          if (a.type === 'pointer_expression' && a.text.trimStart().startsWith('&')) mark(a, 'call?');
+          else if (a.type === 'identifier') mark(a, 'call-arg');
+        }
+      }
       return { stmts, valueOps: argResults.flatMap((r) => r.valueOps).filter(() => /^(std::)?move$|^cuda::std::move$/.test(callee)) };
     }
     const barrierNode = api.barrierArg === 'receiver' ? receiver : api.barrierArg !== undefined ? argNodes[api.barrierArg] : undefined;

@@ -1,0 +1,207 @@
+// Per-kernel facts shared by rules and hovers: every operation with its enclosing control flow,
+// variable definitions, ring sizes, and (lazily) protocol runs at plausible block sizes.
+import { evaluate, exprKey, freeVars } from '../ir/expr';
+import type { BarrierOp, Expr, Kernel, KernelModule, Stmt } from '../ir/types';
+import { derivedVars, roleBranches, runProtocol, type RunResult } from './protocolRun';
+import { isThreadDependent } from './threads';
+
+export type LoopStmt = Extract<Stmt, { kind: 'loop' }>;
+export type IfStmt = Extract<Stmt, { kind: 'if' }>;
+
+export interface Site {
+  op: BarrierOp;
+  stmt: Stmt;
+  /** Enclosing ifs and loops, outermost first; for ifs, which branch holds the site. */
+  ancestors: { stmt: Stmt; branch?: 'then' | 'else' }[];
+  /** The statement list that directly holds the op, and its position there. */
+  list: Stmt[];
+  index: number;
+  /** Program order over the whole kernel. */
+  order: number;
+}
+
+const CANDIDATE_BLOCK_SIZES = [128, 256, 384];
+
+export class KernelFacts {
+  readonly sites: Site[] = [];
+  readonly derived: Map<string, Expr>;
+  private runsCache: RunResult[] | null | undefined;
+
+  constructor(readonly kernel: Kernel, readonly module: KernelModule) {
+    this.derived = derivedVars(kernel);
+    let order = 0;
+    const visit = (list: Stmt[], ancestors: Site['ancestors']): void => {
+      list.forEach((s, index) => {
+        if (s.kind === 'op') this.sites.push({ op: s.op, stmt: s, ancestors, list, index, order: order++ });
+        else if (s.kind === 'if') {
+          visit(s.then, [...ancestors, { stmt: s, branch: 'then' }]);
+          visit(s.else, [...ancestors, { stmt: s, branch: 'else' }]);
+        } else if (s.kind === 'loop') visit(s.body, [...ancestors, { stmt: s }]);
+      });
+    };
+    visit(kernel.body, []);
+  }
+
+  get constants(): Map<string, number> {
+    return this.module.constants;
+  }
+
+  value(e: Expr | undefined): number | undefined {
+    return evaluate(e, (n) => this.module.constants.get(n));
+  }
+
+  loops(site: Site): LoopStmt[] {
+    return site.ancestors.map((a) => a.stmt).filter((s): s is LoopStmt => s.kind === 'loop');
+  }
+
+  innermostLoop(site: Site): LoopStmt | undefined {
+    const l = this.loops(site);
+    return l[l.length - 1];
+  }
+
+  opsOn(base: string): Site[] {
+    return this.sites.filter((s) => s.op.barrier?.base === base);
+  }
+
+  isThreadDependent(e: Expr): boolean {
+    return isThreadDependent(e, (n) => this.derived.get(n));
+  }
+
+  /** Bases handed to code we cannot see: their protocol is not fully visible. */
+  escapes(base: string): boolean {
+    let found = false;
+    visitStmts(this.kernel.body, (s) => {
+      if (s.kind === 'assign' && s.target === base && (s.op === 'call?' || s.op === 'call-arg')) found = true;
+    });
+    return found;
+  }
+
+  /** Constant length of the barrier array `base`, if declared with one. */
+  arrayLength(base: string): number | undefined {
+    const d = this.kernel.decls.get(base);
+    if (!d) return undefined;
+    if (d.length !== undefined) return d.length;
+    if (d.lengthExpr) return this.module.constants.get(d.lengthExpr.text.trim());
+    return undefined;
+  }
+
+  /**
+   * Protocol runs at every plausible block size (one where each thread-identity branch that holds
+   * barrier operations is taken by at least one thread). Null when the kernel is out of reach.
+   */
+  runs(): RunResult[] | null {
+    if (this.runsCache !== undefined) return this.runsCache;
+    const sizes = this.kernel.launchBounds ? [this.kernel.launchBounds] : CANDIDATE_BLOCK_SIZES;
+    const roles = roleBranches(this.kernel);
+    const maxIterations = Math.min(16, Math.max(4, 2 * this.maxRing() + 2));
+    const out: RunResult[] = [];
+    for (const b of sizes) {
+      if (b > 1024 || b <= 0) continue;
+      const r = runProtocol(this.kernel, b, this.module.constants, maxIterations);
+      if (!r) {
+        this.runsCache = null;
+        return null;
+      }
+      // Plausibility uses the thread-identity branches each thread entered.
+      const plausible = roles.every((s) => r.entered.has(s));
+      if (plausible) out.push(r);
+    }
+    this.runsCache = out.length ? out : null;
+    return this.runsCache;
+  }
+
+  private maxRing(): number {
+    let m = 1;
+    for (const s of this.sites) {
+      const len = s.op.barrier ? this.arrayLength(s.op.barrier.base) : undefined;
+      if (len && len > m && len <= 8) m = len;
+    }
+    return m;
+  }
+}
+
+export function visitStmts(stmts: Stmt[], visit: (s: Stmt) => void): void {
+  for (const s of stmts) {
+    visit(s);
+    if (s.kind === 'if') {
+      visitStmts(s.then, visit);
+      visitStmts(s.else, visit);
+    } else if (s.kind === 'loop') {
+      visitStmts(s.body, visit);
+      if (s.step) visitStmts(s.step, visit);
+    }
+  }
+}
+
+/** Variables a statement list may modify (assignments, updates, by-reference calls). */
+export function assignedIn(stmts: Stmt[]): Set<string> {
+  const out = new Set<string>();
+  visitStmts(stmts, (s) => {
+    if (s.kind === 'assign') out.add(s.target);
+    if (s.kind === 'op' && s.op.tokenOut) out.add(s.op.tokenOut);
+  });
+  return out;
+}
+
+export function loopAssigned(loop: LoopStmt): Set<string> {
+  const out = assignedIn(loop.body);
+  for (const v of assignedIn(loop.step ?? [])) out.add(v);
+  if (loop.var) out.add(loop.var);
+  return out;
+}
+
+/**
+ * Ring structure of a slot index inside a loop: `i % S`, `(base + i) % S`, or a variable that the
+ * loop advances and wraps at S. Returns S (a constant > 0) or undefined.
+ */
+export function ringSize(index: Expr | undefined, loop: LoopStmt, facts: KernelFacts): number | undefined {
+  if (!index) return undefined;
+  const assigned = loopAssigned(loop);
+  if (index.kind === 'binary' && index.op === '%') {
+    const s = facts.value(index.right);
+    if (s !== undefined && [...freeVars(index.left)].some((v) => assigned.has(v))) return s;
+    return undefined;
+  }
+  if (index.kind === 'binary' && index.op === '&') {
+    const m = facts.value(index.right);
+    if (m !== undefined && ((m + 1) & m) === 0 && [...freeVars(index.left)].some((v) => assigned.has(v))) return m + 1;
+  }
+  if (index.kind === 'binary' && index.op === '+') {
+    // bar + 2 then [i % 2] gives (2 + i % 2): the constant part is an offset, not a ring.
+    const l = facts.value(index.left);
+    if (l !== undefined) return ringSize(index.right, loop, facts);
+    const r = facts.value(index.right);
+    if (r !== undefined) return ringSize(index.left, loop, facts);
+  }
+  if (index.kind === 'var' && assigned.has(index.name)) return wrapOf(index.name, loop, facts);
+  return undefined;
+}
+
+/** S when `v` is advanced and wrapped at S in the loop (`v = (v + 1) % S`, `if (++v == S) v = 0`). */
+export function wrapOf(v: string, loop: LoopStmt, facts: KernelFacts): number | undefined {
+  let size: number | undefined;
+  const stmts = [...loop.body, ...(loop.step ?? [])];
+  visitStmts(stmts, (s) => {
+    if (s.kind === 'assign' && s.target === v && s.value?.kind === 'binary' && s.value.op === '%' && freeVars(s.value.left).has(v)) {
+      size = facts.value(s.value.right);
+    }
+    if (s.kind === 'if' && s.cond.kind === 'binary' && (s.cond.op === '==' || s.cond.op === '>=')) {
+      const l = s.cond.left;
+      const resets = s.then.some((t) => t.kind === 'assign' && t.target === v && t.op === '=' && facts.value(t.value) === 0);
+      if (resets && l.kind === 'var' && l.name === v) size = facts.value(s.cond.right);
+    }
+    if (s.kind === 'assign' && s.target === v && s.value?.kind === 'cond') {
+      // v = (v == S - 1) ? 0 : v + 1
+      const t = s.value.test;
+      if (t.kind === 'binary' && t.op === '==' && facts.value(s.value.then) === 0) {
+        const last = facts.value(t.right);
+        if (last !== undefined) size = last + 1;
+      }
+    }
+  });
+  return size;
+}
+
+export function sameIndex(a: Expr | undefined, b: Expr | undefined): boolean {
+  return exprKey(a) === exprKey(b);
+}

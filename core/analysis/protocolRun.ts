@@ -1,0 +1,478 @@
+// A first-pass protocol run: executes a kernel's IR for every thread of one block of an assumed size
+// (conditions on thread identity are evaluated exactly), records each thread's barrier events, then
+// interleaves the threads against an mbarrier model (phase, pending arrivals, init count, tokens).
+//
+// It exists so rules can reason about arrivals, bootstraps and visibility from *who executes what*,
+// not from names. It is deliberately conservative: whatever it cannot evaluate (data-dependent
+// branches, unknown slot indices, unknown counts) marks the barrier "uncertain", and uncertain
+// barriers never block and never produce evidence. Loops run a bounded number of iterations.
+import { exprKey } from '../ir/expr';
+import type { BarrierOp, Expr, Kernel, Stmt } from '../ir/types';
+import { evalForThread, isThreadDependent, type ThreadPoint } from './threads';
+
+export type TraceEvent =
+  | { kind: 'init'; op: BarrierOp; key: string; count?: number }
+  | { kind: 'arrive'; op: BarrierOp; key: string; count: number; drop: boolean; tokenOut?: string; iter: string }
+  | { kind: 'wait'; op: BarrierOp; key: string; parity?: number; token?: string; iter: string }
+  | { kind: 'use'; op: BarrierOp; key: string }
+  | { kind: 'sync'; scope: 'block' | 'cluster' }
+  | { kind: 'fence-init'; op: BarrierOp }
+  | { kind: 'uncertain'; key: string };
+
+interface ThreadTrace {
+  events: TraceEvent[];
+  signature: string;
+}
+
+export interface BlockedWait {
+  event: Extract<TraceEvent, { kind: 'wait' }>;
+  threads: number[];
+  phase: number;
+  pending: number | undefined;
+  expected: number | undefined;
+}
+
+export interface RunResult {
+  blockSize: number;
+  /** Threads per distinct trace. */
+  actors: { threads: number[]; events: TraceEvent[] }[];
+  deadlock: BlockedWait[] | undefined;
+  /** Keys that the run could not reason about. */
+  uncertain: Set<string>;
+  /** Barrier key -> threads that initialised it (first init round). */
+  initializers: Map<string, { threads: number[]; op: BarrierOp; count?: number }>;
+  completedPhases: Map<string, number>;
+  /** Thread-identity branches some thread entered (plausibility of the block size). */
+  entered: Set<Stmt>;
+}
+
+const MAX_EVENTS_PER_THREAD = 6000;
+
+/** Thread-identity `if` statements with operations inside: evidence a block size is plausible. */
+export function roleBranches(kernel: Kernel): Extract<Stmt, { kind: 'if' }>[] {
+  const out: Extract<Stmt, { kind: 'if' }>[] = [];
+  const derived = derivedVars(kernel);
+  const visit = (list: Stmt[]): void => {
+    for (const s of list) {
+      if (s.kind === 'if') {
+        if (isThreadDependent(s.cond, (n) => derived.get(n)) && hasOps(s.then)) out.push(s);
+        visit(s.then);
+        visit(s.else);
+      } else if (s.kind === 'loop') visit(s.body);
+    }
+  };
+  visit(kernel.body);
+  return out;
+}
+
+function hasOps(list: Stmt[]): boolean {
+  return list.some((s) => s.kind === 'op' || (s.kind === 'if' && (hasOps(s.then) || hasOps(s.else))) || (s.kind === 'loop' && hasOps(s.body)));
+}
+
+/** Locals assigned exactly once (at their declaration): their value is that expression. */
+export function derivedVars(kernel: Kernel): Map<string, Expr> {
+  const defs = new Map<string, Expr>();
+  const counts = new Map<string, number>();
+  const visit = (list: Stmt[]): void => {
+    for (const s of list) {
+      if (s.kind === 'assign') {
+        counts.set(s.target, (counts.get(s.target) ?? 0) + 1);
+        if (s.declared && s.op === '=' && s.value) defs.set(s.target, s.value);
+      } else if (s.kind === 'if') {
+        visit(s.then);
+        visit(s.else);
+      } else if (s.kind === 'loop') {
+        visit(s.body);
+        if (s.step) visit(s.step);
+      }
+    }
+  };
+  visit(kernel.body);
+  for (const [k, n] of counts) if (n > 1) defs.delete(k);
+  return defs;
+}
+
+type Signal = 'break' | 'continue' | 'return' | undefined;
+
+class TraceBuilder {
+  readonly events: TraceEvent[] = [];
+  private readonly vars = new Map<string, number | undefined>();
+  overflow = false;
+  /** If statements (by identity) whose then-branch this thread entered. */
+  readonly entered = new Set<Stmt>();
+
+  constructor(
+    private readonly p: ThreadPoint,
+    private readonly constants: Map<string, number>,
+    private readonly maxIterations: number,
+  ) {}
+
+  private value(e: Expr | undefined): number | undefined {
+    return evalForThread(e, this.p, (n) => this.vars.get(n), this.constants);
+  }
+
+  private key(op: BarrierOp): string | undefined {
+    if (!op.barrier) return undefined;
+    if (!op.barrier.index) return op.barrier.base;
+    const i = this.value(op.barrier.index);
+    return i === undefined ? undefined : `${op.barrier.base}[${i}]`;
+  }
+
+  private push(e: TraceEvent): void {
+    if (this.events.length >= MAX_EVENTS_PER_THREAD) {
+      this.overflow = true;
+      return;
+    }
+    this.events.push(e);
+  }
+
+  run(stmts: Stmt[], certain: boolean, iter: string): Signal {
+    for (const s of stmts) {
+      if (this.overflow) return 'return';
+      const sig = this.stmt(s, certain, iter);
+      if (sig) return sig;
+    }
+    return undefined;
+  }
+
+  private stmt(s: Stmt, certain: boolean, iter: string): Signal {
+    switch (s.kind) {
+      case 'op':
+        this.op(s.op, certain, iter);
+        return undefined;
+      case 'assign':
+        this.assign(s, certain);
+        return undefined;
+      case 'sync':
+        if (certain && (s.scope === 'block' || s.scope === 'cluster' || s.scope === 'cluster-wait')) this.push({ kind: 'sync', scope: s.scope === 'block' ? 'block' : 'cluster' });
+        return undefined;
+      case 'access':
+        return undefined;
+      case 'return':
+      case 'break':
+      case 'continue':
+        return s.kind;
+      case 'if': {
+        const c = certain ? this.value(s.cond) : undefined;
+        if (c !== undefined) {
+          if (c) this.entered.add(s);
+          return this.run(c ? s.then : s.else, certain, iter);
+        }
+        // Unknown condition: walk both sides without blocking and forget what they assign.
+        const sigT = this.run(s.then, false, iter);
+        const sigE = this.run(s.else, false, iter);
+        this.forgetAssigned(s.then);
+        this.forgetAssigned(s.else);
+        if (sigT === 'return' && sigE === 'return') return 'return';
+        if (sigT || sigE) return 'uncertain-exit' as Signal;
+        return undefined;
+      }
+      case 'loop': {
+        let certainLoop = certain;
+        for (let i = 0; i < this.maxIterations; i++) {
+          if (s.cond) {
+            const c = certainLoop ? this.value(s.cond) : undefined;
+            if (c === 0) break;
+          }
+          const sig = this.run(s.body, certainLoop, `${iter}.${i}`) as string | undefined;
+          if (sig === 'return') return 'return';
+          if (sig === 'break') break;
+          if (sig === 'uncertain-exit') {
+            // The loop may end here for some threads: later iterations are not certain.
+            certainLoop = false;
+          }
+          if (s.step) this.run(s.step, certainLoop, iter);
+          if (this.overflow) return 'return';
+        }
+        this.forgetAssigned(s.body);
+        if (s.var && s.step) this.vars.set(s.var, undefined);
+        return undefined;
+      }
+      default:
+        return undefined;
+    }
+  }
+
+  private forgetAssigned(list: Stmt[]): void {
+    for (const s of list) {
+      if (s.kind === 'assign') this.vars.set(s.target, undefined);
+      else if (s.kind === 'if') {
+        this.forgetAssigned(s.then);
+        this.forgetAssigned(s.else);
+      } else if (s.kind === 'loop') {
+        this.forgetAssigned(s.body);
+        if (s.step) this.forgetAssigned(s.step);
+      }
+    }
+  }
+
+  private assign(s: Extract<Stmt, { kind: 'assign' }>, certain: boolean): void {
+    if (s.op === 'call-arg') return;
+    if (!certain) {
+      this.vars.set(s.target, undefined);
+      return;
+    }
+    const cur = this.vars.get(s.target);
+    const v = s.value ? this.value(s.value) : undefined;
+    let next: number | undefined;
+    switch (s.op) {
+      case '=':
+        next = v;
+        break;
+      case '++':
+        next = cur === undefined ? undefined : cur + 1;
+        break;
+      case '--':
+        next = cur === undefined ? undefined : cur - 1;
+        break;
+      default: {
+        if (cur === undefined || v === undefined) {
+          next = undefined;
+          break;
+        }
+        const bin: Record<string, (a: number, b: number) => number> = {
+          '+=': (a, b) => a + b,
+          '-=': (a, b) => a - b,
+          '*=': (a, b) => a * b,
+          '^=': (a, b) => a ^ b,
+          '|=': (a, b) => a | b,
+          '&=': (a, b) => a & b,
+          '%=': (a, b) => (b ? a % b : NaN),
+          '<<=': (a, b) => a << b,
+          '>>=': (a, b) => a >> b,
+        };
+        const f = bin[s.op];
+        next = f ? f(cur, v) : undefined;
+        if (next !== undefined && Number.isNaN(next)) next = undefined;
+      }
+    }
+    this.vars.set(s.target, next);
+  }
+
+  private op(op: BarrierOp, certain: boolean, iter: string): void {
+    const key = this.key(op);
+    if (op.barrier && key === undefined) {
+      this.push({ kind: 'uncertain', key: op.barrier.base });
+      return;
+    }
+    if (!certain) {
+      if (key && op.kind !== 'fence-init') this.push({ kind: 'uncertain', key });
+      return;
+    }
+    switch (op.kind) {
+      case 'init': {
+        const count = op.count ? this.value(op.count) : undefined;
+        this.push({ kind: 'init', op, key: key!, count });
+        return;
+      }
+      case 'arrive':
+      case 'arrive-expect-tx':
+      case 'arrive-drop':
+      case 'mma-commit-arrive':
+      case 'cp-async-arrive-noinc': {
+        if (op.remote) {
+          this.push({ kind: 'uncertain', key: key! });
+          return;
+        }
+        const count = op.count ? this.value(op.count) : 1;
+        if (count === undefined) {
+          this.push({ kind: 'uncertain', key: key! });
+          return;
+        }
+        const tokenOut = op.tokenOut;
+        if (tokenOut) this.vars.set(tokenOut, undefined);
+        this.push({ kind: 'arrive', op, key: key!, count, drop: op.kind === 'arrive-drop', tokenOut, iter });
+        return;
+      }
+      case 'wait-parity': {
+        if (op.result !== 'blocking') {
+          this.push({ kind: 'use', op, key: key! });
+          return;
+        }
+        const parity = this.value(op.parity);
+        if (parity === undefined) {
+          this.push({ kind: 'use', op, key: key! });
+          return;
+        }
+        this.push({ kind: 'wait', op, key: key!, parity: parity & 1, iter });
+        return;
+      }
+      case 'wait-token': {
+        const token = op.token?.kind === 'var' ? op.token.name : op.token?.kind === 'call' && op.token.args[0]?.kind === 'var' ? op.token.args[0].name : undefined;
+        if (op.result !== 'blocking' || !token) {
+          this.push({ kind: 'use', op, key: key! });
+          return;
+        }
+        this.push({ kind: 'wait', op, key: key!, token, iter });
+        return;
+      }
+      case 'fence-init':
+        this.push({ kind: 'fence-init', op });
+        return;
+      default:
+        if (key) this.push({ kind: 'use', op, key });
+        return;
+    }
+  }
+
+  signature(): string {
+    return this.events
+      .map((e) => {
+        switch (e.kind) {
+          case 'init':
+            return `I${e.key}:${e.count}@${pos(e.op)}`;
+          case 'arrive':
+            return `A${e.key}:${e.count}${e.drop ? 'd' : ''}${e.tokenOut ?? ''}@${pos(e.op)}#${e.iter}`;
+          case 'wait':
+            return `W${e.key}:${e.parity ?? e.token}@${pos(e.op)}#${e.iter}`;
+          case 'use':
+            return `U${e.key}@${pos(e.op)}`;
+          case 'sync':
+            return `S${e.scope}`;
+          case 'fence-init':
+            return `F@${pos(e.op)}`;
+          case 'uncertain':
+            return `?${e.key}`;
+        }
+      })
+      .join('|');
+  }
+}
+
+function pos(op: BarrierOp): string {
+  return `${op.range.start.line}:${op.range.start.character}`;
+}
+
+export function buildTraces(kernel: Kernel, blockSize: number, constants: Map<string, number>, maxIterations: number): { traces: Map<string, { threads: number[]; events: TraceEvent[] }>; entered: Set<Stmt>; overflow: boolean } {
+  const traces = new Map<string, { threads: number[]; events: TraceEvent[] }>();
+  const entered = new Set<Stmt>();
+  for (let tid = 0; tid < blockSize; tid++) {
+    const b = new TraceBuilder({ tid, blockSize }, constants, maxIterations);
+    b.run(kernel.body, true, '');
+    if (b.overflow) return { traces, entered, overflow: true };
+    for (const s of b.entered) entered.add(s);
+    const sig = b.signature();
+    const t = traces.get(sig);
+    if (t) t.threads.push(tid);
+    else traces.set(sig, { threads: [tid], events: b.events });
+  }
+  return { traces, entered, overflow: false };
+}
+
+interface BarrierState {
+  initialized: boolean;
+  expected: number;
+  pending: number;
+  phase: number;
+}
+
+/** Interleaves the actors against the mbarrier model until all finish or nothing can move. */
+export function runProtocol(kernel: Kernel, blockSize: number, constants: Map<string, number>, maxIterations: number): RunResult | undefined {
+  const built = buildTraces(kernel, blockSize, constants, maxIterations);
+  if (built.overflow) return undefined;
+  const actors = [...built.traces.values()];
+  const uncertain = new Set<string>();
+  const initializers = new Map<string, { threads: number[]; op: BarrierOp; count?: number }>();
+  for (const a of actors) {
+    for (const e of a.events) {
+      if (e.kind === 'uncertain') {
+        uncertain.add(e.key);
+        uncertain.add(e.key.replace(/\[.*$/, ''));
+      }
+      if (e.kind === 'init') {
+        if (e.count === undefined) uncertain.add(e.key);
+        const prev = initializers.get(e.key);
+        if (prev) {
+          if (prev.op === e.op) prev.threads.push(...a.threads);
+        } else initializers.set(e.key, { threads: [...a.threads], op: e.op, count: e.count });
+      }
+    }
+  }
+  const isUncertain = (key: string): boolean => uncertain.has(key) || uncertain.has(key.replace(/\[.*$/, ''));
+  const barriers = new Map<string, BarrierState>();
+  const pcs = actors.map(() => 0);
+  const syncArrived = actors.map(() => 0);
+  const tokens = actors.map(() => new Map<string, number>());
+  const done = (i: number): boolean => pcs[i] >= actors[i].events.length;
+
+  const arrive = (e: Extract<TraceEvent, { kind: 'arrive' }>, mult: number, actor: number): void => {
+    const b = barriers.get(e.key);
+    if (!b) return;
+    if (e.tokenOut) tokens[actor].set(e.tokenOut, b.phase);
+    const total = e.count * mult;
+    let left = total;
+    while (left > 0) {
+      const take = Math.min(left, b.pending);
+      b.pending -= take;
+      left -= take;
+      if (e.drop) b.expected = Math.max(0, b.expected - mult);
+      if (b.pending <= 0) {
+        b.phase++;
+        b.pending = b.expected;
+        if (b.expected <= 0) break;
+      }
+      if (take === 0) break;
+    }
+  };
+
+  let progressed = true;
+  let guard = 0;
+  while (progressed && guard++ < 100000) {
+    progressed = false;
+    for (let i = 0; i < actors.length; i++) {
+      const a = actors[i];
+      while (!done(i)) {
+        const e = a.events[pcs[i]];
+        if (e.kind === 'init') {
+          if (!isUncertain(e.key) && e.count !== undefined) barriers.set(e.key, { initialized: true, expected: e.count, pending: e.count, phase: 0 });
+        } else if (e.kind === 'arrive') {
+          if (!isUncertain(e.key)) arrive(e, a.threads.length, i);
+        } else if (e.kind === 'wait') {
+          const b = barriers.get(e.key);
+          if (b && !isUncertain(e.key)) {
+            let pass: boolean;
+            if (e.parity !== undefined) pass = (b.phase & 1) !== e.parity;
+            else {
+              const t = e.token !== undefined ? tokens[i].get(e.token) : undefined;
+              pass = t === undefined || b.phase > t;
+            }
+            if (!pass) break;
+          }
+        } else if (e.kind === 'sync') {
+          // All threads of the block meet here; finished threads count as arrived.
+          const k = syncArrived[i] + 1;
+          const ready = actors.every((_, j) => j === i || done(j) || syncArrived[j] >= k || isAtSync(actors[j].events[pcs[j]], syncArrived[j], k));
+          if (!ready) {
+            break;
+          }
+          syncArrived[i] = k;
+        }
+        pcs[i]++;
+        progressed = true;
+      }
+    }
+  }
+  let deadlock: BlockedWait[] | undefined;
+  if (actors.some((_, i) => !done(i))) {
+    deadlock = [];
+    for (let i = 0; i < actors.length; i++) {
+      if (done(i)) continue;
+      const e = actors[i].events[pcs[i]];
+      if (e.kind !== 'wait') continue;
+      const b = barriers.get(e.key);
+      deadlock.push({ event: e, threads: actors[i].threads, phase: b?.phase ?? 0, pending: b?.pending, expected: b?.expected });
+    }
+  }
+  const completedPhases = new Map<string, number>();
+  for (const [k, b] of barriers) completedPhases.set(k, b.phase);
+  return { blockSize, actors, deadlock, uncertain, initializers, completedPhases, entered: built.entered };
+}
+
+/** A peer parked at its own k-th sync also satisfies the meeting. */
+function isAtSync(e: TraceEvent | undefined, arrived: number, k: number): boolean {
+  return !!e && e.kind === 'sync' && arrived + 1 >= k;
+}
+
+export function keyOf(op: BarrierOp): string {
+  return op.barrier ? `${op.barrier.base}${op.barrier.index ? `[${exprKey(op.barrier.index)}]` : ''}` : '';
+}

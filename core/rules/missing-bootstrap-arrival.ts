@@ -1,0 +1,138 @@
+// PF201: a producer's first wait on a "free/empty" barrier that nothing can ever complete.
+import type { BlockedWait } from '../analysis/protocolRun';
+import type { BarrierOp } from '../ir/types';
+import type { RuleDef } from './types';
+import { ARRIVE_KINDS, barrierName, line1 } from './util';
+
+const EMPTY_NAME = /empty|free|ready|consum|releas|avail|done|finish/i;
+const FULL_NAME = /full|fill|produc|arriv|load|data|tma/i;
+
+export const missingBootstrapArrival: RuleDef = {
+  meta: {
+    id: 'missing-bootstrap-arrival',
+    code: 'PF201',
+    family: 'bootstrap',
+    defaultSeverity: 'error',
+    summary: 'The first wait on a free/empty barrier waits for a phase that nothing can complete (deadlock).',
+    languages: ['cuda'],
+    fix: 'unsafe',
+  },
+  docs: {
+    whatItDoes:
+      'Replays the kernel for every thread of a block and reports the wait that starts a circular wait: typically a producer waiting for "slot free" before any consumer could have released a slot. The three correct conventions are accepted: the producer starts at parity 1 (a fresh barrier\'s phase 1 counts as complete), consumers pre-arrive once per slot before their loop, or the producer fills all slots in a prologue and only waits from the second round on.',
+    whyIsThisBad: 'Consumers release slots only after consuming data, which the producer writes only after its first wait passes. Nobody can arrive, the phase never completes and the whole block hangs with no error message.',
+    bad: `#include <cuda/ptx>
+#define S 2
+__global__ void k(int n) {
+  __shared__ uint64_t full[S], empty[S];
+  if (threadIdx.x < S) {
+    cuda::ptx::mbarrier_init(&full[threadIdx.x], 1);
+    cuda::ptx::mbarrier_init(&empty[threadIdx.x], 1);
+  }
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    for (int i = 0; i < n; ++i) {
+      while (!cuda::ptx::mbarrier_try_wait_parity(&empty[i % S], (i / S) & 1)) {}
+      (void)cuda::ptx::mbarrier_arrive(&full[i % S]);
+    }
+  } else if (threadIdx.x == 32) {
+    for (int i = 0; i < n; ++i) {
+      while (!cuda::ptx::mbarrier_try_wait_parity(&full[i % S], (i / S) & 1)) {}
+      (void)cuda::ptx::mbarrier_arrive(&empty[i % S]);
+    }
+  }
+}`,
+    good: `#include <cuda/ptx>
+#define S 2
+__global__ void k(int n) {
+  __shared__ uint64_t full[S], empty[S];
+  if (threadIdx.x < S) {
+    cuda::ptx::mbarrier_init(&full[threadIdx.x], 1);
+    cuda::ptx::mbarrier_init(&empty[threadIdx.x], 1);
+  }
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    for (int i = 0; i < n; ++i) {
+      while (!cuda::ptx::mbarrier_try_wait_parity(&empty[i % S], ((i / S) & 1) ^ 1)) {}
+      (void)cuda::ptx::mbarrier_arrive(&full[i % S]);
+    }
+  } else if (threadIdx.x == 32) {
+    for (int i = 0; i < n; ++i) {
+      while (!cuda::ptx::mbarrier_try_wait_parity(&full[i % S], (i / S) & 1)) {}
+      (void)cuda::ptx::mbarrier_arrive(&empty[i % S]);
+    }
+  }
+}`,
+    fixSafety: 'Starting the producer\'s phase at 1 is one of the three correct conventions; it is only right when consumers do not also pre-arrive.',
+    references: ['CUTLASS make_producer_start_state (producer starts at phase 1)', 'Croqtile tutorial, consumer bootstrap', 'tilus mbarrier: producer_initial_phase = 1'],
+  },
+  check(ctx) {
+    for (const k of ctx.kernels) {
+      const runs = k.runs();
+      if (!runs) continue;
+      let culprit: BarrierOp | undefined;
+      let detail: BlockedWait | undefined;
+      let all = true;
+      for (const run of runs) {
+        const blocked = run.deadlock?.filter((b) => b.phase === 0 && (b.event.parity === undefined || b.event.parity === 0));
+        if (!blocked?.length) {
+          all = false;
+          break;
+        }
+        // Among the waits in the cycle, the bootstrap belongs to the one guarding a free slot.
+        const score = (b: BlockedWait): number => {
+          const name = b.event.op.barrier?.text ?? '';
+          let s = 0;
+          if (EMPTY_NAME.test(name)) s += 2;
+          if (FULL_NAME.test(name) && !EMPTY_NAME.test(name)) s -= 2;
+          const actor = run.actors.find((a) => a.threads.includes(b.threads[0]));
+          const idx = actor ? actor.events.indexOf(b.event) : -1;
+          const later = actor ? actor.events.slice(idx + 1) : [];
+          if (later.some((e) => e.kind === 'use' && (e.op.kind === 'bulk-copy' || e.op.kind === 'cp-async' || e.op.kind === 'memcpy-async'))) s += 1;
+          if (later.some((e) => e.kind === 'arrive' && e.op.kind === 'arrive-expect-tx')) s += 1;
+          return s;
+        };
+        const best = [...blocked].sort((a, b) => score(b) - score(a) || a.event.op.range.start.line - b.event.op.range.start.line)[0];
+        if (culprit && culprit !== best.event.op) {
+          all = false;
+          break;
+        }
+        culprit = best.event.op;
+        detail = best;
+      }
+      if (!all || !culprit || !detail) continue;
+      const op = culprit;
+      const arrivals = k.sites.filter((s) => s.op.barrier?.base === op.barrier?.base && ARRIVE_KINDS.has(s.op.kind));
+      const related = arrivals.slice(0, 3).map((s) => ({ range: s.op.range, message: `arrives on ${barrierName(s.op)} only after waiting on another barrier` }));
+      const fixes = [];
+      if (op.parity && op.parity.kind === 'var') {
+        const decl = k.kernel.body && findDecl(k.sites, op.parity.name, k);
+        if (decl?.value && decl.value.kind === 'num' && decl.value.value === 0) {
+          fixes.push({ title: `Start \`${op.parity.text}\` at 1 (the producer's first wait on a free slot passes at once)`, edits: [{ range: decl.value.range, newText: '1' }] });
+        }
+      }
+      const what = op.kind === 'wait-parity' ? 'parity 0 (phase 0 complete)' : 'the phase of its own arrival';
+      ctx.report({
+        range: op.range,
+        message: `Deadlock: this first wait on \`${barrierName(op)}\` needs ${what}, but every arrival on it comes from threads that are themselves waiting for this one (${detail.threads.length} thread(s) blocked here, ${detail.pending ?? '?'} of ${detail.expected ?? '?'} arrivals missing). Bootstrap the free slots: start the producer at parity 1, pre-arrive once per slot before the consumer loop, or fill all slots in a prologue (line ${line1(op.range)}).`,
+        related,
+        fixes,
+      });
+    }
+  },
+};
+
+function findDecl(_sites: unknown, name: string, k: import('../analysis/facts').KernelFacts): Extract<import('../ir/types').Stmt, { kind: 'assign' }> | undefined {
+  let found: Extract<import('../ir/types').Stmt, { kind: 'assign' }> | undefined;
+  const visit = (list: import('../ir/types').Stmt[]): void => {
+    for (const s of list) {
+      if (s.kind === 'assign' && s.declared && s.target === name) found ??= s;
+      if (s.kind === 'if') {
+        visit(s.then);
+        visit(s.else);
+      } else if (s.kind === 'loop') visit(s.body);
+    }
+  };
+  visit(k.kernel.body);
+  return found;
+}

@@ -1,0 +1,13 @@
+// Shared test helper: one engine per test process.
+import { loadEngine, type Engine } from '../../core/index';
+
+let engine: Promise<Engine> | undefined;
+
+export function getEngine(): Promise<Engine> {
+  engine ??= loadEngine();
+  return engine;
+}
+
+export async function lintCuda(text: string) {
+  return (await getEngine()).analyze(text, 'cuda').findings;
+}
