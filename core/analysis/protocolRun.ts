@@ -97,6 +97,8 @@ type Signal = 'break' | 'continue' | 'return' | undefined;
 class TraceBuilder {
   readonly events: TraceEvent[] = [];
   private readonly vars = new Map<string, number | undefined>();
+  /** Which barrier each token variable came from (a foreign token is another rule's business). */
+  private readonly tokenKeys = new Map<string, string>();
   overflow = false;
   /** If statements (by identity) whose then-branch this thread entered. */
   readonly entered = new Set<Stmt>();
@@ -280,7 +282,10 @@ class TraceBuilder {
           return;
         }
         const tokenOut = op.tokenOut;
-        if (tokenOut) this.vars.set(tokenOut, undefined);
+        if (tokenOut) {
+          this.vars.set(tokenOut, undefined);
+          this.tokenKeys.set(tokenOut, key!);
+        }
         this.push({ kind: 'arrive', op, key: key!, count, drop: op.kind === 'arrive-drop', tokenOut, iter });
         return;
       }
@@ -299,7 +304,7 @@ class TraceBuilder {
       }
       case 'wait-token': {
         const token = op.token?.kind === 'var' ? op.token.name : op.token?.kind === 'call' && op.token.args[0]?.kind === 'var' ? op.token.args[0].name : undefined;
-        if (op.result !== 'blocking' || !token) {
+        if (op.result !== 'blocking' || !token || (this.tokenKeys.has(token) && this.tokenKeys.get(token) !== key)) {
           this.push({ kind: 'use', op, key: key! });
           return;
         }

@@ -139,7 +139,7 @@ export function evaluate(e: Expr | undefined, env: Env): number | undefined {
         const b = evaluate(e.args[1], env);
         return a === undefined || !b ? undefined : Math.ceil(a / b);
       }
-      if (e.callee.endsWith('sizeof') || e.callee === 'static_cast' || e.callee === 'cast') {
+      if (e.callee.endsWith('sizeof') || e.callee === 'static_cast' || e.callee === 'cast' || /aligned_size_t$/.test(e.callee)) {
         return e.args.length === 1 ? evaluate(e.args[0], env) : undefined;
       }
       return undefined;

@@ -82,9 +82,9 @@ __global__ void k() {
         const role = initSite ? enclosingRoleIf(k, initSite) : undefined;
         const fixes = role ? [{ title: 'Insert __syncthreads() after the initialisation', preferred: true, edits: [insertLineAfter(ctx.text, role.range, '__syncthreads();', role.range.start.line)] }] : [];
         ctx.report({
-          range: use.range,
-          message: `\`${barrierName(use)}\` is used here by threads that have not synchronised with its initialisation on line ${line1(init.range)}: they may arrive on or wait for uninitialised memory (lost arrivals, hangs or early returns). Put a block-wide sync between the init and the first use.`,
-          related: [{ range: init.range, message: 'initialised here, by other threads' }],
+          range: init.range,
+          message: `This initialisation of \`${barrierName(init)}\` is not made visible before other threads use it (line ${line1(use.range)}): with no block-wide sync in between they may arrive on or wait for uninitialised memory (lost arrivals, hangs or early returns). Put a __syncthreads() between the init and the first use.`,
+          related: [{ range: use.range, message: 'first use by a thread that did not synchronise with the init' }],
           fixes,
         });
       }

@@ -74,8 +74,18 @@ __global__ void k(int n) {
       let detail: BlockedWait | undefined;
       let all = true;
       for (const run of runs) {
-        const blocked = run.deadlock?.filter((b) => b.phase === 0 && (b.event.parity === undefined || b.event.parity === 0));
-        if (!blocked?.length) {
+        // A bootstrap deadlock: every blocked thread sits at its first wait on a barrier that has
+        // never completed a phase. Deadlocks later in the pipeline are other rules' business.
+        const isFirst = (b: BlockedWait): boolean => {
+          const actor = run.actors.find((a) => a.threads.includes(b.threads[0]));
+          const first = actor?.events.find((e) => e.kind === 'wait' && e.key === b.event.key);
+          return first === b.event;
+        };
+        const arrivedKeys = new Set(run.actors.flatMap((a) => a.events.filter((e) => e.kind === 'arrive').map((e) => (e as { key: string }).key)));
+        const blocked = run.deadlock;
+        // ...and something does arrive on each of those barriers, only too late (a cycle). A barrier
+        // nothing ever arrives on is a missing commit or count problem, not a bootstrap.
+        if (!blocked?.length || !blocked.every((b) => b.phase === 0 && (b.event.parity === undefined || b.event.parity === 0) && isFirst(b) && arrivedKeys.has(b.event.key))) {
           all = false;
           break;
         }

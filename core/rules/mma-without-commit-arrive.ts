@@ -1,6 +1,6 @@
 // PF301: tcgen05.mma work that no tcgen05.commit attaches to a barrier.
 import type { RuleDef } from './types';
-import { barrierName, isBlockingWait, line1 } from './util';
+import { ARRIVE_KINDS, barrierName, isBlockingWait, line1 } from './util';
 
 export const mmaWithoutCommitArrive: RuleDef = {
   meta: {
@@ -40,8 +40,25 @@ export const mmaWithoutCommitArrive: RuleDef = {
     for (const k of ctx.kernels) {
       const mma = k.sites.find((s) => s.op.kind === 'mma');
       if (!mma) continue;
-      if (k.sites.some((s) => s.op.kind === 'mma-commit-arrive')) continue;
-      const wait = k.sites.find((s) => isBlockingWait(s.op) && s.order > mma.order) ?? k.sites.find((s) => isBlockingWait(s.op));
+      // A barrier that is waited for but that nothing arrives on: in an MMA kernel, the missing
+      // arrival is the commit of the MMA work the waiter is after.
+      let reported = false;
+      const seen = new Set<string>();
+      for (const w of k.sites) {
+        if (!isBlockingWait(w.op) || !w.op.barrier || seen.has(w.op.barrier.base)) continue;
+        const base = w.op.barrier.base;
+        seen.add(base);
+        if (k.escapes(base) || k.sites.some((s) => s.op.barrier?.base === base && s.op.remote)) continue;
+        if (k.opsOn(base).some((s) => ARRIVE_KINDS.has(s.op.kind) || s.op.kind === 'bulk-copy' || s.op.kind === 'cp-async-arrive')) continue;
+        reported = true;
+        ctx.report({
+          range: w.op.range,
+          message: `Nothing ever arrives on \`${barrierName(w.op)}\`: the tcgen05.mma work this wait is for (line ${line1(mma.op.range)}) is never committed to it with tcgen05.commit…mbarrier::arrive, so the wait hangs.`,
+          related: [{ range: mma.op.range, message: 'MMA whose completion is never signalled to this barrier' }],
+        });
+      }
+      if (reported || k.sites.some((s) => s.op.kind === 'mma-commit-arrive')) continue;
+      const wait = k.sites.find((s) => isBlockingWait(s.op) && s.order > mma.order);
       if (!wait) continue;
       ctx.report({
         range: mma.op.range,

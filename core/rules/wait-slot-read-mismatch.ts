@@ -73,7 +73,9 @@ __global__ void k(int n, float* out) {
           if (st.kind === 'op' && isBlockingWait(st.op) && st.op.barrier?.base === s.op.barrier.base) break;
           if (st.kind === 'access' && !st.write) reads.push(st);
         }
+        const barrierBases = new Set(k.sites.map((x) => x.op.barrier?.base));
         for (const r of reads) {
+          if (barrierBases.has(r.array)) continue;
           const len = k.kernel.decls.get(r.array)?.length ?? k.constants.get(k.kernel.decls.get(r.array)?.lengthExpr?.text ?? '');
           if (len !== slots) continue;
           const idx = resolve(r.index);

@@ -125,6 +125,12 @@ function member(c: CallInfo): Entry | undefined {
       return { kind: 'complete-tx', barrierArg: 'receiver', requiresKnownBarrier: true };
     case 'try_wait':
     case 'test_wait':
+      if (c.argIsTokenVar[0]) return { kind: 'wait-token', barrierArg: 'receiver', token: 0, requiresKnownBarrier: true };
+      return { kind: 'wait-parity', barrierArg: 'receiver', parity: 0, requiresKnownBarrier: true };
+    case 'wait_parity':
+      return { kind: 'wait-parity', barrierArg: 'receiver', parity: 0, blocking: true, requiresKnownBarrier: true };
+    case 'try_wait_parity':
+    case 'try_wait_parity_for':
       return { kind: 'wait-parity', barrierArg: 'receiver', parity: 0, requiresKnownBarrier: true };
     case 'invalidate':
       return { kind: 'inval', barrierArg: 'receiver', requiresKnownBarrier: true };
@@ -140,7 +146,7 @@ export function apiOpForCall(c: CallInfo): ApiOp | undefined {
   }
   const name = c.callee.slice(c.callee.lastIndexOf('::') + 2 > 1 ? c.callee.lastIndexOf('::') + 2 : 0);
   // Special shapes first.
-  if (name === 'cp_async_bulk' || name === 'cp_async_bulk_tensor' || name === 'load_async' || name === 'memcpy_async') {
+  if (name === 'cp_async_bulk' || name === 'cp_async_bulk_tensor' || name === 'load_async' || name === 'memcpy_async' || name === 'memcpy_async_tx') {
     return bulk(name, c);
   }
   const e = FREE[name];
@@ -177,6 +183,8 @@ function bulk(name: string, c: CallInfo): ApiOp | undefined {
       const idx = c.args.findIndex((a) => /sem|bar|arrived|full|ready/i.test(a));
       return idx >= 0 ? { name: c.callee, kind: 'bulk-copy', barrierArg: idx, requiresKnownBarrier: true } : undefined;
     }
+    case 'memcpy_async_tx':
+      return c.args.length >= 4 ? { name: c.callee, kind: 'bulk-copy', barrierArg: c.args.length - 1, bytes: c.args.length - 2, requiresKnownBarrier: true } : undefined;
     case 'memcpy_async':
       return c.args.length >= 4 ? { name: c.callee, kind: 'memcpy-async', barrierArg: c.args.length - 1, bytes: c.args.length - 2, requiresKnownBarrier: true } : undefined;
     default:

@@ -228,6 +228,21 @@ function functionDef(c: SyntaxNode, templateParams: string[]): FnDef | undefined
   };
 }
 
+const TYPE_SIZES: Record<string, number> = {
+  char: 1, int8_t: 1, uint8_t: 1, bool: 1, __nv_fp8_e4m3: 1, __nv_fp8_e5m2: 1, fp8: 1,
+  short: 2, int16_t: 2, uint16_t: 2, half: 2, __half: 2, __nv_bfloat16: 2, bf16: 2, nv_bfloat16: 2, f16: 2,
+  int: 4, unsigned: 4, float: 4, int32_t: 4, uint32_t: 4, __half2: 4, __nv_bfloat162: 4, tf32: 4,
+  double: 8, long: 8, int64_t: 8, uint64_t: 8, size_t: 8, float2: 8, __int64: 8,
+  float4: 16, int4: 16, uint4: 16, double2: 16,
+};
+
+/** `sizeof(float)` and friends; undefined for anything that is not a plain scalar type. */
+export function sizeOfType(text: string): number | undefined {
+  const m = /^sizeof\s*\(\s*(?:const\s+)?(?:unsigned\s+)?([\w:]+)\s*\)$/.exec(text.trim());
+  if (!m) return undefined;
+  return TYPE_SIZES[m[1].replace(/^(std|cute|cutlass)::/, '')];
+}
+
 export function parseIntLiteral(text: string): number | undefined {
   const t = text.trim().replace(/[uUlL]+$/, '');
   if (/^-?\d+$/.test(t)) return parseInt(t, 10);
@@ -257,6 +272,14 @@ function foldConstant(n: SyntaxNode, constants: Map<string, number>): number | u
       return parseIntLiteral(n.text);
     case 'identifier':
       return constants.get(n.text);
+    case 'sizeof_expression':
+      return sizeOfType(n.text);
+    case 'call_expression':
+    case 'cast_expression': {
+      // static_cast<int>(X) / (int)X keep the value.
+      const v = field(n, 'value') ?? named(field(n, 'arguments'))[0];
+      return v && named(field(n, 'arguments')).length <= 1 ? foldConstant(v, constants) : undefined;
+    }
     case 'parenthesized_expression':
       return named(n)[0] ? foldConstant(named(n)[0], constants) : undefined;
     case 'binary_expression': {
@@ -1011,8 +1034,11 @@ class Lowerer {
       case 'template_function':
       case 'template_type':
         return { kind: 'var', name: text.replace(/\s+/g, ''), text, range };
+      case 'sizeof_expression': {
+        const size = sizeOfType(text);
+        return size !== undefined ? { kind: 'num', value: size, text, range } : { kind: 'opaque', text, range };
+      }
       case 'type_descriptor':
-      case 'sizeof_expression':
         return { kind: 'opaque', text, range };
       case 'string_literal':
       case 'char_literal':

@@ -53,6 +53,8 @@ export function parsePtxAsm(text: string): PtxInstr[] {
   const out: PtxInstr[] = [];
   const labels = new Map<string, number>();
   const branches: { target: string; at: number }[] = [];
+  // `selp.u32 %0, 1, 0, p` copies a try_wait predicate into an output operand.
+  const selects: { dest: string; pred: string }[] = [];
   for (let raw of pieces) {
     for (;;) {
       const lab = /^([A-Za-z_$][\w$]*)\s*:\s*/.exec(raw);
@@ -69,8 +71,15 @@ export function parsePtxAsm(text: string): PtxInstr[] {
       branches.push({ target: operands[0] ?? '', at: out.length });
       continue;
     }
+    if (mnemonic.startsWith('selp') && operands.length === 4) selects.push({ dest: operands[0], pred: operands[3] });
     const ins = classify(mnemonic, operands);
     if (ins) out.push(ins);
+  }
+  for (const ins of out) {
+    if ((ins.op === 'wait-parity' || ins.op === 'wait-token') && ins.result && !ins.result.startsWith('%')) {
+      const sel = selects.find((x) => x.pred === ins.result);
+      if (sel) ins.result = sel.dest;
+    }
   }
   // A try_wait followed by a backward branch to a label at or before it retries until success.
   for (const b of branches) {
