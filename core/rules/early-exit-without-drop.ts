@@ -6,12 +6,24 @@ import type { RuleDef } from './types';
 import { ARRIVE_KINDS, barrierName, insertLineBefore, line1 } from './util';
 
 /** A condition that can differ between threads of the block (so some leave and others stay). */
+const WARP_UNIFORM = /^(__all_sync|__any_sync|__ballot_sync|__reduce_\w+_sync|__shfl_sync|__activemask)$/;
+
+/**
+ * A condition that can differ between threads of the block, so that some threads leave and others
+ * stay: anything on thread identity, or an opaque per-thread query (a device function called with
+ * no arguments, like the CUDA guide's `condition_check()`). Warp votes are uniform per warp, member
+ * calls on scheduler-like objects and reads of shared/global data are treated as uniform.
+ */
 export function threadVarying(e: Expr, facts: KernelFacts, uniform: Set<string>): boolean {
+  let vote = false;
+  walkExpr(e, (x) => {
+    if (x.kind === 'call' && WARP_UNIFORM.test(x.callee)) vote = true;
+  });
+  if (vote) return false;
   if (facts.isThreadDependent(e)) return true;
   let varying = false;
   walkExpr(e, (x) => {
-    if (x.kind === 'call' && !x.callee.startsWith('.') && !/^(min|max|std::min|std::max|cdiv|ceil_div|__ldg)$/.test(x.callee)) varying = true;
-    if (x.kind === 'index' || (x.kind === 'unary' && x.op === '*')) varying = true;
+    if (x.kind === 'call' && !x.callee.startsWith('.') && x.args.length === 0 && !/(^|::)(min|max|cdiv|ceil_div|__ldg|clock|clock64|globaltimer)$/.test(x.callee)) varying = true;
   });
   if (varying) return true;
   for (const v of freeVars(e)) {

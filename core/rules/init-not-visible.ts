@@ -94,13 +94,12 @@ __global__ void k() {
         const base = s.op.barrier.base;
         const remote = k.sites.find((u) => u.op.barrier?.base === base && u.op.remote);
         if (!remote) continue;
-        const after = k.sites.filter((u) => u.order > s.order);
-        const fence = after.find((u) => u.op.kind === 'fence-init');
-        const clusterSync = hasClusterSyncAfter(k.kernel.body, fence?.op ?? s.op);
-        if (fence && clusterSync) continue;
+        // The cluster arrive(release)/wait(acquire) is what publishes the init; real kernels (CuTe's
+        // own tutorials) rely on it without fence.mbarrier_init, so only its absence is reported.
+        if (hasClusterSyncAfter(k.kernel.body, s.op)) continue;
         ctx.report({
           range: s.op.range,
-          message: `\`${barrierName(s.op)}\` is used by other CTAs of the cluster (line ${line1(remote.op.range)}), but its initialisation is not published cluster-wide: ${fence ? 'no cluster sync follows' : 'no fence.mbarrier_init'}${!fence && !clusterSync ? ' and no cluster sync' : ''}. Remote arrivals may hit an uninitialised barrier (hang or launch failure). Issue fence.mbarrier_init after the init, then a cluster arrive/wait.`,
+          message: `\`${barrierName(s.op)}\` is used by other CTAs of the cluster (line ${line1(remote.op.range)}), but no cluster-wide sync follows its initialisation: remote arrivals may reach it before it is initialised (lost arrivals, hang or launch failure). Issue fence.mbarrier_init after the init, then a cluster arrive/wait (cute::cluster_sync()).`,
           related: [{ range: remote.op.range, message: 'remote use of this barrier' }],
         });
       }

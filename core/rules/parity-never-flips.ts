@@ -48,7 +48,7 @@ __global__ void k(int n) {
     for (const k of ctx.kernels) {
       for (const s of k.sites) {
         if (s.op.kind !== 'wait-parity' || !isBlockingWait(s.op) || !s.op.parity || !s.op.barrier) continue;
-        const loop = k.innermostLoop(s);
+        const loop = effectiveLoop(k, s);
         if (!loop) continue;
         const assigned = loopAssigned(loop);
         const parityVars = [...freeVars(s.op.parity)];
@@ -76,6 +76,22 @@ __global__ void k(int n) {
     }
   },
 };
+
+/**
+ * The loop that really repeats the wait: a loop whose iterations only reach the wait under a
+ * condition on its own variables (`if (qid == 0)`) does not repeat it, so look at the next one out.
+ */
+function effectiveLoop(k: import('../analysis/facts').KernelFacts, site: import('../analysis/facts').Site): import('../analysis/facts').LoopStmt | undefined {
+  const chain = site.ancestors;
+  for (let i = chain.length - 1; i >= 0; i--) {
+    const l = chain[i].stmt;
+    if (l.kind !== 'loop') continue;
+    const assigned = loopAssigned(l);
+    const guarded = chain.slice(i + 1).some((a) => a.stmt.kind === 'if' && [...freeVars(a.stmt.cond)].some((v) => assigned.has(v)));
+    if (!guarded) return l;
+  }
+  return undefined;
+}
 
 function isLocal(k: { kernel: { decls: Map<string, unknown> } }, v: string): boolean {
   return k.kernel.decls.has(v);

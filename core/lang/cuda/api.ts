@@ -216,9 +216,9 @@ export function syncForCall(callee: string, receiver: string): 'block' | 'warp' 
     if (method === 'sync') return syncForCall(`.${method}`, obj);
   }
   if (name === 'sync' && /cluster/.test(callee)) return 'cluster';
-  if (/^(cluster_sync|cluster_sync_with_relaxed_arrive)$/.test(name)) return 'cluster';
-  if (/^cluster_arrive(_relaxed)?$/.test(name)) return 'cluster-arrive';
-  if (name === 'cluster_wait') return 'cluster-wait';
+  if (/^(cluster_sync|cluster_sync_with_relaxed_arrive|cluster_barrier_sync)$/.test(name)) return 'cluster';
+  if (/^(cluster_arrive(_relaxed)?|pipeline_init_arrive_relaxed|cluster_barrier_arrive(_relaxed)?)$/.test(name)) return 'cluster-arrive';
+  if (/^(cluster_wait|pipeline_init_wait|cluster_barrier_wait)$/.test(name)) return 'cluster-wait';
   if (/^(named_barrier_sync|sync_threads|syncthreads)$/.test(name)) return name === 'named_barrier_sync' ? 'named' : 'block';
   if (name === 'sync' && /NamedBarrier|warpgroup|everyone|group/.test(callee)) return 'named';
   if (name === 'sync' && /^(cg|cooperative_groups)::/.test(callee)) return 'block';

@@ -23,7 +23,7 @@ interface FnDef {
   nameNode: SyntaxNode;
 }
 
-type Binding = { kind: 'expr'; expr: Expr } | { kind: 'local'; irName: string };
+type Binding = { kind: 'expr'; expr: Expr } | { kind: 'local'; irName: string } | { kind: 'lambda'; node: SyntaxNode };
 
 class Scope {
   private readonly vars = new Map<string, Binding>();
@@ -408,7 +408,8 @@ class Lowerer {
         return [{ kind: 'continue', range: rangeOf(n) }];
       case 'switch_statement': {
         const cond = this.toExpr(field(n, 'condition') ?? n, frame);
-        const body = this.stmtBody(field(n, 'body'), frame);
+        // Cases are modelled as one branch the analysis cannot decide; `break` ends the switch, not a loop.
+        const body = stripSwitchBreaks(this.stmtBody(field(n, 'body'), frame));
         return [{ kind: 'if', cond, then: body, else: [], range: rangeOf(n) }];
       }
       case 'case_statement':
@@ -446,6 +447,17 @@ class Lowerer {
       const isRefOrPtr = /[*&]/.test(field(d, 'declarator')?.text.split(nameNode.text)[0] ?? '') || /\bauto\b/.test(type) || /\*\s*$/.test(type);
       const valueNode = value.type === 'initializer_list' || value.type === 'argument_list' ? named(value)[0] : value;
       if (!valueNode) continue;
+      if (valueNode.type === 'lambda_expression') {
+        // A local lambda is a helper defined in place; calls to it are inlined like any helper.
+        frame.scope.set(nameNode.text, { kind: 'lambda', node: valueNode });
+        continue;
+      }
+      // `auto p = reinterpret_cast<Barrier*>(smem + off)`: remember the type the cast gives it.
+      const cast = /^\s*(?:reinterpret_cast|static_cast)\s*<\s*([^>]+?)\s*>/.exec(valueNode.text);
+      if (cast && /\bauto\b/.test(type)) {
+        const decl = this.state.decls.get(irName);
+        if (decl) decl.type = cast[1];
+      }
       out.push(...this.assignment(irName, '=', valueNode, frame, rangeOf(d), true));
       if (isRefOrPtr || isBarrierType(type) || /uint(32|64)_t|unsigned|size_t|int64_t/.test(type)) {
         frame.aliases.set(irName, this.toExpr(valueNode, frame));
@@ -790,6 +802,10 @@ class Lowerer {
       method = field(fnNode, 'field')?.text ?? method;
     }
 
+    const lambda = fnNode.type === 'identifier' ? frame.scope.get(fnNode.text) : undefined;
+    if (lambda?.kind === 'lambda' && this.state.stack.length < MAX_INLINE_DEPTH) {
+      return this.inlineLambda(lambda.node, n, argNodes, frame, stmts);
+    }
     // Helpers defined in this file win over library tables: they are what the code actually calls.
     const def = !receiver ? this.resolveHelper(unqualified(callee), argNodes.length) : undefined;
     if (def && this.state.stack.length < MAX_INLINE_DEPTH && !this.state.stack.includes(def.name)) {
@@ -926,6 +942,38 @@ class Lowerer {
       });
     }
     return { stmts: [...pre, ...body], valueOps: callee.returned };
+  }
+
+  /** Inlines a local lambda: its body sees the caller's scope (captures) plus its parameters. */
+  private inlineLambda(node: SyntaxNode, call: SyntaxNode, argNodes: SyntaxNode[], frame: Frame, pre: Stmt[]): ExprResult {
+    const body = field(node, 'body');
+    if (!body) return { stmts: pre, valueOps: [] };
+    const declarator = field(node, 'declarator');
+    const params = named(declarator ? field(declarator, 'parameters') : null).filter((p) => p.type === 'parameter_declaration');
+    const scope = new Scope(frame.scope);
+    params.forEach((p, i) => {
+      const name = declaratorName(field(p, 'declarator'))?.text;
+      if (name && argNodes[i]) scope.set(name, { kind: 'expr', expr: this.toExpr(argNodes[i], frame) });
+    });
+    const inner: Frame = { ...frame, scope, returned: [], depth: frame.depth + 1 };
+    this.state.stack.push('<lambda>');
+    let stmts: Stmt[];
+    try {
+      stmts = dropTrailingReturns(this.block(body, inner));
+    } finally {
+      this.state.stack.pop();
+    }
+    if (!containsStructure(stmts)) {
+      const site = rangeOf(call);
+      visitStmts(stmts, (s) => {
+        if (s.kind === 'op') {
+          s.op.via.unshift(s.op.range);
+          s.op.range = site;
+          s.range = site;
+        } else if (s.kind === 'assign' || s.kind === 'sync' || s.kind === 'access') s.range = site;
+      });
+    }
+    return { stmts: [...pre, ...stmts], valueOps: inner.returned };
   }
 
   private makeOp(kind: BarrierOp['kind'], api: string, n: SyntaxNode, _frame: Frame, fields: Partial<BarrierOp>): BarrierOp {
@@ -1086,9 +1134,12 @@ export function resolveBarrier(e: Expr, aliases: Map<string, Expr>, decls: Map<s
   switch (e.kind) {
     case 'var': {
       const alias = aliases.get(e.name);
-      if (alias && !decls.get(e.name)?.length) {
+      if (alias && !decls.get(e.name)?.length && !isBarrierType(decls.get(e.name)?.type ?? '')) {
         const r = resolveBarrier(alias, aliases, decls, text, depth + 1);
-        if (r) return { ...r, text };
+        // Follow an alias only to barrier storage: a barrier pointer carved out of a byte buffer
+        // (`auto bars = reinterpret_cast<Barrier*>(smem + off)`) is its own identity.
+        const root = r ? decls.get(r.base) : undefined;
+        if (r && (!root || isBarrierType(root.type) || /uint64_t|__mbarrier_t/.test(root.type) || root.space === 'param')) return { ...r, text };
       }
       return { base: e.name, text };
     }
@@ -1127,6 +1178,12 @@ function asmText(code: SyntaxNode): string {
   };
   visit(code);
   return out;
+}
+
+function stripSwitchBreaks(list: Stmt[]): Stmt[] {
+  return list
+    .filter((s) => s.kind !== 'break')
+    .map((s) => (s.kind === 'if' ? { ...s, then: stripSwitchBreaks(s.then), else: stripSwitchBreaks(s.else) } : s));
 }
 
 function dropTrailingReturns(body: Stmt[]): Stmt[] {
