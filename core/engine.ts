@@ -4,6 +4,7 @@ import type { AnalysisResult, HoverInfo, LanguageId, LintOptions, Position, Rang
 import { Parser, loadCudaLanguage, type Tree } from './lang/cuda/parser';
 import { analyzeCudaTree } from './lang/cuda/analyze';
 import { hoverCuda } from './docs/hover';
+import type { KernelModule } from './ir/types';
 
 export interface EngineOptions {
   /** Folder holding tree-sitter.wasm and tree-sitter-cuda.wasm (dist/ when bundled). */
@@ -46,6 +47,7 @@ export class Engine {
 export class EngineDocument {
   private tree: Tree | null = null;
   private cached: { options: LintOptions; result: AnalysisResult } | undefined;
+  private module: KernelModule | undefined;
 
   constructor(private readonly parser: Parser, readonly language: LanguageId, private textValue: string) {
     this.reparse(undefined);
@@ -83,21 +85,24 @@ export class EngineDocument {
 
   analyze(options: LintOptions = {}): AnalysisResult {
     if (this.cached && this.cached.options === options) return this.cached.result;
-    const result =
-      this.language === 'cuda' && this.tree
-        ? analyzeCudaTree(this.tree, this.textValue, options)
-        : { findings: [], syntaxProblems: [], symbols: [] };
+    let result: AnalysisResult = { findings: [], syntaxProblems: [], symbols: [] };
+    if (this.language === 'cuda' && this.tree) {
+      const { module, ...rest } = analyzeCudaTree(this.tree, this.textValue, options);
+      this.module = module;
+      result = rest;
+    }
     this.cached = { options, result };
     return result;
   }
 
   hover(position: Position): HoverInfo | null {
     if (this.language !== 'cuda' || !this.tree) return null;
-    return hoverCuda(this.tree, this.textValue, position);
+    return hoverCuda(this.tree, this.textValue, position, this.module);
   }
 
   private reparse(old: Tree | undefined): void {
     this.cached = undefined;
+    this.module = undefined;
     const previous = this.tree;
     // tree-sitter indexes UTF-16 code units when given a JS string, matching LSP columns.
     this.tree = this.parser.parse(this.textValue, old) ?? null;

@@ -1,7 +1,169 @@
-// Placeholder wiring; replaced by the hover provider.
-import type { HoverInfo, Position } from '../api';
-import type { Tree } from '../lang/cuda/parser';
+// Hover provider: API docs for barrier calls and PTX mnemonics inside asm strings, and the inferred
+// protocol of a barrier variable (init count, who arrives and waits where, ring size).
+import type { HoverInfo, Position, Range } from '../api';
+import { KernelFacts } from '../analysis/facts';
+import type { RunResult } from '../analysis/protocolRun';
+import type { BarrierOp, KernelModule } from '../ir/types';
+import { lowerCudaTree } from '../lang/cuda/frontend';
+import { rangeOf } from '../lang/cuda/lower';
+import type { SyntaxNode, Tree } from '../lang/cuda/parser';
+import { findApiDoc, findMemberDoc, findPtxDoc, renderApiDoc } from './lookup';
 
-export function hoverCuda(_tree: Tree, _text: string, _position: Position): HoverInfo | null {
+const OP_WORDS: Record<BarrierOp['kind'], string> = {
+  init: 'init',
+  inval: 'invalidate',
+  arrive: 'arrive',
+  'arrive-expect-tx': 'arrive + expect_tx',
+  'expect-tx': 'expect_tx (no arrival)',
+  'complete-tx': 'complete_tx',
+  'arrive-drop': 'arrive_and_drop',
+  'wait-token': 'wait (token)',
+  'wait-parity': 'wait (parity)',
+  'arrive-and-wait': 'arrive_and_wait',
+  'bulk-copy': 'bulk/TMA copy completes tx',
+  'cp-async': 'cp.async',
+  'cp-async-arrive': 'cp.async.mbarrier.arrive',
+  'cp-async-arrive-noinc': 'cp.async.mbarrier.arrive.noinc',
+  'cp-async-wait': 'cp.async.wait_group',
+  'memcpy-async': 'memcpy_async',
+  mma: 'tcgen05.mma',
+  'mma-commit-arrive': 'tcgen05.commit arrive',
+  'fence-init': 'fence.mbarrier_init',
+  'fence-proxy-async': 'fence.proxy.async',
+};
+
+export function hoverCuda(tree: Tree, text: string, position: Position, module?: KernelModule): HoverInfo | null {
+  const node = tree.rootNode.descendantForPosition({ row: position.line, column: position.character });
+  if (!node) return null;
+  // Inside an asm string: the PTX instruction under the cursor.
+  const asmString = ancestor(node, (n) => n.type === 'string_literal' && n.parent?.type === 'gnu_asm_expression' && n.parent.childForFieldName('assembly_code')?.id === n.id)
+    ?? ancestor(node, (n) => n.type === 'concatenated_string' && n.parent?.type === 'gnu_asm_expression');
+  if (asmString) return ptxHover(text, position);
+
+  if (!/identifier$/.test(node.type)) return null;
+  const name = node.text;
+  // Member call: `bar.arrive()`, `full[s]->wait(ph)`.
+  const parent = node.parent;
+  if (node.type === 'field_identifier' && parent?.type === 'field_expression') {
+    const doc = findMemberDoc(name, receiverType(parent, module));
+    if (doc) return { markdown: renderApiDoc(doc), range: rangeOf(node) };
+  }
+  // Qualified call: `cuda::ptx::mbarrier_arrive`.
+  let full = name;
+  let span: SyntaxNode = node;
+  for (let p = node.parent; p && p.type === 'qualified_identifier'; p = p.parent) {
+    full = p.text.replace(/\s+/g, '');
+    span = p;
+  }
+  const isCallee = callOf(span) !== undefined;
+  const doc = findApiDoc(full);
+  if (doc && (isCallee || /__syncthreads|__syncwarp|barrier|mbarrier|arrival_token|__mbarrier/.test(full))) {
+    return { markdown: renderApiDoc(doc), range: rangeOf(span) };
+  }
+  // A barrier variable: its inferred protocol.
+  const mod = module ?? lowerCudaTree(tree).module;
+  const protocol = barrierProtocol(mod, name, position);
+  if (protocol) return { markdown: protocol, range: rangeOf(node) };
   return null;
+}
+
+function ancestor(n: SyntaxNode, pred: (n: SyntaxNode) => boolean): SyntaxNode | undefined {
+  for (let p: SyntaxNode | null = n; p; p = p.parent) if (pred(p)) return p;
+  return undefined;
+}
+
+function callOf(n: SyntaxNode): SyntaxNode | undefined {
+  let p = n.parent;
+  if (p?.type === 'template_function') p = p.parent;
+  return p?.type === 'call_expression' && p.childForFieldName('function') ? p : undefined;
+}
+
+function receiverType(fieldExpr: SyntaxNode, module?: KernelModule): string | undefined {
+  let base: SyntaxNode | null = fieldExpr.childForFieldName('argument');
+  while (base && base.type !== 'identifier') base = base.childForFieldName('argument') ?? base.namedChild(0);
+  if (!base || !module) return undefined;
+  for (const k of module.kernels) {
+    const d = k.decls.get(base.text);
+    if (d) return d.type;
+  }
+  return undefined;
+}
+
+function ptxHover(text: string, position: Position): HoverInfo | null {
+  const line = text.split('\n')[position.line] ?? '';
+  const isTok = (c: string): boolean => /[\w.:]/.test(c);
+  let s = position.character;
+  let e = position.character;
+  while (s > 0 && isTok(line[s - 1])) s--;
+  while (e < line.length && isTok(line[e])) e++;
+  const token = line.slice(s, e);
+  if (!token.includes('.')) return null;
+  const doc = findPtxDoc(token);
+  if (!doc) return null;
+  const range: Range = { start: { line: position.line, character: s }, end: { line: position.line, character: e } };
+  return { markdown: renderApiDoc(doc), range };
+}
+
+/** Markdown describing how a barrier is used, or null when the name is not a barrier here. */
+export function barrierProtocol(module: KernelModule, name: string, position: Position): string | null {
+  const kernel =
+    module.kernels.find((k) => k.range.start.line <= position.line && position.line <= k.range.end.line) ??
+    module.kernels.find((k) => [...k.decls.keys()].some((d) => d === name));
+  if (!kernel) return null;
+  const facts = new KernelFacts(kernel, module);
+  const sites = facts.sites.filter((s) => s.op.barrier && (s.op.barrier.base === name || s.op.barrier.base.replace(/#\d+$/, '') === name));
+  if (!sites.length) return null;
+  const decl = kernel.decls.get(sites[0].op.barrier!.base);
+  const runs = facts.runs();
+  const run = runs?.[0];
+  const lines: string[] = [];
+  const len = facts.arrayLength(sites[0].op.barrier!.base);
+  lines.push(`**${name}**${len ? `[${len}]` : ''} — ${decl ? `\`${decl.space === 'shared' ? '__shared__ ' : ''}${decl.type}\`` : 'barrier'} in \`${kernel.name}\``);
+  const inits = sites.filter((s) => s.op.kind === 'init');
+  for (const i of inits) lines.push(`- init on line ${i.op.range.start.line + 1}: count \`${i.op.count?.text ?? '?'}\`${run ? `${countValue(run, i.op)} by ${who(run, i.op)}` : ''}`);
+  if (!inits.length) lines.push('- no init in this kernel');
+  const rest = sites.filter((s) => s.op.kind !== 'init');
+  for (const s of rest.slice(0, 12)) {
+    const what = OP_WORDS[s.op.kind];
+    const detail = s.op.parity ? ` parity \`${s.op.parity.text}\`` : s.op.bytes ? ` ${s.op.bytes.text} bytes` : s.op.count && s.op.kind !== 'wait-token' && s.op.count.text !== '1' ? ` count \`${s.op.count.text}\`` : '';
+    const slot = s.op.barrier?.index ? ` slot \`${s.op.barrier.index.text}\`` : '';
+    lines.push(`- ${what}${detail}${slot} on line ${s.op.range.start.line + 1}${run ? ` by ${who(run, s.op)}` : ''}`);
+  }
+  if (rest.length > 12) lines.push(`- … ${rest.length - 12} more`);
+  if (runs && run) lines.push('', `_Who executes what is replayed for a block of ${run.blockSize} threads._`);
+  return lines.join('\n');
+}
+
+function countValue(run: RunResult, op: BarrierOp): string {
+  for (const [, init] of run.initializers) if (init.op === op && init.count !== undefined) return ` = ${init.count}`;
+  return '';
+}
+
+/** "thread 0", "lane 0 of warps 1–4", "threads 32–159" for the threads that execute `op`. */
+function who(run: RunResult, op: BarrierOp): string {
+  const threads = new Set<number>();
+  for (const a of run.actors) {
+    if (a.events.some((e) => 'op' in e && e.op === op)) a.threads.forEach((t) => threads.add(t));
+  }
+  return describeThreads([...threads].sort((a, b) => a - b));
+}
+
+export function describeThreads(t: number[]): string {
+  if (!t.length) return 'no thread';
+  if (t.length === 1) return `thread ${t[0]}`;
+  const contiguous = t[t.length - 1] - t[0] + 1 === t.length;
+  if (contiguous) {
+    if (t[0] % 32 === 0 && t.length % 32 === 0) {
+      const w0 = t[0] / 32;
+      const w1 = w0 + t.length / 32 - 1;
+      return w0 === w1 ? `warp ${w0} (threads ${t[0]}–${t[t.length - 1]})` : `warps ${w0}–${w1} (threads ${t[0]}–${t[t.length - 1]})`;
+    }
+    return `threads ${t[0]}–${t[t.length - 1]}`;
+  }
+  if (t.every((x) => x % 32 === 0)) {
+    const warps = t.map((x) => x / 32);
+    const consecutive = warps[warps.length - 1] - warps[0] + 1 === warps.length;
+    return consecutive ? `lane 0 of warps ${warps[0]}–${warps[warps.length - 1]}` : `lane 0 of warps ${warps.join(', ')}`;
+  }
+  return `${t.length} threads`;
 }

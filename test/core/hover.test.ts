@@ -1,0 +1,62 @@
+import { describe, expect, it } from 'vitest';
+import { getEngine } from '../helpers/engine';
+
+const KERNEL = `#include <cuda/ptx>
+#define S 2
+__device__ void wait(uint64_t* b, int p) {
+  asm volatile("{\\n.reg .pred q;\\nW: mbarrier.try_wait.parity.shared::cta.b64 q, [%0], %1;\\n@!q bra W;\\n}" :: "r"((uint32_t)__cvta_generic_to_shared(b)), "r"(p));
+}
+__global__ void k(int n) {
+  __shared__ uint64_t full[S], empty[S];
+  if (threadIdx.x < S) {
+    cuda::ptx::mbarrier_init(&full[threadIdx.x], 1);
+    cuda::ptx::mbarrier_init(&empty[threadIdx.x], 4);
+  }
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    for (int i = 0; i < n; ++i) {
+      wait(&empty[i % S], ((i / S) & 1) ^ 1);
+      (void)cuda::ptx::mbarrier_arrive(&full[i % S]);
+    }
+  } else if (threadIdx.x >= 32 && threadIdx.x % 32 == 0) {
+    for (int i = 0; i < n; ++i) {
+      wait(&full[i % S], (i / S) & 1);
+      (void)cuda::ptx::mbarrier_arrive(&empty[i % S]);
+    }
+  }
+}`;
+
+function at(text: string, needle: string, offset = 0): { line: number; character: number } {
+  const idx = text.indexOf(needle) + offset;
+  const before = text.slice(0, idx).split('\n');
+  return { line: before.length - 1, character: before[before.length - 1].length };
+}
+
+describe('hover', () => {
+  it('documents a cuda::ptx call with its signature and barrier effect', async () => {
+    const doc = (await getEngine()).openDocument('cuda', KERNEL);
+    doc.analyze();
+    const h = doc.hover(at(KERNEL, 'mbarrier_arrive(&full', 3));
+    expect(h?.markdown).toMatch(/mbarrier_arrive/);
+    expect(h?.markdown).toMatch(/Counts as an arrival: yes/);
+  });
+  it('documents a PTX mnemonic inside an asm string', async () => {
+    const doc = (await getEngine()).openDocument('cuda', KERNEL);
+    const h = doc.hover(at(KERNEL, 'try_wait.parity', 2));
+    expect(h?.markdown).toMatch(/try_wait\.parity/);
+    expect(h?.range.start.character).toBe(at(KERNEL, 'mbarrier.try_wait').character);
+  });
+  it('shows the inferred protocol of a barrier variable', async () => {
+    const doc = (await getEngine()).openDocument('cuda', KERNEL);
+    doc.analyze();
+    const h = doc.hover(at(KERNEL, 'empty[S]'));
+    expect(h?.markdown).toMatch(/\*\*empty\*\*\[2\]/);
+    expect(h?.markdown).toMatch(/count `4` = 4 by threads 0–1/);
+    expect(h?.markdown).toMatch(/arrive slot `i % S` on line 21 by lane 0 of warps 1–3/);
+    expect(h?.markdown).toMatch(/wait \(parity\) parity `\(\(i \/ S\) & 1\) \^ 1` slot `i % S` on line 15 by thread 0/);
+  });
+  it('returns nothing on plain code', async () => {
+    const doc = (await getEngine()).openDocument('cuda', KERNEL);
+    expect(doc.hover(at(KERNEL, 'int n'))).toBeNull();
+  });
+});
