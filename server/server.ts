@@ -67,7 +67,8 @@ interface TrackedDocument {
   /** Authoritative text, kept independently of the engine so a failing engine can be re-synced. */
   mirror: TextDocument;
   engine: EngineDocument | undefined;
-  timer: NodeJS.Timeout | undefined;
+  /** Cancels the pending lint, if any. */
+  cancelLint: (() => void) | undefined;
   /** Findings last published, and the version they belong to (code-action fallback). */
   findings: Finding[];
   findingsVersion: number | null;
@@ -181,7 +182,7 @@ export class PhaseflipServer {
       language,
       mirror: TextDocument.create(textDocument.uri, textDocument.languageId, textDocument.version, textDocument.text),
       engine: undefined,
-      timer: undefined,
+      cancelLint: undefined,
       findings: [],
       findingsVersion: null,
       lastError: undefined,
@@ -231,8 +232,8 @@ export class PhaseflipServer {
   }
 
   private forget(doc: TrackedDocument): void {
-    if (doc.timer) clearTimeout(doc.timer);
-    doc.timer = undefined;
+    doc.cancelLint?.();
+    doc.cancelLint = undefined;
     const disposable = doc.engine as { dispose?: () => void } | undefined;
     try {
       disposable?.dispose?.();
@@ -244,12 +245,21 @@ export class PhaseflipServer {
 
   // ---- linting -------------------------------------------------------------------------------
 
+  /** Lints after `delayMs` of quiet; 0 still defers to the event loop so queued edits coalesce. */
   private schedule(doc: TrackedDocument, delayMs: number): void {
-    if (doc.timer) clearTimeout(doc.timer);
-    doc.timer = setTimeout(() => {
-      doc.timer = undefined;
+    doc.cancelLint?.();
+    const run = () => {
+      doc.cancelLint = undefined;
       this.lint(doc);
-    }, delayMs);
+    };
+    if (delayMs <= 0) {
+      // setImmediate, not setTimeout(0): timers round up to 1 ms.
+      const handle = setImmediate(run);
+      doc.cancelLint = () => clearImmediate(handle);
+    } else {
+      const handle = setTimeout(run, delayMs);
+      doc.cancelLint = () => clearTimeout(handle);
+    }
   }
 
   private lint(doc: TrackedDocument): void {

@@ -242,7 +242,7 @@ describe('phaseflip lint', () => {
     }
   });
 
-  it('lints binary, invalid UTF-8 and deeply nested files without crashing', () => {
+  it('lints binary, invalid UTF-8 and deeply nested files without crashing', { timeout: 90_000 }, () => {
     write('bad/binary.cu', binaryBytes(256 * 1024));
     write('bad/invalid-utf8.cu', Buffer.concat([Buffer.from(PF105_KERNEL), Buffer.from([0xff, 0xfe, 0xc3, 0x28, 0xe2, 0x82, 0x0a, 0xf0, 0x9f])]));
     write('bad/bom.cu', Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(CLEAN_KERNEL)]));
