@@ -1,0 +1,140 @@
+// Bench section "lsp": edit → publishDiagnostics latency at 200 / 2k / 20k lines, cold start and
+// memory of dist/server.js, with debounce 0.
+import { existsSync } from 'node:fs';
+import { performance } from 'node:perf_hooks';
+import { generateCuda } from './gen-cuda.mjs';
+import { Client, SERVER, sleep } from './lsp-client.mjs';
+
+/** Where single-character edits go: a comment, inside a kernel's consumer loop, the end of file. */
+function editSites(text) {
+  const lines = text.split('\n');
+  const mid = Math.floor(lines.length / 2);
+  const find = (pred, from) => {
+    for (let k = 0; k < lines.length; k++) {
+      const i = (from + k) % lines.length;
+      if (pred(lines[i])) return i;
+    }
+    return 0;
+  };
+  const comment = find((l) => l.startsWith('// Filler'), mid);
+  const kernel = find((l) => l.includes('acc += tiles'), mid);
+  const last = lines.length - 1;
+  return [
+    { line: comment, character: 3 },
+    { line: kernel, character: lines[kernel].indexOf('acc +=') + 3 },
+    { line: last, character: lines[last].length },
+  ];
+}
+
+function percentile(sorted, p) {
+  if (sorted.length === 0) return NaN;
+  const i = Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1));
+  return sorted[i];
+}
+
+/** Edits stop early once `budgetMs` is spent on one size (slow engines); at least 5 are kept. */
+async function editLatency(client, lines, edits, budgetMs) {
+  const uri = `file:///bench/edit-${lines}.cu`;
+  const text = generateCuda(lines);
+  const actualLines = text.split('\n').length;
+  const t0 = performance.now();
+  const opened = await client.open(uri, text);
+  const openMs = opened - t0;
+  const sites = editSites(text);
+  const samples = [];
+  const warmup = lines >= 10_000 ? 1 : 5;
+  let version = 1;
+  const started = performance.now();
+  for (let k = 0; k < warmup + edits; k++) {
+    if (samples.length >= 5 && performance.now() - started > budgetMs) break;
+    // Pairs: insert a space at a site, then delete it again; the text returns to the original.
+    const site = sites[Math.floor(k / 2) % sites.length];
+    const change =
+      k % 2 === 0
+        ? { range: { start: site, end: site }, text: ' ' }
+        : { range: { start: site, end: { line: site.line, character: site.character + 1 } }, text: '' };
+    version++;
+    const sent = performance.now();
+    const got = await client.change(uri, version, [change]);
+    if (k >= warmup) samples.push(got - sent);
+  }
+  samples.sort((a, b) => a - b);
+  return { lines: actualLines, bytes: Buffer.byteLength(text), openMs, samples, p50: percentile(samples, 50), p95: percentile(samples, 95), max: samples[samples.length - 1] };
+}
+
+async function coldStart(runs) {
+  const text = generateCuda(70);
+  const results = [];
+  for (let r = 0; r < runs; r++) {
+    const t0 = performance.now();
+    const client = Client.start();
+    await client.initialize();
+    const tInit = performance.now();
+    const got = await client.open('file:///bench/cold.cu', text);
+    results.push({ totalMs: got - t0, initializeMs: tInit - t0, lines: text.split('\n').length });
+    await client.stop();
+  }
+  const totals = results.map((x) => x.totalMs).sort((a, b) => a - b);
+  return { runs: results, median: percentile(totals, 50), max: totals[totals.length - 1] };
+}
+
+async function memory(files, linesPerFile) {
+  const client = Client.start();
+  try {
+    await client.initialize();
+    const baseline = client.rssMiB();
+    const opened = [];
+    for (let f = 0; f < files; f++) opened.push(client.open(`file:///bench/mem/file-${f}.cu`, generateCuda(linesPerFile, f * 50)));
+    await Promise.all(opened);
+    await sleep(200);
+    const after = client.rssMiB();
+    return { files, linesPerFile, baselineMiB: baseline.rss, rssMiB: after.rss, peakMiB: after.hwm };
+  } finally {
+    await client.stop();
+  }
+}
+
+export async function benchLsp({ quick = false } = {}) {
+  if (!existsSync(SERVER)) throw new Error('dist/server.js is missing: run `npm run build` first');
+  const sizes = [200, 2_000, 20_000];
+  const edits = quick ? 10 : 50;
+  const latency = [];
+  const client = Client.start();
+  try {
+    await client.initialize();
+    for (const lines of sizes) latency.push(await editLatency(client, lines, edits, quick ? 20_000 : 120_000));
+  } finally {
+    await client.stop();
+  }
+  const cold = await coldStart(quick ? 3 : 7);
+  const mem = await memory(100, 200);
+
+  const ms = (v) => `${v.toFixed(1)} ms`;
+  const rows = [];
+  for (const l of latency) {
+    const label = l.lines >= 10_000 ? '20k' : l.lines >= 1_000 ? '2k' : '200';
+    const target = label === '2k' ? 10 : label === '20k' ? 100 : undefined;
+    rows.push({ metric: `open → diagnostics, ${l.lines} lines`, value: ms(l.openMs) });
+    rows.push({ metric: `edit → diagnostics p50, ${l.lines} lines (${l.samples.length} edits)`, value: ms(l.p50) });
+    rows.push({
+      metric: `edit → diagnostics p95, ${l.lines} lines`,
+      value: ms(l.p95),
+      target: target === undefined ? undefined : `≤ ${target} ms`,
+      ok: target === undefined ? undefined : l.p95 <= target,
+    });
+  }
+  rows.push({ metric: 'cold start: spawn → first diagnostics (70 lines), median', value: ms(cold.median), target: '≤ 300 ms', ok: cold.median <= 300 });
+  rows.push({ metric: `RSS after opening ${mem.files} files of ${mem.linesPerFile} lines`, value: `${mem.rssMiB.toFixed(0)} MiB`, target: '≤ 150 MB', ok: mem.rssMiB * 1.048576 <= 150 });
+  rows.push({ metric: 'RSS of an idle server (after initialize)', value: `${mem.baselineMiB.toFixed(0)} MiB` });
+
+  return {
+    rows,
+    data: {
+      debounceMs: 0,
+      editsPerSize: edits,
+      latency: latency.map(({ samples, ...rest }) => ({ ...rest, samplesMs: samples.map((x) => +x.toFixed(3)) })),
+      coldStart: cold,
+      memory: mem,
+    },
+  };
+}
