@@ -1,9 +1,11 @@
 // Bench section "lsp": edit → publishDiagnostics latency at 200 / 2k / 20k lines, cold start and
 // memory of dist/server.js, with debounce 0.
-import { existsSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import * as path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { generateCuda } from './gen-cuda.mjs';
-import { Client, SERVER, sleep } from './lsp-client.mjs';
+import { Client, SERVER, root, sleep } from './lsp-client.mjs';
 
 /** Where single-character edits go: a comment, inside a kernel's consumer loop, the end of file. */
 function editSites(text) {
@@ -32,6 +34,54 @@ function percentile(sorted, p) {
   return sorted[i];
 }
 
+/** The same edits applied in-process to the engine alone (update + analyze), to split the LSP
+ * latency into engine time and server + transport overhead. core/ is bundled like dist/ is. */
+async function loadEngineInProcess() {
+  const esbuild = await import('esbuild');
+  const out = path.join(root, '.bench', 'engine.cjs');
+  mkdirSync(path.dirname(out), { recursive: true });
+  const wts = path.join(root, 'node_modules', 'web-tree-sitter', 'tree-sitter.cjs');
+  await esbuild.build({
+    entryPoints: [path.join(root, 'core', 'index.ts')],
+    outfile: out,
+    bundle: true,
+    platform: 'node',
+    format: 'cjs',
+    target: 'node20',
+    logLevel: 'warning',
+    plugins: [{ name: 'wts', setup: (b) => b.onResolve({ filter: /^web-tree-sitter$/ }, () => ({ path: wts })) }],
+  });
+  const core = createRequire(import.meta.url)(out);
+  return core.loadEngine({ wasmDir: path.join(root, 'dist') });
+}
+
+function editAt(k, sites) {
+  // Pairs: insert a space at a site, then delete it again; the text returns to the original.
+  const site = sites[Math.floor(k / 2) % sites.length];
+  return k % 2 === 0
+    ? { range: { start: site, end: site }, text: ' ' }
+    : { range: { start: site, end: { line: site.line, character: site.character + 1 } }, text: '' };
+}
+
+async function engineLatency(engine, lines, edits, budgetMs) {
+  const text = generateCuda(lines);
+  const doc = engine.openDocument('cuda', text);
+  doc.analyze({});
+  const sites = editSites(text);
+  const samples = [];
+  const warmup = lines >= 10_000 ? 1 : 5;
+  const started = performance.now();
+  for (let k = 0; k < warmup + edits; k++) {
+    if (samples.length >= 5 && performance.now() - started > budgetMs) break;
+    const t = performance.now();
+    doc.update([editAt(k, sites)]);
+    doc.analyze({});
+    if (k >= warmup) samples.push(performance.now() - t);
+  }
+  samples.sort((a, b) => a - b);
+  return { samples, p50: percentile(samples, 50), p95: percentile(samples, 95) };
+}
+
 /** Edits stop early once `budgetMs` is spent on one size (slow engines); at least 5 are kept. */
 async function editLatency(client, lines, edits, budgetMs) {
   const uri = `file:///bench/edit-${lines}.cu`;
@@ -47,12 +97,7 @@ async function editLatency(client, lines, edits, budgetMs) {
   const started = performance.now();
   for (let k = 0; k < warmup + edits; k++) {
     if (samples.length >= 5 && performance.now() - started > budgetMs) break;
-    // Pairs: insert a space at a site, then delete it again; the text returns to the original.
-    const site = sites[Math.floor(k / 2) % sites.length];
-    const change =
-      k % 2 === 0
-        ? { range: { start: site, end: site }, text: ' ' }
-        : { range: { start: site, end: { line: site.line, character: site.character + 1 } }, text: '' };
+    const change = editAt(k, sites);
     version++;
     const sent = performance.now();
     const got = await client.change(uri, version, [change]);
@@ -75,7 +120,8 @@ async function coldStart(runs) {
     await client.stop();
   }
   const totals = results.map((x) => x.totalMs).sort((a, b) => a - b);
-  return { runs: results, median: percentile(totals, 50), max: totals[totals.length - 1] };
+  const inits = results.map((x) => x.initializeMs).sort((a, b) => a - b);
+  return { runs: results, median: percentile(totals, 50), max: totals[totals.length - 1], initializeMedian: percentile(inits, 50) };
 }
 
 async function memory(files, linesPerFile) {
@@ -106,12 +152,15 @@ export async function benchLsp({ quick = false } = {}) {
   } finally {
     await client.stop();
   }
+  const engine = await loadEngineInProcess();
+  const engineOnly = [];
+  for (const lines of sizes) engineOnly.push(await engineLatency(engine, lines, edits, quick ? 20_000 : 120_000));
   const cold = await coldStart(quick ? 3 : 7);
   const mem = await memory(100, 200);
 
   const ms = (v) => `${v.toFixed(1)} ms`;
   const rows = [];
-  for (const l of latency) {
+  for (const [i, l] of latency.entries()) {
     const label = l.lines >= 10_000 ? '20k' : l.lines >= 1_000 ? '2k' : '200';
     const target = label === '2k' ? 10 : label === '20k' ? 100 : undefined;
     rows.push({ metric: `open → diagnostics, ${l.lines} lines`, value: ms(l.openMs) });
@@ -122,8 +171,11 @@ export async function benchLsp({ quick = false } = {}) {
       target: target === undefined ? undefined : `≤ ${target} ms`,
       ok: target === undefined ? undefined : l.p95 <= target,
     });
+    const e = engineOnly[i];
+    rows.push({ metric: `  of which engine alone (update + analyze) p50 / p95`, value: `${e.p50.toFixed(1)} / ${e.p95.toFixed(1)} ms` });
   }
   rows.push({ metric: 'cold start: spawn → first diagnostics (70 lines), median', value: ms(cold.median), target: '≤ 300 ms', ok: cold.median <= 300 });
+  rows.push({ metric: '  of which spawn → initialize result (node, bundle, wasm), median', value: ms(cold.initializeMedian) });
   rows.push({ metric: `RSS after opening ${mem.files} files of ${mem.linesPerFile} lines`, value: `${mem.rssMiB.toFixed(0)} MiB`, target: '≤ 150 MB', ok: mem.rssMiB * 1.048576 <= 150 });
   rows.push({ metric: 'RSS of an idle server (after initialize)', value: `${mem.baselineMiB.toFixed(0)} MiB` });
 
@@ -132,7 +184,11 @@ export async function benchLsp({ quick = false } = {}) {
     data: {
       debounceMs: 0,
       editsPerSize: edits,
-      latency: latency.map(({ samples, ...rest }) => ({ ...rest, samplesMs: samples.map((x) => +x.toFixed(3)) })),
+      latency: latency.map(({ samples, ...rest }, i) => ({
+        ...rest,
+        samplesMs: samples.map((x) => +x.toFixed(3)),
+        engineOnly: { p50: engineOnly[i].p50, p95: engineOnly[i].p95, samplesMs: engineOnly[i].samples.map((x) => +x.toFixed(3)) },
+      })),
       coldStart: cold,
       memory: mem,
     },
