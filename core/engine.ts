@@ -1,9 +1,11 @@
-// The engine façade: owns the parser, keeps per-document trees for incremental re-parse, and runs the
+// The engine façade: owns the parser, keeps per-document syntax trees (re-parsed region-wise), and runs the
 // front end, the rules and the hover provider. Faces call nothing deeper than this file.
 import type { AnalysisResult, HoverInfo, LanguageId, LintOptions, Position, Range } from './api';
-import { Parser, loadCudaLanguage, type Tree } from './lang/cuda/parser';
-import { analyzeCudaTree } from './lang/cuda/analyze';
+import { ChunkedTree } from './lang/cuda/chunks';
+import { Parser, loadCudaLanguage } from './lang/cuda/parser';
+import { CudaAnalyzer } from './lang/cuda/analyze';
 import { hoverCuda } from './docs/hover';
+import { lowerCudaNodes } from './lang/cuda/frontend';
 import type { KernelModule } from './ir/types';
 
 export interface EngineOptions {
@@ -45,68 +47,48 @@ export class Engine {
 }
 
 export class EngineDocument {
-  private tree: Tree | null = null;
+  private chunks: ChunkedTree | null = null;
   private cached: { options: LintOptions; result: AnalysisResult } | undefined;
   private module: KernelModule | undefined;
+  private readonly analyzer = new CudaAnalyzer();
 
   constructor(private readonly parser: Parser, readonly language: LanguageId, private textValue: string) {
-    this.reparse(undefined);
+    if (language === 'cuda') this.chunks = new ChunkedTree(parser, textValue);
   }
 
   get text(): string {
     return this.textValue;
   }
 
-  /** Applies edits in order; ranged edits feed tree-sitter's incremental re-parse. */
+  /** Applies LSP-style edits in order; ranged edits re-parse only the regions they touch. */
   update(changes: ContentChange[]): void {
-    let old: Tree | null = this.tree;
     for (const change of changes) {
       if (!change.range) {
         this.textValue = change.text;
-        old = null;
+        this.chunks?.replaceAll(change.text);
         continue;
       }
       const startIndex = offsetAt(this.textValue, change.range.start);
-      const oldEndIndex = offsetAt(this.textValue, change.range.end);
-      const next = this.textValue.slice(0, startIndex) + change.text + this.textValue.slice(oldEndIndex);
-      const newEndIndex = startIndex + change.text.length;
-      old?.edit({
-        startIndex,
-        oldEndIndex,
-        newEndIndex,
-        startPosition: pointAt(this.textValue, startIndex),
-        oldEndPosition: pointAt(this.textValue, oldEndIndex),
-        newEndPosition: pointAt(next, newEndIndex),
-      });
-      this.textValue = next;
+      const oldEndIndex = Math.max(startIndex, offsetAt(this.textValue, change.range.end));
+      this.chunks?.edit(startIndex, oldEndIndex, change.text, pointAt);
+      this.textValue = this.textValue.slice(0, startIndex) + change.text + this.textValue.slice(oldEndIndex);
     }
-    this.reparse(old ?? undefined);
+    this.cached = undefined;
+    this.module = undefined;
   }
 
   analyze(options: LintOptions = {}): AnalysisResult {
     if (this.cached && this.cached.options === options) return this.cached.result;
     let result: AnalysisResult = { findings: [], syntaxProblems: [], symbols: [] };
-    if (this.language === 'cuda' && this.tree) {
-      const { module, ...rest } = analyzeCudaTree(this.tree, this.textValue, options);
-      this.module = module;
-      result = rest;
-    }
+    if (this.chunks) result = this.analyzer.analyze(this.chunks.topLevel(), this.textValue, options);
     this.cached = { options, result };
     return result;
   }
 
   hover(position: Position): HoverInfo | null {
-    if (this.language !== 'cuda' || !this.tree) return null;
-    return hoverCuda(this.tree, this.textValue, position, this.module);
-  }
-
-  private reparse(old: Tree | undefined): void {
-    this.cached = undefined;
-    this.module = undefined;
-    const previous = this.tree;
-    // tree-sitter indexes UTF-16 code units when given a JS string, matching LSP columns.
-    this.tree = this.parser.parse(this.textValue, old) ?? null;
-    if (previous && previous !== this.tree) previous.delete();
+    if (!this.chunks) return null;
+    this.module ??= lowerCudaNodes(this.chunks.topLevel(), this.textValue).module;
+    return hoverCuda(this.chunks.nodeAt(position, offsetAt(this.textValue, position)), this.textValue, position, this.module);
   }
 }
 

@@ -170,6 +170,13 @@ class TraceBuilder {
         return undefined;
       }
       case 'loop': {
+        if (!hasBarrierWork(s)) {
+          // Compute loops cannot change the protocol: skip them, forgetting what they assign.
+          this.forgetAssigned(s.body);
+          if (s.step) this.forgetAssigned(s.step);
+          if (s.var) this.vars.set(s.var, undefined);
+          return undefined;
+        }
         let certainLoop = certain;
         for (let i = 0; i < this.maxIterations; i++) {
           if (s.cond) {
@@ -344,23 +351,92 @@ class TraceBuilder {
   }
 }
 
+const barrierWork = new WeakMap<Stmt, boolean>();
+
+/** Does a loop contain barrier operations, syncs or jumps that matter to the replay? */
+function hasBarrierWork(loop: Stmt): boolean {
+  let v = barrierWork.get(loop);
+  if (v === undefined) {
+    const visit = (list: Stmt[]): boolean => list.some((s) => s.kind === 'op' || s.kind === 'sync' || s.kind === 'return' || (s.kind === 'if' && (visit(s.then) || visit(s.else))) || (s.kind === 'loop' && visit(s.body)));
+    v = loop.kind === 'loop' ? visit(loop.body) || visit(loop.step ?? []) : true;
+    barrierWork.set(loop, v);
+  }
+  return v;
+}
+
 function pos(op: BarrierOp): string {
   return `${op.range.start.line}:${op.range.start.character}`;
+}
+
+/**
+ * Threads that agree on every thread-dependent expression of the kernel behave identically, so one
+ * representative per class is replayed. Returns undefined when some thread-dependent expression also
+ * depends on run-time state (then every thread is replayed on its own).
+ */
+function threadClasses(kernel: Kernel, blockSize: number, constants: Map<string, number>): number[][] | undefined {
+  const derived = derivedVars(kernel);
+  const exprs: Expr[] = [];
+  const add = (e: Expr | undefined): void => {
+    if (e && isThreadDependent(e, (n) => derived.get(n))) exprs.push(e);
+  };
+  const visit = (list: Stmt[]): void => {
+    for (const s of list) {
+      if (s.kind === 'if') {
+        add(s.cond);
+        visit(s.then);
+        visit(s.else);
+      } else if (s.kind === 'loop') {
+        add(s.cond);
+        add(s.init);
+        visit(s.body);
+        if (s.step) visit(s.step);
+      } else if (s.kind === 'assign') add(s.value);
+      else if (s.kind === 'op') {
+        add(s.op.barrier?.index);
+        add(s.op.count);
+        add(s.op.parity);
+        add(s.op.bytes);
+      }
+    }
+  };
+  visit(kernel.body);
+  const resolve = (depth: number) => (name: string): number | undefined => {
+    const d = derived.get(name);
+    return d && depth < 8 ? evalForThread(d, point, resolve(depth + 1), constants) : undefined;
+  };
+  let point: ThreadPoint = { tid: 0, blockSize };
+  const classes = new Map<string, number[]>();
+  for (let tid = 0; tid < blockSize; tid++) {
+    point = { tid, blockSize };
+    const values: number[] = [];
+    for (const e of exprs) {
+      const v = evalForThread(e, point, resolve(0), constants);
+      if (v === undefined) return undefined;
+      values.push(v);
+    }
+    const key = values.join(',');
+    const c = classes.get(key);
+    if (c) c.push(tid);
+    else classes.set(key, [tid]);
+  }
+  return [...classes.values()];
 }
 
 export function buildTraces(kernel: Kernel, blockSize: number, constants: Map<string, number>, maxIterations: number): { traces: Map<string, { threads: number[]; events: TraceEvent[] }>; entered: Set<Stmt>; overflow: boolean } {
   const traces = new Map<string, { threads: number[]; events: TraceEvent[] }>();
   const entered = new Set<Stmt>();
-  for (let tid = 0; tid < blockSize; tid++) {
-    const b = new TraceBuilder({ tid, blockSize }, constants, maxIterations);
+  const classes = threadClasses(kernel, blockSize, constants) ?? Array.from({ length: blockSize }, (_, t) => [t]);
+  for (const cls of classes) {
+    const b = new TraceBuilder({ tid: cls[0], blockSize }, constants, maxIterations);
     b.run(kernel.body, true, '');
     if (b.overflow) return { traces, entered, overflow: true };
     for (const s of b.entered) entered.add(s);
     const sig = b.signature();
     const t = traces.get(sig);
-    if (t) t.threads.push(tid);
-    else traces.set(sig, { threads: [tid], events: b.events });
+    if (t) t.threads.push(...cls);
+    else traces.set(sig, { threads: [...cls], events: b.events });
   }
+  for (const t of traces.values()) t.threads.sort((a, b) => a - b);
   return { traces, entered, overflow: false };
 }
 

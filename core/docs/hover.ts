@@ -4,9 +4,8 @@ import type { HoverInfo, Position, Range } from '../api';
 import { KernelFacts } from '../analysis/facts';
 import type { RunResult } from '../analysis/protocolRun';
 import type { BarrierOp, KernelModule } from '../ir/types';
-import { lowerCudaTree } from '../lang/cuda/frontend';
 import { rangeOf } from '../lang/cuda/lower';
-import type { SyntaxNode, Tree } from '../lang/cuda/parser';
+import type { SyntaxNode } from '../lang/cuda/parser';
 import { findApiDoc, findMemberDoc, findPtxDoc, renderApiDoc } from './lookup';
 
 const OP_WORDS: Record<BarrierOp['kind'], string> = {
@@ -32,8 +31,7 @@ const OP_WORDS: Record<BarrierOp['kind'], string> = {
   'fence-proxy-async': 'fence.proxy.async',
 };
 
-export function hoverCuda(tree: Tree, text: string, position: Position, module?: KernelModule): HoverInfo | null {
-  const node = tree.rootNode.descendantForPosition({ row: position.line, column: position.character });
+export function hoverCuda(node: SyntaxNode | null, text: string, position: Position, module: KernelModule): HoverInfo | null {
   if (!node) return null;
   // Inside an asm string: the PTX instruction under the cursor.
   const asmString = ancestor(node, (n) => n.type === 'string_literal' && n.parent?.type === 'gnu_asm_expression' && n.parent.childForFieldName('assembly_code')?.id === n.id)
@@ -61,8 +59,7 @@ export function hoverCuda(tree: Tree, text: string, position: Position, module?:
     return { markdown: renderApiDoc(doc), range: rangeOf(span) };
   }
   // A barrier variable: its inferred protocol.
-  const mod = module ?? lowerCudaTree(tree).module;
-  const protocol = barrierProtocol(mod, name, position);
+  const protocol = barrierProtocol(module, name, position);
   if (protocol) return { markdown: protocol, range: rangeOf(node) };
   return null;
 }

@@ -3,6 +3,8 @@ import type { BarrierOp } from '../ir/types';
 import type { RuleDef } from './types';
 import { barrierName } from './util';
 
+const PER_THREAD_INIT = /^asm mbarrier\.init|(^|::)mbarrier_init$|^__mbarrier_init$|^(cuda::)?init$|^new cuda::barrier$/;
+
 export const initByManyThreads: RuleDef = {
   meta: {
     id: 'init-by-many-threads',
@@ -43,6 +45,8 @@ __global__ void k() {
       for (const run of runs) {
         const here = new Map<BarrierOp, number>();
         for (const [key, init] of run.initializers) {
+          // Only APIs known to initialise once per calling thread; library wrappers may elect a lane.
+          if (!PER_THREAD_INIT.test(init.op.api)) continue;
           if (init.threads.length > 1 && !run.uncertain.has(key)) here.set(init.op, init.threads.length);
         }
         if (!bad) bad = here;

@@ -1,14 +1,92 @@
-// CUDA analysis pipeline: syntax tree -> kernel IR -> rules; symbols for the outline.
-import type { AnalysisResult, BarrierSymbol, LintOptions } from '../../api';
-import { runRules } from '../../rules/run';
+// CUDA analysis pipeline: syntax tree -> kernel IR -> rules, with a per-kernel cache so that an edit
+// re-analyses only the kernels whose text changed (unchanged kernels keep their findings, shifted to
+// their new line). Any change outside the kernels (helpers, #defines) invalidates everything.
+import type { AnalysisResult, BarrierSymbol, Finding, LintOptions, Range } from '../../api';
 import { barrierSymbols } from '../../analysis/symbols';
-import { lowerCudaTree } from './frontend';
-import type { Tree } from './parser';
 import type { KernelModule } from '../../ir/types';
+import { runRules } from '../../rules/run';
+import { internalProblem, syntaxProblemsOf } from './frontend';
+import { lowerRoot, scanCuda } from './lower';
+import type { SyntaxNode } from './parser';
 
-export function analyzeCudaTree(tree: Tree, text: string, options: LintOptions): AnalysisResult & { module: KernelModule } {
-  const { module, syntaxProblems } = lowerCudaTree(tree);
-  const findings = runRules(module, text, options);
-  const symbols: BarrierSymbol[] = barrierSymbols(module);
-  return { findings, syntaxProblems, symbols, module };
+interface KernelEntry {
+  startLine: number;
+  endLine: number;
+  findings: Finding[];
+  symbols: BarrierSymbol[];
+}
+
+export class CudaAnalyzer {
+  private contextKey: string | undefined;
+  private optionsKey: string | undefined;
+  private kernels = new Map<string, KernelEntry>();
+
+  analyze(tops: SyntaxNode[], text: string, options: LintOptions): AnalysisResult {
+    const syntaxProblems = syntaxProblemsOf(tops);
+    try {
+      const scan = scanCuda(tops, text);
+      const optionsKey = JSON.stringify(options.rules ?? {});
+      if (scan.contextKey !== this.contextKey || optionsKey !== this.optionsKey) {
+        this.kernels.clear();
+        this.contextKey = scan.contextKey;
+        this.optionsKey = optionsKey;
+      }
+      const next = new Map<string, KernelEntry>();
+      const findings: Finding[] = [];
+      const symbols: BarrierSymbol[] = [];
+      for (const fn of scan.roots) {
+        const key = fn.node.text;
+        const startLine = fn.node.startPosition.row;
+        const endLine = fn.node.endPosition.row;
+        let entry = this.kernels.get(key) ?? next.get(key);
+        if (entry) {
+          entry = shift(entry, startLine, endLine);
+        } else {
+          const kernel = lowerRoot(scan, fn);
+          const module: KernelModule = { language: 'cuda', kernels: [kernel], constants: scan.constants };
+          entry = { startLine, endLine, findings: runRules(module, text, options), symbols: barrierSymbols(module) };
+        }
+        next.set(key, entry);
+        findings.push(...entry.findings);
+        symbols.push(...entry.symbols);
+      }
+      this.kernels = next;
+      findings.sort((a, b) => a.range.start.line - b.range.start.line || a.range.start.character - b.range.start.character || a.code.localeCompare(b.code));
+      return { findings, syntaxProblems, symbols: dedupSymbols(symbols) };
+    } catch (err) {
+      // A front-end bug must not take the language server down: report it and lint nothing.
+      this.kernels.clear();
+      this.contextKey = undefined;
+      return { findings: [], syntaxProblems: [...syntaxProblems, internalProblem(err)], symbols: [] };
+    }
+  }
+}
+
+/** Moves a cached kernel's ranges to its new position; ranges outside it (helpers) stay put. */
+function shift(e: KernelEntry, startLine: number, endLine: number): KernelEntry {
+  const d = startLine - e.startLine;
+  if (d === 0) return e;
+  const inside = (r: Range): boolean => r.start.line >= e.startLine && r.end.line <= e.endLine;
+  const mv = (r: Range): Range => (inside(r) ? { start: { line: r.start.line + d, character: r.start.character }, end: { line: r.end.line + d, character: r.end.character } } : r);
+  return {
+    startLine,
+    endLine,
+    findings: e.findings.map((f) => ({
+      ...f,
+      range: mv(f.range),
+      related: f.related.map((r) => ({ ...r, range: mv(r.range) })),
+      fixes: f.fixes.map((x) => ({ ...x, edits: x.edits.map((ed) => ({ ...ed, range: mv(ed.range) })) })),
+    })),
+    symbols: e.symbols.map((s) => ({ ...s, range: mv(s.range), selectionRange: mv(s.selectionRange) })),
+  };
+}
+
+function dedupSymbols(list: BarrierSymbol[]): BarrierSymbol[] {
+  const seen = new Set<string>();
+  return list.filter((s) => {
+    const k = `${s.selectionRange.start.line}:${s.selectionRange.start.character}`;
+    if (seen.has(k)) return false;
+    seen.add(k);
+    return true;
+  });
 }

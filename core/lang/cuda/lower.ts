@@ -13,7 +13,7 @@ import { apiOpForCall, isBarrierType, syncForCall } from './api';
 import type { SyntaxNode } from './parser';
 import { parsePtxAsm } from './ptx';
 
-interface FnDef {
+export interface FnDef {
   name: string;
   node: SyntaxNode;
   body: SyntaxNode;
@@ -68,12 +68,8 @@ export function rangeOf(n: SyntaxNode): Range {
 
 function named(n: SyntaxNode | null | undefined): SyntaxNode[] {
   if (!n) return [];
-  const out: SyntaxNode[] = [];
-  for (let i = 0; i < n.namedChildCount; i++) {
-    const c = n.namedChild(i);
-    if (c) out.push(c);
-  }
-  return out;
+  // One call for all children: namedChild(i) walks from the first child every time.
+  return n.namedChildren.filter((c): c is SyntaxNode => !!c);
 }
 
 function field(n: SyntaxNode, name: string): SyntaxNode | null {
@@ -82,8 +78,7 @@ function field(n: SyntaxNode, name: string): SyntaxNode | null {
 
 /** The operator token of a binary/assignment/update node (anonymous child). */
 function operatorOf(n: SyntaxNode): string {
-  for (let i = 0; i < n.childCount; i++) {
-    const c = n.child(i);
+  for (const c of n.children) {
     if (c && !c.isNamed && c.type !== '(' && c.type !== ')') return c.type;
   }
   return '';
@@ -107,31 +102,59 @@ function unqualified(name: string): string {
   return i < 0 ? name : name.slice(i + 2);
 }
 
-export function lowerCuda(root: SyntaxNode, constants: Map<string, number>): KernelModule {
-  const fns = new Map<string, FnDef[]>();
-  const fileDecls = new Map<string, BarrierDecl>();
-  collectTopLevel(root, fns, fileDecls, constants);
-  const kernels: Kernel[] = [];
-  const called = new Set<string>();
-  for (const defs of fns.values()) for (const d of defs) collectCallees(d.body, called);
-  for (const defs of fns.values()) {
-    for (const fn of defs) {
-      // Kernels are the roots; uncalled device functions that initialise barriers are roots too
-      // (a .cuh that holds the whole protocol in a device function).
-      if (!fn.isKernel && (called.has(fn.name) || !/\b(init|mbarrier_init|__mbarrier_init|initialize_barrier|init_semaphore)\b|mbarrier\.init/.test(fn.body.text))) continue;
-      kernels.push(lowerKernel(fn, fns, fileDecls, constants));
-    }
-  }
-  kernels.sort((a, b) => a.range.start.line - b.range.start.line);
-  return { language: 'cuda', kernels, constants };
+/** What a file declares at top level: helpers, kernels (roots), constants, file-scope shared variables. */
+export interface CudaScan {
+  fns: Map<string, FnDef[]>;
+  fileDecls: Map<string, BarrierDecl>;
+  constants: Map<string, number>;
+  roots: FnDef[];
+  /**
+   * Everything outside the roots (helpers, #defines, declarations) plus helper positions: two scans
+   * with the same key lower each unchanged kernel to the same IR, up to a line shift.
+   */
+  contextKey: string;
 }
 
-function collectCallees(n: SyntaxNode, out: Set<string>): void {
-  if (n.type === 'call_expression') {
-    const f = field(n, 'function');
-    if (f) out.add(unqualified(calleeName(f)));
+export function scanCuda(tops: SyntaxNode[], text: string): CudaScan {
+  const fns = new Map<string, FnDef[]>();
+  const fileDecls = new Map<string, BarrierDecl>();
+  const constants = new Map<string, number>();
+  collectItems(tops, fns, fileDecls, constants);
+  // Callee names by a lexical scan of bodies: cheaper than a tree walk, and over-approximating
+  // "is called" only makes fewer functions roots.
+  // Kernels are the roots; uncalled device functions that initialise barriers are roots too (a .cuh
+  // that holds the whole protocol in a device function). "Called" is a lexical scan of the other
+  // bodies, only done when such a candidate exists.
+  const all = [...fns.values()].flat();
+  const candidates = new Set(all.filter((fn) => !fn.isKernel && /\b(init|mbarrier_init|__mbarrier_init|initialize_barrier|init_semaphore)\b|mbarrier\.init/.test(fn.body.text)).map((fn) => fn.name));
+  const called = new Set<string>();
+  if (candidates.size) {
+    const pattern = new RegExp(`\\b(${[...candidates].map((c) => c.replace(/[^\w]/g, '')).join('|')})\\s*(?:<[^;(){}]*>)?\\s*\\(`, 'g');
+    for (const d of all) for (const m of text.slice(d.body.startIndex, d.body.endIndex).matchAll(pattern)) called.add(m[1]);
   }
-  for (const c of named(n)) collectCallees(c, out);
+  const roots: FnDef[] = [];
+  const helpers: FnDef[] = [];
+  for (const fn of all) (fn.isKernel || (candidates.has(fn.name) && !called.has(fn.name)) ? roots : helpers).push(fn);
+  roots.sort((a, b) => a.node.startIndex - b.node.startIndex);
+  let context = '';
+  let at = 0;
+  for (const r of roots) {
+    context += text.slice(at, r.node.startIndex);
+    at = Math.max(at, r.node.endIndex);
+  }
+  context += text.slice(at);
+  const contextKey = `${context}\u0001${helpers.map((h) => h.node.startPosition.row).join(',')}`;
+  return { fns, fileDecls, constants, roots, contextKey };
+}
+
+export function lowerRoot(scan: CudaScan, fn: FnDef): Kernel {
+  return lowerKernel(fn, scan.fns, scan.fileDecls, scan.constants);
+}
+
+export function lowerCuda(tops: SyntaxNode[], text: string): KernelModule {
+  const scan = scanCuda(tops, text);
+  const kernels = scan.roots.map((fn) => lowerRoot(scan, fn));
+  return { language: 'cuda', kernels, constants: scan.constants };
 }
 
 function calleeName(f: SyntaxNode): string {
@@ -150,7 +173,17 @@ function collectTopLevel(
   constants: Map<string, number>,
   templateParams: string[] = [],
 ): void {
-  for (const c of named(n)) {
+  collectItems(named(n), fns, fileDecls, constants, templateParams);
+}
+
+function collectItems(
+  items: SyntaxNode[],
+  fns: Map<string, FnDef[]>,
+  fileDecls: Map<string, BarrierDecl>,
+  constants: Map<string, number>,
+  templateParams: string[] = [],
+): void {
+  for (const c of items) {
     switch (c.type) {
       case 'function_definition': {
         const def = functionDef(c, templateParams);

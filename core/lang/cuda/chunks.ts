@@ -1,0 +1,133 @@
+// Region-wise parsing for large files. tree-sitter's C++ grammar re-parses slowly around casts and
+// asm statements even incrementally (about 100 ms per keystroke in a 20k-line kernel file), so the
+// document is tiled into chunks at top-level declaration boundaries, each parsed on its own with
+// `includedRanges` (positions stay absolute). An edit re-parses only the chunks it touches; the other
+// trees are shifted with `tree.edit`. A side effect users like: an unbalanced brace only breaks the
+// chunk it is typed in, the rest of the file keeps linting.
+import type { Position } from '../../api';
+import type { Parser, SyntaxNode, Tree } from './parser';
+
+interface Chunk {
+  tree: Tree;
+  start: number;
+  end: number;
+}
+
+/** A chunk is split after its top-level children once it grows past this many characters. */
+const CHUNK_CHARS = 6000;
+
+export class ChunkedTree {
+  private chunks: Chunk[] = [];
+
+  constructor(private readonly parser: Parser, private text: string) {
+    this.reparseAll();
+  }
+
+  /** Top-level syntax nodes of the whole document, in order. */
+  topLevel(): SyntaxNode[] {
+    // One `children` call per tree (child(i) walks from the first child each time).
+    const kids = new Map<Tree, SyntaxNode[]>();
+    const out: SyntaxNode[] = [];
+    for (const c of this.chunks) {
+      let list = kids.get(c.tree);
+      if (!list) {
+        list = c.tree.rootNode.namedChildren.filter((n): n is SyntaxNode => !!n);
+        kids.set(c.tree, list);
+      }
+      for (const n of list) if (n.startIndex >= c.start && n.startIndex < c.end) out.push(n);
+    }
+    return out;
+  }
+
+  /** The innermost node at a position. */
+  nodeAt(pos: Position, offset: number): SyntaxNode | null {
+    const c = this.chunks.find((k) => offset >= k.start && offset < k.end) ?? this.chunks[this.chunks.length - 1];
+    return c ? c.tree.rootNode.descendantForPosition({ row: pos.line, column: pos.character }) : null;
+  }
+
+  hasError(): boolean {
+    return this.topLevel().some((n) => n.hasError || n.isError || n.isMissing);
+  }
+
+  replaceAll(text: string): void {
+    this.text = text;
+    this.reparseAll();
+  }
+
+  /** Applies one edit (offsets in the old text) and re-parses the chunks it touches. */
+  edit(start: number, oldEnd: number, newText: string, point: (text: string, offset: number) => { row: number; column: number }): void {
+    const old = this.text;
+    const next = old.slice(0, start) + newText + old.slice(oldEnd);
+    const delta = newText.length - (oldEnd - start);
+    const edit = {
+      startIndex: start,
+      oldEndIndex: oldEnd,
+      newEndIndex: start + newText.length,
+      startPosition: point(old, start),
+      oldEndPosition: point(old, oldEnd),
+      newEndPosition: point(next, start + newText.length),
+    };
+    this.text = next;
+    // Chunks touching [start - 1, oldEnd + 1] are merged and re-parsed; the rest shift.
+    const first = Math.max(0, this.chunks.findIndex((c) => c.end >= start));
+    let last = first;
+    while (last + 1 < this.chunks.length && this.chunks[last + 1].start <= oldEnd) last++;
+    if (!this.chunks.length) {
+      this.reparseAll();
+      return;
+    }
+    const mergedStart = this.chunks[first].start;
+    const mergedEnd = this.chunks[last].end + delta;
+    const dropped = this.chunks.slice(first, last + 1).map((c) => c.tree);
+    const trees = new Set(this.chunks.map((c) => c.tree));
+    for (const t of trees) t.edit(edit);
+    const after = this.chunks.slice(last + 1).map((c) => ({ ...c, start: c.start + delta, end: c.end + delta }));
+    const before = this.chunks.slice(0, first);
+    const fresh = this.parseRange(mergedStart, mergedEnd);
+    this.chunks = [...before, ...fresh, ...after];
+    this.release(dropped);
+  }
+
+  private reparseAll(): void {
+    const dropped = this.chunks.map((c) => c.tree);
+    this.chunks = this.parseRange(0, this.text.length);
+    this.release(dropped);
+  }
+
+  /** Parses [start, end) alone and splits the result into chunks at top-level boundaries. */
+  private parseRange(start: number, end: number): Chunk[] {
+    const text = this.text;
+    const whole = start === 0 && end === text.length;
+    const tree = whole
+      ? this.parser.parse(text)
+      : this.parser.parse(text, null, { includedRanges: [{ startIndex: start, endIndex: end, startPosition: pointOf(text, start), endPosition: pointOf(text, end) }] });
+    if (!tree) throw new Error('tree-sitter returned no tree');
+    const bounds: number[] = [start];
+    let size = 0;
+    for (const n of tree.rootNode.children) {
+      if (!n) continue;
+      if (n.startIndex <= bounds[bounds.length - 1] || n.startIndex >= end) continue;
+      size = n.startIndex - bounds[bounds.length - 1];
+      if (size >= CHUNK_CHARS) bounds.push(n.startIndex);
+    }
+    bounds.push(end);
+    const out: Chunk[] = [];
+    for (let i = 0; i + 1 < bounds.length; i++) out.push({ tree, start: bounds[i], end: bounds[i + 1] });
+    return out;
+  }
+
+  private release(trees: Tree[]): void {
+    const live = new Set(this.chunks.map((c) => c.tree));
+    for (const t of new Set(trees)) if (!live.has(t)) t.delete();
+  }
+}
+
+function pointOf(text: string, offset: number): { row: number; column: number } {
+  let row = 0;
+  let lineStart = 0;
+  for (let nl = text.indexOf('\n'); nl >= 0 && nl < offset; nl = text.indexOf('\n', nl + 1)) {
+    row++;
+    lineStart = nl + 1;
+  }
+  return { row, column: offset - lineStart };
+}
