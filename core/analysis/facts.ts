@@ -173,7 +173,12 @@ export function ringSize(index: Expr | undefined, loop: LoopStmt, facts: KernelF
     const r = facts.value(index.right);
     if (r !== undefined) return ringSize(index.left, loop, facts);
   }
-  if (index.kind === 'var' && assigned.has(index.name)) return wrapOf(index.name, loop, facts);
+  if (index.kind === 'var' && assigned.has(index.name)) {
+    // `const int s = k % STAGES;` inside the loop: the ring is the expression it is defined by.
+    const def = facts.derived.get(index.name);
+    if (def) return ringSize(def, loop, facts);
+    return wrapOf(index.name, loop, facts);
+  }
   return undefined;
 }
 

@@ -464,7 +464,7 @@ export function runProtocol(kernel: Kernel, blockSize: number, constants: Map<st
         if (e.count === undefined) uncertain.add(e.key);
         const prev = initializers.get(e.key);
         if (prev) {
-          if (prev.op === e.op) prev.threads.push(...a.threads);
+          if (prev.op === e.op) for (const t of a.threads) if (!prev.threads.includes(t)) prev.threads.push(t);
         } else initializers.set(e.key, { threads: [...a.threads], op: e.op, count: e.count });
       }
     }

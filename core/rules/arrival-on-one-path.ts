@@ -108,7 +108,8 @@ __global__ void k(int n, const int* skip) {
           const body = loop.body;
           for (let i = 0; i < body.length; i++) {
             const s = body[i];
-            if (s.kind !== 'if' || !dataDependent(s.cond, k) || k.isThreadDependent(s.cond)) continue;
+            // A role/election test combined with a data test (`any && lane == 0`) still skips on data.
+            if (s.kind !== 'if' || !conjuncts(s.cond).some((c) => dataDependent(c, k) && !k.isThreadDependent(c))) continue;
             if (partnerSkipsToo(s.cond, base, loop)) continue;
             const later = body.slice(i + 1);
             const inThen = arrivesIn(s.then, base);
@@ -171,6 +172,10 @@ __global__ void k(int n, const int* skip) {
     }
   },
 };
+
+function conjuncts(e: Expr): Expr[] {
+  return e.kind === 'binary' && e.op === '&&' ? [...conjuncts(e.left), ...conjuncts(e.right)] : [e];
+}
 
 function loopVarsOf(loop: LoopStmt): Set<string> {
   const out = new Set<string>();

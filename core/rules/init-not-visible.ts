@@ -96,7 +96,7 @@ __global__ void k() {
         if (!remote) continue;
         // The cluster arrive(release)/wait(acquire) is what publishes the init; real kernels (CuTe's
         // own tutorials) rely on it without fence.mbarrier_init, so only its absence is reported.
-        if (hasClusterSyncAfter(k.kernel.body, s.op)) continue;
+        if (hasClusterSyncBetween(k.kernel.body, s.op, remote.op)) continue;
         ctx.report({
           range: s.op.range,
           message: `\`${barrierName(s.op)}\` is used by other CTAs of the cluster (line ${line1(remote.op.range)}), but no cluster-wide sync follows its initialisation: remote arrivals may reach it before it is initialised (lost arrivals, hang or launch failure). Issue fence.mbarrier_init after the init, then a cluster arrive/wait (cute::cluster_sync()).`,
@@ -107,13 +107,16 @@ __global__ void k() {
   },
 };
 
-function hasClusterSyncAfter(body: import('../ir/types').Stmt[], after: BarrierOp): boolean {
-  let passed = false;
+/** Is there a cluster-wide sync after `from` and before `to` in program order? */
+function hasClusterSyncBetween(body: import('../ir/types').Stmt[], from: BarrierOp, to: BarrierOp): boolean {
+  let state: 'before' | 'between' | 'done' = 'before';
   let found = false;
   const visit = (list: import('../ir/types').Stmt[]): void => {
     for (const s of list) {
-      if (s.kind === 'op' && s.op === after) passed = true;
-      if (passed && s.kind === 'sync' && (s.scope === 'cluster' || s.scope === 'cluster-wait')) found = true;
+      if (state === 'done') return;
+      if (s.kind === 'op' && s.op === from) state = 'between';
+      else if (s.kind === 'op' && s.op === to && state === 'between') state = 'done';
+      else if (state === 'between' && s.kind === 'sync' && (s.scope === 'cluster' || s.scope === 'cluster-wait')) found = true;
       if (s.kind === 'if') {
         visit(s.then);
         visit(s.else);

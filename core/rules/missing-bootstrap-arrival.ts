@@ -81,11 +81,18 @@ __global__ void k(int n) {
           const first = actor?.events.find((e) => e.kind === 'wait' && e.key === b.event.key);
           return first === b.event;
         };
-        const arrivedKeys = new Set(run.actors.flatMap((a) => a.events.filter((e) => e.kind === 'arrive').map((e) => (e as { key: string }).key)));
         const blocked = run.deadlock;
-        // ...and something does arrive on each of those barriers, only too late (a cycle). A barrier
-        // nothing ever arrives on is a missing commit or count problem, not a bootstrap.
-        if (!blocked?.length || !blocked.every((b) => b.phase === 0 && (b.event.parity === undefined || b.event.parity === 0) && isFirst(b) && arrivedKeys.has(b.event.key))) {
+        // ...and the arrivals each of those barriers still needs sit behind a blocked wait of some
+        // thread (a cycle). If all its arrivals already happened, the count is wrong (PF401), and a
+        // barrier nothing ever arrives on is a missing commit; neither is a bootstrap problem.
+        const arrivalPending = (b: BlockedWait): boolean =>
+          (blocked ?? []).some((o) => {
+            const actor = run.actors.find((a) => a.threads.includes(o.threads[0]));
+            if (!actor) return false;
+            const at = actor.events.indexOf(o.event);
+            return actor.events.slice(at + 1).some((e) => e.kind === 'arrive' && e.key === b.event.key);
+          });
+        if (!blocked?.length || !blocked.every((b) => b.phase === 0 && (b.event.parity === undefined || b.event.parity === 0) && isFirst(b) && arrivalPending(b))) {
           all = false;
           break;
         }

@@ -1,5 +1,5 @@
 // PF103: a parity wait inside a loop whose parity operand can never change.
-import { freeVars } from '../ir/expr';
+import { exprKey, freeVars } from '../ir/expr';
 import { loopAssigned, ringSize, visitStmts } from '../analysis/facts';
 import type { RuleDef } from './types';
 import { barrierName, exprText, insertLineAfter, isBlockingWait, line1 } from './util';
@@ -62,6 +62,9 @@ __global__ void k(int n) {
         visitStmts(loop.body, (t) => {
           if (t.kind === 'op' && (t.op.kind === 'init' || t.op.kind === 'inval') && t.op.barrier?.base === s.op.barrier!.base) reinit = true;
         });
+        // Two waits with different parities per iteration: the barrier runs two phases per iteration.
+        const sameBarrier = k.sites.filter((o) => o !== s && o.op.kind === 'wait-parity' && o.op.barrier?.base === s.op.barrier!.base && k.loops(o).includes(loop));
+        if (sameBarrier.some((o) => exprKey(o.op.parity) !== exprKey(s.op.parity))) continue;
         if (reinit || runsOnce(loop, k)) continue;
         const fixes = [];
         if (s.op.parity.kind === 'var' && !idx && isLocal(k, s.op.parity.name)) {

@@ -1,6 +1,6 @@
 // PF106: waiting on one ring slot, then reading the buffer of another slot.
 import { exprKey, freeVars } from '../ir/expr';
-import { loopAssigned, ringSize } from '../analysis/facts';
+import { loopAssigned, ringSize, visitStmts } from '../analysis/facts';
 import type { Expr, Stmt } from '../ir/types';
 import type { RuleDef } from './types';
 import { barrierName, isBlockingWait, line1 } from './util';
@@ -66,21 +66,42 @@ __global__ void k(int n, float* out) {
         if (!slots || slots < 2) continue;
         const waited = ringPart(s.op.barrier.index, value)!;
         const assigned = loopAssigned(loop);
-        const resolve = (e: Expr): Expr => (e.kind === 'var' && k.derived.has(e.name) && !assigned.has(e.name) ? e : e.kind === 'var' && k.derived.get(e.name) ? k.derived.get(e.name)! : e);
+        // Compare slots after replacing single-definition locals (`const int s = k % S`) by their value.
+        const resolve = (e: Expr, depth = 0): Expr => {
+          if (depth > 6) return e;
+          switch (e.kind) {
+            case 'var': {
+              const d = k.derived.get(e.name);
+              return d ? resolve(d, depth + 1) : e;
+            }
+            case 'binary':
+              return { ...e, left: resolve(e.left, depth + 1), right: resolve(e.right, depth + 1) };
+            case 'unary':
+              return { ...e, arg: resolve(e.arg, depth + 1) };
+            default:
+              return e;
+          }
+        };
         const after = s.list.slice(s.index + 1);
-        const reads: Extract<Stmt, { kind: 'access' }>[] = [];
+        const reads: { read: Extract<Stmt, { kind: 'access' }>; moved: Set<string> }[] = [];
+        const moved = new Set<string>();
         for (const st of after) {
           if (st.kind === 'op' && isBlockingWait(st.op) && st.op.barrier?.base === s.op.barrier.base) break;
-          if (st.kind === 'access' && !st.write) reads.push(st);
+          visitStmts([st], (x) => {
+            if (x.kind === 'access' && !x.write) reads.push({ read: x, moved: new Set(moved) });
+            if (x.kind === 'assign' && x.op !== 'call-arg') moved.add(x.target);
+          });
         }
         const barrierBases = new Set(k.sites.map((x) => x.op.barrier?.base));
-        for (const r of reads) {
+        for (const { read: r, moved: changed } of reads) {
           if (barrierBases.has(r.array)) continue;
           const len = k.kernel.decls.get(r.array)?.length ?? k.constants.get(k.kernel.decls.get(r.array)?.lengthExpr?.text ?? '');
           if (len !== slots) continue;
           const idx = resolve(r.index);
-          if (exprKey(idx) === exprKey(waited) || exprKey(idx) === exprKey(resolve(waited))) continue;
-          if (![...freeVars(idx)].some((v) => assigned.has(v))) continue;
+          // Same spelling but the slot variable advanced since the wait (`++stage` in between) is another slot.
+          const advanced = [...freeVars(r.index)].some((v) => changed.has(v));
+          if (exprKey(idx) === exprKey(resolve(waited)) && !advanced) continue;
+          if (![...freeVars(r.index)].some((v) => assigned.has(v)) && ![...freeVars(idx)].some((v) => assigned.has(v))) continue;
           ctx.report({
             range: r.range,
             message: `This reads slot \`${r.index.text}\` of \`${r.array}\`, but the wait on line ${line1(s.op.range)} only covers slot \`${waited.text}\` of \`${barrierName(s.op)}\`: the producer may still be filling the slot read here (data race).`,

@@ -72,6 +72,13 @@ const FREE: Record<string, Entry> = {
   umma_arrive_2x1SM: { kind: 'mma-commit-arrive', barrierArg: 0, remote: () => true },
   umma_arrive_multicast: { kind: 'mma-commit-arrive', barrierArg: 0, remote: () => true },
   umma_arrive_multicast_2x1SM: { kind: 'mma-commit-arrive', barrierArg: 0, remote: () => true },
+  tcgen05_mma: { kind: 'mma' },
+  tcgen05_mma_ws: { kind: 'mma' },
+  tcgen05_mma_sp: { kind: 'mma' },
+  // cuda_pipeline_primitives.h: cp.async underneath.
+  __pipeline_memcpy_async: { kind: 'cp-async', bytes: 2 },
+  __pipeline_wait_prior: { kind: 'cp-async-wait' },
+  __pipeline_arrive_on: { kind: 'cp-async-arrive', barrierArg: 0 },
   // __mbarrier_* primitives (cuda_awbarrier_primitives.h).
   __mbarrier_init: { kind: 'init', barrierArg: 0, count: 1 },
   __mbarrier_inval: { kind: 'inval', barrierArg: 0 },

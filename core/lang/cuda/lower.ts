@@ -772,6 +772,14 @@ class Lowerer {
       return undefined;
     };
     for (const ins of instrs) {
+      if (ins.mapa) {
+        // The remote address names the same barrier (in a peer CTA): alias it to the source.
+        const dest = operand(ins.mapa.dest);
+        const src = operand(ins.mapa.src);
+        const destName = dest?.value ? this.lvalueName(dest.value, frame) : undefined;
+        if (destName && src?.value) frame.aliases.set(destName, this.toExpr(src.value, frame));
+        continue;
+      }
       if (ins.sync) {
         stmts.push({ kind: 'sync', scope: ins.sync, api: `asm ${ins.mnemonic}`, range: rangeOf(n) });
         continue;
@@ -1167,7 +1175,7 @@ export function resolveBarrier(e: Expr, aliases: Map<string, Expr>, decls: Map<s
   switch (e.kind) {
     case 'var': {
       const alias = aliases.get(e.name);
-      if (alias && !decls.get(e.name)?.length && !isBarrierType(decls.get(e.name)?.type ?? '')) {
+      if (alias && !decls.get(e.name)?.length) {
         const r = resolveBarrier(alias, aliases, decls, text, depth + 1);
         // Follow an alias only to barrier storage: a barrier pointer carved out of a byte buffer
         // (`auto bars = reinterpret_cast<Barrier*>(smem + off)`) is its own identity.

@@ -14,6 +14,8 @@ export interface PtxInstr {
   token?: string;
   /** Destination of a returned state/predicate. */
   result?: string;
+  /** `mapa dest, src, cta`: dest addresses the same barrier as src, in another CTA. */
+  mapa?: { dest: string; src: string };
   /** The instruction sits in a retry loop inside the asm block itself. */
   loops?: boolean;
   remote?: boolean;
@@ -135,6 +137,7 @@ function classify(m: string, ops: string[]): PtxInstr | undefined {
   if (m.startsWith('tcgen05.commit') && has('mbarrier::arrive')) {
     return { mnemonic: m, op: 'mma-commit-arrive', barrier: addr(ops[0]), remote: has('.multicast') };
   }
+  if (m.startsWith('mapa')) return { mnemonic: m, mapa: { dest: ops[0], src: ops[1] } };
   if (m.startsWith('fence.mbarrier_init')) return { mnemonic: m, op: 'fence-init' };
   if (m.startsWith('fence.proxy.async')) return { mnemonic: m, op: 'fence-proxy-async' };
   if (m.startsWith('barrier.cluster.arrive')) return { mnemonic: m, sync: 'cluster-arrive' };
