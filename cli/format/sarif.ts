@@ -31,7 +31,8 @@ interface SarifRule {
 }
 
 export function formatSarif(run: LintRun, info: { version: string; cwd: string }): string {
-  const rules: SarifRule[] = RULES.map((r) => ({
+  const byCode = [...RULES].sort((a, b) => (a.meta.code < b.meta.code ? -1 : a.meta.code > b.meta.code ? 1 : 0));
+  const rules: SarifRule[] = byCode.map((r) => ({
     id: r.meta.code,
     name: r.meta.id,
     shortDescription: { text: r.meta.summary },
