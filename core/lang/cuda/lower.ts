@@ -1026,7 +1026,10 @@ class Lowerer {
   /** Resolves a barrier operand (`&full[s]`, `bar + 2`, `barrier_native_handle(b)`, an alias) to base + slot. */
   barrierRef(n: SyntaxNode, frame: Frame): BarrierRef | undefined {
     const e = this.toExpr(n, frame);
-    return resolveBarrier(e, frame.aliases, this.state.decls, n.text);
+    // Name the barrier as the caller wrote it: `to_smem(bar)` inside a helper is `&full[s]` at the call.
+    let shown = e;
+    while (shown.kind === 'call' && shown.callee !== 'move' && shown.args.length >= 1) shown = shown.args[0];
+    return resolveBarrier(e, frame.aliases, this.state.decls, shown.kind === 'opaque' ? n.text : shown.text);
   }
 
   /** Converts a syntax node to an IR expression, substituting helper parameters. */

@@ -1,0 +1,269 @@
+// Croqtile lexer: turns the text of one `__co__` function into tokens (keywords stay identifiers; the parser
+// decides by context), and skips host C++ between DSL functions (comments, strings, chars, raw strings).
+// Hand-written over char codes; offsets are UTF-16 indices into the original text.
+
+export const enum Tok {
+  Ident = 0,
+  Num = 1,
+  Str = 2,
+  Punct = 3,
+  Eof = 4,
+}
+
+export interface Token {
+  kind: Tok;
+  /** Identifier name, operator text, number text, or the string's text including quotes. */
+  value: string;
+  start: number;
+  end: number;
+  /** True when whitespace or a comment precedes the token (used for `[[` and `>>` splitting). */
+  spaced: boolean;
+}
+
+const CH_NL = 10;
+const CH_CR = 13;
+const CH_SPACE = 32;
+const CH_TAB = 9;
+const CH_QUOTE = 34; // "
+const CH_APOS = 39; // '
+const CH_SLASH = 47; // /
+const CH_STAR = 42; // *
+const CH_BACKSLASH = 92;
+const CH_0 = 48;
+const CH_9 = 57;
+const CH_DOT = 46;
+
+export function isIdentStart(c: number): boolean {
+  return (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || c === 95 || c === 36 || c > 127;
+}
+
+export function isIdentPart(c: number): boolean {
+  return (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || (c >= CH_0 && c <= CH_9) || c === 95 || c === 36 || c > 127;
+}
+
+function isDigit(c: number): boolean {
+  return c >= CH_0 && c <= CH_9;
+}
+
+function isSpace(c: number): boolean {
+  return c === CH_SPACE || c === CH_TAB || c === CH_NL || c === CH_CR || c === 11 || c === 12;
+}
+
+/** Three- and two-character operators, longest first. */
+const PUNCT3 = new Set(['<->', '<<=', '>>=', '...']);
+const PUNCT2 = new Set([
+  '=>', '==', '!=', '<=', '>=', '&&', '||', '<<', '>>', '++', '--', '+=', '-=', '*=', '/=', '%=', '&=', '|=', '^=',
+  '??', '::', '->', '#+', '#-', '#*', '#/', '#%',
+]);
+
+/**
+ * If a raw string literal (`R"d(...)d"`, also with `u8`/`u`/`U`/`L` prefixes) starts at `i`, returns the offset
+ * just past it (or text.length when unterminated); otherwise -1.
+ */
+export function rawStringEnd(text: string, i: number): number {
+  let j = i;
+  const c = text.charCodeAt(j);
+  if (c === 117 /* u */) {
+    j++;
+    if (text.charCodeAt(j) === 56 /* 8 */) j++;
+  } else if (c === 85 /* U */ || c === 76 /* L */) j++;
+  if (text.charCodeAt(j) !== 82 /* R */ || text.charCodeAt(j + 1) !== CH_QUOTE) return -1;
+  j += 2;
+  const open = text.indexOf('(', j);
+  if (open < 0 || open - j > 16) return -1;
+  const delim = text.slice(j, open);
+  if (/[\s\\()]/.test(delim)) return -1;
+  const close = text.indexOf(')' + delim + '"', open + 1);
+  return close < 0 ? text.length : close + delim.length + 2;
+}
+
+/** Offset just past a `"..."` string starting at `i` (stops at an unescaped newline when unterminated). */
+export function quotedEnd(text: string, i: number, quote: number): number {
+  const n = text.length;
+  let j = i + 1;
+  while (j < n) {
+    const c = text.charCodeAt(j);
+    if (c === CH_BACKSLASH) {
+      j += 2;
+      continue;
+    }
+    if (c === quote) return j + 1;
+    if (c === CH_NL) return j;
+    j++;
+  }
+  return n;
+}
+
+/** Offset just past a comment starting at `i` (which must be `//` or `/*`), or -1 if none starts there. */
+export function commentEnd(text: string, i: number): number {
+  if (text.charCodeAt(i) !== CH_SLASH) return -1;
+  const c2 = text.charCodeAt(i + 1);
+  if (c2 === CH_SLASH) {
+    // Line comment; a backslash-newline continues it (C rule).
+    let j = i + 2;
+    const n = text.length;
+    for (;;) {
+      const nl = text.indexOf('\n', j);
+      if (nl < 0) return n;
+      let k = nl - 1;
+      if (text.charCodeAt(k) === CH_CR) k--;
+      if (text.charCodeAt(k) === CH_BACKSLASH) {
+        j = nl + 1;
+        continue;
+      }
+      return nl;
+    }
+  }
+  if (c2 === CH_STAR) {
+    const e = text.indexOf('*/', i + 2);
+    return e < 0 ? text.length : e + 2;
+  }
+  return -1;
+}
+
+/** A tokenizer over `text` starting at `pos`. `next()` never throws; at the end it returns Eof tokens forever. */
+export class Lexer {
+  pos: number;
+  private readonly n: number;
+
+  constructor(
+    private readonly text: string,
+    start = 0,
+    end = text.length,
+  ) {
+    this.pos = start;
+    this.n = end;
+  }
+
+  next(): Token {
+    const text = this.text;
+    const n = this.n;
+    let i = this.pos;
+    let spaced = false;
+    // Skip whitespace and comments.
+    for (;;) {
+      if (i >= n) {
+        this.pos = n;
+        return { kind: Tok.Eof, value: '', start: n, end: n, spaced: true };
+      }
+      const c = text.charCodeAt(i);
+      if (isSpace(c)) {
+        i++;
+        spaced = true;
+        continue;
+      }
+      if (c === CH_BACKSLASH && (text.charCodeAt(i + 1) === CH_NL || text.charCodeAt(i + 1) === CH_CR)) {
+        i++;
+        spaced = true;
+        continue;
+      }
+      if (c === CH_SLASH) {
+        const e = commentEnd(text, i);
+        if (e >= 0) {
+          i = e;
+          spaced = true;
+          continue;
+        }
+      }
+      break;
+    }
+    const start = i;
+    const c = text.charCodeAt(i);
+    if (isIdentStart(c)) {
+      // Raw strings share a prefix with identifiers.
+      if (c === 82 || c === 117 || c === 85 || c === 76) {
+        const r = rawStringEnd(text, i);
+        if (r >= 0) {
+          this.pos = Math.min(r, n);
+          return { kind: Tok.Str, value: text.slice(start, this.pos), start, end: this.pos, spaced };
+        }
+      }
+      i++;
+      while (i < n && isIdentPart(text.charCodeAt(i))) i++;
+      let value = text.slice(start, i);
+      // `group-4` is one level keyword.
+      if (value === 'group' && text.charCodeAt(i) === 45 && text.charCodeAt(i + 1) === 52 && !isIdentPart(text.charCodeAt(i + 2))) {
+        i += 2;
+        value = 'group-4';
+      }
+      this.pos = i;
+      return { kind: Tok.Ident, value, start, end: i, spaced };
+    }
+    if (isDigit(c)) {
+      i = numberEnd(text, i, n);
+      this.pos = i;
+      return { kind: Tok.Num, value: text.slice(start, i), start, end: i, spaced };
+    }
+    if (c === CH_QUOTE || c === CH_APOS) {
+      i = Math.min(quotedEnd(text, i, c), n);
+      this.pos = i;
+      return { kind: Tok.Str, value: text.slice(start, i), start, end: i, spaced };
+    }
+    if (i + 3 <= n) {
+      const s3 = text.slice(i, i + 3);
+      if (PUNCT3.has(s3)) {
+        this.pos = i + 3;
+        return { kind: Tok.Punct, value: s3, start, end: i + 3, spaced };
+      }
+    }
+    if (i + 2 <= n) {
+      const s2 = text.slice(i, i + 2);
+      if (PUNCT2.has(s2)) {
+        this.pos = i + 2;
+        return { kind: Tok.Punct, value: s2, start, end: i + 2, spaced };
+      }
+    }
+    // Surrogate pairs and any other character become a one-code-unit punctuator.
+    this.pos = i + 1;
+    return { kind: Tok.Punct, value: text[i]!, start, end: i + 1, spaced };
+  }
+}
+
+/** End of a numeric literal at `i`: `123`, `0x1F`, `128u`, `1ull`, `0.5`, `0.0f`, `1e-3`, `2.5e+4f`. */
+function numberEnd(text: string, i: number, n: number): number {
+  const c0 = text.charCodeAt(i);
+  const c1 = text.charCodeAt(i + 1);
+  if (c0 === CH_0 && (c1 === 120 || c1 === 88 || c1 === 98 || c1 === 66)) {
+    i += 2;
+    while (i < n && isIdentPart(text.charCodeAt(i))) i++;
+    return i;
+  }
+  while (i < n && (isDigit(text.charCodeAt(i)) || (text.charCodeAt(i) === CH_APOS && isDigit(text.charCodeAt(i + 1))))) i++;
+  if (text.charCodeAt(i) === CH_DOT && isDigit(text.charCodeAt(i + 1))) {
+    i++;
+    while (i < n && isDigit(text.charCodeAt(i))) i++;
+  }
+  const e = text.charCodeAt(i);
+  if (e === 101 || e === 69) {
+    let j = i + 1;
+    const s = text.charCodeAt(j);
+    if (s === 43 || s === 45) j++;
+    if (isDigit(text.charCodeAt(j))) {
+      i = j;
+      while (i < n && isDigit(text.charCodeAt(i))) i++;
+    }
+  }
+  // Suffixes: f, F, u, U, l, L (any order, as C allows a few).
+  while (i < n) {
+    const s = text.charCodeAt(i);
+    if (s === 102 || s === 70 || s === 117 || s === 85 || s === 108 || s === 76) i++;
+    else break;
+  }
+  return i;
+}
+
+/** Numeric value of a literal token's text (`0.0f` -> 0, `128u` -> 128, `0x10` -> 16); NaN if unreadable. */
+export function numberValue(text: string): number {
+  let t = text.replace(/'/g, '');
+  if (/^0[xX]/.test(t)) {
+    t = t.replace(/[uUlL]+$/, '');
+    return parseInt(t.slice(2), 16);
+  }
+  if (/^0[bB]/.test(t)) {
+    t = t.replace(/[uUlL]+$/, '');
+    return parseInt(t.slice(2), 2);
+  }
+  t = t.replace(/[fFuUlL]+$/, '');
+  const v = Number(t);
+  return v;
+}
