@@ -45,16 +45,15 @@ function isDigit(c: number): boolean {
   return c >= CH_0 && c <= CH_9;
 }
 
-function isSpace(c: number): boolean {
-  return c === CH_SPACE || c === CH_TAB || c === CH_NL || c === CH_CR || c === 11 || c === 12;
-}
-
-/** Three- and two-character operators, longest first. */
-const PUNCT3 = new Set(['<->', '<<=', '>>=', '...']);
-const PUNCT2 = new Set([
+/** Three- and two-character operators (longest match first), keyed by char codes to avoid slicing. */
+const PUNCT3 = ['<->', '<<=', '>>=', '...'];
+const PUNCT2 = [
   '=>', '==', '!=', '<=', '>=', '&&', '||', '<<', '>>', '++', '--', '+=', '-=', '*=', '/=', '%=', '&=', '|=', '^=',
   '??', '::', '->', '#+', '#-', '#*', '#/', '#%',
-]);
+];
+const P2 = new Map<number, string>(PUNCT2.map((op) => [op.charCodeAt(0) * 65536 + op.charCodeAt(1), op]));
+const P3 = new Map<number, string>(PUNCT3.map((op) => [(op.charCodeAt(0) * 256 + op.charCodeAt(1)) * 256 + op.charCodeAt(2), op]));
+const P1: string[] = Array.from({ length: 128 }, (_, i) => String.fromCharCode(i));
 
 /**
  * If a raw string literal (`R"d(...)d"`, also with `u8`/`u`/`U`/`L` prefixes) starts at `i`, returns the offset
@@ -141,13 +140,14 @@ export class Lexer {
     let i = this.pos;
     let spaced = false;
     // Skip whitespace and comments.
+    let c = 0;
     for (;;) {
       if (i >= n) {
         this.pos = n;
         return { kind: Tok.Eof, value: '', start: n, end: n, spaced: true };
       }
-      const c = text.charCodeAt(i);
-      if (isSpace(c)) {
+      c = text.charCodeAt(i);
+      if (c === CH_SPACE || c === CH_NL || c === CH_TAB || c === CH_CR || c === 11 || c === 12) {
         i++;
         spaced = true;
         continue;
@@ -168,7 +168,6 @@ export class Lexer {
       break;
     }
     const start = i;
-    const c = text.charCodeAt(i);
     if (isIdentStart(c)) {
       // Raw strings share a prefix with identifiers.
       if (c === 82 || c === 117 || c === 85 || c === 76) {
@@ -199,19 +198,27 @@ export class Lexer {
       this.pos = i;
       return { kind: Tok.Str, value: text.slice(start, i), start, end: i, spaced };
     }
-    if (i + 3 <= n) {
-      const s3 = text.slice(i, i + 3);
-      if (PUNCT3.has(s3)) {
-        this.pos = i + 3;
-        return { kind: Tok.Punct, value: s3, start, end: i + 3, spaced };
+    const c2 = i + 1 < n ? text.charCodeAt(i + 1) : 0;
+    if (c2 !== 0 && c2 < 128) {
+      if (i + 2 < n) {
+        const c3 = text.charCodeAt(i + 2);
+        if (c3 < 128) {
+          const op3 = P3.get((c * 256 + c2) * 256 + c3);
+          if (op3 !== undefined) {
+            this.pos = i + 3;
+            return { kind: Tok.Punct, value: op3, start, end: i + 3, spaced };
+          }
+        }
+      }
+      const op2 = P2.get(c * 65536 + c2);
+      if (op2 !== undefined) {
+        this.pos = i + 2;
+        return { kind: Tok.Punct, value: op2, start, end: i + 2, spaced };
       }
     }
-    if (i + 2 <= n) {
-      const s2 = text.slice(i, i + 2);
-      if (PUNCT2.has(s2)) {
-        this.pos = i + 2;
-        return { kind: Tok.Punct, value: s2, start, end: i + 2, spaced };
-      }
+    if (c < 128) {
+      this.pos = i + 1;
+      return { kind: Tok.Punct, value: P1[c]!, start, end: i + 1, spaced };
     }
     // Surrogate pairs and any other character become a one-code-unit punctuator.
     this.pos = i + 1;
@@ -254,6 +261,15 @@ function numberEnd(text: string, i: number, n: number): number {
 
 /** Numeric value of a literal token's text (`0.0f` -> 0, `128u` -> 128, `0x10` -> 16); NaN if unreadable. */
 export function numberValue(text: string): number {
+  // Fast path: plain decimal integers.
+  let v = 0;
+  let k = 0;
+  for (; k < text.length; k++) {
+    const c = text.charCodeAt(k);
+    if (c < 48 || c > 57) break;
+    v = v * 10 + (c - 48);
+  }
+  if (k === text.length && k > 0 && k < 16) return v;
   let t = text.replace(/'/g, '');
   if (/^0[xX]/.test(t)) {
     t = t.replace(/[uUlL]+$/, '');
@@ -264,6 +280,5 @@ export function numberValue(text: string): number {
     return parseInt(t.slice(2), 2);
   }
   t = t.replace(/[fFuUlL]+$/, '');
-  const v = Number(t);
-  return v;
+  return Number(t);
 }

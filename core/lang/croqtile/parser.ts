@@ -5,8 +5,8 @@
 // Accepts the union of the three sync-syntax eras (A: `tma.copy.async<ev>`, `mma.commit`; B: `mma.wait<N>`;
 // HEAD: futures, `trigger e after f`, `.at(order++)`, `= ready`).
 import type { CoExpr, CoFile, CoFunction, CoParam, CoStmt, CoSyntaxError, EventDeclarator, Span } from './ast';
-import { Lexer, Tok, commentEnd, isIdentPart, isIdentStart, numberValue, quotedEnd, rawStringEnd, type Token } from './lexer';
-import { preprocess, type FunctionMacro } from './preprocess';
+import { Lexer, Tok, commentEnd, isIdentPart, numberValue, quotedEnd, type Token } from './lexer';
+import { preprocess, rawStringAt, type FunctionMacro } from './preprocess';
 
 /** Nesting limit for statements plus expressions; deeper input gets one "nesting too deep" error. */
 const MAX_DEPTH = 200;
@@ -65,53 +65,51 @@ interface Marker {
   end: number;
 }
 
-/** Finds the next `__co__` (or `__cok__` / `__real_cok__`) identifier in host code at or after `i`. */
-function nextMarker(text: string, i: number): Marker | undefined {
-  const n = text.length;
-  while (i < n) {
+const MARKER_RE = /["'/]|R"|__(?:co|cok|real_cok)__/g;
+
+/** Finds the next `__co__` (or `__cok__` / `__real_cok__`) identifier in host code at or after `from`. */
+function nextMarker(text: string, from: number): Marker | undefined {
+  const re = MARKER_RE;
+  re.lastIndex = from;
+  let m: RegExpExecArray | null;
+  while ((m = re.exec(text)) !== null) {
+    const i = m.index;
     const c = text.charCodeAt(i);
     if (c === 47 /* / */) {
       const e = commentEnd(text, i);
-      if (e >= 0) {
-        i = e;
-        continue;
-      }
-      i++;
+      if (e >= 0) re.lastIndex = e;
       continue;
     }
     if (c === 34 /* " */) {
-      i = Math.max(quotedEnd(text, i, 34), i + 1);
+      re.lastIndex = Math.max(quotedEnd(text, i, 34), i + 1);
       continue;
     }
     if (c === 39 /* ' */) {
       const p = text.charCodeAt(i - 1);
-      if (p >= 48 && p <= 57) {
-        i++;
-        continue;
-      }
-      i = Math.max(quotedEnd(text, i, 39), i + 1);
+      if (!(p >= 48 && p <= 57)) re.lastIndex = Math.max(quotedEnd(text, i, 39), i + 1);
       continue;
     }
-    if (isIdentStart(c)) {
-      const start = i;
-      if ((c === 82 || c === 117 || c === 85 || c === 76) && !isIdentPart(text.charCodeAt(i - 1))) {
-        const r = rawStringEnd(text, i);
-        if (r >= 0) {
-          i = r;
-          continue;
-        }
-      }
-      i++;
-      while (i < n && isIdentPart(text.charCodeAt(i))) i++;
-      // Cheap pre-check: every marker starts with "__c" / "__r".
-      if (i - start >= 6 && c === 95 && text.charCodeAt(start + 1) === 95) {
-        const id = text.slice(start, i);
-        if (id === '__co__') return { kind: 'co', start, end: i };
-        if (id === '__cok__' || id === '__real_cok__') return { kind: 'cok', start, end: i };
-      }
+    if (c === 82 /* R */) {
+      const r = rawStringAt(text, i);
+      if (r >= 0) re.lastIndex = r;
       continue;
     }
-    i++;
+    // A marker candidate: it must be a whole identifier.
+    const end = i + m[0].length;
+    if (isIdentPart(text.charCodeAt(i - 1))) {
+      // Inside a longer identifier: skip the rest of it.
+      let j = end;
+      while (j < text.length && isIdentPart(text.charCodeAt(j))) j++;
+      re.lastIndex = j;
+      continue;
+    }
+    if (isIdentPart(text.charCodeAt(end))) {
+      let j = end;
+      while (j < text.length && isIdentPart(text.charCodeAt(j))) j++;
+      re.lastIndex = j;
+      continue;
+    }
+    return { kind: m[0] === '__co__' ? 'co' : 'cok', start: i, end };
   }
   return undefined;
 }
@@ -137,8 +135,8 @@ function skipBraceBlock(text: string, i: number): number {
       }
       i = Math.max(quotedEnd(text, i, c), i + 1);
       continue;
-    } else if (c === 82 && !isIdentPart(text.charCodeAt(i - 1))) {
-      const r = rawStringEnd(text, i);
+    } else if (c === 82) {
+      const r = rawStringAt(text, i);
       if (r >= 0) {
         i = r;
         continue;
@@ -157,38 +155,101 @@ function skipBraceBlock(text: string, i: number): number {
   return n;
 }
 
-/** Tokens of one `__co__` function: header up to the body's `{`, then through the matching `}`. */
-function collectFunctionTokens(text: string, from: number, macros: Map<string, FunctionMacro>): { toks: Token[]; end: number } {
-  const src = macros.size > 0 ? new MacroExpander(text, from, macros) : new Lexer(text, from);
-  const toks: Token[] = [];
-  let depth = 0;
-  let paren = 0;
-  let sawBody = false;
-  for (;;) {
-    const t = src.next();
+interface TokenSource {
+  next(): Token;
+  readonly pos: number;
+}
+
+/**
+ * Tokens on demand with lookahead, so that only a small window is alive at a time (keeps GC pressure low on big
+ * files). In `function` mode it ends (Eof) after the `}` that closes the first top-level `{` (the body), or after a
+ * `;` before any body (a prototype); `endPos` is then the offset where host scanning resumes.
+ */
+class TokenStream {
+  private buf: Token[] = [];
+  private head = 0;
+  /** End offset of the last consumed token. */
+  prevEnd: number;
+  /** Number of consumed tokens (a progress counter). */
+  consumed = 0;
+  endPos = -1;
+  private ended = false;
+  private depth = 0;
+  private paren = 0;
+  private sawBody = false;
+  private eof: Token | undefined;
+
+  constructor(
+    private readonly src: TokenSource,
+    start: number,
+    private readonly functionMode: boolean,
+  ) {
+    this.prevEnd = start;
+  }
+
+  private pull(): Token {
+    if (this.ended) return this.eof!;
+    const t = this.src.next();
     if (t.kind === Tok.Eof) {
-      toks.push(t);
-      return { toks, end: t.end };
+      this.ended = true;
+      this.eof = t;
+      this.endPos = t.end;
+      return t;
     }
-    toks.push(t);
-    if (t.kind !== Tok.Punct) continue;
-    const v = t.value;
-    if (v === '(') paren++;
-    else if (v === ')') paren = paren > 0 ? paren - 1 : 0;
-    else if (v === '{') {
-      depth++;
-      sawBody = true;
-    } else if (v === '}') {
-      depth--;
-      if (depth <= 0) {
-        toks.push(EOF_TOKEN(t.end));
-        return { toks, end: src.pos };
-      }
-    } else if (v === ';' && !sawBody && paren === 0) {
-      // A prototype (`__co__ void f(...);`) or garbage: the "function" ends here.
-      toks.push(EOF_TOKEN(t.end));
-      return { toks, end: src.pos };
+    if (this.functionMode && t.kind === Tok.Punct) {
+      const v = t.value;
+      if (v === '(') this.paren++;
+      else if (v === ')') this.paren = this.paren > 0 ? this.paren - 1 : 0;
+      else if (v === '{') {
+        this.depth++;
+        this.sawBody = true;
+      } else if (v === '}') {
+        if (--this.depth <= 0) this.finish(t);
+      } else if (v === ';' && !this.sawBody && this.paren === 0) this.finish(t);
     }
+    return t;
+  }
+
+  private finish(t: Token): void {
+    this.ended = true;
+    this.eof = EOF_TOKEN(t.end);
+    this.endPos = Math.max(t.end, this.src.pos);
+  }
+
+  peek(k: number): Token {
+    const buf = this.buf;
+    const i = this.head + k;
+    if (i < buf.length) return buf[i]!;
+    while (buf.length - this.head <= k) {
+      if (this.ended && buf.length > 0 && buf[buf.length - 1]!.kind === Tok.Eof) return buf[buf.length - 1]!;
+      buf.push(this.pull());
+    }
+    return buf[this.head + k]!;
+  }
+
+  next(): Token {
+    const t = this.peek(0);
+    if (t.kind === Tok.Eof) return t;
+    this.head++;
+    this.consumed++;
+    this.prevEnd = t.end;
+    if (this.head >= 512) {
+      this.buf = this.buf.slice(this.head);
+      this.head = 0;
+    }
+    return t;
+  }
+
+  /** Replaces the current token (used to split `>>` in template arguments). */
+  replaceCurrent(t: Token): void {
+    this.peek(0);
+    this.buf[this.head] = t;
+  }
+
+  /** Pulls the rest of the function so that `endPos` is known. */
+  drain(): number {
+    for (let k = 0; k < 1e8 && !this.ended; k++) this.pull();
+    return this.endPos;
   }
 }
 
@@ -354,7 +415,6 @@ class MacroExpander {
 // The parser proper
 
 class CoParser {
-  private p = 0;
   private depth = 0;
   /** While parsing template arguments, a bare `>` ends the expression instead of comparing. */
   private noGt = false;
@@ -366,19 +426,18 @@ class CoParser {
     private readonly src: string,
     /** Original text, for verbatim slices. */
     private readonly orig: string,
-    private toks: Token[],
+    private readonly ts: TokenStream,
     private readonly errors: CoSyntaxError[],
   ) {}
 
   // -- token helpers ------------------------------------------------------------------------------------------
 
   private get tok(): Token {
-    return this.toks[this.p]!;
+    return this.ts.peek(0);
   }
 
   private la(k: number): Token {
-    const i = this.p + k;
-    return this.toks[i < this.toks.length ? i : this.toks.length - 1]!;
+    return this.ts.peek(k);
   }
 
   private isP(v: string, t: Token = this.tok): boolean {
@@ -394,9 +453,7 @@ class CoParser {
   }
 
   private next(): Token {
-    const t = this.toks[this.p]!;
-    if (this.p < this.toks.length - 1) this.p++;
-    return t;
+    return this.ts.next();
   }
 
   private eatP(v: string): boolean {
@@ -408,7 +465,7 @@ class CoParser {
   }
 
   private prevEnd(): number {
-    return this.p > 0 ? this.toks[this.p - 1]!.end : this.tok.start;
+    return this.ts.prevEnd;
   }
 
   private fail(message: string, t: Token = this.tok): never {
@@ -440,7 +497,7 @@ class CoParser {
     }
     const t = this.tok;
     const err = new SyntaxErr(`expected ';' ${context}`, span(t.start, Math.max(t.end, t.start)));
-    if (t.kind !== Tok.Eof && !this.isP('}') && this.p > 0 && /[\n\r]/.test(this.src.slice(this.prevEnd(), t.start))) {
+    if (t.kind !== Tok.Eof && !this.isP('}') && this.ts.consumed > 0 && /[\n\r]/.test(this.src.slice(this.prevEnd(), t.start))) {
       this.report(err);
       return;
     }
@@ -473,7 +530,7 @@ class CoParser {
   /** Skips to a synchronisation point: after the next `;` of this level, after a `{...}` block, or before `}`. */
   private sync(): void {
     let depth = 0;
-    const start = this.p;
+    const start = this.ts.consumed;
     while (!this.atEof()) {
       const t = this.tok;
       if (t.kind === Tok.Punct) {
@@ -483,7 +540,7 @@ class CoParser {
           if (depth > 0) depth--;
         } else if (v === '}') {
           if (depth === 0) {
-            if (this.p === start) return; // the caller's block ends here
+            void start; // the caller's block ends here
             return;
           }
           depth--;
@@ -619,7 +676,7 @@ class CoParser {
     for (;;) {
       if (this.atEof()) return;
       if (stopAtBrace && this.isP('}')) return;
-      const before = this.p;
+      const before = this.ts.consumed;
       try {
         this.parseStatement(out);
       } catch (e) {
@@ -627,7 +684,7 @@ class CoParser {
         this.report(e);
         this.sync();
       }
-      if (this.p === before) {
+      if (this.ts.consumed === before) {
         // No progress (e.g. a stray `}` with stopAtBrace false): report and step over it.
         if (this.isP('}') && stopAtBrace) return;
         this.report(new SyntaxErr(`unexpected token ${describe(this.tok)}`, span(this.tok.start, this.tok.end)));
@@ -1698,7 +1755,7 @@ class CoParser {
         else if (nest === 0 && (v === '>' || v === '>>')) {
           if (v === '>>' && depth === 1) {
             // Split `>>`: the first closes this list, the second stays.
-            this.toks[this.p] = { kind: Tok.Punct, value: '>', start: t.start + 1, end: t.end, spaced: false };
+            this.ts.replaceCurrent({ kind: Tok.Punct, value: '>', start: t.start + 1, end: t.end, spaced: false });
             const e = t.start;
             const item = this.normText(itemStart, e);
             if (item) out.push(item);
@@ -1726,7 +1783,7 @@ class CoParser {
   private closeAngle(context: string): void {
     if (this.isP('>>')) {
       const t = this.tok;
-      this.toks[this.p] = { kind: Tok.Punct, value: '>', start: t.start + 1, end: t.end, spaced: false };
+      this.ts.replaceCurrent({ kind: Tok.Punct, value: '>', start: t.start + 1, end: t.end, spaced: false });
       return;
     }
     this.expectP('>', context);
@@ -1840,11 +1897,12 @@ export function parseCroqtile(text: string): CoFile {
         pos = skipBraceBlock(src, m.end);
         continue;
       }
-      const { toks, end } = collectFunctionTokens(src, m.end, pp.functionMacros);
-      const parser = new CoParser(src, text, toks, errors);
+      const lexer = pp.functionMacros.size > 0 ? new MacroExpander(src, m.end, pp.functionMacros) : new Lexer(src, m.end);
+      const ts = new TokenStream(lexer, m.end, true);
+      const parser = new CoParser(src, text, ts, errors);
       const fn = parser.parseFunction(m.start);
       if (fn) functions.push(fn);
-      pos = Math.max(end, m.end);
+      pos = Math.max(ts.drain(), m.end);
     }
   } catch (err) {
     errors.push({ message: `internal parser error: ${(err as Error)?.message ?? String(err)}`, span: span(0, 0) });
@@ -1855,16 +1913,9 @@ export function parseCroqtile(text: string): CoFile {
 /** Parses one DSL expression (e.g. a `#define` value); undefined when it is not exactly one expression. */
 export function parseCoExpression(text: string): CoExpr | undefined {
   try {
-    const lx = new Lexer(text);
-    const toks: Token[] = [];
-    for (let k = 0; k < 100000; k++) {
-      const t = lx.next();
-      toks.push(t);
-      if (t.kind === Tok.Eof) break;
-    }
-    if (toks.length === 1) return undefined;
-    const errors: CoSyntaxError[] = [];
-    const parser = new CoParser(text, text, toks, errors);
+    const ts = new TokenStream(new Lexer(text), 0, false);
+    if (ts.peek(0).kind === Tok.Eof) return undefined;
+    const parser = new CoParser(text, text, ts, []);
     return parser.parseWholeExpression();
   } catch {
     return undefined;

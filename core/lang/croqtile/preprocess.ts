@@ -2,7 +2,7 @@
 // #endif` and blanks out directive lines and inactive branches (spaces, newlines kept) so every span into the
 // result is a span into the original text. Also `evaluateConstant`, which folds expressions over the defines.
 import type { CoExpr } from './ast';
-import { Lexer, Tok, commentEnd, numberValue, quotedEnd, rawStringEnd, isIdentPart, isIdentStart } from './lexer';
+import { Lexer, Tok, commentEnd, numberValue, quotedEnd, rawStringEnd, isIdentPart } from './lexer';
 import { parseCoExpression } from './parser';
 
 export interface FunctionMacro {
@@ -74,6 +74,26 @@ function cleanDirective(raw: string): string {
   return s.trim();
 }
 
+/** Whether only blanks precede offset `i` on its line. */
+function atLineStart(text: string, i: number): boolean {
+  for (let k = i - 1; k >= 0; k--) {
+    const c = text.charCodeAt(k);
+    if (c === 10) return true;
+    if (c !== 32 && c !== 9 && c !== 13 && c !== 12 && c !== 11) return false;
+  }
+  return true;
+}
+
+/** If the `R` at `i` starts a raw string (with an optional u8/u/U/L prefix before it), the offset after it, else -1. */
+export function rawStringAt(text: string, i: number): number {
+  let s = i;
+  const p1 = text.charCodeAt(i - 1);
+  if (p1 === 117 || p1 === 85 || p1 === 76) s = i - 1;
+  else if (p1 === 56 && text.charCodeAt(i - 2) === 117) s = i - 2;
+  if (isIdentPart(text.charCodeAt(s - 1))) return -1;
+  return rawStringEnd(text, s);
+}
+
 export function preprocess(text: string): PreprocessResult {
   const n = text.length;
   const defines = new Map<string, string>();
@@ -93,20 +113,14 @@ export function preprocess(text: string): PreprocessResult {
     active = next;
   };
 
-  let i = 0;
-  let lineStart = true;
-  while (i < n) {
+  // Jump between the characters that matter: directive marks, quotes, comment openers, raw strings.
+  const re = /["'#]|\/[/*]|R"/g;
+  let m: RegExpExecArray | null;
+  while ((m = re.exec(text)) !== null) {
+    const i = m.index;
     const c = text.charCodeAt(i);
-    if (c === 10) {
-      lineStart = true;
-      i++;
-      continue;
-    }
-    if (c === 32 || c === 9 || c === 13 || c === 12 || c === 11) {
-      i++;
-      continue;
-    }
-    if (c === 35 /* # */ && lineStart) {
+    if (c === 35 /* # */) {
+      if (!atLineStart(text, i)) continue;
       // Directive name.
       let j = i + 1;
       while (j < n && (text.charCodeAt(j) === 32 || text.charCodeAt(j) === 9)) j++;
@@ -118,46 +132,26 @@ export function preprocess(text: string): PreprocessResult {
         const body = cleanDirective(text.slice(j, end));
         if (active) blanks.push(i, end);
         handleDirective(name, body, end);
-        i = end;
-        continue;
+        re.lastIndex = end;
       }
-    }
-    lineStart = false;
-    if (c === 47) {
-      const e = commentEnd(text, i);
-      if (e >= 0) {
-        // A block comment that ends on a line still leaves us "at line start" only if nothing preceded it; keep
-        // it simple: a directive must be the first token of its line.
-        i = e;
-        continue;
-      }
-    }
-    if (c === 34) {
-      i = Math.max(quotedEnd(text, i, 34), i + 1);
       continue;
     }
-    if (c === 39) {
+    if (c === 47 /* / */) {
+      re.lastIndex = Math.max(commentEnd(text, i), i + 1);
+      continue;
+    }
+    if (c === 34 /* " */) {
+      re.lastIndex = Math.max(quotedEnd(text, i, 34), i + 1);
+      continue;
+    }
+    if (c === 39 /* ' */) {
       const p = text.charCodeAt(i - 1);
-      if (p >= 48 && p <= 57) {
-        i++; // digit separator
-        continue;
-      }
-      i = Math.max(quotedEnd(text, i, 39), i + 1);
+      if (!(p >= 48 && p <= 57)) re.lastIndex = Math.max(quotedEnd(text, i, 39), i + 1);
       continue;
     }
-    if (isIdentStart(c)) {
-      if ((c === 82 || c === 117 || c === 85 || c === 76) && !isIdentPart(text.charCodeAt(i - 1))) {
-        const r = rawStringEnd(text, i);
-        if (r >= 0) {
-          i = r;
-          continue;
-        }
-      }
-      i++;
-      while (i < n && isIdentPart(text.charCodeAt(i))) i++;
-      continue;
-    }
-    i++;
+    // R"
+    const r = rawStringAt(text, i);
+    if (r >= 0) re.lastIndex = r;
   }
   if (!active && inactiveFrom >= 0) blanks.push(inactiveFrom, n);
 
