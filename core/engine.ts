@@ -4,6 +4,7 @@ import type { AnalysisResult, HoverInfo, LanguageId, LintOptions, Position, Rang
 import { ChunkedTree } from './lang/cuda/chunks';
 import { Parser, loadCudaLanguage } from './lang/cuda/parser';
 import { CudaAnalyzer } from './lang/cuda/analyze';
+import { analyzeCroqtile, hoverCroqtile } from './lang/croqtile/analyze';
 import { hoverCuda } from './docs/hover';
 import { lowerCudaNodes } from './lang/cuda/frontend';
 import type { KernelModule } from './ir/types';
@@ -81,11 +82,20 @@ export class EngineDocument {
     if (this.cached && this.cached.options === options) return this.cached.result;
     let result: AnalysisResult = { findings: [], syntaxProblems: [], symbols: [] };
     if (this.chunks) result = this.analyzer.analyze(this.chunks.topLevel(), this.textValue, options);
+    else if (this.language === 'croqtile') {
+      const analysis = analyzeCroqtile(this.textValue, options);
+      this.module = analysis.module;
+      result = analysis.result;
+    }
     this.cached = { options, result };
     return result;
   }
 
   hover(position: Position): HoverInfo | null {
+    if (this.language === 'croqtile') {
+      if (!this.module) this.analyze();
+      return hoverCroqtile(this.textValue, position, this.module);
+    }
     if (!this.chunks) return null;
     this.module ??= lowerCudaNodes(this.chunks.topLevel(), this.textValue).module;
     return hoverCuda(this.chunks.nodeAt(position, offsetAt(this.textValue, position)), this.textValue, position, this.module);

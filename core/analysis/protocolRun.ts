@@ -454,6 +454,19 @@ export function runProtocol(kernel: Kernel, blockSize: number, constants: Map<st
   const actors = [...built.traces.values()];
   const uncertain = new Set<string>();
   const initializers = new Map<string, { threads: number[]; op: BarrierOp; count?: number }>();
+  // Croqtile (current era): an event's count is the number of threads that ever trigger it.
+  const triggering = new Map<string, number>();
+  for (const a of actors) {
+    const keys = new Set(a.events.filter((e) => e.kind === 'arrive').map((e) => (e as { key: string }).key));
+    for (const k of keys) triggering.set(k, (triggering.get(k) ?? 0) + a.threads.length);
+  }
+  for (const a of actors) {
+    for (const e of a.events) {
+      if (e.kind === 'init' && e.count === undefined && e.op.count?.kind === 'call' && e.op.count.callee === '<auto>') {
+        (e as { count?: number }).count = triggering.get(e.key);
+      }
+    }
+  }
   for (const a of actors) {
     for (const e of a.events) {
       if (e.kind === 'uncertain') {

@@ -38,7 +38,7 @@ const HEAD_LEGACY_INDEX =
   'In HEAD, `e[i]` is plain slot indexing: the wait parity is derived from the innermost enclosing `foreach` variable `iv` as `(iv / N) & 1` (flipped for `= ready`), so `e[i]` is only phase-correct when `i == iv % N` of that innermost loop. Prefer `e.at(order)`.';
 
 const BOOTSTRAP =
-  'Events start pending, so a ring whose producer waits on `empty` needs one credit per slot before the loop: either the consumer runs `foreach {s} in [S] trigger empty[s];` (era A, still legal), or (HEAD) the ring is declared `= ready`. Doing both gives every slot two credits and skews the phases.';
+  'Events start pending, so a ring whose producer waits on `empty` needs one credit per slot before the loop (a bootstrap): either the consumer runs `foreach {s} in [S] trigger empty[s];` (era A, still legal), or (HEAD) the ring is declared `= ready`. Doing both gives every slot two credits and skews the phases.';
 
 // --- the table ----------------------------------------------------------------------------------
 
@@ -231,7 +231,7 @@ export const CROQTILE_DOCS: CroqtileDoc[] = [
     summary: 'Publishes readiness of one or more events (arrives on them).',
     semantics:
       'Without `after`, readiness is published at that point; it does not stand for the completion of an earlier async operation unless that operation was already waited. Triggering a whole array arrives on every slot. ' +
-      'Triggering outside an `inthreads` block draws a warning.',
+      'Triggering (or waiting) an event array or element outside any `inthreads` block draws a warning.',
     syncNotes: `${ERA_A_EVENTS} In era A, a \`trigger full[s]\` right after \`tma.copy.async<full[s]>\` became \`arrive_and_expect_tx\` of the bytes just issued. ${HEAD_EVENTS} Every thread of the triggering scope arrives, which is why the computed count is the number of triggering threads. ${BOOTSTRAP}`,
     era: 'all',
   },
@@ -372,7 +372,7 @@ export const CROQTILE_DOCS: CroqtileDoc[] = [
     aliases: ['continue'],
     signature: 'break;\ncontinue;',
     summary: 'Leaves the innermost loop, or skips to its next iteration.',
-    semantics: 'As in C.',
+    semantics: 'Works as in C, on `foreach` and `while` loops.',
     syncNotes: 'Leaving a ring loop early skips the remaining triggers, so the other role waits forever.',
     era: 'all',
   },
@@ -1067,8 +1067,8 @@ export function renderCroqtileDoc(d: CroqtileDoc): string {
   const parts = ['```croqtile\n' + d.signature + '\n```', d.summary, d.semantics];
   if (d.syncNotes) parts.push(`**Synchronization:** ${d.syncNotes}`);
   if (d.removedIn) {
-    const era = d.era ? ` (accepted in ${ERA_LABEL[d.era]})` : '';
-    parts.push(`**Removed:** ${d.removedIn}${era}.`);
+    const era = d.era ? ` Accepted by ${ERA_LABEL[d.era]}.` : '';
+    parts.push(`**Removed:** ${d.removedIn}.${era}`);
   } else if (d.era && d.era !== 'all') {
     parts.push(`_Available in ${ERA_LABEL[d.era]}._`);
   }

@@ -29,6 +29,11 @@ const OP_WORDS: Record<BarrierOp['kind'], string> = {
   'mma-commit-arrive': 'tcgen05.commit arrive',
   'fence-init': 'fence.mbarrier_init',
   'fence-proxy-async': 'fence.proxy.async',
+  'mma-fence': 'mma.commit / mma.wait',
+  'future-issue': 'async copy (future)',
+  'future-wait': 'wait (future)',
+  'future-use': 'future data read',
+  'future-rotate': 'swap/rotate futures',
 };
 
 export function hoverCuda(node: SyntaxNode | null, text: string, position: Position, module: KernelModule): HoverInfo | null {

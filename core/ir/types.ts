@@ -35,7 +35,14 @@ export type OpKind =
   | 'mma'
   | 'mma-commit-arrive'
   | 'fence-init'
-  | 'fence-proxy-async';
+  | 'fence-proxy-async'
+  /** Completes this thread's outstanding MMA work without a barrier (Croqtile `mma.commit`, `mma.wait<N>`). */
+  | 'mma-fence'
+  /** A future (asynchronous copy or MMA handle) is started, waited, read, or renamed (swap/rotate/select). */
+  | 'future-issue'
+  | 'future-wait'
+  | 'future-use'
+  | 'future-rotate';
 
 /** A reference to one barrier (or one slot of a barrier array), after aliases and helpers are resolved. */
 export interface BarrierRef {
@@ -69,6 +76,12 @@ export interface BarrierOp {
   result?: 'blocking' | 'value' | 'discarded';
   /** The barrier lives in another CTA of the cluster (mapa / .shared::cluster / multicast). */
   remote?: boolean;
+  /** Futures involved (future-* ops): the issued/waited/used handle, or the rotated handles in order. */
+  futures?: string[];
+  /** Synchronisation syntax of an older Croqtile era (A: tutorial, B: mma.wait), removed at HEAD. */
+  legacy?: 'A' | 'B';
+  /** Event slot written as `e.at(order)` (generation-tracked) rather than `e[i]`. */
+  atOrder?: boolean;
   /** Where it is written: the outermost call site inside the kernel. */
   range: Range;
   /** Source range of the API call itself when it sits inside a helper (innermost first). */
@@ -130,6 +143,8 @@ export interface Kernel {
 
 export interface KernelModule {
   language: 'cuda' | 'croqtile';
+  /** Croqtile synchronisation era the file is written in (A tutorial, B mma.wait, C current). */
+  era?: 'A' | 'B' | 'C';
   kernels: Kernel[];
   /** Named compile-time constants (#define, constexpr) for evaluation. */
   constants: Map<string, number>;

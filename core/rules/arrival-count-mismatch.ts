@@ -10,7 +10,7 @@ export const arrivalCountMismatch: RuleDef = {
     family: 'count',
     defaultSeverity: 'error',
     summary: 'The threads that arrive on a barrier in one phase cannot add up to its init count.',
-    languages: ['cuda'],
+    languages: ['cuda', 'croqtile'],
     fix: 'none',
   },
   docs: {

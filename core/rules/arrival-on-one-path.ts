@@ -46,7 +46,7 @@ export const arrivalOnOnePath: RuleDef = {
     family: 'count',
     defaultSeverity: 'warning',
     summary: 'Inside a pipeline loop, a barrier is arrived on along one control path but not another.',
-    languages: ['cuda'],
+    languages: ['cuda', 'croqtile'],
     fix: 'none',
   },
   docs: {

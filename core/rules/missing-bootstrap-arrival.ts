@@ -14,7 +14,7 @@ export const missingBootstrapArrival: RuleDef = {
     family: 'bootstrap',
     defaultSeverity: 'error',
     summary: 'The first wait on a free/empty barrier waits for a phase that nothing can complete (deadlock).',
-    languages: ['cuda'],
+    languages: ['cuda', 'croqtile'],
     fix: 'unsafe',
   },
   docs: {

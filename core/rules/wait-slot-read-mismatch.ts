@@ -21,7 +21,7 @@ export const waitSlotReadMismatch: RuleDef = {
     family: 'phase',
     defaultSeverity: 'warning',
     summary: 'A consumer waits on one ring slot and then reads the buffer of another slot.',
-    languages: ['cuda'],
+    languages: ['cuda', 'croqtile'],
     fix: 'none',
   },
   docs: {
