@@ -587,7 +587,7 @@ class CoParser {
       }
       this.expectP(')', 'after parameters');
       headerOk = true;
-      if (this.atEof()) {
+      if (this.eatP(';') || this.atEof()) {
         // Prototype `__co__ void f(...);`
         return { name, returnType, params, body, span: span(coStart, this.prevEnd()), nameSpan };
       }
@@ -1576,8 +1576,13 @@ class CoParser {
       case Tok.Str: {
         this.next();
         let end = t.end;
-        while (this.tok.kind === Tok.Str) end = this.next().end;
-        return { kind: 'string', text: this.text(t.start, end), span: span(t.start, end) };
+        let text = t.value;
+        while (this.tok.kind === Tok.Str) {
+          const u = this.next();
+          end = u.end;
+          text += ' ' + u.value;
+        }
+        return { kind: 'string', text, span: span(t.start, end) };
       }
       case Tok.Ident:
         return this.parseIdentPrimary();
