@@ -978,10 +978,15 @@ for (const doc of CROQTILE_DOCS) {
   }
 }
 
-/** The dotted/templated continuation at the start of `nextChars`: `.copy.async`, `<256>`, `.swiz<128>`. */
+/**
+ * The dotted/templated continuation at the start of `nextChars`: `.copy.async`, `<256>`, `.swiz<128>`.
+ * A template list cut off by the end of `nextChars` (`.async<full_barri`) is closed, so a short
+ * look-ahead still finds the templated entry.
+ */
 function continuation(nextChars: string): string {
-  const m = /^(?:\s*<[^<>;]*>)?(?:\s*\.\s*[A-Za-z_]\w*(?:\s*<[^<>;]*>)?)*/.exec(nextChars);
-  return m ? m[0] : '';
+  const m = /^(?:\s*<[^<>;]*(?:>|$))?(?:\s*\.\s*[A-Za-z_]\w*(?:\s*<[^<>;]*(?:>|$))?)*/.exec(nextChars);
+  const text = m ? m[0] : '';
+  return text.lastIndexOf('<') > text.lastIndexOf('>') ? text + '>' : text;
 }
 
 /** Splits `tma.copy.async<full[s]>.swiz<128>` into `['tma', 'copy', 'async<>', 'swiz<>']`. */
@@ -1021,8 +1026,9 @@ export function findCroqtileDoc(word: string, nextChars?: string): CroqtileDoc |
   let text = word.trim();
   if (!text) return undefined;
 
-  // `#` followed by an arithmetic operator is one token (`#+`).
+  // `#` followed by an arithmetic operator is one token (`#+`); so is `group-4` when split at the dash.
   if (text === '#' && nextChars && /^[+\-*/%]/.test(nextChars)) text += nextChars[0];
+  if (text === 'group' && nextChars && /^-4(?!\w)/.test(nextChars)) text = 'group-4';
 
   const direct = byKey.get(normalizeKey(text));
   const head = /^[A-Za-z_]\w*/.exec(text)?.[0];

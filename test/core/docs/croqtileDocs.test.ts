@@ -112,6 +112,9 @@ describe('croqtile docs table', () => {
       ['#', '+ 1', '#'], // `#+` is documented with `#`
       ['#', 'tile_k', '#'],
       ['group-4', ' {', 'group-4'],
+      ['group', '-4 {', 'group-4'],
+      ['group', ' {', 'group'],
+      ['tma', '.copy.async<full_barrier[st', 'tma.copy.async<ev>'],
       ['ready', ';', 'ready'],
     ];
     for (const [word, next, want] of cases) {
