@@ -24,6 +24,8 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
       { scheme: 'file', language: 'cuda-cpp' },
       { scheme: 'untitled', language: 'cuda-cpp' },
       { scheme: 'file', pattern: '**/*.{cu,cuh}' },
+      { scheme: 'file', language: 'croqtile' },
+      { scheme: 'untitled', language: 'croqtile' },
     ],
     initializationOptions: {
       lint: { debounceMs: config.get<number>('lint.debounceMs') },
