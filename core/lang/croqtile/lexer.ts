@@ -18,7 +18,14 @@ export interface Token {
   end: number;
   /** True when whitespace or a comment precedes the token (used for `[[` and `>>` splitting). */
   spaced: boolean;
+  /** Keyword flags of an identifier (`KW_*`), 0 otherwise. */
+  kw: number;
 }
+
+/** Statement keywords that can never be an operand. */
+export const KW_RESERVED = 1;
+/** Element/scalar type keywords (`f16`, `s32`, `int`, ...). */
+export const KW_TYPE = 2;
 
 const CH_NL = 10;
 const CH_CR = 13;
@@ -54,6 +61,14 @@ const PUNCT2 = [
 const P2 = new Map<number, string>(PUNCT2.map((op) => [op.charCodeAt(0) * 65536 + op.charCodeAt(1), op]));
 const P3 = new Map<number, string>(PUNCT3.map((op) => [(op.charCodeAt(0) * 256 + op.charCodeAt(1)) * 256 + op.charCodeAt(2), op]));
 const P1: string[] = Array.from({ length: 128 }, (_, i) => String.fromCharCode(i));
+/** First characters of multi-character operators. */
+const MULTI_START = new Uint8Array(128);
+for (const op of [...PUNCT2, ...PUNCT3]) MULTI_START[op.charCodeAt(0)] = 1;
+/** Identifier characters below 128 (everything above counts as identifier). */
+const IDENT = new Uint8Array(128);
+for (let k = 0; k < 128; k++) {
+  if ((k >= 97 && k <= 122) || (k >= 65 && k <= 90) || (k >= 48 && k <= 57) || k === 95 || k === 36) IDENT[k] = 1;
+}
 
 /**
  * If a raw string literal (`R"d(...)d"`, also with `u8`/`u`/`U`/`L` prefixes) starts at `i`, returns the offset
@@ -120,6 +135,88 @@ export function commentEnd(text: string, i: number): number {
   return -1;
 }
 
+// Identifier interning: repeated names (and every keyword) come back as the same string object, which saves an
+// allocation per identifier and makes keyword comparisons pointer compares. Open addressing over a fixed table
+// that is cleared when it fills up.
+const INTERN_SIZE = 1 << 15;
+const INTERN_MASK = INTERN_SIZE - 1;
+let internStrings: (string | undefined)[] = new Array<string | undefined>(INTERN_SIZE);
+let internHashes = new Int32Array(INTERN_SIZE);
+let internFlags = new Uint8Array(INTERN_SIZE);
+let internCount = 0;
+
+function hashOf(s: string): number {
+  let h = s.charCodeAt(0);
+  for (let k = 1; k < s.length; k++) h = (Math.imul(h, 31) + s.charCodeAt(k)) | 0;
+  return h;
+}
+
+function internConstant(s: string, flags: number): void {
+  intern(s, 0, s.length, hashOf(s), s, flags);
+}
+
+/** Flags of the string returned by the last `intern` call. */
+let lastFlags = 0;
+
+function intern(text: string, start: number, end: number, h: number, constant?: string, flags = 0): string {
+  const len = end - start;
+  let slot = (h ^ (h >>> 15)) & INTERN_MASK;
+  for (;;) {
+    const e = internStrings[slot];
+    if (e === undefined) break;
+    if (internHashes[slot] === h && e.length === len && text.startsWith(e, start)) {
+      lastFlags = internFlags[slot]!;
+      return e;
+    }
+    slot = (slot + 1) & INTERN_MASK;
+  }
+  if (internCount >= INTERN_SIZE >> 1) {
+    resetInternTable();
+    return intern(text, start, end, h, constant, flags);
+  }
+  const v = constant ?? text.slice(start, end);
+  internStrings[slot] = v;
+  internHashes[slot] = h;
+  internFlags[slot] = flags;
+  lastFlags = flags;
+  internCount++;
+  return v;
+}
+
+/** Names the parser compares against; interned up front so that lookups return the literal constants. */
+const KEYWORDS = [
+  'parallel', 'inthreads', 'foreach', 'with', 'while', 'if', 'else', 'wait', 'trigger', 'sync', 'return', 'break',
+  'continue', 'yield', '__cpp__', 'asm', '__asm__', '__asm', 'shared', 'local', 'global', 'event', 'mutable', 'frag',
+  'mdspan', 'ituple', 'swap', 'rotate', 'select', 'call', 'dma', 'tma', 'mma', 'async', 'after', 'in', 'by', 'where',
+  'apply', 'ready', 'cluster', 'print', 'println', 'volatile', 'goto', 'inline', 'group', 'group-4', 'block', 'thread',
+  'device', 'term', 'unroll', 'vectorize', 'row', 'col', 'copy', 'load', 'store', 'any', 'at', 'chunkat', 'subspan',
+  'span', 'data', 'cdiv', 'auto', 'void', 'stream', 'f64', 'tf32', 'f32', 'f16', 'bf16', 'f8', 'f8_e4m3', 'f8_e5m2',
+  'f8_ue4m3', 'f8_ue8m0', 'f6_e3m2', 'f6_e2m3', 'f4_e2m1', 'u64', 's64', 'u32', 's32', 'u16', 's16', 'u8', 's8',
+  'u6', 's6', 'u4', 's4', 'u2', 's2', 'bin1', 'u1', 'int', 'bool', 'half', 'bfp16', 'float', 'double', 'true', 'false',
+];
+
+export const RESERVED_WORDS = [
+  'return', 'foreach', 'parallel', 'if', 'else', 'while', 'wait', 'trigger', 'with', 'inthreads', 'break', 'continue',
+  'yield', 'event', 'mutable', 'apply', 'where', 'after', 'in', 'by', 'frag', 'mdspan', 'ituple', 'dma', 'tma', 'mma',
+  'call', '__cpp__', 'asm', '__asm__',
+];
+export const TYPE_WORDS = [
+  'f64', 'tf32', 'f32', 'f16', 'bf16', 'f8', 'f8_e4m3', 'f8_e5m2', 'f8_ue4m3', 'f8_ue8m0', 'f6_e3m2', 'f6_e2m3',
+  'f4_e2m1', 'u64', 's64', 'u32', 's32', 'u16', 's16', 'u8', 's8', 'u6', 's6', 'u4', 's4', 'u2', 's2', 'bin1', 'u1',
+  'int', 'bool', 'half', 'bfp16', 'float', 'double', 'void',
+];
+
+function resetInternTable(): void {
+  internStrings = new Array<string | undefined>(INTERN_SIZE);
+  internHashes = new Int32Array(INTERN_SIZE);
+  internFlags = new Uint8Array(INTERN_SIZE);
+  internCount = 0;
+  for (const k of RESERVED_WORDS) internConstant(k, KW_RESERVED);
+  for (const k of TYPE_WORDS) internConstant(k, KW_TYPE);
+  for (const k of KEYWORDS) internConstant(k, 0);
+}
+resetInternTable();
+
 /** A tokenizer over `text` starting at `pos`. `next()` never throws; at the end it returns Eof tokens forever. */
 export class Lexer {
   pos: number;
@@ -144,7 +241,7 @@ export class Lexer {
     for (;;) {
       if (i >= n) {
         this.pos = n;
-        return { kind: Tok.Eof, value: '', start: n, end: n, spaced: true };
+        return { kind: Tok.Eof, value: '', start: n, end: n, spaced: true, kw: 0 };
       }
       c = text.charCodeAt(i);
       if (c === CH_SPACE || c === CH_NL || c === CH_TAB || c === CH_CR || c === 11 || c === 12) {
@@ -174,55 +271,63 @@ export class Lexer {
         const r = rawStringEnd(text, i);
         if (r >= 0) {
           this.pos = Math.min(r, n);
-          return { kind: Tok.Str, value: text.slice(start, this.pos), start, end: this.pos, spaced };
+          return { kind: Tok.Str, value: text.slice(start, this.pos), start, end: this.pos, spaced, kw: 0 };
         }
       }
+      let h = c;
       i++;
-      while (i < n && isIdentPart(text.charCodeAt(i))) i++;
-      let value = text.slice(start, i);
+      while (i < n) {
+        const d = text.charCodeAt(i);
+        if (d < 128 ? IDENT[d] === 0 : false) break;
+        h = (Math.imul(h, 31) + d) | 0;
+        i++;
+      }
+      let value = intern(text, start, i, h);
+      let kw = lastFlags;
       // `group-4` is one level keyword.
       if (value === 'group' && text.charCodeAt(i) === 45 && text.charCodeAt(i + 1) === 52 && !isIdentPart(text.charCodeAt(i + 2))) {
         i += 2;
         value = 'group-4';
+        kw = 0;
       }
       this.pos = i;
-      return { kind: Tok.Ident, value, start, end: i, spaced };
+      return { kind: Tok.Ident, value, start, end: i, spaced, kw };
     }
     if (isDigit(c)) {
       i = numberEnd(text, i, n);
       this.pos = i;
-      return { kind: Tok.Num, value: text.slice(start, i), start, end: i, spaced };
+      return { kind: Tok.Num, value: text.slice(start, i), start, end: i, spaced, kw: 0 };
     }
     if (c === CH_QUOTE || c === CH_APOS) {
       i = Math.min(quotedEnd(text, i, c), n);
       this.pos = i;
-      return { kind: Tok.Str, value: text.slice(start, i), start, end: i, spaced };
+      return { kind: Tok.Str, value: text.slice(start, i), start, end: i, spaced, kw: 0 };
     }
-    const c2 = i + 1 < n ? text.charCodeAt(i + 1) : 0;
-    if (c2 !== 0 && c2 < 128) {
-      if (i + 2 < n) {
-        const c3 = text.charCodeAt(i + 2);
-        if (c3 < 128) {
-          const op3 = P3.get((c * 256 + c2) * 256 + c3);
+    // Multi-character operators: only a few first characters can start one.
+    if (c < 128 && MULTI_START[c] === 1 && i + 1 < n) {
+      const c2 = text.charCodeAt(i + 1);
+      if (c2 < 128) {
+        if (i + 2 < n && (c === 60 || c === 62 || c === 46)) {
+          const op3 = P3.get((c * 256 + c2) * 256 + text.charCodeAt(i + 2));
           if (op3 !== undefined) {
             this.pos = i + 3;
-            return { kind: Tok.Punct, value: op3, start, end: i + 3, spaced };
+            return { kind: Tok.Punct, value: op3, start, end: i + 3, spaced, kw: 0 };
           }
         }
-      }
-      const op2 = P2.get(c * 65536 + c2);
-      if (op2 !== undefined) {
-        this.pos = i + 2;
-        return { kind: Tok.Punct, value: op2, start, end: i + 2, spaced };
+        const op2 = P2.get(c * 65536 + c2);
+        if (op2 !== undefined) {
+          this.pos = i + 2;
+          return { kind: Tok.Punct, value: op2, start, end: i + 2, spaced, kw: 0 };
+        }
       }
     }
     if (c < 128) {
       this.pos = i + 1;
-      return { kind: Tok.Punct, value: P1[c]!, start, end: i + 1, spaced };
+      return { kind: Tok.Punct, value: P1[c]!, start, end: i + 1, spaced, kw: 0 };
     }
     // Surrogate pairs and any other character become a one-code-unit punctuator.
     this.pos = i + 1;
-    return { kind: Tok.Punct, value: text[i]!, start, end: i + 1, spaced };
+    return { kind: Tok.Punct, value: text[i]!, start, end: i + 1, spaced, kw: 0 };
   }
 }
 

@@ -5,7 +5,7 @@
 // Accepts the union of the three sync-syntax eras (A: `tma.copy.async<ev>`, `mma.commit`; B: `mma.wait<N>`;
 // HEAD: futures, `trigger e after f`, `.at(order++)`, `= ready`).
 import type { CoExpr, CoFile, CoFunction, CoParam, CoStmt, CoSyntaxError, EventDeclarator, Span } from './ast';
-import { Lexer, Tok, commentEnd, isIdentPart, numberValue, quotedEnd, type Token } from './lexer';
+import { KW_RESERVED, KW_TYPE, Lexer, TYPE_WORDS, Tok, commentEnd, isIdentPart, numberValue, quotedEnd, type Token } from './lexer';
 import { preprocess, rawStringAt, type FunctionMacro } from './preprocess';
 
 /** Nesting limit for statements plus expressions; deeper input gets one "nesting too deep" error. */
@@ -20,18 +20,8 @@ class SyntaxErr {
   ) {}
 }
 
-const TYPE_KEYWORDS = new Set([
-  'f64', 'tf32', 'f32', 'f16', 'bf16', 'f8', 'f8_e4m3', 'f8_e5m2', 'f8_ue4m3', 'f8_ue8m0', 'f6_e3m2', 'f6_e2m3',
-  'f4_e2m1', 'u64', 's64', 'u32', 's32', 'u16', 's16', 'u8', 's8', 'u6', 's6', 'u4', 's4', 'u2', 's2', 'bin1', 'u1',
-  'int', 'bool', 'half', 'bfp16', 'float', 'double', 'void',
-]);
+const TYPE_KEYWORDS = new Set(TYPE_WORDS);
 const STORAGE = new Set(['shared', 'local', 'global']);
-/** Statement keywords that can never be an operand. */
-const RESERVED = new Set([
-  'return', 'foreach', 'parallel', 'if', 'else', 'while', 'wait', 'trigger', 'with', 'inthreads', 'break', 'continue',
-  'yield', 'event', 'mutable', 'apply', 'where', 'after', 'in', 'by', 'frag', 'mdspan', 'ituple', 'dma', 'tma', 'mma',
-  'call', '__cpp__', 'asm', '__asm__',
-]);
 const LEVELS = new Set(['device', 'cluster', 'block', 'group', 'group-4', 'thread', 'term']);
 
 /** Binary operators and their binding power (higher binds tighter), after the compiler's bison precedences. */
@@ -44,7 +34,7 @@ const ASSIGN_OPS = new Set(['=', '+=', '-=', '*=', '/=', '%=', '&=', '|=', '^=',
 /** Tokens allowed between `<` and `>` of a speculative template argument list (`f<T, 4>(...)`). */
 const TEMPLATE_PUNCT = new Set([',', '.', '::', '+', '-', '*', '/', '%', '#', '(', ')', '[', ']', '{', '}', '<', '>', '>>', '?', ':', '??', '#+', '#-', '#*', '#/', '#%']);
 
-const EOF_TOKEN = (at: number): Token => ({ kind: Tok.Eof, value: '', start: at, end: at, spaced: true });
+const EOF_TOKEN = (at: number): Token => ({ kind: Tok.Eof, value: '', start: at, end: at, spaced: true, kw: 0 });
 
 function describe(t: Token): string {
   if (t.kind === Tok.Eof) return 'end of input';
@@ -334,7 +324,7 @@ class MacroExpander {
         const rest = args.slice(params.length - 1);
         const joined: Token[] = [];
         rest.forEach((a, i) => {
-          if (i > 0) joined.push({ kind: Tok.Punct, value: ',', start: at.start, end: at.end, spaced: false });
+          if (i > 0) joined.push({ kind: Tok.Punct, value: ',', start: at.start, end: at.end, spaced: false, kw: 0 });
           joined.push(...a);
         });
         return joined;
@@ -356,7 +346,7 @@ class MacroExpander {
       if (t.kind === Tok.Punct && t.value === '#' && nt && nt.kind === Tok.Ident && argOf(nt.value)) {
         const a = argOf(nt.value)!;
         const s = a.map((x) => x.value).join(' ');
-        result.push({ kind: Tok.Str, value: JSON.stringify(s), start: at.start, end: at.end, spaced: true });
+        result.push({ kind: Tok.Str, value: JSON.stringify(s), start: at.start, end: at.end, spaced: true, kw: 0 });
         i++;
         continue;
       }
@@ -387,7 +377,7 @@ class MacroExpander {
           continue;
         }
       }
-      result.push({ kind: t.kind, value: t.value, start: at.start, end: at.end, spaced: t.spaced });
+      result.push({ kind: t.kind, value: t.value, start: at.start, end: at.end, spaced: t.spaced, kw: t.kw });
     }
     // Rescan for nested invocations.
     const inner = new Set(active);
@@ -428,13 +418,14 @@ class CoParser {
     private readonly orig: string,
     private readonly ts: TokenStream,
     private readonly errors: CoSyntaxError[],
-  ) {}
+  ) {
+    this.tok = ts.peek(0);
+  }
 
   // -- token helpers ------------------------------------------------------------------------------------------
 
-  private get tok(): Token {
-    return this.ts.peek(0);
-  }
+  /** The current token (kept in a field: read on every step). */
+  private tok: Token;
 
   private la(k: number): Token {
     return this.ts.peek(k);
@@ -453,7 +444,14 @@ class CoParser {
   }
 
   private next(): Token {
-    return this.ts.next();
+    const t = this.ts.next();
+    this.tok = this.ts.peek(0);
+    return t;
+  }
+
+  private replaceCurrent(t: Token): void {
+    this.ts.replaceCurrent(t);
+    this.tok = t;
   }
 
   private eatP(v: string): boolean {
@@ -905,7 +903,7 @@ class CoParser {
           }
           break;
         default:
-          if (TYPE_KEYWORDS.has(t.value) && t.value !== 'void') {
+          if ((t.kw & KW_TYPE) !== 0 && t.value !== 'void') {
             this.parseDeclaration(out);
             return;
           }
@@ -1638,14 +1636,21 @@ class CoParser {
   private parseBracketList(open: string, close: string): CoExpr[] {
     this.expectP(open, '');
     const items: CoExpr[] = [];
-    this.nested(() => {
+    const g = this.noGt;
+    const pp = this.noPipe;
+    this.noGt = false;
+    this.noPipe = false;
+    try {
       if (!this.isP(close)) {
         do {
           if (this.isP(close)) break; // trailing comma
           items.push(this.parseExpr());
         } while (this.eatP(','));
       }
-    });
+    } finally {
+      this.noGt = g;
+      this.noPipe = pp;
+    }
     this.expectP(close, `to close '${open}'`);
     return items;
   }
@@ -1654,7 +1659,11 @@ class CoParser {
   private parseArgs(allowStride: boolean): CoExpr[] {
     this.expectP('(', '');
     const args: CoExpr[] = [];
-    this.nested(() => {
+    const g = this.noGt;
+    const pp = this.noPipe;
+    this.noGt = false;
+    this.noPipe = false;
+    try {
       if (!this.isP(')')) {
         do {
           if (this.isP(')')) break;
@@ -1666,7 +1675,10 @@ class CoParser {
           args.push({ kind: 'opaque', text: this.text(s, this.prevEnd()), span: span(s, this.prevEnd()) });
         }
       }
-    });
+    } finally {
+      this.noGt = g;
+      this.noPipe = pp;
+    }
     this.expectP(')', "to close '('");
     return args;
   }
@@ -1691,7 +1703,7 @@ class CoParser {
       const args = this.parseArgs(false);
       return { kind: 'call', callee: `${v}!`, args, span: span(t.start, this.prevEnd()) };
     }
-    if (RESERVED.has(v)) this.fail(`unexpected keyword '${v}' in an expression`);
+    if ((t.kw & KW_RESERVED) !== 0) this.fail(`unexpected keyword '${v}' in an expression`);
     const name = this.parseQualifiedName();
     if (this.isP('<') && this.templateAhead(false)) {
       const typeArgs = this.parseAngleTexts();
@@ -1760,7 +1772,7 @@ class CoParser {
         else if (nest === 0 && (v === '>' || v === '>>')) {
           if (v === '>>' && depth === 1) {
             // Split `>>`: the first closes this list, the second stays.
-            this.ts.replaceCurrent({ kind: Tok.Punct, value: '>', start: t.start + 1, end: t.end, spaced: false });
+            this.replaceCurrent({ kind: Tok.Punct, value: '>', start: t.start + 1, end: t.end, spaced: false, kw: 0 });
             const e = t.start;
             const item = this.normText(itemStart, e);
             if (item) out.push(item);
@@ -1788,7 +1800,7 @@ class CoParser {
   private closeAngle(context: string): void {
     if (this.isP('>>')) {
       const t = this.tok;
-      this.ts.replaceCurrent({ kind: Tok.Punct, value: '>', start: t.start + 1, end: t.end, spaced: false });
+      this.replaceCurrent({ kind: Tok.Punct, value: '>', start: t.start + 1, end: t.end, spaced: false, kw: 0 });
       return;
     }
     this.expectP('>', context);
