@@ -826,7 +826,7 @@ class CoParser {
           if (this.isP('.', la1)) {
             this.next();
             this.next();
-            const what = this.expectIdent("'shared', 'barrier' or 'fence' after 'sync.'").value;
+            const what = `sync.${this.expectIdent("'shared', 'barrier' or 'fence' after 'sync.'").value}`;
             let level: string | undefined;
             if (this.eatP(':')) {
               level = this.expectIdent('a parallel level').value;

@@ -470,9 +470,9 @@ describe('croqtile parser: statements', () => {
     const f = parseOk(text);
     const ss = stmtsOf(f);
     expect(ss.filter((s) => s.kind === 'sync').map((s) => `${(s as Extract<CoStmt, { kind: 'sync' }>).what}:${(s as Extract<CoStmt, { kind: 'sync' }>).level ?? ''}`)).toEqual([
-      'shared:',
-      'barrier:block',
-      'fence:block',
+      'sync.shared:',
+      'sync.barrier:block',
+      'sync.fence:block',
     ]);
     const exprs = ss.filter((s): s is Extract<CoStmt, { kind: 'expr' }> => s.kind === 'expr').map((s) => ex(s.expr));
     expect(exprs).toEqual([
