@@ -251,8 +251,9 @@ class TokenStream {
 class MacroExpander {
   private readonly lx: Lexer;
   private readonly pending: Token[] = [];
-  /** Produced tokens waiting to be returned (already expanded). */
+  /** Produced tokens waiting to be returned (already expanded), from `outHead` on. */
   private readonly out: Token[] = [];
+  private outHead = 0;
 
   constructor(
     text: string,
@@ -272,20 +273,27 @@ class MacroExpander {
   }
 
   next(): Token {
-    if (this.out.length > 0) return this.out.shift()!;
-    const t = this.raw();
-    if (t.kind !== Tok.Ident || !this.macros.has(t.value)) return t;
-    const la = this.raw();
-    if (!(la.kind === Tok.Punct && la.value === '(')) {
-      this.pending.push(la);
-      return t;
+    for (;;) {
+      if (this.outHead < this.out.length) {
+        const t = this.out[this.outHead++]!;
+        if (this.outHead === this.out.length) {
+          this.out.length = 0;
+          this.outHead = 0;
+        }
+        return t;
+      }
+      const t = this.raw();
+      if (t.kind !== Tok.Ident || !this.macros.has(t.value)) return t;
+      const la = this.raw();
+      if (!(la.kind === Tok.Punct && la.value === '(')) {
+        this.pending.push(la);
+        return t;
+      }
+      const args = this.readArgs(() => this.raw());
+      if (!args) return t;
+      const expanded = this.expand(t.value, args.args, span(t.start, args.end), new Set(), 0);
+      for (const e of expanded) this.out.push(e);
     }
-    const args = this.readArgs(() => this.raw());
-    if (!args) return t;
-    const end = args.end;
-    const expanded = this.expand(t.value, args.args, span(t.start, end), new Set(), 0);
-    for (const e of expanded) this.out.push(e);
-    return this.next();
   }
 
   /** Reads `a, (b, c), d)` after the `(`; undefined at end of input. */
