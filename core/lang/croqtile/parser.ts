@@ -5,7 +5,7 @@
 // Accepts the union of the three sync-syntax eras (A: `tma.copy.async<ev>`, `mma.commit`; B: `mma.wait<N>`;
 // HEAD: futures, `trigger e after f`, `.at(order++)`, `= ready`).
 import type { CoExpr, CoFile, CoFunction, CoParam, CoStmt, CoSyntaxError, EventDeclarator, Span } from './ast';
-import { KW_RESERVED, KW_TYPE, Lexer, TYPE_WORDS, Tok, commentEnd, isIdentPart, numberValue, quotedEnd, type Token } from './lexer';
+import { KW_RESERVED, KW_TYPE, Lexer, TYPE_WORDS, type Tok, commentEnd, isIdentPart, numberValue, quotedEnd, type Token } from './lexer';
 import { preprocess, rawStringAt, type FunctionMacro } from './preprocess';
 
 /** Nesting limit for statements plus expressions; deeper input gets one "nesting too deep" error. */
@@ -34,10 +34,20 @@ const ASSIGN_OPS = new Set(['=', '+=', '-=', '*=', '/=', '%=', '&=', '|=', '^=',
 /** Tokens allowed between `<` and `>` of a speculative template argument list (`f<T, 4>(...)`). */
 const TEMPLATE_PUNCT = new Set([',', '.', '::', '+', '-', '*', '/', '%', '#', '(', ')', '[', ']', '{', '}', '<', '>', '>>', '?', ':', '??', '#+', '#-', '#*', '#/', '#%']);
 
-const EOF_TOKEN = (at: number): Token => ({ kind: Tok.Eof, value: '', start: at, end: at, spaced: true, kw: 0 });
+// Token kinds as local constants: read on every step, and a const enum imported under isolatedModules would be a
+// property read on the lexer module (slow when the module is not bundled, e.g. under the test runner).
+const T_IDENT: Tok = 0;
+const T_NUM: Tok = 1;
+const T_STR: Tok = 2;
+const T_PUNCT: Tok = 3;
+const T_EOF: Tok = 4;
+const F_RESERVED = KW_RESERVED;
+const F_TYPE = KW_TYPE;
+
+const EOF_TOKEN = (at: number): Token => ({ kind: T_EOF, value: '', start: at, end: at, spaced: true, kw: 0 });
 
 function describe(t: Token): string {
-  if (t.kind === Tok.Eof) return 'end of input';
+  if (t.kind === T_EOF) return 'end of input';
   const v = t.value.length > 40 ? t.value.slice(0, 37) + '...' : t.value;
   return `'${v}'`;
 }
@@ -180,13 +190,13 @@ class TokenStream {
   private pull(): Token {
     if (this.ended) return this.eof!;
     const t = this.src.next();
-    if (t.kind === Tok.Eof) {
+    if (t.kind === T_EOF) {
       this.ended = true;
       this.eof = t;
       this.endPos = t.end;
       return t;
     }
-    if (this.functionMode && t.kind === Tok.Punct) {
+    if (this.functionMode && t.kind === T_PUNCT) {
       const v = t.value;
       if (v === '(') this.paren++;
       else if (v === ')') this.paren = this.paren > 0 ? this.paren - 1 : 0;
@@ -211,7 +221,7 @@ class TokenStream {
     const i = this.head + k;
     if (i < buf.length) return buf[i]!;
     while (buf.length - this.head <= k) {
-      if (this.ended && buf.length > 0 && buf[buf.length - 1]!.kind === Tok.Eof) return buf[buf.length - 1]!;
+      if (this.ended && buf.length > 0 && buf[buf.length - 1]!.kind === T_EOF) return buf[buf.length - 1]!;
       buf.push(this.pull());
     }
     return buf[this.head + k]!;
@@ -219,7 +229,7 @@ class TokenStream {
 
   next(): Token {
     const t = this.peek(0);
-    if (t.kind === Tok.Eof) return t;
+    if (t.kind === T_EOF) return t;
     this.head++;
     this.consumed++;
     this.prevEnd = t.end;
@@ -283,9 +293,9 @@ class MacroExpander {
         return t;
       }
       const t = this.raw();
-      if (t.kind !== Tok.Ident || !this.macros.has(t.value)) return t;
+      if (t.kind !== T_IDENT || !this.macros.has(t.value)) return t;
       const la = this.raw();
-      if (!(la.kind === Tok.Punct && la.value === '(')) {
+      if (!(la.kind === T_PUNCT && la.value === '(')) {
         this.pending.push(la);
         return t;
       }
@@ -302,8 +312,8 @@ class MacroExpander {
     let depth = 0;
     for (let k = 0; k < 100000; k++) {
       const t = read();
-      if (t.kind === Tok.Eof) return undefined;
-      if (t.kind === Tok.Punct) {
+      if (t.kind === T_EOF) return undefined;
+      if (t.kind === T_PUNCT) {
         if (t.value === '(' || t.value === '[' || t.value === '{') depth++;
         else if (t.value === ')' || t.value === ']' || t.value === '}') {
           if (depth === 0) {
@@ -332,7 +342,7 @@ class MacroExpander {
         const rest = args.slice(params.length - 1);
         const joined: Token[] = [];
         rest.forEach((a, i) => {
-          if (i > 0) joined.push({ kind: Tok.Punct, value: ',', start: at.start, end: at.end, spaced: false, kw: 0 });
+          if (i > 0) joined.push({ kind: T_PUNCT, value: ',', start: at.start, end: at.end, spaced: false, kw: 0 });
           joined.push(...a);
         });
         return joined;
@@ -344,21 +354,21 @@ class MacroExpander {
     const blx = new Lexer(m.body);
     for (let k = 0; k < 100000; k++) {
       const t = blx.next();
-      if (t.kind === Tok.Eof) break;
+      if (t.kind === T_EOF) break;
       body.push(t);
     }
     const result: Token[] = [];
     for (let i = 0; i < body.length; i++) {
       const t = body[i]!;
       const nt = body[i + 1];
-      if (t.kind === Tok.Punct && t.value === '#' && nt && nt.kind === Tok.Ident && argOf(nt.value)) {
+      if (t.kind === T_PUNCT && t.value === '#' && nt && nt.kind === T_IDENT && argOf(nt.value)) {
         const a = argOf(nt.value)!;
         const s = a.map((x) => x.value).join(' ');
-        result.push({ kind: Tok.Str, value: JSON.stringify(s), start: at.start, end: at.end, spaced: true, kw: 0 });
+        result.push({ kind: T_STR, value: JSON.stringify(s), start: at.start, end: at.end, spaced: true, kw: 0 });
         i++;
         continue;
       }
-      if (t.kind === Tok.Punct && t.value === '#' && nt && nt.kind === Tok.Punct && nt.value === '#') {
+      if (t.kind === T_PUNCT && t.value === '#' && nt && nt.kind === T_PUNCT && nt.value === '#') {
         // `a ## b`: paste the previous token with the next one.
         const prev = result.pop();
         const after = body[i + 2];
@@ -367,18 +377,18 @@ class MacroExpander {
           if (prev) result.push(prev);
           continue;
         }
-        const rhs = after.kind === Tok.Ident ? argOf(after.value) ?? [after] : [after];
+        const rhs = after.kind === T_IDENT ? argOf(after.value) ?? [after] : [after];
         const pasted = (prev ? prev.value : '') + (rhs[0]?.value ?? '');
         const lxp = new Lexer(pasted);
         for (let k = 0; k < 16; k++) {
           const pt = lxp.next();
-          if (pt.kind === Tok.Eof) break;
+          if (pt.kind === T_EOF) break;
           result.push({ ...pt, start: at.start, end: at.end });
         }
         for (const r of rhs.slice(1)) result.push(r);
         continue;
       }
-      if (t.kind === Tok.Ident) {
+      if (t.kind === T_IDENT) {
         const a = argOf(t.value);
         if (a) {
           for (const x of a) result.push(x);
@@ -394,7 +404,7 @@ class MacroExpander {
     for (let i = 0; i < result.length; i++) {
       const t = result[i]!;
       const nt = result[i + 1];
-      if (t.kind === Tok.Ident && this.macros.has(t.value) && !inner.has(t.value) && nt && nt.kind === Tok.Punct && nt.value === '(') {
+      if (t.kind === T_IDENT && this.macros.has(t.value) && !inner.has(t.value) && nt && nt.kind === T_PUNCT && nt.value === '(') {
         let j = i + 2;
         const sub = this.readArgs(() => (j < result.length ? result[j++]! : EOF_TOKEN(at.end)));
         if (sub) {
@@ -440,15 +450,15 @@ class CoParser {
   }
 
   private isP(v: string, t: Token = this.tok): boolean {
-    return t.kind === Tok.Punct && t.value === v;
+    return t.kind === T_PUNCT && t.value === v;
   }
 
   private isI(v: string, t: Token = this.tok): boolean {
-    return t.kind === Tok.Ident && t.value === v;
+    return t.kind === T_IDENT && t.value === v;
   }
 
   private atEof(): boolean {
-    return this.tok.kind === Tok.Eof;
+    return this.tok.kind === T_EOF;
   }
 
   private next(): Token {
@@ -488,7 +498,7 @@ class CoParser {
   }
 
   private expectIdent(context: string): Token {
-    if (this.tok.kind === Tok.Ident) return this.next();
+    if (this.tok.kind === T_IDENT) return this.next();
     this.fail(`expected ${context} but found ${describe(this.tok)}`);
   }
 
@@ -503,11 +513,11 @@ class CoParser {
     }
     const t = this.tok;
     const err = new SyntaxErr(`expected ';' ${context}`, span(t.start, Math.max(t.end, t.start)));
-    if (t.kind !== Tok.Eof && !this.isP('}') && this.ts.consumed > 0 && /[\n\r]/.test(this.src.slice(this.prevEnd(), t.start))) {
+    if (t.kind !== T_EOF && !this.isP('}') && this.ts.consumed > 0 && /[\n\r]/.test(this.src.slice(this.prevEnd(), t.start))) {
       this.report(err);
       return;
     }
-    if (this.isP('}') || t.kind === Tok.Eof) {
+    if (this.isP('}') || t.kind === T_EOF) {
       // `{ wait e }`: the block closes; nothing to skip.
       this.report(err);
       return;
@@ -539,7 +549,7 @@ class CoParser {
     const start = this.ts.consumed;
     while (!this.atEof()) {
       const t = this.tok;
-      if (t.kind === Tok.Punct) {
+      if (t.kind === T_PUNCT) {
         const v = t.value;
         if (v === '{' || v === '(' || v === '[') depth++;
         else if (v === ')' || v === ']') {
@@ -614,7 +624,7 @@ class CoParser {
 
   private parseReturnType(): void {
     const t = this.tok;
-    if (t.kind !== Tok.Ident) this.fail(`expected return type but found ${describe(t)}`);
+    if (t.kind !== T_IDENT) this.fail(`expected return type but found ${describe(t)}`);
     if (t.value === 'void' || t.value === 'auto' || t.value === 'stream') {
       this.next();
       return;
@@ -635,9 +645,9 @@ class CoParser {
   private parseParam(): CoParam {
     const start = this.tok.start;
     let storage = '';
-    if (this.tok.kind === Tok.Ident && STORAGE.has(this.tok.value)) storage = this.next().value;
+    if (this.tok.kind === T_IDENT && STORAGE.has(this.tok.value)) storage = this.next().value;
     const tt = this.tok;
-    if (tt.kind !== Tok.Ident || !(TYPE_KEYWORDS.has(tt.value) || tt.value === 'stream' || tt.value === 'auto')) {
+    if (tt.kind !== T_IDENT || !(TYPE_KEYWORDS.has(tt.value) || tt.value === 'stream' || tt.value === 'auto')) {
       this.fail(`expected parameter type but found ${describe(tt)}`);
     }
     this.next();
@@ -651,7 +661,7 @@ class CoParser {
     }
     this.eatP('&');
     let name = '';
-    if (this.tok.kind === Tok.Ident) name = this.next().value;
+    if (this.tok.kind === T_IDENT) name = this.next().value;
     return { name, type, dims, span: span(start, this.prevEnd()) };
   }
 
@@ -735,7 +745,7 @@ class CoParser {
   private parseStatementInner(out: CoStmt[]): void {
     const t = this.tok;
     const start = t.start;
-    if (t.kind === Tok.Punct) {
+    if (t.kind === T_PUNCT) {
       if (t.value === ';') {
         this.next();
         return;
@@ -759,7 +769,7 @@ class CoParser {
         return;
       }
     }
-    if (t.kind === Tok.Ident) {
+    if (t.kind === T_IDENT) {
       const la1 = this.la(1);
       switch (t.value) {
         case 'parallel':
@@ -856,7 +866,7 @@ class CoParser {
         case 'break':
         case 'continue':
         case 'yield':
-          if (la1.kind === Tok.Punct && (la1.value === ';' || la1.value === '}') || la1.kind === Tok.Eof || la1.kind === Tok.Ident) {
+          if (la1.kind === T_PUNCT && (la1.value === ';' || la1.value === '}') || la1.kind === T_EOF || la1.kind === T_IDENT) {
             this.next();
             out.push({ kind: t.value, span: span(start, t.end) });
             this.expectSemi(`after ${t.value}`);
@@ -911,7 +921,7 @@ class CoParser {
           }
           break;
         default:
-          if ((t.kw & KW_TYPE) !== 0 && t.value !== 'void') {
+          if ((t.kw & F_TYPE) !== 0 && t.value !== 'void') {
             this.parseDeclaration(out);
             return;
           }
@@ -930,7 +940,7 @@ class CoParser {
     const start = this.tok.start;
     if (this.isP('}')) this.unexpected();
     const first = this.parseExpr();
-    if (this.tok.kind === Tok.Punct && ASSIGN_OPS.has(this.tok.value)) {
+    if (this.tok.kind === T_PUNCT && ASSIGN_OPS.has(this.tok.value)) {
       let target = first;
       let tStart = start;
       for (;;) {
@@ -941,7 +951,7 @@ class CoParser {
         this.next();
         tStart = this.tok.start;
         target = this.parseExpr();
-        if (!(this.tok.kind === Tok.Punct && ASSIGN_OPS.has(this.tok.value))) this.fail(`expected an assignment after ','`);
+        if (!(this.tok.kind === T_PUNCT && ASSIGN_OPS.has(this.tok.value))) this.fail(`expected an assignment after ','`);
       }
       this.expectSemi('after assignment');
       return;
@@ -985,7 +995,7 @@ class CoParser {
       let depth = 0;
       while (!this.atEof()) {
         if (depth === 0 && this.isP(']') && this.isP(']', this.la(1))) break;
-        const v = this.tok.kind === Tok.Punct ? this.tok.value : '';
+        const v = this.tok.kind === T_PUNCT ? this.tok.value : '';
         if (v === '(' || v === '[' || v === '{') depth++;
         else if (v === ')' || v === ']' || v === '}') depth--;
         else if (v === ';' && depth <= 0) this.fail("expected ']]' to close the attribute");
@@ -1062,7 +1072,7 @@ class CoParser {
     if (this.isP(':')) {
       this.next();
       const lv = this.tok;
-      if (lv.kind !== Tok.Ident || !LEVELS.has(lv.value)) this.fail(`expected a parallel level (block, group-4, thread, ...) but found ${describe(lv)}`);
+      if (lv.kind !== T_IDENT || !LEVELS.has(lv.value)) this.fail(`expected a parallel level (block, group-4, thread, ...) but found ${describe(lv)}`);
       this.next();
       level = lv.value;
       if (this.isP('(')) {
@@ -1249,20 +1259,20 @@ class CoParser {
   private parseDeclaration(out: CoStmt[]): void {
     const start = this.tok.start;
     let storage: string | undefined;
-    if (this.tok.kind === Tok.Ident && STORAGE.has(this.tok.value)) storage = this.next().value;
+    if (this.tok.kind === T_IDENT && STORAGE.has(this.tok.value)) storage = this.next().value;
     let mutable = false;
     if (this.isI('mutable')) {
       this.next();
       mutable = true;
     }
-    if (!storage && this.tok.kind === Tok.Ident && STORAGE.has(this.tok.value)) storage = this.next().value;
+    if (!storage && this.tok.kind === T_IDENT && STORAGE.has(this.tok.value)) storage = this.next().value;
     if (this.isI('event')) {
       out.push(this.parseEventDecl(start, storage));
       return;
     }
     let type = 'auto';
     const tt = this.tok;
-    if (tt.kind === Tok.Ident && TYPE_KEYWORDS.has(tt.value)) {
+    if (tt.kind === T_IDENT && TYPE_KEYWORDS.has(tt.value)) {
       this.next();
       type = tt.value;
     } else if (this.isI('frag')) {
@@ -1376,7 +1386,7 @@ class CoParser {
     if (this.isP('.')) {
       this.next();
       type = this.expectIdent('a fragment element type').value;
-    } else if (this.tok.kind === Tok.Ident && TYPE_KEYWORDS.has(this.tok.value)) {
+    } else if (this.tok.kind === T_IDENT && TYPE_KEYWORDS.has(this.tok.value)) {
       type = this.next().value;
     }
     let shape: CoExpr[] = [];
@@ -1471,7 +1481,7 @@ class CoParser {
     let left = this.parseUnary();
     for (;;) {
       const t = this.tok;
-      if (t.kind !== Tok.Punct) return left;
+      if (t.kind !== T_PUNCT) return left;
       const op = t.value;
       const prec = BINARY.get(op);
       if (prec === undefined || prec < minPrec) return left;
@@ -1485,7 +1495,7 @@ class CoParser {
 
   private parseUnary(): CoExpr {
     const t = this.tok;
-    if (t.kind === Tok.Punct) {
+    if (t.kind === T_PUNCT) {
       switch (t.value) {
         case '-':
         case '+':
@@ -1527,10 +1537,10 @@ class CoParser {
   private parsePostfix(e: CoExpr): CoExpr {
     for (;;) {
       const t = this.tok;
-      if (t.kind !== Tok.Punct) return e;
+      if (t.kind !== T_PUNCT) return e;
       if (t.value === '.') {
         const nt = this.la(1);
-        if (nt.kind !== Tok.Ident) this.fail(`expected a member name after '.' but found ${describe(nt)}`, nt);
+        if (nt.kind !== T_IDENT) this.fail(`expected a member name after '.' but found ${describe(nt)}`, nt);
         this.next();
         this.next();
         let typeArgs: string[] | undefined;
@@ -1569,34 +1579,34 @@ class CoParser {
 
   private looksLikeAttribute(): boolean {
     const t = this.la(2);
-    return t.kind === Tok.Ident && (t.value === 'launch_bounds' || t.value === 'maxnreg' || t.value === 'schedule');
+    return t.kind === T_IDENT && (t.value === 'launch_bounds' || t.value === 'maxnreg' || t.value === 'schedule');
   }
 
   private parsePrimary(): CoExpr {
     const t = this.tok;
     switch (t.kind) {
-      case Tok.Num: {
+      case T_NUM: {
         this.next();
         return { kind: 'num', value: numberValue(t.value), text: t.value, span: span(t.start, t.end) };
       }
-      case Tok.Str: {
+      case T_STR: {
         this.next();
         let end = t.end;
         let text = t.value;
-        while (this.tok.kind === Tok.Str) {
+        while (this.tok.kind === T_STR) {
           const u = this.next();
           end = u.end;
           text += ' ' + u.value;
         }
         return { kind: 'string', text, span: span(t.start, end) };
       }
-      case Tok.Ident:
+      case T_IDENT:
         return this.parseIdentPrimary();
-      case Tok.Punct: {
+      case T_PUNCT: {
         if (t.value === '(') {
           // C-style cast `(f32)x`.
           const t1 = this.la(1);
-          if (t1.kind === Tok.Ident && TYPE_KEYWORDS.has(t1.value) && this.isP(')', this.la(2))) {
+          if (t1.kind === T_IDENT && TYPE_KEYWORDS.has(t1.value) && this.isP(')', this.la(2))) {
             this.next();
             this.next();
             this.next();
@@ -1618,7 +1628,7 @@ class CoParser {
         }
         break;
       }
-      case Tok.Eof:
+      case T_EOF:
         this.fail('unexpected end of input in an expression');
     }
     this.unexpected();
@@ -1697,7 +1707,7 @@ class CoParser {
     const la1 = this.la(1);
     if ((v === 'dma' || v === 'tma') && this.isP('.', la1)) return this.parseDma();
     if (v === 'mma' && this.isP('.', la1)) return this.parseMma();
-    if (v === 'call' && la1.kind === Tok.Ident) {
+    if (v === 'call' && la1.kind === T_IDENT) {
       this.next();
       const name = this.parseQualifiedName();
       let typeArgs: string[] | undefined;
@@ -1711,7 +1721,7 @@ class CoParser {
       const args = this.parseArgs(false);
       return { kind: 'call', callee: `${v}!`, args, span: span(t.start, this.prevEnd()) };
     }
-    if ((t.kw & KW_RESERVED) !== 0) this.fail(`unexpected keyword '${v}' in an expression`);
+    if ((t.kw & F_RESERVED) !== 0) this.fail(`unexpected keyword '${v}' in an expression`);
     const name = this.parseQualifiedName();
     if (this.isP('<') && this.templateAhead(false)) {
       const typeArgs = this.parseAngleTexts();
@@ -1728,7 +1738,7 @@ class CoParser {
   /** `a`, `a::b::c`. */
   private parseQualifiedName(): string {
     let name = this.expectIdent('a name').value;
-    while (this.isP('::') && this.la(1).kind === Tok.Ident) {
+    while (this.isP('::') && this.la(1).kind === T_IDENT) {
       this.next();
       name += '::' + this.next().value;
     }
@@ -1743,8 +1753,8 @@ class CoParser {
     let depth = 0;
     for (let k = 0; k < 64; k++) {
       const t = this.la(k);
-      if (t.kind === Tok.Eof) return false;
-      if (t.kind === Tok.Punct) {
+      if (t.kind === T_EOF) return false;
+      if (t.kind === T_PUNCT) {
         if (!TEMPLATE_PUNCT.has(t.value)) return false;
         if (t.value === '<') depth++;
         else if (t.value === '>' || t.value === '>>') {
@@ -1753,7 +1763,7 @@ class CoParser {
             const after = this.la(k + 1);
             if (this.isP('(', after)) return true;
             if (!member) return false;
-            return after.kind === Tok.Punct && (after.value === '.' || after.value === ';' || after.value === ',' || after.value === ')');
+            return after.kind === T_PUNCT && (after.value === '.' || after.value === ';' || after.value === ',' || after.value === ')');
           }
         }
       }
@@ -1770,8 +1780,8 @@ class CoParser {
     let itemStart = this.tok.start;
     for (;;) {
       const t = this.tok;
-      if (t.kind === Tok.Eof) this.fail("expected '>' to close the template arguments");
-      if (t.kind === Tok.Punct) {
+      if (t.kind === T_EOF) this.fail("expected '>' to close the template arguments");
+      if (t.kind === T_PUNCT) {
         const v = t.value;
         if (v === ';' || (v === '}' && nest === 0)) this.fail("expected '>' to close the template arguments");
         if (v === '(' || v === '[' || v === '{') nest++;
@@ -1780,7 +1790,7 @@ class CoParser {
         else if (nest === 0 && (v === '>' || v === '>>')) {
           if (v === '>>' && depth === 1) {
             // Split `>>`: the first closes this list, the second stays.
-            this.replaceCurrent({ kind: Tok.Punct, value: '>', start: t.start + 1, end: t.end, spaced: false, kw: 0 });
+            this.replaceCurrent({ kind: T_PUNCT, value: '>', start: t.start + 1, end: t.end, spaced: false, kw: 0 });
             const e = t.start;
             const item = this.normText(itemStart, e);
             if (item) out.push(item);
@@ -1808,7 +1818,7 @@ class CoParser {
   private closeAngle(context: string): void {
     if (this.isP('>>')) {
       const t = this.tok;
-      this.replaceCurrent({ kind: Tok.Punct, value: '>', start: t.start + 1, end: t.end, spaced: false, kw: 0 });
+      this.replaceCurrent({ kind: T_PUNCT, value: '>', start: t.start + 1, end: t.end, spaced: false, kw: 0 });
       return;
     }
     this.expectP('>', context);
@@ -1819,8 +1829,8 @@ class CoParser {
     let depth = 0;
     do {
       const t = this.tok;
-      if (t.kind === Tok.Eof) this.fail('unbalanced brackets: unexpected end of input');
-      if (t.kind === Tok.Punct) {
+      if (t.kind === T_EOF) this.fail('unbalanced brackets: unexpected end of input');
+      if (t.kind === T_PUNCT) {
         if (t.value === '(' || t.value === '[' || t.value === '{') depth++;
         else if (t.value === ')' || t.value === ']' || t.value === '}') depth--;
       }
@@ -1841,7 +1851,7 @@ class CoParser {
     let async = false;
     let event: CoExpr | undefined;
     const modifiers: string[] = [];
-    while (this.isP('.') && this.la(1).kind === Tok.Ident) {
+    while (this.isP('.') && this.la(1).kind === T_IDENT) {
       this.next();
       const m = this.next().value;
       if (m === 'async') {
@@ -1885,7 +1895,7 @@ class CoParser {
     if (this.isP('<')) typeArgs = this.parseAngleTexts();
     let async = false;
     const modifiers: string[] = [];
-    while (this.isP('.') && this.la(1).kind === Tok.Ident) {
+    while (this.isP('.') && this.la(1).kind === T_IDENT) {
       this.next();
       const m = this.next().value;
       if (m === 'async') {
@@ -1897,7 +1907,7 @@ class CoParser {
     }
     let args: CoExpr[] = [];
     const n = this.tok;
-    if (!(n.kind === Tok.Eof || (n.kind === Tok.Punct && (n.value === ';' || n.value === ')' || n.value === '}')))) args = this.parseExprList();
+    if (!(n.kind === T_EOF || (n.kind === T_PUNCT && (n.value === ';' || n.value === ')' || n.value === '}')))) args = this.parseExprList();
     return { kind: 'mma', op, modifiers, ...(typeArgs ? { typeArgs } : {}), async, args, span: span(t.start, this.prevEnd()) };
   }
 }
@@ -1939,7 +1949,7 @@ export function parseCroqtile(text: string): CoFile {
 export function parseCoExpression(text: string): CoExpr | undefined {
   try {
     const ts = new TokenStream(new Lexer(text), 0, false);
-    if (ts.peek(0).kind === Tok.Eof) return undefined;
+    if (ts.peek(0).kind === T_EOF) return undefined;
     const parser = new CoParser(text, text, ts, []);
     return parser.parseWholeExpression();
   } catch {

@@ -587,6 +587,26 @@ __co__ void k() {
   });
 });
 
+describe('croqtile parser: macros', () => {
+  it('stringizes, pastes, rescans, and survives empty or self-referential expansions', () => {
+    const f = parseOk(`#define P(x) #x
+#define CAT(a, b) a ## b
+#define E()
+#define TWICE(s) s s
+__co__ void k() {
+  s = P(hello world);
+  CAT(wa, it) e;
+  ${'E() '.repeat(20000)}
+  TWICE(trigger f;)
+}`);
+    const ss = stmtsOf(f);
+    expect(ss.map((x) => x.kind)).toEqual(['assign', 'wait', 'trigger', 'trigger']);
+    expect(ex((ss[0] as Extract<CoStmt, { kind: 'assign' }>).value)).toBe('"hello world"');
+    const g = parseCroqtile('#define A(x) A(x) x\n__co__ void k() { A(wait e;) }');
+    expect(g.errors.length).toBeGreaterThan(0); // A is not re-expanded inside itself (as in C)
+  });
+});
+
 describe('croqtile parser: host code', () => {
   it('skips host C++ robustly and finds only __co__ functions', () => {
     const text = `#include <cstdio>
@@ -702,6 +722,26 @@ describe('croqtile parser: error recovery', () => {
       expect(() => parseCroqtile(t)).not.toThrow();
       expect(() => parseCroqtile('__co__ void f() {' + t + '}')).not.toThrow();
     }
+  });
+
+  it('parses a 20,000-line file quickly (warm)', () => {
+    const pieces = [readFileSync(path.join(FIX, 'seed_1p1c.co'), 'utf8'), readFileSync(path.join(FIX, 'seed_swap.co'), 'utf8')];
+    let text = '';
+    for (let i = 0; text.split('\n').length < 20_000; i++) text += pieces[i % 2]!.replace(/__co__ (\w+) (\w+)\(/g, `__co__ $1 $2_${i}(`);
+    for (let i = 0; i < 3; i++) parseCroqtile(text);
+    const times: number[] = [];
+    let fns = 0;
+    for (let i = 0; i < 7; i++) {
+      const t0 = performance.now();
+      const f = parseCroqtile(text);
+      times.push(performance.now() - t0);
+      fns = f.functions.length;
+      expect(f.errors).toEqual([]);
+    }
+    times.sort((a, b) => a - b);
+    console.log(`croqtile parse of ${text.split('\n').length} lines (${fns} functions): min ${times[0]!.toFixed(1)} ms, median ${times[3]!.toFixed(1)} ms`);
+    // Generous bound: guards against regressions on a loaded CI machine, not the target (well under 50 ms).
+    expect(times[0]!).toBeLessThan(250);
   });
 
   it('handles 10 MB of input', () => {
