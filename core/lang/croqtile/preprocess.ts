@@ -243,16 +243,30 @@ export function preprocess(text: string): PreprocessResult {
   return { text: blankRanges(text, blanks), defines, functionMacros };
 }
 
-function blankRanges(text: string, blanks: number[]): string {
-  if (blanks.length === 0) return text;
+const SPACES = ' '.repeat(256);
+
+function blanks(n: number): string {
+  return n <= SPACES.length ? SPACES.slice(0, n) : ' '.repeat(n);
+}
+
+function blankRanges(text: string, ranges: number[]): string {
+  if (ranges.length === 0) return text;
   const parts: string[] = [];
   let last = 0;
-  for (let k = 0; k < blanks.length; k += 2) {
-    const s = Math.max(blanks[k]!, last);
-    const e = blanks[k + 1]!;
+  for (let k = 0; k < ranges.length; k += 2) {
+    const s = Math.max(ranges[k]!, last);
+    const e = ranges[k + 1]!;
     if (e <= s) continue;
     parts.push(text.slice(last, s));
-    parts.push(text.slice(s, e).replace(/[^\n\r]/g, ' '));
+    let breaks = false;
+    for (let k2 = s; k2 < e; k2++) {
+      const c = text.charCodeAt(k2);
+      if (c === 10 || c === 13) {
+        breaks = true;
+        break;
+      }
+    }
+    parts.push(breaks ? text.slice(s, e).replace(/[^\n\r]/g, ' ') : blanks(e - s));
     last = e;
   }
   parts.push(text.slice(last));
