@@ -179,6 +179,41 @@ describe('croqtile parser: seed kernels', () => {
     expect(swaps).toEqual(['swap(lf0, lf1)', 'swap(rf0, rf1)']);
     expect(ex(find(f, 'return').value)).toBe('output');
   });
+  it('era C (HEAD): = ready, event<N>, tma.load futures, trigger ... after, .at(order++), mma futures', () => {
+    const f = parseOk(readFileSync(path.join(FIX, 'head_futures.co'), 'utf8'));
+    const ev = find(f, 'event-decl');
+    expect(ex(ev.count)).toBe('128');
+    expect(ev.items.map((i) => `${i.name}:${i.ready}`)).toEqual(['full:false', 'empty:true']);
+    const trig = find(f, 'trigger');
+    expect(ex(trig.targets[0])).toBe('full.at((order++))');
+    expect(trig.after.map(ex)).toEqual(['l', 'r']);
+    const loads = stmtsOf(f).filter((s): s is Extract<CoStmt, { kind: 'assign' }> => s.kind === 'assign' && s.value.kind === 'dma');
+    expect(loads.map((s) => `${ex(s.target)} = ${ex(s.value)}`)).toEqual([
+      'l = tma.load.async.swiz<128> lhs.subspan(64, TILE_K).at(bm, iv_k) => lhs_s[(order % STAGES)]',
+      'r = tma.load.async.swiz<128> rhs.chunkat(bn, iv_k) => rhs_s[(order % STAGES)]',
+    ]);
+    const q = stmtsOf(f).find((s): s is Extract<CoStmt, { kind: 'assign' }> => s.kind === 'assign' && s.value.kind === 'mma' && s.value.async)!;
+    expect(ex(q.value)).toBe('mma.row.row.async acc, lhs_s[(order % STAGES)], rhs_s[(order % STAGES)]');
+    expect(find(f, 'wait', 2).targets.map(ex)).toEqual(['q']);
+    const order = find(f, 'decl', 2);
+    expect(order).toMatchObject({ mutable: true, type: 'u32', names: [{ name: 'order' }] });
+  });
+
+  it('era B: mma.wait<N>, inline TMA event, conditional bootstrap, unroll', () => {
+    const f = parseOk(readFileSync(path.join(FIX, 'eraB_mma_wait.co'), 'utf8'));
+    const waits = stmtsOf(f)
+      .filter((s): s is Extract<CoStmt, { kind: 'expr' }> => s.kind === 'expr' && s.expr.kind === 'mma' && s.expr.op === 'wait')
+      .map((s) => (s.expr as Extract<CoExpr, { kind: 'mma' }>).typeArgs);
+    expect(waits).toEqual([['1'], ['0']]);
+    const dma = stmtsOf(f).find((s): s is Extract<CoStmt, { kind: 'expr' }> => s.kind === 'expr' && s.expr.kind === 'dma')!.expr as Extract<CoExpr, { kind: 'dma' }>;
+    expect(ex(dma.event)).toBe('kf[stage]');
+    expect(dma.async).toBe(true);
+    const boot = find(f, 'if');
+    expect(ex(boot.cond)).toBe('(tile == 0)');
+    expect((boot.then[0] as Extract<CoStmt, { kind: 'foreach' }>).body.map((s) => s.kind)).toEqual(['trigger']);
+    expect(find(f, 'foreach', 3).attributes).toEqual(['unroll(2)']);
+    expect(find(f, 'parallel', 1)).toMatchObject({ vars: ['wg', 't'], level: 'group-4' });
+  });
 });
 
 describe('croqtile parser: statements', () => {
