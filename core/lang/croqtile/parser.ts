@@ -1923,6 +1923,7 @@ export function parseCroqtile(text: string): CoFile {
   try {
     const pp = preprocess(text);
     defines = pp.defines;
+    for (const e of pp.errors) errors.push(e);
     const src = pp.text;
     let pos = 0;
     for (;;) {

@@ -1,7 +1,7 @@
 // Croqtile preprocessing, offset-preserving: collects `#define`s, evaluates `#if/#ifdef/#ifndef/#elif/#else/
 // #endif` and blanks out directive lines and inactive branches (spaces, newlines kept) so every span into the
 // result is a span into the original text. Also `evaluateConstant`, which folds expressions over the defines.
-import type { CoExpr } from './ast';
+import type { CoExpr, CoSyntaxError } from './ast';
 import { Lexer, Tok, commentEnd, numberValue, quotedEnd, rawStringEnd, isIdentPart } from './lexer';
 import { parseCoExpression } from './parser';
 
@@ -17,6 +17,8 @@ export interface PreprocessResult {
   defines: Map<string, string>;
   /** Function-like macros, recorded but not expanded. */
   functionMacros: Map<string, FunctionMacro>;
+  /** Unbalanced conditionals (`#endif` without `#if`, a `#if` never closed). */
+  errors: CoSyntaxError[];
 }
 
 const DIRECTIVES = new Set([
@@ -25,6 +27,9 @@ const DIRECTIVES = new Set([
 ]);
 
 interface CondFrame {
+  /** Offsets of the opening directive. */
+  start: number;
+  end: number;
   /** Whether the enclosing region is active. */
   parentActive: boolean;
   /** Whether some branch of this conditional was (or, for unknown conditions, is deemed) taken. */
@@ -99,6 +104,7 @@ export function preprocess(text: string): PreprocessResult {
   const defines = new Map<string, string>();
   const functionMacros = new Map<string, FunctionMacro>();
   const stack: CondFrame[] = [];
+  const errors: CoSyntaxError[] = [];
   let active = true;
   // Ranges to blank, as flat [start, end) pairs.
   const blanks: number[] = [];
@@ -131,7 +137,7 @@ export function preprocess(text: string): PreprocessResult {
         const end = directiveEnd(text, i);
         const body = cleanDirective(text.slice(j, end));
         if (active) blanks.push(i, end);
-        handleDirective(name, body, end);
+        handleDirective(name, body, i, end);
         re.lastIndex = end;
       }
       continue;
@@ -155,7 +161,10 @@ export function preprocess(text: string): PreprocessResult {
   }
   if (!active && inactiveFrom >= 0) blanks.push(inactiveFrom, n);
 
-  function handleDirective(name: string, body: string, end: number): void {
+  function handleDirective(name: string, body: string, start: number, end: number): void {
+    const unmatched = (): void => {
+      errors.push({ message: `'#${name}' without '#if'`, span: { start, end: start + 1 + name.length } });
+    };
     switch (name) {
       case 'if':
       case 'ifdef':
@@ -168,7 +177,7 @@ export function preprocess(text: string): PreprocessResult {
           cond = name === 'ifdef' ? def : !def;
         }
         const take = cond ?? true; // unknown: keep the first branch
-        stack.push({ parentActive: active, taken: take, active: take });
+        stack.push({ start, end, parentActive: active, taken: take, active: take });
         setActive(active && take, end);
         return;
       }
@@ -176,7 +185,7 @@ export function preprocess(text: string): PreprocessResult {
       case 'elifdef':
       case 'elifndef': {
         const f = stack[stack.length - 1];
-        if (!f) return;
+        if (!f) return unmatched();
         let take = false;
         if (!f.taken) {
           let cond: boolean | undefined;
@@ -195,7 +204,7 @@ export function preprocess(text: string): PreprocessResult {
       }
       case 'else': {
         const f = stack[stack.length - 1];
-        if (!f) return;
+        if (!f) return unmatched();
         const take = !f.taken;
         f.taken = true;
         f.active = take;
@@ -204,7 +213,7 @@ export function preprocess(text: string): PreprocessResult {
       }
       case 'endif': {
         const f = stack.pop();
-        if (!f) return;
+        if (!f) return unmatched();
         setActive(f.parentActive, end);
         return;
       }
@@ -240,7 +249,8 @@ export function preprocess(text: string): PreprocessResult {
     }
   }
 
-  return { text: blankRanges(text, blanks), defines, functionMacros };
+  for (const f of stack) errors.push({ message: "missing '#endif' for this conditional", span: { start: f.start, end: f.end } });
+  return { text: blankRanges(text, blanks), defines, functionMacros, errors };
 }
 
 const SPACES = ' '.repeat(256);

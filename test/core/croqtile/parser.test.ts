@@ -845,6 +845,16 @@ __co__ void second() { }
     expect(text.slice(four.nameSpan.start, four.nameSpan.end)).toBe('four');
   });
 
+  it('reports unbalanced conditionals once each', () => {
+    const text = '#endif\n#if 1\n__co__ void k() { wait e; }\n';
+    const f = parseCroqtile(text);
+    expect(f.errors.map((e) => `${e.message} @${text.slice(e.span.start, e.span.end)}`)).toEqual([
+      "'#endif' without '#if' @#endif",
+      "missing '#endif' for this conditional @#if 1",
+    ]);
+    expect(f.functions).toHaveLength(1);
+  });
+
   it('a directive line inside a __co__ body is ignored, # as an operator is not a directive', () => {
     const f = parseOk(`__co__ void k() {
 #pragma unroll
