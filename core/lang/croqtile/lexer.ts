@@ -58,8 +58,6 @@ const PUNCT2 = [
   '=>', '==', '!=', '<=', '>=', '&&', '||', '<<', '>>', '++', '--', '+=', '-=', '*=', '/=', '%=', '&=', '|=', '^=',
   '??', '::', '->', '#+', '#-', '#*', '#/', '#%',
 ];
-const P2 = new Map<number, string>(PUNCT2.map((op) => [op.charCodeAt(0) * 65536 + op.charCodeAt(1), op]));
-const P3 = new Map<number, string>(PUNCT3.map((op) => [(op.charCodeAt(0) * 256 + op.charCodeAt(1)) * 256 + op.charCodeAt(2), op]));
 const P1: string[] = Array.from({ length: 128 }, (_, i) => String.fromCharCode(i));
 /** First characters of multi-character operators. */
 const MULTI_START = new Uint8Array(128);
@@ -306,19 +304,12 @@ export class Lexer {
     // Multi-character operators: only a few first characters can start one.
     if (c < 128 && MULTI_START[c] === 1 && i + 1 < n) {
       const c2 = text.charCodeAt(i + 1);
-      if (c2 < 128) {
-        if (i + 2 < n && (c === 60 || c === 62 || c === 46)) {
-          const op3 = P3.get((c * 256 + c2) * 256 + text.charCodeAt(i + 2));
-          if (op3 !== undefined) {
-            this.pos = i + 3;
-            return { kind: Tok.Punct, value: op3, start, end: i + 3, spaced, kw: 0 };
-          }
-        }
-        const op2 = P2.get(c * 65536 + c2);
-        if (op2 !== undefined) {
-          this.pos = i + 2;
-          return { kind: Tok.Punct, value: op2, start, end: i + 2, spaced, kw: 0 };
-        }
+      const c3 = i + 2 < n ? text.charCodeAt(i + 2) : 0;
+      const op = multiOp(c, c2, c3);
+      if (op !== undefined) {
+        const e = i + op.length;
+        this.pos = e;
+        return { kind: Tok.Punct, value: op, start, end: e, spaced, kw: 0 };
       }
     }
     if (c < 128) {
@@ -328,6 +319,49 @@ export class Lexer {
     // Surrogate pairs and any other character become a one-code-unit punctuator.
     this.pos = i + 1;
     return { kind: Tok.Punct, value: text[i]!, start, end: i + 1, spaced, kw: 0 };
+  }
+}
+
+/** The operator of two or three characters starting with `c, c2, c3`, if any (longest match). */
+function multiOp(c: number, c2: number, c3: number): string | undefined {
+  switch (c) {
+    case 61: // =
+      return c2 === 62 ? '=>' : c2 === 61 ? '==' : undefined;
+    case 33: // !
+      return c2 === 61 ? '!=' : undefined;
+    case 60: // <
+      if (c2 === 45) return c3 === 62 ? '<->' : undefined;
+      if (c2 === 60) return c3 === 61 ? '<<=' : '<<';
+      return c2 === 61 ? '<=' : undefined;
+    case 62: // >
+      if (c2 === 62) return c3 === 61 ? '>>=' : '>>';
+      return c2 === 61 ? '>=' : undefined;
+    case 38: // &
+      return c2 === 38 ? '&&' : c2 === 61 ? '&=' : undefined;
+    case 124: // |
+      return c2 === 124 ? '||' : c2 === 61 ? '|=' : undefined;
+    case 43: // +
+      return c2 === 43 ? '++' : c2 === 61 ? '+=' : undefined;
+    case 45: // -
+      return c2 === 45 ? '--' : c2 === 61 ? '-=' : c2 === 62 ? '->' : undefined;
+    case 42: // *
+      return c2 === 61 ? '*=' : undefined;
+    case 47: // /
+      return c2 === 61 ? '/=' : undefined;
+    case 37: // %
+      return c2 === 61 ? '%=' : undefined;
+    case 94: // ^
+      return c2 === 61 ? '^=' : undefined;
+    case 63: // ?
+      return c2 === 63 ? '??' : undefined;
+    case 58: // :
+      return c2 === 58 ? '::' : undefined;
+    case 46: // .
+      return c2 === 46 && c3 === 46 ? '...' : undefined;
+    case 35: // #
+      return c2 === 43 ? '#+' : c2 === 45 ? '#-' : c2 === 42 ? '#*' : c2 === 47 ? '#/' : c2 === 37 ? '#%' : undefined;
+    default:
+      return undefined;
   }
 }
 

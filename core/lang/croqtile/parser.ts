@@ -492,27 +492,27 @@ class CoParser {
     this.fail(`unexpected token ${describe(this.tok)}${context ? ' ' + context : ''}`);
   }
 
-  private expectP(v: string, context: string): Token {
+  private expectP(v: string, context: string | (() => string)): Token {
     if (this.isP(v)) return this.next();
-    this.fail(`expected '${v}' ${context}`);
+    this.fail(`expected '${v}' ${typeof context === 'string' ? context : context()}`);
   }
 
-  private expectIdent(context: string): Token {
+  private expectIdent(context: string | (() => string)): Token {
     if (this.tok.kind === T_IDENT) return this.next();
-    this.fail(`expected ${context} but found ${describe(this.tok)}`);
+    this.fail(`expected ${typeof context === 'string' ? context : context()} but found ${describe(this.tok)}`);
   }
 
   /**
    * `;` ending a statement. When it is missing and the next token starts a new line, the error is recorded and
    * parsing continues as if it were there (so the next statement is not lost); otherwise the caller resyncs.
    */
-  private expectSemi(context: string): void {
+  private expectSemi(context: string | (() => string)): void {
     if (this.isP(';')) {
       this.next();
       return;
     }
     const t = this.tok;
-    const err = new SyntaxErr(`expected ';' ${context}`, span(t.start, Math.max(t.end, t.start)));
+    const err = new SyntaxErr(`expected ';' ${typeof context === 'string' ? context : context()}`, span(t.start, Math.max(t.end, t.start)));
     if (t.kind !== T_EOF && !this.isP('}') && this.ts.consumed > 0 && /[\n\r]/.test(this.src.slice(this.prevEnd(), t.start))) {
       this.report(err);
       return;
@@ -720,7 +720,7 @@ class CoParser {
       } finally {
         this.leave();
       }
-      this.expectP('}', `to close the ${context} body`);
+      this.expectP('}', () => `to close the ${context} body`);
       return out;
     }
     if (this.isP(';')) {
@@ -869,7 +869,7 @@ class CoParser {
           if (la1.kind === T_PUNCT && (la1.value === ';' || la1.value === '}') || la1.kind === T_EOF || la1.kind === T_IDENT) {
             this.next();
             out.push({ kind: t.value, span: span(start, t.end) });
-            this.expectSemi(`after ${t.value}`);
+            this.expectSemi(() => `after ${t.value}`);
             return;
           }
           break;
@@ -916,7 +916,7 @@ class CoParser {
             const args = this.parseExprList();
             const expr: CoExpr = { kind: 'call', callee: t.value, args, span: span(start, this.prevEnd()) };
             out.push({ kind: 'expr', expr, span: expr.span });
-            this.expectSemi(`after ${t.value}`);
+            this.expectSemi(() => `after ${t.value}`);
             return;
           }
           break;
@@ -957,7 +957,7 @@ class CoParser {
       return;
     }
     out.push({ kind: 'expr', expr: first, span: span(start, this.prevEnd()) });
-    this.expectSemi(`after ${this.exprWord(first)}`);
+    this.expectSemi(() => `after ${this.exprWord(first)}`);
   }
 
   private exprWord(e: CoExpr): string {
@@ -1403,7 +1403,7 @@ class CoParser {
       type = this.next().value;
       if (this.isP('<')) this.parseAngleTexts();
     }
-    const nt = this.expectIdent(`a name after '${type}'`);
+    const nt = this.expectIdent(() => `a name after '${type}'`);
     let init: CoExpr | undefined;
     const dims: CoExpr[] = [];
     if (this.eatP(':') || this.eatP('=')) {
@@ -1547,7 +1547,9 @@ class CoParser {
         if (this.isP('<') && this.templateAhead(true)) typeArgs = this.parseAngleTexts();
         if (this.isP('(')) {
           const args = this.parseArgs(true);
-          e = { kind: 'method', object: e, name: nt.value, ...(typeArgs ? { typeArgs } : {}), args, span: span(e.span.start, this.prevEnd()) };
+          e = typeArgs
+            ? { kind: 'method', object: e, name: nt.value, typeArgs, args, span: span(e.span.start, this.prevEnd()) }
+            : { kind: 'method', object: e, name: nt.value, args, span: span(e.span.start, this.prevEnd()) };
         } else if (typeArgs) {
           e = { kind: 'method', object: e, name: nt.value, typeArgs, args: [], span: span(e.span.start, this.prevEnd()) };
         } else {
@@ -1669,7 +1671,7 @@ class CoParser {
       this.noGt = g;
       this.noPipe = pp;
     }
-    this.expectP(close, `to close '${open}'`);
+    this.expectP(close, () => `to close '${open}'`);
     return items;
   }
 
@@ -1713,7 +1715,9 @@ class CoParser {
       let typeArgs: string[] | undefined;
       if (this.isP('<')) typeArgs = this.parseAngleTexts();
       const args = this.isP('(') ? this.parseArgs(false) : this.fail(`expected '(' after 'call ${name}'`);
-      return { kind: 'call', callee: name, ...(typeArgs ? { typeArgs } : {}), args, span: span(t.start, this.prevEnd()) };
+      return typeArgs
+        ? { kind: 'call', callee: name, typeArgs, args, span: span(t.start, this.prevEnd()) }
+        : { kind: 'call', callee: name, args, span: span(t.start, this.prevEnd()) };
     }
     if ((v === 'print' || v === 'println') && this.isP('!', la1) && this.isP('(', this.la(2))) {
       this.next();
@@ -1845,8 +1849,8 @@ class CoParser {
   private parseDma(): CoExpr {
     const t = this.next();
     const engine = t.value as 'dma' | 'tma';
-    this.expectP('.', `after '${engine}'`);
-    const op = this.expectIdent(`an operation after '${engine}.'`).value;
+    this.expectP('.', () => `after '${engine}'`);
+    const op = this.expectIdent(() => `an operation after '${engine}.'`).value;
     if (this.isP('<')) this.parseAngleTexts(); // dma.pad<{..},{..},{..},v> / dma.transp<1, 0>
     let async = false;
     let event: CoExpr | undefined;
@@ -1866,10 +1870,11 @@ class CoParser {
       if (this.isP('<')) modifiers.push(`${m}<${this.parseAngleTexts().join(', ')}>`);
       else modifiers.push(m);
     }
-    const node: CoExpr = { kind: 'dma', engine, op, async, modifiers, ...(event ? { event } : {}), after: [], span: span(t.start, this.prevEnd()) };
+    const node: Extract<CoExpr, { kind: 'dma' }> = { kind: 'dma', engine, op, async, modifiers, after: [], span: span(t.start, this.prevEnd()) };
+    if (event) node.event = event;
     if (op === 'any') return node;
     node.src = this.parseExpr();
-    this.expectP('=>', `in ${engine}.${op} (source => destination)`);
+    this.expectP('=>', () => `in ${engine}.${op} (source => destination)`);
     node.dst = this.parseExpr();
     if (this.isI('after')) {
       this.next();
@@ -1908,7 +1913,9 @@ class CoParser {
     let args: CoExpr[] = [];
     const n = this.tok;
     if (!(n.kind === T_EOF || (n.kind === T_PUNCT && (n.value === ';' || n.value === ')' || n.value === '}')))) args = this.parseExprList();
-    return { kind: 'mma', op, modifiers, ...(typeArgs ? { typeArgs } : {}), async, args, span: span(t.start, this.prevEnd()) };
+    return typeArgs
+      ? { kind: 'mma', op, modifiers, typeArgs, async, args, span: span(t.start, this.prevEnd()) }
+      : { kind: 'mma', op, modifiers, async, args, span: span(t.start, this.prevEnd()) };
   }
 }
 
