@@ -546,7 +546,6 @@ class CoParser {
   /** Skips to a synchronisation point: after the next `;` of this level, after a `{...}` block, or before `}`. */
   private sync(): void {
     let depth = 0;
-    const start = this.ts.consumed;
     while (!this.atEof()) {
       const t = this.tok;
       if (t.kind === T_PUNCT) {
@@ -555,10 +554,7 @@ class CoParser {
         else if (v === ')' || v === ']') {
           if (depth > 0) depth--;
         } else if (v === '}') {
-          if (depth === 0) {
-            void start; // the caller's block ends here
-            return;
-          }
+          if (depth === 0) return; // the caller's block ends here
           depth--;
           this.next();
           if (depth === 0) return;
@@ -866,13 +862,10 @@ class CoParser {
         case 'break':
         case 'continue':
         case 'yield':
-          if (la1.kind === T_PUNCT && (la1.value === ';' || la1.value === '}') || la1.kind === T_EOF || la1.kind === T_IDENT) {
-            this.next();
-            out.push({ kind: t.value, span: span(start, t.end) });
-            this.expectSemi(() => `after ${t.value}`);
-            return;
-          }
-          break;
+          this.next();
+          out.push({ kind: t.value, span: span(start, t.end) });
+          this.expectSemi(() => `after ${t.value}`);
+          return;
         case '__cpp__': {
           this.next();
           if (this.isP('(')) this.skipBalanced();
@@ -1276,7 +1269,7 @@ class CoParser {
       this.next();
       type = tt.value;
     } else if (this.isI('frag')) {
-      this.parseFragDecl(out, start, storage);
+      this.parseFragDecl(out, start);
       return;
     } else if (!mutable) {
       this.fail(`expected a type or 'event' after '${storage ?? 'declaration'}' but found ${describe(tt)}`);
@@ -1379,8 +1372,8 @@ class CoParser {
     return node;
   }
 
-  /** `frag f32[64] x;`, `frag x {0.0f};`, `frag.f16 x[2] {0};`. */
-  private parseFragDecl(out: CoStmt[], start = this.tok.start, storage?: string): void {
+  /** `frag f32[64] x;`, `frag x {0.0f};`, `frag.f16 x[2] {0};` (a storage qualifier before `frag` is dropped). */
+  private parseFragDecl(out: CoStmt[], start = this.tok.start): void {
     this.next(); // frag
     let type = 'auto';
     if (this.isP('.')) {
@@ -1391,7 +1384,6 @@ class CoParser {
     }
     let shape: CoExpr[] = [];
     if (this.isP('[')) shape = this.parseShape();
-    void storage;
     this.parseDeclarators(out, start, { storage: 'frag', type, shape, mutable: false });
   }
 
