@@ -6,7 +6,7 @@
 // not from names. It is deliberately conservative: whatever it cannot evaluate (data-dependent
 // branches, unknown slot indices, unknown counts) marks the barrier "uncertain", and uncertain
 // barriers never block and never produce evidence. Loops run a bounded number of iterations.
-import { exprKey } from '../ir/expr';
+import { exprKey, freeVars } from '../ir/expr';
 import type { BarrierOp, Expr, Kernel, Stmt } from '../ir/types';
 import { evalForThread, isThreadDependent, type ThreadPoint } from './threads';
 
@@ -379,6 +379,47 @@ function threadClasses(kernel: Kernel, blockSize: number, constants: Map<string,
   const add = (e: Expr | undefined): void => {
     if (e && isThreadDependent(e, (n) => derived.get(n))) exprs.push(e);
   };
+  // Variables that steer control flow or barrier operands; assignments to anything else (results,
+  // accumulators) cannot make two threads behave differently.
+  const relevant = new Set<string>();
+  const noteVars = (e: Expr | undefined): void => {
+    if (e) for (const v of freeVars(e)) relevant.add(v);
+  };
+  const collect = (list: Stmt[]): void => {
+    for (const s of list) {
+      if (s.kind === 'if') {
+        noteVars(s.cond);
+        collect(s.then);
+        collect(s.else);
+      } else if (s.kind === 'loop') {
+        // Loops without barrier work are skipped by the replay: their bounds do not matter.
+        if (!hasBarrierWork(s)) continue;
+        noteVars(s.cond);
+        noteVars(s.init);
+        collect(s.body);
+        if (s.step) collect(s.step);
+      } else if (s.kind === 'op') {
+        noteVars(s.op.barrier?.index);
+        noteVars(s.op.count);
+        noteVars(s.op.parity);
+        noteVars(s.op.token);
+      }
+    }
+  };
+  collect(kernel.body);
+  // Close over definitions: a relevant variable's definition makes its inputs relevant.
+  for (let changed = true; changed; ) {
+    changed = false;
+    const grow = (list: Stmt[]): void => {
+      for (const s of list) {
+        if (s.kind === 'assign' && relevant.has(s.target) && s.value) {
+          for (const v of freeVars(s.value)) if (!relevant.has(v)) (relevant.add(v), (changed = true));
+        } else if (s.kind === 'if') (grow(s.then), grow(s.else));
+        else if (s.kind === 'loop') (grow(s.body), grow(s.step ?? []));
+      }
+    };
+    grow(kernel.body);
+  }
   const visit = (list: Stmt[]): void => {
     for (const s of list) {
       if (s.kind === 'if') {
@@ -386,12 +427,16 @@ function threadClasses(kernel: Kernel, blockSize: number, constants: Map<string,
         visit(s.then);
         visit(s.else);
       } else if (s.kind === 'loop') {
+        if (!hasBarrierWork(s)) continue;
         add(s.cond);
         add(s.init);
         visit(s.body);
         if (s.step) visit(s.step);
-      } else if (s.kind === 'assign') add(s.value);
-      else if (s.kind === 'op') {
+      } else if (s.kind === 'assign') {
+        // A single-definition local acts only through the expressions that read it, which are in
+        // the signature already (evaluated through the definition); others must be compared here.
+        if (relevant.has(s.target) && !derived.has(s.target)) add(s.value);
+      } else if (s.kind === 'op') {
         add(s.op.barrier?.index);
         add(s.op.count);
         add(s.op.parity);
@@ -425,7 +470,8 @@ function threadClasses(kernel: Kernel, blockSize: number, constants: Map<string,
 export function buildTraces(kernel: Kernel, blockSize: number, constants: Map<string, number>, maxIterations: number): { traces: Map<string, { threads: number[]; events: TraceEvent[] }>; entered: Set<Stmt>; overflow: boolean } {
   const traces = new Map<string, { threads: number[]; events: TraceEvent[] }>();
   const entered = new Set<Stmt>();
-  const classes = threadClasses(kernel, blockSize, constants) ?? Array.from({ length: blockSize }, (_, t) => [t]);
+  const found = threadClasses(kernel, blockSize, constants);
+  const classes = found ?? Array.from({ length: blockSize }, (_, t) => [t]);
   for (const cls of classes) {
     const b = new TraceBuilder({ tid: cls[0], blockSize }, constants, maxIterations);
     b.run(kernel.body, true, '');
@@ -569,4 +615,15 @@ function isAtSync(e: TraceEvent | undefined, arrived: number, k: number): boolea
 
 export function keyOf(op: BarrierOp): string {
   return op.barrier ? `${op.barrier.base}${op.barrier.index ? `[${exprKey(op.barrier.index)}]` : ''}` : '';
+}
+
+/** Upper bound of arrivals one phase of `key` can receive: each thread's busiest iteration, summed. */
+export function maxArrivalsPerPhase(run: RunResult, key: string): number {
+  let total = 0;
+  for (const a of run.actors) {
+    const perIter = new Map<string, number>();
+    for (const e of a.events) if (e.kind === 'arrive' && e.key === key) perIter.set(e.iter, (perIter.get(e.iter) ?? 0) + e.count);
+    total += Math.max(0, ...perIter.values()) * a.threads.length;
+  }
+  return total;
 }

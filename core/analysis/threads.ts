@@ -1,6 +1,6 @@
 // Who executes what: evaluates thread-identity expressions (threadIdx, lane and warp ids, elected
 // threads, cooperative-groups ranks) for one concrete thread of a block of a given size.
-import { evaluate, exprKey, walkExpr } from '../ir/expr';
+import { exprKey, walkExpr } from '../ir/expr';
 import type { Expr } from '../ir/types';
 
 export interface ThreadPoint {
@@ -41,65 +41,102 @@ function isThreadCall(callee: string): boolean {
  */
 export function evalForThread(e: Expr | undefined, p: ThreadPoint, vars: (name: string) => number | undefined, constants: Map<string, number>): number | undefined {
   if (!e) return undefined;
+  // Direct recursive evaluation (no tree rewriting): this runs for every thread class and iteration.
   const lane = p.tid % 32;
-  const env = (name: string): number | undefined => {
-    switch (name) {
-      case 'threadIdx.x':
-        return p.tid;
-      case 'threadIdx.y':
-      case 'threadIdx.z':
-        return 0;
-      case 'blockDim.x':
-        return p.blockSize;
-      case 'blockDim.y':
-      case 'blockDim.z':
-        return 1;
-      case 'warpSize':
-        return 32;
-      default:
-        break;
-    }
-    const v = vars(name);
-    if (v !== undefined) return v;
-    return constants.get(name);
-  };
-  // Rewrite thread-identity calls into numbers before handing over to the generic evaluator.
-  const rewrite = (x: Expr): Expr => {
+  const ev = (x: Expr): number | undefined => {
     switch (x.kind) {
+      case 'num':
+        return x.value;
+      case 'var': {
+        if (x.name === 'warpSize') return 32;
+        const v = vars(x.name);
+        return v !== undefined ? v : constants.get(x.name);
+      }
+      case 'member': {
+        if (x.object.kind === 'var') {
+          if (x.object.name === 'threadIdx') return x.field === 'x' ? p.tid : 0;
+          if (x.object.name === 'blockDim') return x.field === 'x' ? p.blockSize : 1;
+        }
+        const key = `${exprKey(x.object)}.${x.field}`;
+        const v = vars(key);
+        return v !== undefined ? v : constants.get(key);
+      }
+      case 'unary': {
+        const v = ev(x.arg);
+        if (v === undefined) return undefined;
+        switch (x.op) {
+          case '-': return -v;
+          case '+': return v;
+          case '!': return v ? 0 : 1;
+          case '~': return ~v;
+          default: return undefined;
+        }
+      }
+      case 'binary': {
+        const l = ev(x.left);
+        if (l === undefined) {
+          // `0 && x` / `1 || x` are known without x.
+          return undefined;
+        }
+        if (x.op === '&&' && !l) return 0;
+        if (x.op === '||' && l) return 1;
+        const r = ev(x.right);
+        if (r === undefined) return undefined;
+        switch (x.op) {
+          case '+': return l + r;
+          case '-': return l - r;
+          case '*': return l * r;
+          case '/': return r === 0 ? undefined : Math.trunc(l / r);
+          case '%': return r === 0 ? undefined : l % r;
+          case '&': return l & r;
+          case '|': return l | r;
+          case '^': return l ^ r;
+          case '<<': return l << r;
+          case '>>': return l >> r;
+          case '==': return +(l === r);
+          case '!=': return +(l !== r);
+          case '<': return +(l < r);
+          case '<=': return +(l <= r);
+          case '>': return +(l > r);
+          case '>=': return +(l >= r);
+          case '&&': return +(!!l && !!r);
+          case '||': return +(!!l || !!r);
+          default: return undefined;
+        }
+      }
+      case 'cond': {
+        const t = ev(x.test);
+        return t === undefined ? undefined : ev(t ? x.then : x.else);
+      }
       case 'call': {
         const c = x.callee;
-        const n = (value: number): Expr => ({ kind: 'num', value, text: String(value), range: x.range });
-        if (/warpgroup::laneid$/.test(c)) return n(p.tid % 128);
-        if (/warpgroup::warpid$/.test(c)) return n(Math.floor(p.tid / 32) % 4);
-        if (/warpgroup::groupid$/.test(c) || WARPGROUP_CALLS.test(c)) return n(Math.floor(p.tid / 128));
-        if (LANE_CALLS.test(c)) return n(lane);
-        if (WARP_CALLS.test(c)) return n(Math.floor(p.tid / 32));
-        if (ELECT_CALLS.test(c)) return n(lane === 0 ? 1 : 0);
-        if (RANK_CALLS.test(c)) return n(p.tid);
-        if (SIZE_CALLS.test(c)) return n(p.blockSize);
+        if (/warpgroup::laneid$/.test(c)) return p.tid % 128;
+        if (/warpgroup::warpid$/.test(c)) return Math.floor(p.tid / 32) % 4;
+        if (/warpgroup::groupid$/.test(c) || WARPGROUP_CALLS.test(c)) return Math.floor(p.tid / 128);
+        if (LANE_CALLS.test(c)) return lane;
+        if (WARP_CALLS.test(c)) return Math.floor(p.tid / 32);
+        if (ELECT_CALLS.test(c)) return lane === 0 ? 1 : 0;
+        if (RANK_CALLS.test(c)) return p.tid;
+        if (SIZE_CALLS.test(c)) return p.blockSize;
         if (/__shfl_sync$/.test(c) && x.args.length >= 3) {
           // Broadcast from a lane: exact when the value is warp-uniform, which is how it is used.
-          const src = evaluate(x.args[2], env);
-          if (src === undefined) return x;
-          const srcTid = p.tid - lane + src;
-          const v = evalForThread(x.args[1], { ...p, tid: srcTid }, vars, constants);
-          return v === undefined ? x : n(v);
+          const src = ev(x.args[2]);
+          if (src === undefined) return undefined;
+          return evalForThread(x.args[1], { ...p, tid: p.tid - lane + src }, vars, constants);
         }
-        return { ...x, args: x.args.map(rewrite) };
+        if ((c === 'cdiv' || c.endsWith('ceil_div')) && x.args.length === 2) {
+          const a = ev(x.args[0]);
+          const b = ev(x.args[1]);
+          return a === undefined || !b ? undefined : Math.ceil(a / b);
+        }
+        if ((c === 'static_cast' || c === 'cast' || /aligned_size_t$/.test(c)) && x.args.length === 1) return ev(x.args[0]);
+        return undefined;
       }
-      case 'binary':
-        return { ...x, left: rewrite(x.left), right: rewrite(x.right) };
-      case 'unary':
-        return { ...x, arg: rewrite(x.arg) };
-      case 'cond':
-        return { ...x, test: rewrite(x.test), then: rewrite(x.then), else: rewrite(x.else) };
-      case 'index':
-        return { ...x, object: rewrite(x.object), index: rewrite(x.index) };
       default:
-        return x;
+        return undefined;
     }
   };
-  return evaluate(rewrite(e), env);
+  return ev(e);
 }
 
 export { exprKey };

@@ -139,6 +139,10 @@ export interface Kernel {
   body: Stmt[];
   /** Every variable declaration in the kernel (after inlining), by IR name. */
   decls: Map<string, BarrierDecl>;
+  /** Names of the helper functions inlined into it (what its analysis depends on besides its text). */
+  helpers?: string[];
+  /** File constants plus the ones declared in the kernel and its helpers. */
+  constants?: Map<string, number>;
 }
 
 export interface KernelModule {

@@ -1,5 +1,5 @@
 // PF201: a producer's first wait on a "free/empty" barrier that nothing can ever complete.
-import type { BlockedWait } from '../analysis/protocolRun';
+import { maxArrivalsPerPhase, type BlockedWait } from '../analysis/protocolRun';
 import type { BarrierOp } from '../ir/types';
 import type { RuleDef } from './types';
 import { ARRIVE_KINDS, barrierName, line1 } from './util';
@@ -92,7 +92,9 @@ __global__ void k(int n) {
             const at = actor.events.indexOf(o.event);
             return actor.events.slice(at + 1).some((e) => e.kind === 'arrive' && e.key === b.event.key);
           });
-        if (!blocked?.length || !blocked.every((b) => b.phase === 0 && (b.event.parity === undefined || b.event.parity === 0) && isFirst(b) && arrivalPending(b))) {
+        // A barrier whose count no phase can ever reach is an arrival-count problem (PF401).
+        const reachable = (b: BlockedWait): boolean => b.expected === undefined || maxArrivalsPerPhase(run, b.event.key) >= b.expected;
+        if (!blocked?.length || !blocked.every((b) => b.phase === 0 && (b.event.parity === undefined || b.event.parity === 0) && isFirst(b) && arrivalPending(b) && reachable(b))) {
           all = false;
           break;
         }

@@ -67,11 +67,21 @@ __global__ void k(int n, float* out) {
         const waited = ringPart(s.op.barrier.index, value)!;
         const assigned = loopAssigned(loop);
         // Compare slots after replacing single-definition locals (`const int s = k % S`) by their value.
+        // Locals set once per iteration (`stage = iv % 4;`) count as definitions too.
+        const loopDefs = new Map<string, Expr>();
+        const counts = new Map<string, number>();
+        visitStmts(loop.body, (x) => {
+          if (x.kind === 'assign' && x.op !== 'call-arg') {
+            counts.set(x.target, (counts.get(x.target) ?? 0) + 1);
+            if (x.op === '=' && x.value) loopDefs.set(x.target, x.value);
+          }
+        });
+        for (const [v, n] of counts) if (n > 1) loopDefs.delete(v);
         const resolve = (e: Expr, depth = 0): Expr => {
           if (depth > 6) return e;
           switch (e.kind) {
             case 'var': {
-              const d = k.derived.get(e.name);
+              const d = k.derived.get(e.name) ?? loopDefs.get(e.name);
               return d ? resolve(d, depth + 1) : e;
             }
             case 'binary':

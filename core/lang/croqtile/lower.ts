@@ -362,7 +362,7 @@ class CroqtileLowerer {
       this.events.set(item.name, { name: item.name, length, ready: item.ready, count: explicit });
       this.decls.set(item.name, {
         name: item.name,
-        type: `${s.storage} event${s.count ? `<${s.count.kind === 'num' ? s.count.value : '…'}>` : ''}`,
+        type: `${s.storage} event${s.count ? `<${s.count.kind === 'num' ? s.count.value : '…'}>` : ''}${item.ready ? ' = ready' : ''}`,
         space: s.storage === 'shared' ? 'shared' : s.storage === 'global' ? 'global' : 'local',
         length,
         range,
@@ -533,6 +533,12 @@ class CroqtileLowerer {
         }
       }
       return out;
+    }
+    if (e.kind === 'call' && e.callee === 'select') {
+      // `x = select(k, f0, f1)` hands the futures on to x: they are used (waited through x).
+      const names = e.args.slice(1).map(rootName).filter((n): n is string => !!n && this.futures.has(n));
+      if (assignedTo) this.futures.add(assignedTo);
+      return names.map((n) => ({ kind: 'op' as const, op: this.op('future-use', 'select', range, { futures: [n] }), range }));
     }
     if (e.kind === 'call' && (e.callee === 'swap' || e.callee === 'rotate')) {
       const names = e.args.map(rootName).filter((n): n is string => !!n);

@@ -1,12 +1,13 @@
 // CUDA analysis pipeline: syntax tree -> kernel IR -> rules, with a per-kernel cache so that an edit
-// re-analyses only the kernels whose text changed (unchanged kernels keep their findings, shifted to
-// their new line). Any change outside the kernels (helpers, #defines) invalidates everything.
+// re-analyses only the kernels it can affect: a kernel's findings are reused (shifted to its new line)
+// while its text, the helpers it inlines (text and position), the constants it mentions and the
+// file-scope declarations it names are unchanged.
 import type { AnalysisResult, BarrierSymbol, Finding, LintOptions, Range } from '../../api';
 import { barrierSymbols } from '../../analysis/symbols';
 import type { KernelModule } from '../../ir/types';
 import { runRules } from '../../rules/run';
 import { internalProblem, syntaxProblemsOf } from './frontend';
-import { lowerRoot, scanCuda } from './lower';
+import { lowerRoot, scanCuda, type CudaScan } from './lower';
 import type { SyntaxNode } from './parser';
 
 interface KernelEntry {
@@ -14,10 +15,30 @@ interface KernelEntry {
   endLine: number;
   findings: Finding[];
   symbols: BarrierSymbol[];
+  helpers: string[];
+  deps: string;
+}
+
+/** What a kernel's analysis depends on besides its own text, as one comparable string. */
+function dependencies(scan: CudaScan, kernelText: string, helpers: string[]): string {
+  const parts: string[] = [];
+  let texts = kernelText;
+  for (const h of helpers) {
+    for (const d of scan.fns.get(h) ?? []) {
+      const t = d.node.text;
+      parts.push(`${h}@${d.node.startPosition.row}:${t}`);
+      texts += t;
+    }
+  }
+  const words = new Set(texts.match(/[A-Za-z_]\w*/g) ?? []);
+  for (const [name, v] of scan.constants) if (words.has(name)) parts.push(`${name}=${v}`);
+  for (const [name, d] of scan.fileDecls) if (words.has(name)) parts.push(`${name}:${d.type}:${d.length}`);
+  // A new helper with the name of a call in the kernel changes what gets inlined.
+  for (const [name] of scan.fns) if (words.has(name) && !helpers.includes(name)) parts.push(`?${name}`);
+  return parts.join('\u0001');
 }
 
 export class CudaAnalyzer {
-  private contextKey: string | undefined;
   private optionsKey: string | undefined;
   private kernels = new Map<string, KernelEntry>();
 
@@ -26,9 +47,8 @@ export class CudaAnalyzer {
     try {
       const scan = scanCuda(tops, text);
       const optionsKey = JSON.stringify(options.rules ?? {});
-      if (scan.contextKey !== this.contextKey || optionsKey !== this.optionsKey) {
+      if (optionsKey !== this.optionsKey) {
         this.kernels.clear();
-        this.contextKey = scan.contextKey;
         this.optionsKey = optionsKey;
       }
       const next = new Map<string, KernelEntry>();
@@ -39,12 +59,13 @@ export class CudaAnalyzer {
         const startLine = fn.node.startPosition.row;
         const endLine = fn.node.endPosition.row;
         let entry = this.kernels.get(key) ?? next.get(key);
-        if (entry) {
+        if (entry && entry.deps === dependencies(scan, key, entry.helpers)) {
           entry = shift(entry, startLine, endLine);
         } else {
           const kernel = lowerRoot(scan, fn);
-          const module: KernelModule = { language: 'cuda', kernels: [kernel], constants: scan.constants };
-          entry = { startLine, endLine, findings: runRules(module, text, options), symbols: barrierSymbols(module) };
+          const module: KernelModule = { language: 'cuda', kernels: [kernel], constants: kernel.constants ?? scan.constants };
+          const helpers = kernel.helpers ?? [];
+          entry = { startLine, endLine, findings: runRules(module, text, options), symbols: barrierSymbols(module), helpers, deps: dependencies(scan, key, helpers) };
         }
         next.set(key, entry);
         findings.push(...entry.findings);
@@ -56,7 +77,6 @@ export class CudaAnalyzer {
     } catch (err) {
       // A front-end bug must not take the language server down: report it and lint nothing.
       this.kernels.clear();
-      this.contextKey = undefined;
       return { findings: [], syntaxProblems: [...syntaxProblems, internalProblem(err)], symbols: [] };
     }
   }
@@ -69,6 +89,7 @@ function shift(e: KernelEntry, startLine: number, endLine: number): KernelEntry 
   const inside = (r: Range): boolean => r.start.line >= e.startLine && r.end.line <= e.endLine;
   const mv = (r: Range): Range => (inside(r) ? { start: { line: r.start.line + d, character: r.start.character }, end: { line: r.end.line + d, character: r.end.character } } : r);
   return {
+    ...e,
     startLine,
     endLine,
     findings: e.findings.map((f) => ({

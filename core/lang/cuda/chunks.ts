@@ -98,9 +98,12 @@ export class ChunkedTree {
   private parseRange(start: number, end: number): Chunk[] {
     const text = this.text;
     const whole = start === 0 && end === text.length;
+    // Trees keep the input callback to serve `node.text`; reading from `this.text` keeps it right for
+    // trees that were only shifted by later edits.
+    const input = (index: number): string => this.text.slice(index, index + 8192);
     const tree = whole
-      ? this.parser.parse(text)
-      : this.parser.parse(text, null, { includedRanges: [{ startIndex: start, endIndex: end, startPosition: pointOf(text, start), endPosition: pointOf(text, end) }] });
+      ? this.parser.parse(input)
+      : this.parser.parse(input, null, { includedRanges: [{ startIndex: start, endIndex: end, startPosition: pointOf(text, start), endPosition: pointOf(text, end) }] });
     if (!tree) throw new Error('tree-sitter returned no tree');
     const bounds: number[] = [start];
     let size = 0;

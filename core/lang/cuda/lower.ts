@@ -53,6 +53,8 @@ interface KernelState {
   decls: Map<string, BarrierDecl>;
   names: Set<string>;
   stack: string[];
+  /** Helpers inlined so far. */
+  used: Set<string>;
 }
 
 export const MAX_INLINE_DEPTH = 12;
@@ -108,11 +110,6 @@ export interface CudaScan {
   fileDecls: Map<string, BarrierDecl>;
   constants: Map<string, number>;
   roots: FnDef[];
-  /**
-   * Everything outside the roots (helpers, #defines, declarations) plus helper positions: two scans
-   * with the same key lower each unchanged kernel to the same IR, up to a line shift.
-   */
-  contextKey: string;
 }
 
 export function scanCuda(tops: SyntaxNode[], text: string): CudaScan {
@@ -136,15 +133,7 @@ export function scanCuda(tops: SyntaxNode[], text: string): CudaScan {
   const helpers: FnDef[] = [];
   for (const fn of all) (fn.isKernel || (candidates.has(fn.name) && !called.has(fn.name)) ? roots : helpers).push(fn);
   roots.sort((a, b) => a.node.startIndex - b.node.startIndex);
-  let context = '';
-  let at = 0;
-  for (const r of roots) {
-    context += text.slice(at, r.node.startIndex);
-    at = Math.max(at, r.node.endIndex);
-  }
-  context += text.slice(at);
-  const contextKey = `${context}\u0001${helpers.map((h) => h.node.startPosition.row).join(',')}`;
-  return { fns, fileDecls, constants, roots, contextKey };
+  return { fns, fileDecls, constants, roots };
 }
 
 export function lowerRoot(scan: CudaScan, fn: FnDef): Kernel {
@@ -154,7 +143,9 @@ export function lowerRoot(scan: CudaScan, fn: FnDef): Kernel {
 export function lowerCuda(tops: SyntaxNode[], text: string): KernelModule {
   const scan = scanCuda(tops, text);
   const kernels = scan.roots.map((fn) => lowerRoot(scan, fn));
-  return { language: 'cuda', kernels, constants: scan.constants };
+  const constants = new Map(scan.constants);
+  for (const k of kernels) for (const [n, v] of k.constants ?? []) if (!constants.has(n)) constants.set(n, v);
+  return { language: 'cuda', kernels, constants };
 }
 
 function calleeName(f: SyntaxNode): string {
@@ -358,8 +349,10 @@ function declsOf(decl: SyntaxNode, space: BarrierDecl['space']): BarrierDecl[] {
   return out;
 }
 
-function lowerKernel(fn: FnDef, fns: Map<string, FnDef[]>, fileDecls: Map<string, BarrierDecl>, constants: Map<string, number>): Kernel {
-  const state: KernelState = { decls: new Map(fileDecls), names: new Set(), stack: [fn.name] };
+function lowerKernel(fn: FnDef, fns: Map<string, FnDef[]>, fileDecls: Map<string, BarrierDecl>, fileConstants: Map<string, number>): Kernel {
+  // Constants declared inside the kernel stay with it (they must not leak into other kernels' keys).
+  const constants = new Map(fileConstants);
+  const state: KernelState = { decls: new Map(fileDecls), names: new Set(), stack: [fn.name], used: new Set() };
   const scope = new Scope();
   for (const p of fn.params) {
     if (!p.name) continue;
@@ -372,7 +365,7 @@ function lowerKernel(fn: FnDef, fns: Map<string, FnDef[]>, fileDecls: Map<string
   const body = lowerer.block(fn.body, frame);
   const lb = named(fn.node).find((c) => c.type === 'launch_bounds');
   const lbValue = lb ? foldConstant(named(lb)[0] ?? lb, constants) : undefined;
-  return { name: fn.name, range: rangeOf(fn.node), nameRange: rangeOf(fn.nameNode), params: fn.params.map((p) => p.name), launchBounds: lbValue, body, decls: state.decls };
+  return { name: fn.name, range: rangeOf(fn.node), nameRange: rangeOf(fn.nameNode), params: fn.params.map((p) => p.name), launchBounds: lbValue, body, decls: state.decls, helpers: [...state.used], constants };
 }
 
 interface ExprResult {
@@ -958,6 +951,7 @@ class Lowerer {
       if (a) scope.set(tp, { kind: 'expr', expr: this.toExpr(a, frame) });
     });
     const callee: Frame = { fn: def, scope, resultVars: new Map(), returned: [], aliases: new Map(), depth: frame.depth + 1 };
+    this.state.used.add(def.name);
     this.state.stack.push(def.name);
     let body: Stmt[];
     try {

@@ -11,8 +11,8 @@ const root = path.join(__dirname, '../../fixtures/cuda');
 const folders = existsSync(root) ? readdirSync(root).filter((d) => /^PF\d{3}-/.test(d)) : [];
 
 describe('fixture folders', () => {
-  it('exist for every rule, named <code>-<id>', () => {
-    expect(folders.sort()).toEqual(RULES.map((r) => `${r.meta.code}-${r.meta.id}`).sort());
+  it('exist for every CUDA rule, named <code>-<id>', () => {
+    expect(folders.sort()).toEqual(RULES.filter((r) => r.meta.languages.includes('cuda')).map((r) => `${r.meta.code}-${r.meta.id}`).sort());
   });
 });
 

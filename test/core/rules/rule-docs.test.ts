@@ -4,15 +4,16 @@ import { readdirSync } from 'node:fs';
 import * as path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { RULES } from '../../../core/rules/index';
-import { lintCuda } from '../../helpers/engine';
+import { lint } from '../../helpers/engine';
 
 describe.each(RULES.map((r) => [r.meta.id, r] as const))('%s', (_id, rule) => {
+  const language = rule.meta.languages.includes('cuda') ? 'cuda' : 'croqtile';
   it('bad example gives exactly one finding of this rule', async () => {
-    const findings = (await lintCuda(rule.docs.bad)).filter((f) => f.code === rule.meta.code);
+    const findings = (await lint(rule.docs.bad, language)).filter((f) => f.code === rule.meta.code);
     expect(findings.map((f) => `${f.code} ${f.range.start.line + 1}: ${f.message}`)).toHaveLength(1);
   });
   it('good example gives no finding at all', async () => {
-    const findings = await lintCuda(rule.docs.good);
+    const findings = await lint(rule.docs.good, language);
     expect(findings.map((f) => `${f.code} ${f.range.start.line + 1}: ${f.message}`)).toEqual([]);
   });
   it('has complete metadata and docs', () => {
@@ -29,7 +30,7 @@ describe('registry', () => {
   it('lists every rule file exactly once, sorted by id, with unique codes', () => {
     const dir = path.join(__dirname, '../../../core/rules');
     const files = readdirSync(dir)
-      .filter((f) => /^[a-z0-9-]+\.ts$/.test(f) && !['index.ts', 'types.ts', 'util.ts', 'run.ts'].includes(f))
+      .filter((f) => /^[a-z0-9-]+\.ts$/.test(f) && !['index.ts', 'types.ts', 'util.ts', 'run.ts', 'croqtile.ts', 'docsPage.ts'].includes(f))
       .map((f) => f.replace(/\.ts$/, ''))
       .sort();
     expect(RULES.map((r) => r.meta.id)).toEqual(files);
