@@ -91,6 +91,14 @@ export class EngineDocument {
     return result;
   }
 
+  /** Releases the document's syntax trees; call when the editor closes it. */
+  dispose(): void {
+    this.chunks?.dispose();
+    this.chunks = null;
+    this.cached = undefined;
+    this.module = undefined;
+  }
+
   hover(position: Position): HoverInfo | null {
     if (this.language === 'croqtile') {
       if (!this.module) this.analyze();

@@ -91,6 +91,11 @@ export class KernelFacts {
    */
   runs(): RunResult[] | null {
     if (this.runsCache !== undefined) return this.runsCache;
+    if (this.module.deadline !== undefined && Date.now() > this.module.deadline) {
+      this.module.truncated = true;
+      this.runsCache = null;
+      return null;
+    }
     const sizes = this.kernel.launchBounds ? [this.kernel.launchBounds] : CANDIDATE_BLOCK_SIZES;
     const roles = roleBranches(this.kernel);
     const maxIterations = Math.min(16, Math.max(4, 2 * this.maxRing() + 2));

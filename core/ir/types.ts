@@ -152,4 +152,10 @@ export interface KernelModule {
   kernels: Kernel[];
   /** Named compile-time constants (#define, constexpr) for evaluation. */
   constants: Map<string, number>;
+  /**
+   * Wall-clock deadline (ms since epoch) for the expensive protocol replay; past it, replay-based
+   * rules stay silent for the remaining kernels and `truncated` is set. Keeps huge files responsive.
+   */
+  deadline?: number;
+  truncated?: boolean;
 }

@@ -38,6 +38,8 @@ function dependencies(scan: CudaScan, kernelText: string, helpers: string[]): st
   return parts.join('\u0001');
 }
 
+const REPLAY_BUDGET_MS = 2000;
+
 export class CudaAnalyzer {
   private optionsKey: string | undefined;
   private kernels = new Map<string, KernelEntry>();
@@ -52,6 +54,8 @@ export class CudaAnalyzer {
         this.optionsKey = optionsKey;
       }
       const next = new Map<string, KernelEntry>();
+      // Replay budget per analysis: an edit stays interactive even in a multi-megabyte file.
+      const deadline = Date.now() + REPLAY_BUDGET_MS;
       const findings: Finding[] = [];
       const symbols: BarrierSymbol[] = [];
       for (const fn of scan.roots) {
@@ -63,9 +67,15 @@ export class CudaAnalyzer {
           entry = shift(entry, startLine, endLine);
         } else {
           const kernel = lowerRoot(scan, fn);
-          const module: KernelModule = { language: 'cuda', kernels: [kernel], constants: kernel.constants ?? scan.constants };
+          const module: KernelModule = { language: 'cuda', kernels: [kernel], constants: kernel.constants ?? scan.constants, deadline };
           const helpers = kernel.helpers ?? [];
           entry = { startLine, endLine, findings: runRules(module, text, options), symbols: barrierSymbols(module), helpers, deps: dependencies(scan, key, helpers) };
+          // A kernel analysed without its replay is not final: do it again next time.
+          if (module.truncated) {
+            findings.push(...entry.findings);
+            symbols.push(...entry.symbols);
+            continue;
+          }
         }
         next.set(key, entry);
         findings.push(...entry.findings);

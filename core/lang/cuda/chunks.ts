@@ -88,6 +88,13 @@ export class ChunkedTree {
     this.release(dropped);
   }
 
+  /** Frees the syntax trees (WASM memory); the object must not be used afterwards. */
+  dispose(): void {
+    this.release(this.chunks.map((c) => c.tree));
+    for (const t of new Set(this.chunks.map((c) => c.tree))) t.delete();
+    this.chunks = [];
+  }
+
   private reparseAll(): void {
     const dropped = this.chunks.map((c) => c.tree);
     this.chunks = this.parseRange(0, this.text.length);
