@@ -4,7 +4,7 @@ import type { AnalysisResult, HoverInfo, LanguageId, LintOptions, Position, Rang
 import { ChunkedTree } from './lang/cuda/chunks';
 import { Parser, loadCudaLanguage } from './lang/cuda/parser';
 import { CudaAnalyzer } from './lang/cuda/analyze';
-import { analyzeCroqtile, hoverCroqtile } from './lang/croqtile/analyze';
+import { CroqtileAnalyzer, hoverCroqtile } from './lang/croqtile/analyze';
 import { hoverCuda } from './docs/hover';
 import { lowerCudaNodes } from './lang/cuda/frontend';
 import type { KernelModule } from './ir/types';
@@ -52,6 +52,7 @@ export class EngineDocument {
   private cached: { options: LintOptions; result: AnalysisResult } | undefined;
   private module: KernelModule | undefined;
   private readonly analyzer = new CudaAnalyzer();
+  private readonly croqtile = new CroqtileAnalyzer();
 
   constructor(private readonly parser: Parser, readonly language: LanguageId, private textValue: string) {
     if (language === 'cuda') this.chunks = new ChunkedTree(parser, textValue);
@@ -83,9 +84,8 @@ export class EngineDocument {
     let result: AnalysisResult = { findings: [], syntaxProblems: [], symbols: [] };
     if (this.chunks) result = this.analyzer.analyze(this.chunks.topLevel(), this.textValue, options);
     else if (this.language === 'croqtile') {
-      const analysis = analyzeCroqtile(this.textValue, options);
-      this.module = analysis.module;
-      result = analysis.result;
+      result = this.croqtile.analyze(this.textValue, options);
+      this.module = undefined;
     }
     this.cached = { options, result };
     return result;
@@ -101,7 +101,7 @@ export class EngineDocument {
 
   hover(position: Position): HoverInfo | null {
     if (this.language === 'croqtile') {
-      if (!this.module) this.analyze();
+      this.module ??= this.croqtile.fullModule(this.textValue);
       return hoverCroqtile(this.textValue, position, this.module);
     }
     if (!this.chunks) return null;

@@ -7,6 +7,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { benchCroqtile } from './bench/croqtile.mjs';
 import { benchLsp } from './bench/lsp.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -17,7 +18,8 @@ const QUICK = argv.includes('--quick');
 
 const SECTIONS = [
   { name: 'lsp', title: 'Language server (dist/server.js --stdio, debounce 0)', run: () => benchLsp({ quick: QUICK }) },
-  // { name: 'croqtile', ... }, { name: 'simulator', ... }: future sections return { rows, data } too.
+  { name: 'croqtile', title: 'Croqtile (.co) through the language server (debounce 0)', run: () => benchCroqtile({ quick: QUICK }) },
+  // { name: 'simulator', ... }: future sections return { rows, data } too.
 ];
 
 function environment() {

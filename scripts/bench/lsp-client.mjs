@@ -65,10 +65,10 @@ export class Client {
     });
   }
 
-  open(uri, text, version = 1) {
+  open(uri, text, version = 1, languageId = uri.endsWith('.co') ? 'croqtile' : 'cuda-cpp') {
     const done = this.diagnostics(uri, version);
     void this.connection.sendNotification(rpc.DidOpenTextDocumentNotification.type, {
-      textDocument: { uri, languageId: 'cuda-cpp', version, text },
+      textDocument: { uri, languageId, version, text },
     });
     return done;
   }

@@ -1,29 +1,94 @@
 // Croqtile analysis pipeline: text -> syntax tree (error-tolerant) -> kernel IR -> rules; hovers on
 // Croqtile keywords and on events (their inferred protocol).
-import type { AnalysisResult, BarrierSymbol, HoverInfo, LintOptions, Position } from '../../api';
+import type { AnalysisResult, BarrierSymbol, Finding, HoverInfo, LintOptions, Position, Range } from '../../api';
 import { barrierSymbols } from '../../analysis/symbols';
 import { findCroqtileDoc, renderCroqtileDoc } from '../../docs/croqtileDocs';
 import { barrierProtocol } from '../../docs/hover';
 import type { KernelModule } from '../../ir/types';
 import { runRules } from '../../rules/run';
-import { lowerCroqtile } from './lower';
+import type { CoFunction } from './ast';
+import { detectEra, lowerCroqtile } from './lower';
 import { parseCroqtile } from './parser';
 import { makeLineIndex } from './positions';
 
-export function analyzeCroqtile(text: string, options: LintOptions): { result: AnalysisResult; module: KernelModule } {
-  const lines = makeLineIndex(text);
-  const file = parseCroqtile(text);
-  const syntaxProblems = file.errors.map((e) => ({ message: e.message, range: lines.range(e.span) }));
-  let module: KernelModule;
-  try {
-    module = lowerCroqtile(file, text, lines);
-  } catch (err) {
-    syntaxProblems.push({ message: `internal front-end error: ${(err as Error)?.message ?? String(err)}`, range: lines.range({ start: 0, end: 0 }) });
-    module = { language: 'croqtile', kernels: [], constants: new Map() };
+interface FunctionEntry {
+  startLine: number;
+  endLine: number;
+  findings: Finding[];
+  symbols: BarrierSymbol[];
+}
+
+/**
+ * Croqtile analysis with a per-function cache: the whole file is re-parsed (the parser is linear and
+ * fast), but only `__co__` functions whose text changed are lowered and checked again. The era, the
+ * #defines and the options are part of every key, so a change to any of them re-checks everything.
+ */
+export class CroqtileAnalyzer {
+  private cache = new Map<string, FunctionEntry>();
+  module: KernelModule | undefined;
+
+  analyze(text: string, options: LintOptions): AnalysisResult {
+    const lines = makeLineIndex(text);
+    const file = parseCroqtile(text);
+    const syntaxProblems = file.errors.map((e) => ({ message: e.message, range: lines.range(e.span) }));
+    const context = `${detectEra(file)}\u0001${[...file.defines].join(';')}\u0001${JSON.stringify(options.rules ?? {})}`;
+    const keyOf = (f: CoFunction): string => `${context}\u0002${text.slice(f.span.start, f.span.end)}`;
+    const fresh = file.functions.filter((f) => !this.cache.has(keyOf(f)));
+    let module: KernelModule;
+    try {
+      module = lowerCroqtile(file, text, lines, (f) => fresh.includes(f));
+    } catch (err) {
+      syntaxProblems.push({ message: `internal front-end error: ${(err as Error)?.message ?? String(err)}`, range: lines.range({ start: 0, end: 0 }) });
+      module = { language: 'croqtile', kernels: [], constants: new Map() };
+    }
+    const next = new Map<string, FunctionEntry>();
+    const findings: Finding[] = [];
+    const symbols: BarrierSymbol[] = [];
+    fresh.forEach((f, i) => {
+      const kernel = module.kernels[i];
+      if (!kernel) return;
+      const one: KernelModule = { ...module, kernels: [kernel] };
+      next.set(keyOf(f), { startLine: lines.position(f.span.start).line, endLine: lines.position(f.span.end).line, findings: runRules(one, text, options), symbols: barrierSymbols(one) });
+    });
+    for (const f of file.functions) {
+      const key = keyOf(f);
+      let entry = next.get(key) ?? this.cache.get(key);
+      if (!entry) continue;
+      entry = shiftEntry(entry, lines.position(f.span.start).line);
+      next.set(key, entry);
+      findings.push(...entry.findings);
+      symbols.push(...entry.symbols);
+    }
+    this.cache = next;
+    this.module = undefined;
+    findings.sort((a, b) => a.range.start.line - b.range.start.line || a.range.start.character - b.range.start.character || a.code.localeCompare(b.code));
+    return { findings, syntaxProblems, symbols };
   }
-  const findings = runRules(module, text, options);
-  const symbols: BarrierSymbol[] = barrierSymbols(module);
-  return { result: { findings, syntaxProblems, symbols }, module };
+
+  /** The whole module, lowered on demand (hovers need every function). */
+  fullModule(text: string): KernelModule {
+    this.module ??= lowerCroqtile(parseCroqtile(text), text, makeLineIndex(text));
+    return this.module;
+  }
+}
+
+function shiftEntry(e: FunctionEntry, startLine: number): FunctionEntry {
+  const d = startLine - e.startLine;
+  if (d === 0) return e;
+  const mv = (r: Range): Range => ({ start: { line: r.start.line + d, character: r.start.character }, end: { line: r.end.line + d, character: r.end.character } });
+  return {
+    startLine,
+    endLine: e.endLine + d,
+    findings: e.findings.map((f) => ({ ...f, range: mv(f.range), related: f.related.map((r) => ({ ...r, range: mv(r.range) })), fixes: f.fixes.map((x) => ({ ...x, edits: x.edits.map((ed) => ({ ...ed, range: mv(ed.range) })) })) })),
+    symbols: e.symbols.map((s) => ({ ...s, range: mv(s.range), selectionRange: mv(s.selectionRange) })),
+  };
+}
+
+/** One-shot analysis (no cache). */
+export function analyzeCroqtile(text: string, options: LintOptions): { result: AnalysisResult; module: KernelModule } {
+  const analyzer = new CroqtileAnalyzer();
+  const result = analyzer.analyze(text, options);
+  return { result, module: analyzer.fullModule(text) };
 }
 
 export function hoverCroqtile(text: string, position: Position, module: KernelModule | undefined): HoverInfo | null {

@@ -147,14 +147,14 @@ function forEachChild(e: CoExpr, f: (c: CoExpr) => void): void {
   }
 }
 
-export function lowerCroqtile(file: CoFile, text: string, lines: LineIndex): KernelModule {
+export function lowerCroqtile(file: CoFile, text: string, lines: LineIndex, only?: (f: CoFunction) => boolean): KernelModule {
   const era = detectEra(file);
   const constants = new Map<string, number>();
   for (const [name] of file.defines) {
     const v = evaluateConstant({ kind: 'id', name, span: { start: 0, end: 0 } }, file.defines);
     if (v !== undefined) constants.set(name, v);
   }
-  const kernels = file.functions.map((f) => new CroqtileLowerer(f, file, lines, text, era, constants).lower());
+  const kernels = file.functions.filter((f) => !only || only(f)).map((f) => new CroqtileLowerer(f, file, lines, text, era, constants).lower());
   return { language: 'croqtile', era, kernels, constants };
 }
 
