@@ -11,3 +11,7 @@ export function getEngine(): Promise<Engine> {
 export async function lintCuda(text: string) {
   return (await getEngine()).analyze(text, 'cuda').findings;
 }
+
+export async function lint(text: string, language: 'cuda' | 'croqtile') {
+  return (await getEngine()).analyze(text, language).findings;
+}
