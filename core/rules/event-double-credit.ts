@@ -1,7 +1,7 @@
 // PF205: an event declared `= ready` that also receives bootstrap triggers (double credit).
 import { CO_SOURCES, isBootstrapTrigger, isEvent, isReadyEvent } from './croqtile';
 import type { RuleDef } from './types';
-import { line1 } from './util';
+import { line1, lineOf } from './util';
 
 export const eventDoubleCredit: RuleDef = {
   meta: {
@@ -70,10 +70,20 @@ export const eventDoubleCredit: RuleDef = {
         if (!base || seen.has(base) || !isEvent(k, base) || !isReadyEvent(k, base) || !isBootstrapTrigger(k, s)) continue;
         seen.add(base);
         const decl = k.kernel.decls.get(base)!;
+        // Drop the double credit: remove `= ready` from this event's declarator.
+        const fixes = [];
+        const line = decl.nameRange.start.line;
+        const lineText = lineOf(ctx.text, line);
+        const m = new RegExp(`\\b${base}\\b(\\s*\\[[^\\]]*\\])*(\\s*=\\s*ready)`).exec(lineText);
+        if (m) {
+          const start = m.index + m[0].length - m[2].length;
+          fixes.push({ title: `Remove \`= ready\` from \`${base}\` (keep the bootstrap triggers)`, edits: [{ range: { start: { line, character: start }, end: { line, character: start + m[2].length } }, newText: '' }] });
+        }
         ctx.report({
           range: s.op.range,
           message: `\`${base}\` is declared \`= ready\` (line ${line1(decl.range)}), so generation 0 of every slot is already complete; this bootstrap trigger credits the slot a second time: the producer can overwrite a slot still in use (data race) and every later wait runs a generation out of step. Drop either \`= ready\` or the bootstrap loop.`,
           related: [{ range: decl.nameRange, message: 'declared ready here' }],
+          fixes,
         });
       }
     }

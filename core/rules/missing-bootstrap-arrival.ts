@@ -2,7 +2,7 @@
 import { maxArrivalsPerPhase, type BlockedWait } from '../analysis/protocolRun';
 import type { BarrierOp } from '../ir/types';
 import type { RuleDef } from './types';
-import { ARRIVE_KINDS, barrierName, line1 } from './util';
+import { ARRIVE_KINDS, barrierName, insertLineBefore, line1 } from './util';
 
 const EMPTY_NAME = /empty|free|ready|consum|releas|avail|done|finish/i;
 const FULL_NAME = /full|fill|produc|arriv|load|data|tma/i;
@@ -131,9 +131,23 @@ __global__ void k(int n) {
         }
       }
       const what = op.kind === 'wait-parity' ? 'parity 0 (phase 0 complete)' : 'the phase of its own arrival';
+      const croqtile = ctx.module.language === 'croqtile';
+      const base = op.barrier?.base ?? 'empty';
+      if (croqtile) {
+        // Insert the tutorial's bootstrap loop before the loop that releases the slots.
+        const release = arrivals.find((a) => k.loops(a).length > 0);
+        const loop = release ? k.loops(release)[0] : undefined;
+        const n = k.arrayLength(base);
+        if (loop && n !== undefined) {
+          fixes.push({ title: `Insert the bootstrap loop (one \`trigger ${base}[s]\` per slot)`, preferred: true, edits: [insertLineBefore(ctx.text, loop.range, `foreach {s} in [${n}] { trigger ${base}[s]; }`)] });
+        }
+      }
+      const remedy = croqtile
+        ? `Give every slot its initial credit: \`foreach {s} in [N] { trigger ${base}[s]; }\` before the consumer's loop, or declare the event \`= ready\` (current syntax)`
+        : 'Bootstrap the free slots: start the producer at parity 1, pre-arrive once per slot before the consumer loop, or fill all slots in a prologue';
       ctx.report({
         range: op.range,
-        message: `Deadlock: this first wait on \`${barrierName(op)}\` needs ${what}, but every arrival on it comes from threads that are themselves waiting for this one (${detail.threads.length} thread(s) blocked here, ${detail.pending ?? '?'} of ${detail.expected ?? '?'} arrivals missing). Bootstrap the free slots: start the producer at parity 1, pre-arrive once per slot before the consumer loop, or fill all slots in a prologue (line ${line1(op.range)}).`,
+        message: `Deadlock: this first wait on \`${barrierName(op)}\` needs ${what}, but every arrival on it comes from threads that are themselves waiting for this one (${detail.threads.length} thread(s) blocked here, ${detail.pending ?? '?'} of ${detail.expected ?? '?'} arrivals missing). ${remedy} (line ${line1(op.range)}).`,
         related,
         fixes,
       });
