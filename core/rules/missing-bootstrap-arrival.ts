@@ -2,7 +2,7 @@
 import { maxArrivalsPerPhase, type BlockedWait } from '../analysis/protocolRun';
 import type { BarrierOp } from '../ir/types';
 import type { RuleDef } from './types';
-import { ARRIVE_KINDS, barrierName, insertLineBefore, line1 } from './util';
+import { ARRIVE_KINDS, barrierName, insertLineBefore, line1, textOf } from './util';
 
 const EMPTY_NAME = /empty|free|ready|consum|releas|avail|done|finish/i;
 const FULL_NAME = /full|fill|produc|arriv|load|data|tma/i;
@@ -72,6 +72,7 @@ __global__ void k(int n) {
       if (!runs) continue;
       let culprit: BarrierOp | undefined;
       let detail: BlockedWait | undefined;
+      let lastRun: (typeof runs)[number] | undefined;
       let all = true;
       for (const run of runs) {
         // A bootstrap deadlock: every blocked thread sits at its first wait on a barrier that has
@@ -118,6 +119,7 @@ __global__ void k(int n) {
         }
         culprit = best.event.op;
         detail = best;
+        lastRun = run;
       }
       if (!all || !culprit || !detail) continue;
       const op = culprit;
@@ -131,6 +133,9 @@ __global__ void k(int n) {
         }
       }
       const what = op.kind === 'wait-parity' ? 'parity 0 (phase 0 complete)' : 'the phase of its own arrival';
+      // Other slots of the same ring did complete: the bootstrap covers only part of the ring.
+      const blockedKey = detail.event.key;
+      const partial = [...(lastRun?.completedPhases ?? [])].some(([key, n]) => n > 0 && key !== blockedKey && key.replace(/\[.*$/, '') === blockedKey.replace(/\[.*$/, ''));
       const croqtile = ctx.module.language === 'croqtile';
       const base = op.barrier?.base ?? 'empty';
       if (croqtile) {
@@ -142,12 +147,35 @@ __global__ void k(int n) {
           fixes.push({ title: `Insert the bootstrap loop (one \`trigger ${base}[s]\` per slot)`, preferred: true, edits: [insertLineBefore(ctx.text, loop.range, `foreach {s} in [${n}] { trigger ${base}[s]; }`)] });
         }
       }
+      if (!croqtile) {
+        // Convention C: the releasing threads pre-arrive once per slot before their loop.
+        const release = arrivals.find((a) => k.loops(a).length > 0 && a.op.barrier?.index);
+        const loop = release ? k.loops(release)[0] : undefined;
+        const n = k.arrayLength(base);
+        if (release && loop && n !== undefined && release.op.range.start.line === release.op.range.end.line) {
+          const call = textOf(ctx.text, release.op.range);
+          const shown = release.op.barrier!.text;
+          const slot = shown.replace(/\[[^\]]*\]\s*$/, '[s]');
+          if (slot !== shown && call.includes(shown)) {
+            const guards = release.ancestors
+              .slice(release.ancestors.findIndex((a) => a.stmt === loop) + 1)
+              .filter((a) => a.stmt.kind === 'if' && a.branch === 'then')
+              .map((a) => (a.stmt.kind === 'if' ? `(${a.stmt.cond.text})` : ''));
+            const body = `${call.replace(shown, slot)};`;
+            const stmt = guards.length ? `if (${guards.join(' && ')}) ${body}` : body;
+            fixes.push({
+              title: `Pre-arrive once per slot of \`${base.replace(/#\d+$/, '')}\` before the releasing loop`,
+              edits: [insertLineBefore(ctx.text, loop.range, `for (int s = 0; s < ${n}; ++s) ${stmt}`)],
+            });
+          }
+        }
+      }
       const remedy = croqtile
         ? `Give every slot its initial credit: \`foreach {s} in [N] { trigger ${base}[s]; }\` before the consumer's loop, or declare the event \`= ready\` (current syntax)`
         : 'Bootstrap the free slots: start the producer at parity 1, pre-arrive once per slot before the consumer loop, or fill all slots in a prologue';
       ctx.report({
         range: op.range,
-        message: `Deadlock: this first wait on \`${barrierName(op)}\` needs ${what}, but every arrival on it comes from threads that are themselves waiting for this one (${detail.threads.length} thread(s) blocked here, ${detail.pending ?? '?'} of ${detail.expected ?? '?'} arrivals missing). ${remedy} (line ${line1(op.range)}).`,
+        message: `${partial ? `Partial bootstrap: slot \`${blockedKey}\` gets no initial credit although other slots of the ring do. ` : ''}Deadlock: this first wait on \`${barrierName(op)}\` needs ${what}, but every arrival on it comes from threads that are themselves waiting for this one (${detail.threads.length} thread(s) blocked here, ${detail.pending ?? '?'} of ${detail.expected ?? '?'} arrivals missing). ${remedy} (line ${line1(op.range)}).`,
         related,
         fixes,
       });

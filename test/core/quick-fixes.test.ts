@@ -1,4 +1,4 @@
-// Croqtile quick fixes apply cleanly and remove the finding they address.
+// Quick fixes apply cleanly and remove the finding they address (Croqtile and CUDA).
 import { describe, expect, it } from 'vitest';
 import type { Finding } from '../../core/index';
 import { RULES } from '../../core/rules/index';
@@ -20,5 +20,17 @@ describe.each(['event-double-credit', 'slot-released-before-mma-commit', 'event-
     expect(f.fixes.length).toBeGreaterThan(0);
     const fixed = apply(rule.docs.bad, f);
     expect((await lint(fixed, 'croqtile')).filter((x) => x.code === rule.meta.code)).toEqual([]);
+  });
+});
+
+describe('missing-bootstrap-arrival quick fixes (CUDA)', () => {
+  it('each fix (parity 1 start or pre-arrive loop) removes the deadlock', async () => {
+    const rule = RULES.find((r) => r.meta.id === 'missing-bootstrap-arrival')!;
+    const [f] = (await lint(rule.docs.bad, 'cuda')).filter((x) => x.code === rule.meta.code);
+    expect(f.fixes.map((x) => x.title).join(' | ')).toMatch(/Pre-arrive once per slot/);
+    for (const fix of f.fixes) {
+      const fixed = apply(rule.docs.bad, { ...f, fixes: [fix] });
+      expect((await lint(fixed, 'cuda')).map((x) => x.code)).toEqual([]);
+    }
   });
 });
