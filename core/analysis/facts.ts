@@ -115,6 +115,55 @@ export class KernelFacts {
     return this.runsCache;
   }
 
+  /** Locals assigned exactly once (with `=`) inside a loop: their value during an iteration. */
+  loopDefs(loop: LoopStmt): Map<string, Expr> {
+    const defs = new Map<string, Expr>();
+    const counts = new Map<string, number>();
+    visitStmts(loop.body, (x) => {
+      if (x.kind === 'assign' && x.op !== 'call-arg') {
+        counts.set(x.target, (counts.get(x.target) ?? 0) + 1);
+        if (x.op === '=' && x.value) defs.set(x.target, x.value);
+      }
+    });
+    for (const [v, n] of counts) if (n > 1) defs.delete(v);
+    return defs;
+  }
+
+  /**
+   * An expression with single-definition locals replaced by their definitions (kernel-wide ones and,
+   * given a loop, the ones set once per iteration), and `(x % a) % b` folded to `x % b` when b divides a.
+   */
+  resolve(e: Expr, loop?: LoopStmt, depth = 0): Expr {
+    if (depth > 8) return e;
+    const defs = loop ? this.loopDefs(loop) : undefined;
+    const go = (x: Expr, d: number): Expr => {
+      if (d > 8) return x;
+      switch (x.kind) {
+        case 'var': {
+          const def = this.derived.get(x.name) ?? defs?.get(x.name);
+          return def ? go(def, d + 1) : x;
+        }
+        case 'binary': {
+          const l = go(x.left, d + 1);
+          const r = go(x.right, d + 1);
+          if (x.op === '%' && l.kind === 'binary' && l.op === '%') {
+            const a = this.value(l.right);
+            const b = this.value(r);
+            if (a !== undefined && b !== undefined && b !== 0 && a % b === 0) return { ...x, left: l.left, right: r };
+          }
+          return { ...x, left: l, right: r };
+        }
+        case 'unary':
+          return { ...x, arg: go(x.arg, d + 1) };
+        case 'call':
+          return { ...x, args: x.args.map((a) => go(a, d + 1)) };
+        default:
+          return x;
+      }
+    };
+    return go(e, depth);
+  }
+
   private maxRing(): number {
     let m = 1;
     for (const s of this.sites) {
@@ -180,7 +229,7 @@ export function ringSize(index: Expr | undefined, loop: LoopStmt, facts: KernelF
   }
   if (index.kind === 'var' && assigned.has(index.name)) {
     // `const int s = k % STAGES;` inside the loop: the ring is the expression it is defined by.
-    const def = facts.derived.get(index.name);
+    const def = facts.derived.get(index.name) ?? facts.loopDefs(loop).get(index.name);
     if (def) return ringSize(def, loop, facts);
     return wrapOf(index.name, loop, facts);
   }

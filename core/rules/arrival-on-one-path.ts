@@ -11,6 +11,8 @@ function dataDependent(e: Expr, facts: KernelFacts, seen = new Set<string>()): b
   walkExpr(e, (x) => {
     if (x.kind === 'index' || (x.kind === 'unary' && x.op === '*')) found = true;
     if (x.kind === 'call' && !x.callee.startsWith('.') && !/(^|::)(min|max|cdiv|ceil_div)$/.test(x.callee)) found = true;
+    // Croqtile tensor element reads (`mask.at(bm, iv)`) are data too.
+    if (x.kind === 'call' && /^\.(at|data)$/.test(x.callee)) found = true;
     if (x.kind === 'var' && !seen.has(x.name)) {
       const d = facts.derived.get(x.name);
       seen.add(x.name);
@@ -109,7 +111,10 @@ __global__ void k(int n, const int* skip) {
           for (let i = 0; i < body.length; i++) {
             const s = body[i];
             // A role/election test combined with a data test (`any && lane == 0`) still skips on data.
-            if (s.kind !== 'if' || !conjuncts(s.cond).some((c) => dataDependent(c, k) && !k.isThreadDependent(c))) continue;
+            // In CUDA only data-dependent skips count (schedule conditions are how prefetch pipelines
+            // guard their last iterations); Croqtile roles have no such idiom, any non-role condition counts.
+            const skips = (c: Expr): boolean => !k.isThreadDependent(c) && (ctx.module.language === 'croqtile' || dataDependent(c, k));
+            if (s.kind !== 'if' || !conjuncts(s.cond).some(skips)) continue;
             if (partnerSkipsToo(s.cond, base, loop)) continue;
             const later = body.slice(i + 1);
             const inThen = arrivesIn(s.then, base);

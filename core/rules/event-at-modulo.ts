@@ -49,12 +49,19 @@ export const eventAtModulo: RuleDef = {
       for (const s of k.sites) {
         const idx = s.op.barrier?.index;
         if (!s.op.atOrder || idx?.kind !== 'binary' || idx.op !== '%') continue;
-        const order = idx.left;
+        const n = k.value(idx.right);
+        // The order itself, through a local set once per iteration (`stage = iv % S; .at(stage)`).
+        const loop = k.innermostLoop(s);
+        const written = idx.left;
+        const order = written.kind === 'var' ? ((k.derived.get(written.name) ?? (loop ? k.loopDefs(loop).get(written.name) : undefined)) ?? written) : written;
         if (order.kind !== 'binary' || order.op !== '%') continue;
-        const fix = order.left.text && order.range.start.line === order.range.end.line ? [{ title: `Use .at(${order.left.text})`, edits: [{ range: order.range, newText: order.left.text }], preferred: true }] : [];
+        // Reducing modulo a multiple of 2N keeps both the slot and the phase bit: that is allowed.
+        const m = k.value(order.right);
+        if (n === undefined || m === undefined || m % (2 * n) === 0) continue;
+        const fix = written === order && order.left.text && order.range.start.line === order.range.end.line ? [{ title: `Use .at(${order.left.text})`, edits: [{ range: order.range, newText: order.left.text }], preferred: true }] : [];
         ctx.report({
           range: s.op.range,
-          message: `\`.at(${order.text})\` reduces the order modulo ${order.right.text} first: the phase \`(order / N) & 1\` is then always 0, so from the second round on this ${s.op.kind.startsWith('wait') ? 'wait passes early (data race) or hangs' : 'trigger completes the wrong generation'}. Pass the running order instead.`,
+          message: `\`.at(${written.text})\` reduces the order modulo ${order.right.text} first${written === order ? '' : ` (\`${written.text}\` is \`${order.text}\`)`}: the phase \`(order / N) & 1\` is then always 0, so from the second round on this ${s.op.kind.startsWith('wait') ? 'wait passes early (data race) or hangs' : 'trigger completes the wrong generation'}. Pass the running order instead.`,
           fixes: fix,
         });
       }

@@ -1,4 +1,5 @@
 // PF108: a future's data is read before the future is waited.
+import { visitStmts } from '../analysis/facts';
 import type { Stmt } from '../ir/types';
 import { CO_SOURCES } from './croqtile';
 import type { RuleDef } from './types';
@@ -44,6 +45,7 @@ export const futureReadBeforeWait: RuleDef = {
     for (const k of ctx.kernels) {
       // Straight-line scan per statement list: an issue makes the future pending, a wait (or a rotation,
       // whose partner was waited) settles it.
+      const rotatedInLoop = new Set<string>();
       const scan = (list: Stmt[], pending: Map<string, Stmt>): void => {
         for (const s of list) {
           if (s.kind === 'op') {
@@ -54,17 +56,25 @@ export const futureReadBeforeWait: RuleDef = {
             else if (s.op.kind === 'future-use' && s.op.api === 'select') s.op.futures?.forEach((x) => pending.delete(x));
             else if (s.op.kind === 'future-use' && f && pending.has(f)) {
               const issue = pending.get(f)!;
+              const swapped = rotatedInLoop.has(f);
               ctx.report({
                 range: s.op.range,
-                message: `\`${f}.data\` is read here, but the asynchronous copy that produces it (line ${line1(issue.range)}) has not been waited yet: the read races with the copy. \`wait ${f};\` first.`,
-                related: [{ range: issue.range, message: 'the copy starts here' }],
+                message: swapped
+                  ? `\`${f}.data\` is read here, but after the loop's swaps \`${f}\` names the copy started in the last iteration, which is never waited: the read races with that copy. \`wait ${f};\` first.`
+                  : `\`${f}.data\` is read here, but the asynchronous copy that produces it (line ${line1(issue.range)}) has not been waited yet: the read races with the copy. \`wait ${f};\` first.`,
+                related: swapped ? [] : [{ range: issue.range, message: 'the copy starts here' }],
               });
               pending.delete(f);
             }
           } else if (s.kind === 'if') {
             scan(s.then, new Map(pending));
             scan(s.else, new Map(pending));
-          } else if (s.kind === 'loop') scan(s.body, new Map(pending));
+          } else if (s.kind === 'loop') {
+            scan(s.body, new Map(pending));
+            visitStmts(s.body, (x) => {
+              if (x.kind === 'op' && x.op.kind === 'future-rotate') x.op.futures?.forEach((f) => rotatedInLoop.add(f));
+            });
+          }
         }
       };
       scan(k.kernel.body, new Map());

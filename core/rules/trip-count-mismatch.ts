@@ -1,5 +1,6 @@
 // PF405: producer and consumer loops over the same event ring run different numbers of iterations.
 import { exprKey } from '../ir/expr';
+import type { Expr } from '../ir/types';
 import type { LoopStmt } from '../analysis/facts';
 import { CO_SOURCES, isBootstrapTrigger, isEvent, roleOf, WAIT } from './croqtile';
 import type { RuleDef } from './types';
@@ -48,7 +49,8 @@ export const tripCountMismatch: RuleDef = {
   },
   check(ctx) {
     for (const k of ctx.kernels) {
-      const bound = (l: LoopStmt): string => `${exprKey(l.init)}..${exprKey(l.cond && l.cond.kind === 'binary' ? l.cond.right : l.cond)}`;
+      const end = (l: LoopStmt): Expr | undefined => (l.cond && l.cond.kind === 'binary' ? l.cond.right : l.cond);
+      const bound = (l: LoopStmt): string => `${exprKey(l.init && k.resolve(l.init))}..${exprKey(end(l) && k.resolve(end(l)!))}`;
       const reported = new Set<string>();
       const pairKey = (a: LoopStmt, b: LoopStmt): string => [a.range.start.line, b.range.start.line].sort((x, y) => x - y).join(':');
       const bases = new Set(k.sites.map((s) => s.op.barrier?.base).filter((b): b is string => !!b && isEvent(k, b)));
@@ -64,8 +66,8 @@ export const tripCountMismatch: RuleDef = {
             if (!wl || wl === tl || roleOf(k, w) === roleOf(k, t) || reported.has(pairKey(tl, wl))) continue;
             const a = bound(tl);
             const b = bound(wl);
-            const va = k.value(tl.cond?.kind === 'binary' ? tl.cond.right : undefined);
-            const vb = k.value(wl.cond?.kind === 'binary' ? wl.cond.right : undefined);
+            const va = k.value(end(tl) && k.resolve(end(tl)!));
+            const vb = k.value(end(wl) && k.resolve(end(wl)!));
             const differ = va !== undefined && vb !== undefined ? va !== vb || exprKey(tl.init) !== exprKey(wl.init) : a !== b;
             if (!differ) continue;
             reported.add(pairKey(tl, wl));

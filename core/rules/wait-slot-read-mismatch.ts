@@ -67,31 +67,7 @@ __global__ void k(int n, float* out) {
         const waited = ringPart(s.op.barrier.index, value)!;
         const assigned = loopAssigned(loop);
         // Compare slots after replacing single-definition locals (`const int s = k % S`) by their value.
-        // Locals set once per iteration (`stage = iv % 4;`) count as definitions too.
-        const loopDefs = new Map<string, Expr>();
-        const counts = new Map<string, number>();
-        visitStmts(loop.body, (x) => {
-          if (x.kind === 'assign' && x.op !== 'call-arg') {
-            counts.set(x.target, (counts.get(x.target) ?? 0) + 1);
-            if (x.op === '=' && x.value) loopDefs.set(x.target, x.value);
-          }
-        });
-        for (const [v, n] of counts) if (n > 1) loopDefs.delete(v);
-        const resolve = (e: Expr, depth = 0): Expr => {
-          if (depth > 6) return e;
-          switch (e.kind) {
-            case 'var': {
-              const d = k.derived.get(e.name) ?? loopDefs.get(e.name);
-              return d ? resolve(d, depth + 1) : e;
-            }
-            case 'binary':
-              return { ...e, left: resolve(e.left, depth + 1), right: resolve(e.right, depth + 1) };
-            case 'unary':
-              return { ...e, arg: resolve(e.arg, depth + 1) };
-            default:
-              return e;
-          }
-        };
+        const resolve = (e: Expr): Expr => k.resolve(e, loop);
         const after = s.list.slice(s.index + 1);
         const reads: { read: Extract<Stmt, { kind: 'access' }>; moved: Set<string> }[] = [];
         const moved = new Set<string>();

@@ -586,7 +586,13 @@ class CroqtileLowerer {
       }
       case 'binary':
         if (e.op.startsWith('#')) return { kind: 'opaque', text, range };
-        return { kind: 'binary', op: e.op, left: this.expr(e.left, ctx), right: this.expr(e.right, ctx), text, range };
+      {
+        // Spans of binary nodes exclude their parentheses: rebuild the text from the operands.
+        const left = this.expr(e.left, ctx);
+        const right = this.expr(e.right, ctx);
+        const wrap = (x: Expr): string => (x.kind === 'binary' ? `(${x.text})` : x.text);
+        return { kind: 'binary', op: e.op, left, right, text: `${wrap(left)} ${e.op} ${wrap(right)}`, range };
+      }
       case 'unary': {
         if (e.op === '#') {
           const name = rootName(e.arg);
