@@ -174,6 +174,13 @@ export class KernelFacts {
   }
 }
 
+/** Calls `f` for every loop of a statement tree, outer loops first. */
+export function forEachLoop(stmts: Stmt[], f: (loop: LoopStmt) => void): void {
+  visitStmts(stmts, (s) => {
+    if (s.kind === 'loop') f(s);
+  });
+}
+
 export function visitStmts(stmts: Stmt[], visit: (s: Stmt) => void): void {
   for (const s of stmts) {
     visit(s);

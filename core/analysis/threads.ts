@@ -1,6 +1,6 @@
 // Who executes what: evaluates thread-identity expressions (threadIdx, lane and warp ids, elected
 // threads, cooperative-groups ranks) for one concrete thread of a block of a given size.
-import { exprKey, walkExpr } from '../ir/expr';
+import { applyBinary, applyUnary, exprKey, walkExpr } from '../ir/expr';
 import type { Expr } from '../ir/types';
 
 export interface ThreadPoint {
@@ -63,46 +63,16 @@ export function evalForThread(e: Expr | undefined, p: ThreadPoint, vars: (name: 
       }
       case 'unary': {
         const v = ev(x.arg);
-        if (v === undefined) return undefined;
-        switch (x.op) {
-          case '-': return -v;
-          case '+': return v;
-          case '!': return v ? 0 : 1;
-          case '~': return ~v;
-          default: return undefined;
-        }
+        return v === undefined ? undefined : applyUnary(x.op, v);
       }
       case 'binary': {
         const l = ev(x.left);
-        if (l === undefined) {
-          // `0 && x` / `1 || x` are known without x.
-          return undefined;
-        }
+        if (l === undefined) return undefined;
+        // `0 && x` / `1 || x` are known without x.
         if (x.op === '&&' && !l) return 0;
         if (x.op === '||' && l) return 1;
         const r = ev(x.right);
-        if (r === undefined) return undefined;
-        switch (x.op) {
-          case '+': return l + r;
-          case '-': return l - r;
-          case '*': return l * r;
-          case '/': return r === 0 ? undefined : Math.trunc(l / r);
-          case '%': return r === 0 ? undefined : l % r;
-          case '&': return l & r;
-          case '|': return l | r;
-          case '^': return l ^ r;
-          case '<<': return l << r;
-          case '>>': return l >> r;
-          case '==': return +(l === r);
-          case '!=': return +(l !== r);
-          case '<': return +(l < r);
-          case '<=': return +(l <= r);
-          case '>': return +(l > r);
-          case '>=': return +(l >= r);
-          case '&&': return +(!!l && !!r);
-          case '||': return +(!!l || !!r);
-          default: return undefined;
-        }
+        return r === undefined ? undefined : applyBinary(x.op, l, r);
       }
       case 'cond': {
         const t = ev(x.test);

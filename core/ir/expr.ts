@@ -83,6 +83,42 @@ export function exprKey(e: Expr | undefined): string {
 
 export type Env = (name: string) => number | undefined;
 
+/** C integer semantics of a unary operator; undefined for operators we do not model. */
+export function applyUnary(op: string, v: number): number | undefined {
+  switch (op) {
+    case '-': return -v;
+    case '+': return v;
+    case '!': return v ? 0 : 1;
+    case '~': return ~v;
+    default: return undefined;
+  }
+}
+
+/** C integer semantics of a binary operator (division truncates; by zero is unknown). */
+export function applyBinary(op: string, l: number, r: number): number | undefined {
+  switch (op) {
+    case '+': return l + r;
+    case '-': return l - r;
+    case '*': return l * r;
+    case '/': return r === 0 ? undefined : Math.trunc(l / r);
+    case '%': return r === 0 ? undefined : l % r;
+    case '&': return l & r;
+    case '|': return l | r;
+    case '^': return l ^ r;
+    case '<<': return l << r;
+    case '>>': return l >> r;
+    case '==': return +(l === r);
+    case '!=': return +(l !== r);
+    case '<': return +(l < r);
+    case '<=': return +(l <= r);
+    case '>': return +(l > r);
+    case '>=': return +(l >= r);
+    case '&&': return +(!!l && !!r);
+    case '||': return +(!!l || !!r);
+    default: return undefined;
+  }
+}
+
 /** Evaluates an integer expression; undefined when anything is unknown. */
 export function evaluate(e: Expr | undefined, env: Env): number | undefined {
   if (!e) return undefined;
@@ -95,38 +131,12 @@ export function evaluate(e: Expr | undefined, env: Env): number | undefined {
       return env(`${exprKey(e.object)}.${e.field}`);
     case 'unary': {
       const v = evaluate(e.arg, env);
-      if (v === undefined) return undefined;
-      if (e.op === '-') return -v;
-      if (e.op === '+') return v;
-      if (e.op === '!') return v ? 0 : 1;
-      if (e.op === '~') return ~v;
-      return undefined;
+      return v === undefined ? undefined : applyUnary(e.op, v);
     }
     case 'binary': {
       const l = evaluate(e.left, env);
       const r = evaluate(e.right, env);
-      if (l === undefined || r === undefined) return undefined;
-      switch (e.op) {
-        case '+': return l + r;
-        case '-': return l - r;
-        case '*': return l * r;
-        case '/': return r === 0 ? undefined : Math.trunc(l / r);
-        case '%': return r === 0 ? undefined : l % r;
-        case '&': return l & r;
-        case '|': return l | r;
-        case '^': return l ^ r;
-        case '<<': return l << r;
-        case '>>': return l >> r;
-        case '==': return +(l === r);
-        case '!=': return +(l !== r);
-        case '<': return +(l < r);
-        case '<=': return +(l <= r);
-        case '>': return +(l > r);
-        case '>=': return +(l >= r);
-        case '&&': return +(!!l && !!r);
-        case '||': return +(!!l || !!r);
-        default: return undefined;
-      }
+      return l === undefined || r === undefined ? undefined : applyBinary(e.op, l, r);
     }
     case 'cond': {
       const t = evaluate(e.test, env);

@@ -1,5 +1,5 @@
 // PF403: a pipeline loop arrives on a barrier on one control path but not on another.
-import { loopAssigned, type LoopStmt } from '../analysis/facts';
+import { loopAssigned, type LoopStmt, forEachLoop } from '../analysis/facts';
 import type { BarrierOp, Stmt } from '../ir/types';
 import { walkExpr } from '../ir/expr';
 import type { Expr } from '../ir/types';
@@ -162,18 +162,7 @@ __global__ void k(int n, const int* skip) {
           return same;
         });
       };
-      const visit = (list: Stmt[]): void => {
-        for (const s of list) {
-          if (s.kind === 'loop') {
-            visitLoop(s);
-            visit(s.body);
-          } else if (s.kind === 'if') {
-            visit(s.then);
-            visit(s.else);
-          }
-        }
-      };
-      visit(k.kernel.body);
+      forEachLoop(k.kernel.body, (loop) => visitLoop(loop));
     }
   },
 };

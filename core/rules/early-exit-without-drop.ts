@@ -1,6 +1,6 @@
 // PF402: leaving an arrive/wait loop without arrive_and_drop.
 import { freeVars, walkExpr } from '../ir/expr';
-import { loopAssigned, type KernelFacts, type LoopStmt } from '../analysis/facts';
+import { loopAssigned, type KernelFacts, type LoopStmt, forEachLoop } from '../analysis/facts';
 import type { BarrierOp, Expr, Stmt } from '../ir/types';
 import type { RuleDef } from './types';
 import { ARRIVE_KINDS, barrierName, insertLineBefore, line1 } from './util';
@@ -123,18 +123,7 @@ __global__ void k(int n) {
           });
         }
       };
-      const visit = (list: Stmt[]): void => {
-        for (const s of list) {
-          if (s.kind === 'loop') {
-            visitLoop(s);
-            visit(s.body);
-          } else if (s.kind === 'if') {
-            visit(s.then);
-            visit(s.else);
-          }
-        }
-      };
-      visit(k.kernel.body);
+      forEachLoop(k.kernel.body, (loop) => visitLoop(loop));
     }
   },
 };

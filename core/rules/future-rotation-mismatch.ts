@@ -1,6 +1,7 @@
 // PF110: futures that are waited together but rotated separately.
 import type { Stmt } from '../ir/types';
 import { CO_SOURCES } from './croqtile';
+import { forEachLoop } from '../analysis/facts';
 import type { RuleDef } from './types';
 import { line1 } from './util';
 
@@ -94,18 +95,7 @@ export const futureRotationMismatch: RuleDef = {
           });
         }
       };
-      const visit = (list: Stmt[]): void => {
-        for (const s of list) {
-          if (s.kind === 'loop') {
-            visitLoop(s.body);
-            visit(s.body);
-          } else if (s.kind === 'if') {
-            visit(s.then);
-            visit(s.else);
-          }
-        }
-      };
-      visit(k.kernel.body);
+      forEachLoop(k.kernel.body, (loop) => visitLoop(loop.body));
     }
   },
 };

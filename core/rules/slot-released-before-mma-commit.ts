@@ -1,6 +1,7 @@
 // PF305: a tutorial-era consumer releases a slot while its MMAs may still read it.
 import { CO_SOURCES, isEvent } from './croqtile';
 import type { Stmt } from '../ir/types';
+import { forEachLoop } from '../analysis/facts';
 import type { RuleDef } from './types';
 import { insertLineBefore } from './util';
 
@@ -98,18 +99,7 @@ export const slotReleasedBeforeMmaCommit: RuleDef = {
         };
         walk(body);
       };
-      const visit = (list: Stmt[]): void => {
-        for (const s of list) {
-          if (s.kind === 'loop') {
-            visitLoop(s.body);
-            visit(s.body);
-          } else if (s.kind === 'if') {
-            visit(s.then);
-            visit(s.else);
-          }
-        }
-      };
-      visit(k.kernel.body);
+      forEachLoop(k.kernel.body, (loop) => visitLoop(loop.body));
     }
   },
 };

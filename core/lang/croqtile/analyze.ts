@@ -1,6 +1,7 @@
 // Croqtile analysis pipeline: text -> syntax tree (error-tolerant) -> kernel IR -> rules; hovers on
 // Croqtile keywords and on events (their inferred protocol).
-import type { AnalysisResult, BarrierSymbol, Finding, HoverInfo, LintOptions, Position, Range } from '../../api';
+import type { AnalysisResult, BarrierSymbol, Finding, HoverInfo, LintOptions, Position } from '../../api';
+import { shiftResults } from '../../analysis/shift';
 import { barrierSymbols } from '../../analysis/symbols';
 import { findCroqtileDoc, renderCroqtileDoc } from '../../docs/croqtileDocs';
 import { barrierProtocol } from '../../docs/hover';
@@ -74,14 +75,7 @@ export class CroqtileAnalyzer {
 
 function shiftEntry(e: FunctionEntry, startLine: number): FunctionEntry {
   const d = startLine - e.startLine;
-  if (d === 0) return e;
-  const mv = (r: Range): Range => ({ start: { line: r.start.line + d, character: r.start.character }, end: { line: r.end.line + d, character: r.end.character } });
-  return {
-    startLine,
-    endLine: e.endLine + d,
-    findings: e.findings.map((f) => ({ ...f, range: mv(f.range), related: f.related.map((r) => ({ ...r, range: mv(r.range) })), fixes: f.fixes.map((x) => ({ ...x, edits: x.edits.map((ed) => ({ ...ed, range: mv(ed.range) })) })) })),
-    symbols: e.symbols.map((s) => ({ ...s, range: mv(s.range), selectionRange: mv(s.selectionRange) })),
-  };
+  return { ...shiftResults(e.findings, e.symbols, d), startLine, endLine: e.endLine + d };
 }
 
 /** One-shot analysis (no cache). */

@@ -3,6 +3,7 @@
 // while its text, the helpers it inlines (text and position), the constants it mentions and the
 // file-scope declarations it names are unchanged.
 import type { AnalysisResult, BarrierSymbol, Finding, LintOptions, Range } from '../../api';
+import { shiftResults } from '../../analysis/shift';
 import { barrierSymbols } from '../../analysis/symbols';
 import type { KernelModule } from '../../ir/types';
 import { runRules } from '../../rules/run';
@@ -94,22 +95,8 @@ export class CudaAnalyzer {
 
 /** Moves a cached kernel's ranges to its new position; ranges outside it (helpers) stay put. */
 function shift(e: KernelEntry, startLine: number, endLine: number): KernelEntry {
-  const d = startLine - e.startLine;
-  if (d === 0) return e;
   const inside = (r: Range): boolean => r.start.line >= e.startLine && r.end.line <= e.endLine;
-  const mv = (r: Range): Range => (inside(r) ? { start: { line: r.start.line + d, character: r.start.character }, end: { line: r.end.line + d, character: r.end.character } } : r);
-  return {
-    ...e,
-    startLine,
-    endLine,
-    findings: e.findings.map((f) => ({
-      ...f,
-      range: mv(f.range),
-      related: f.related.map((r) => ({ ...r, range: mv(r.range) })),
-      fixes: f.fixes.map((x) => ({ ...x, edits: x.edits.map((ed) => ({ ...ed, range: mv(ed.range) })) })),
-    })),
-    symbols: e.symbols.map((s) => ({ ...s, range: mv(s.range), selectionRange: mv(s.selectionRange) })),
-  };
+  return { ...e, ...shiftResults(e.findings, e.symbols, startLine - e.startLine, inside), startLine, endLine };
 }
 
 function dedupSymbols(list: BarrierSymbol[]): BarrierSymbol[] {
