@@ -1,6 +1,7 @@
 // The command line: `phaseflip lint|rules|lsp|--help|--version`. cli/main.ts runs it.
 import * as path from 'node:path';
-import { loadEngine } from '../core/index';
+import { readFileSync } from 'node:fs';
+import { languageForPath, loadEngine } from '../core/index';
 import { version } from '../package.json';
 import { startServer } from '../server/start';
 import { EXIT_ERROR, EXIT_OK, UsageError } from './errors';
@@ -14,6 +15,7 @@ Usage:
   phaseflip lint [options] PATH...   lint files and directories (recursing over .cu, .cuh, .co;
                                      node_modules and dot directories are skipped)
   phaseflip rules [--format json]    list the rules: code, id, family, summary
+  phaseflip ir FILE                  print the kernel IR Phaseflip builds for a .cu/.cuh/.co file
   phaseflip lsp [--stdio | --node-ipc | --socket=PORT | --pipe=NAME]
                                      run the language server (stdio by default)
   phaseflip --version                print the version
@@ -58,6 +60,21 @@ export async function main(argv: readonly string[], io: Streams): Promise<number
       case 'lsp':
         startServer({ version, wasmDir: bundleDir() });
         return undefined;
+      case 'ir': {
+        if (rest.length !== 1) throw new UsageError('ir takes exactly one file');
+        const language = languageForPath(rest[0]);
+        if (!language) throw new UsageError(`'${rest[0]}' is not a .cu, .cuh or .co file`);
+        let text: string;
+        try {
+          text = readFileSync(rest[0], 'utf8');
+        } catch (e) {
+          io.stderr(`phaseflip: cannot read '${rest[0]}': ${e instanceof Error ? e.message : String(e)}\n`);
+          return EXIT_ERROR;
+        }
+        const engine = await loadEngine({ wasmDir: bundleDir() });
+        io.stdout(`${engine.openDocument(language, text).irText()}\n`);
+        return EXIT_OK;
+      }
       case 'dap':
       case 'sim':
         io.stderr(`phaseflip ${command}: ${NOT_YET}\n`);

@@ -6,6 +6,7 @@ import { Parser, loadCudaLanguage } from './lang/cuda/parser';
 import { CudaAnalyzer } from './lang/cuda/analyze';
 import { CroqtileAnalyzer, hoverCroqtile } from './lang/croqtile/analyze';
 import { hoverCuda } from './docs/hover';
+import { printModule } from './ir/print';
 import { lowerCudaNodes } from './lang/cuda/frontend';
 import type { KernelModule } from './ir/types';
 
@@ -89,6 +90,13 @@ export class EngineDocument {
     }
     this.cached = { options, result };
     return result;
+  }
+
+  /** The kernel IR the rules see, as text (`phaseflip ir`): what the front end understood. */
+  irText(): string {
+    if (this.language === 'croqtile') return printModule(this.croqtile.fullModule(this.textValue));
+    if (!this.chunks) return '';
+    return printModule(lowerCudaNodes(this.chunks.topLevel(), this.textValue).module);
   }
 
   /** Releases the document's syntax trees; call when the editor closes it. */
