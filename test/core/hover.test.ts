@@ -60,3 +60,32 @@ describe('hover', () => {
     expect(doc.hover(at(KERNEL, 'int n'))).toBeNull();
   });
 });
+
+describe('croqtile hover', () => {
+  const CO = `__co__ void k(global f16 [M, K] a) {
+  parallel {bm} by [cdiv(M, 64)] : block {
+    shared event full[2], empty[2] = ready;
+    parallel p by 2 : group-4 {
+      inthreads.async (p == 0) {
+        foreach {iv} in [cdiv(K, 64)] { wait empty.at(iv); trigger full.at(iv); }
+      }
+      inthreads.async (p == 1) {
+        foreach {iv} in [cdiv(K, 64)] { wait full.at(iv); trigger empty.at(iv); }
+      }
+    }
+  }
+}`;
+  it('documents sync keywords with their era semantics', async () => {
+    const doc = (await getEngine()).openDocument('croqtile', CO);
+    const h = doc.hover(at(CO, 'trigger full', 2));
+    expect(h?.markdown).toMatch(/trigger/);
+    expect(doc.hover(at(CO, 'inthreads.async', 3))?.markdown).toMatch(/inthreads/);
+  });
+  it('shows the protocol of an event', async () => {
+    const doc = (await getEngine()).openDocument('croqtile', CO);
+    doc.analyze();
+    const h = doc.hover(at(CO, 'full[2]', 1));
+    expect(h?.markdown).toMatch(/\*\*full\*\*\[2\]/);
+    expect(h?.markdown).toMatch(/wait \(parity\)[^\n]*by warpgroup|wait \(parity\)[^\n]*by warps 4–7/);
+  });
+});
