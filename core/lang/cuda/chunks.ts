@@ -14,7 +14,7 @@ interface Chunk {
 }
 
 /** A chunk is split after its top-level children once it grows past this many characters. */
-const CHUNK_CHARS = 6000;
+const CHUNK_CHARS = 2500;
 
 export class ChunkedTree {
   private chunks: Chunk[] = [];
