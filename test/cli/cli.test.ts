@@ -289,3 +289,21 @@ function expectLspRange(r: { start: { line: number; character: number }; end: { 
     expect(Number.isInteger(p.character) && p.character >= 0).toBe(true);
   }
 }
+
+describe('phaseflip ir', () => {
+  it('prints the kernel IR of a CUDA file', async () => {
+    const r = await phaseflip(['ir', 'proj/bugs/discarded.cu']);
+    expect(r.status).toBe(0);
+    expect(r.stdout).toMatch(/^kernel \w+/m);
+    expect(r.stdout).toMatch(/wait-token bar=bar token=tok \(discarded\)/);
+  });
+  it('rejects files it does not know, and missing files, with exit 2', async () => {
+    write('proj/notes.txt', 'hello');
+    const bad = await phaseflip(['ir', 'proj/notes.txt']);
+    expect(bad.status).toBe(2);
+    expect(bad.stderr).toMatch(/not a \.cu, \.cuh or \.co file/);
+    const missing = await phaseflip(['ir', 'proj/missing.cu']);
+    expect(missing.status).toBe(2);
+    expect(missing.stderr).toMatch(/cannot read 'proj\/missing\.cu'/);
+  });
+});
