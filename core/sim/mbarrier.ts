@@ -1,0 +1,108 @@
+// The mbarrier as PTX defines it, for the simulator (issue 4) and the debugger after it: phase,
+// pending arrivals, expected count, tx-count, arrive_drop, and the token / parity wait rules. It is
+// a plain state machine with no scheduling and no DAP knowledge; misuse is reported, never thrown.
+
+export interface MbarrierState {
+  /** Completed phases so far (the phase bit is `phase & 1`). */
+  phase: number;
+  /** Arrivals still missing in the current phase. */
+  pending: number;
+  /** Arrivals each new phase starts with (init count, lowered by arrive_drop). */
+  expected: number;
+  /** Transaction bytes still outstanding in the current phase (negative after an underflow). */
+  tx: number;
+  initialized: boolean;
+}
+
+export type MbarrierMisuse =
+  | { kind: 'not-initialized'; operation: string }
+  | { kind: 'over-arrival'; arrivals: number; pending: number }
+  | { kind: 'tx-underflow'; bytes: number; outstanding: number }
+  | { kind: 'stale-token'; tokenPhase: number; phase: number }
+  | { kind: 'bad-count'; count: number };
+
+/** Largest arrival count a shared-memory mbarrier accepts (2^20 - 1). */
+export const MAX_COUNT = (1 << 20) - 1;
+
+export class Mbarrier {
+  readonly state: MbarrierState = { phase: 0, pending: 0, expected: 0, tx: 0, initialized: false };
+  /** Called when a phase completes, with the phase number that just completed. */
+  onPhaseComplete?: (completed: number) => void;
+
+  init(count: number): MbarrierMisuse | undefined {
+    if (!Number.isInteger(count) || count < 1 || count > MAX_COUNT) return { kind: 'bad-count', count };
+    Object.assign(this.state, { phase: 0, pending: count, expected: count, tx: 0, initialized: true });
+    return undefined;
+  }
+
+  inval(): void {
+    this.state.initialized = false;
+  }
+
+  /**
+   * `count` arrivals (optionally announcing `txBytes` first, as arrive.expect_tx does). Returns the
+   * token: the phase the arrival belongs to. Over-arrival spills into the next phase, as the
+   * hardware does, and is reported.
+   */
+  arrive(count = 1, txBytes = 0, drop = false): { token: number; misuse?: MbarrierMisuse } {
+    const s = this.state;
+    if (!s.initialized) return { token: s.phase, misuse: { kind: 'not-initialized', operation: 'arrive' } };
+    const token = s.phase;
+    s.tx += txBytes;
+    let misuse: MbarrierMisuse | undefined;
+    if (count > s.pending) misuse = { kind: 'over-arrival', arrivals: count, pending: s.pending };
+    if (drop) s.expected = Math.max(0, s.expected - count);
+    let left = count;
+    while (left > 0) {
+      const take = Math.min(left, s.pending);
+      s.pending -= take;
+      left -= take;
+      if (!this.tryComplete() || s.expected === 0) break;
+    }
+    return { token, misuse };
+  }
+
+  /** expect_tx without an arrival. */
+  expectTx(bytes: number): MbarrierMisuse | undefined {
+    if (!this.state.initialized) return { kind: 'not-initialized', operation: 'expect_tx' };
+    this.state.tx += bytes;
+    return undefined;
+  }
+
+  /** An asynchronous copy delivered `bytes` (complete_tx). */
+  completeTx(bytes: number): MbarrierMisuse | undefined {
+    const s = this.state;
+    if (!s.initialized) return { kind: 'not-initialized', operation: 'complete_tx' };
+    const outstanding = s.tx;
+    s.tx -= bytes;
+    const misuse: MbarrierMisuse | undefined = s.tx < 0 ? { kind: 'tx-underflow', bytes, outstanding } : undefined;
+    this.tryComplete();
+    return misuse;
+  }
+
+  /** try_wait.parity P succeeds once the phase with parity P completed: the current parity differs. */
+  parityComplete(parity: number): boolean {
+    return (this.state.phase & 1) !== (parity & 1);
+  }
+
+  /**
+   * A token wait succeeds once the token's phase completed. Only the current or the immediately
+   * preceding phase is a valid token; anything older is undefined behaviour (reported as stale).
+   */
+  tokenComplete(token: number): { done: boolean; misuse?: MbarrierMisuse } {
+    const s = this.state;
+    if (token < s.phase - 1 || token > s.phase) return { done: true, misuse: { kind: 'stale-token', tokenPhase: token, phase: s.phase } };
+    return { done: s.phase > token };
+  }
+
+  private tryComplete(): boolean {
+    const s = this.state;
+    if (s.pending > 0 || s.tx > 0) return false;
+    const completed = s.phase;
+    s.phase++;
+    s.pending = s.expected;
+    s.tx = 0;
+    this.onPhaseComplete?.(completed);
+    return true;
+  }
+}
