@@ -19,6 +19,7 @@ import type { BarrierDecl, BarrierOp, Expr, Kernel, KernelModule, OpKind, Stmt }
 import type { CoExpr, CoFile, CoFunction, CoStmt, Span } from './ast';
 import type { LineIndex } from './positions';
 import { evaluateConstant } from './preprocess';
+import { evalForThread } from '../../analysis/threads';
 
 const LEVEL_SIZE: Record<string, number> = { thread: 1, group: 32, 'group-4': 128, warpgroup: 128 };
 
@@ -164,6 +165,8 @@ class CroqtileLowerer {
   private readonly futures = new Set<string>();
   private blockSize = 128;
   private warpSpecialised = false;
+  /** Conditions of the `inthreads.async` roles. */
+  private readonly roles: Expr[] = [];
 
   constructor(
     private readonly fn: CoFunction,
@@ -196,6 +199,7 @@ class CroqtileLowerer {
     this.warpSpecialised = containsAsyncInthreads(fn.body);
     const ctx: Ctx = { loopVars: [], extents: new Map(), singleThread: false };
     const body = this.stmts(fn.body, ctx, false);
+    this.applyIdleWarpgroupCount(body);
     return {
       name: fn.name,
       range: this.range(fn.span),
@@ -221,7 +225,9 @@ class CroqtileLowerer {
       case 'inthreads': {
         const single = (this.era === 'A' || this.era === 'B') && s.async && issuesCopies(s.body);
         const body = this.stmts(s.body, { ...ctx, singleThread: ctx.singleThread || single }, inBlock);
-        const out: Stmt[] = [{ kind: 'if', cond: this.expr(s.cond, ctx), then: body, else: [], range }];
+        const cond = this.expr(s.cond, ctx);
+        if (s.async) this.roles.push(cond);
+        const out: Stmt[] = [{ kind: 'if', cond, then: body, else: [], range }];
         // A non-async inthreads region ends with an implicit block-wide sync.
         if (!s.async) out.push({ kind: 'sync', scope: 'block', api: 'inthreads', range });
         return out;
@@ -391,11 +397,43 @@ class CroqtileLowerer {
 
   private initCount(explicit: number | undefined, range: Range): Expr {
     if (explicit !== undefined) return num(explicit, range);
-    if (this.era === 'C') return { kind: 'call', callee: '<auto>', args: [], text: 'threads that trigger', range };
-    const bd: Expr = { kind: 'member', object: { kind: 'var', name: 'blockDim', text: 'blockDim', range }, field: 'x', text: 'blockDim.x', range };
-    if (!this.warpSpecialised) return bd;
-    const consumers: Expr = { kind: 'binary', op: '-', left: bd, right: num(128, range), text: 'blockDim.x - 128', range };
-    return { kind: 'binary', op: '+', left: consumers, right: num(1, range), text: '(blockDim.x - 128) + 1', range };
+    // Current era: the threads that trigger. Tutorial era: every participant arrives each phase (a
+    // wait arrives too); the compiler's (blockDim.x - 128) + 1 is that number for one producer thread
+    // and one consumer warpgroup, but kernels with several consumer groups that do not all release a
+    // slot ran fine, so the count is taken as the participants the kernel actually has.
+    return { kind: 'call', callee: '<auto>', args: [], text: this.era === 'C' ? 'threads that trigger' : 'threads that arrive (trigger or wait)', range };
+  }
+
+  /**
+   * Tutorial era with a warpgroup that has no role at all: the compiler's count still includes it
+   * ((blockDim.x - 128) + 1), which is the tutorial's "CRASH" configuration; model it exactly then.
+   */
+  private applyIdleWarpgroupCount(body: Stmt[]): void {
+    if (this.era === 'C' || !this.warpSpecialised || this.roles.length === 0) return;
+    const derived = new Map<string, Expr>();
+    for (const st of body) if (st.kind === 'assign' && st.declared && st.value) derived.set(st.target, st.value);
+    const vars = (tid: number) => (name: string): number | undefined => {
+      const d = derived.get(name);
+      return d ? evalForThread(d, { tid, blockSize: this.blockSize }, () => undefined, this.constants) : undefined;
+    };
+    let idle = false;
+    for (let w = 0; w * 128 < this.blockSize; w++) {
+      const tid = w * 128;
+      const covered = this.roles.some((cond) => evalForThread(cond, { tid, blockSize: this.blockSize }, vars(tid), this.constants) !== 0);
+      if (!covered) idle = true;
+    }
+    if (!idle) return;
+    const bd: Expr = { kind: 'member', object: { kind: 'var', name: 'blockDim', text: 'blockDim', range: this.range(this.fn.span) }, field: 'x', text: 'blockDim.x', range: this.range(this.fn.span) };
+    const r = bd.range;
+    const formula: Expr = { kind: 'binary', op: '+', left: { kind: 'binary', op: '-', left: bd, right: num(128, r), text: 'blockDim.x - 128', range: r }, right: num(1, r), text: '(blockDim.x - 128) + 1', range: r };
+    const visit = (list: Stmt[]): void => {
+      for (const st of list) {
+        if (st.kind === 'op' && st.op.kind === 'init' && st.op.count?.kind === 'call' && st.op.count.callee === '<auto>') st.op.count = formula;
+        else if (st.kind === 'if') (visit(st.then), visit(st.else));
+        else if (st.kind === 'loop') visit(st.body);
+      }
+    };
+    visit(body);
   }
 
   /** Resolves an event target to base + slot; undefined when the name is not an event. */
