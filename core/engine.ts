@@ -73,7 +73,7 @@ export class EngineDocument {
       }
       const startIndex = offsetAt(this.textValue, change.range.start);
       const oldEndIndex = Math.max(startIndex, offsetAt(this.textValue, change.range.end));
-      this.chunks?.edit(startIndex, oldEndIndex, change.text, pointAt);
+      this.chunks?.edit(startIndex, oldEndIndex, change.text);
       this.textValue = this.textValue.slice(0, startIndex) + change.text + this.textValue.slice(oldEndIndex);
     }
     this.cached = undefined;
@@ -130,14 +130,4 @@ export function offsetAt(text: string, pos: Position): number {
   const eol = text.indexOf('\n', i);
   const lineEnd = eol < 0 ? text.length : eol;
   return Math.min(i + pos.character, lineEnd);
-}
-
-function pointAt(text: string, offset: number): { row: number; column: number } {
-  let row = 0;
-  let lineStart = 0;
-  for (let nl = text.indexOf('\n'); nl >= 0 && nl < offset; nl = text.indexOf('\n', nl + 1)) {
-    row++;
-    lineStart = nl + 1;
-  }
-  return { row, column: offset - lineStart };
 }

@@ -2,6 +2,7 @@
 // variable definitions, ring sizes, and (lazily) protocol runs at plausible block sizes.
 import { evaluate, exprKey, freeVars } from '../ir/expr';
 import type { BarrierOp, Expr, Kernel, KernelModule, Stmt } from '../ir/types';
+import { visitStmts } from '../ir/visit';
 import { derivedVars, roleBranches, runProtocol, type RunResult } from './protocolRun';
 import { isThreadDependent } from './threads';
 
@@ -97,12 +98,12 @@ export class KernelFacts {
       return null;
     }
     const sizes = this.kernel.launchBounds ? [this.kernel.launchBounds] : CANDIDATE_BLOCK_SIZES;
-    const roles = roleBranches(this.kernel);
+    const roles = roleBranches(this.kernel, this.derived);
     const maxIterations = Math.min(16, Math.max(4, 2 * this.maxRing() + 2));
     const out: RunResult[] = [];
     for (const b of sizes) {
       if (b > 1024 || b <= 0) continue;
-      const r = runProtocol(this.kernel, b, this.module.constants, maxIterations);
+      const r = runProtocol(this.kernel, b, this.module.constants, maxIterations, this.derived);
       if (!r) {
         this.runsCache = null;
         return null;
@@ -181,18 +182,7 @@ export function forEachLoop(stmts: Stmt[], f: (loop: LoopStmt) => void): void {
   });
 }
 
-export function visitStmts(stmts: Stmt[], visit: (s: Stmt) => void): void {
-  for (const s of stmts) {
-    visit(s);
-    if (s.kind === 'if') {
-      visitStmts(s.then, visit);
-      visitStmts(s.else, visit);
-    } else if (s.kind === 'loop') {
-      visitStmts(s.body, visit);
-      if (s.step) visitStmts(s.step, visit);
-    }
-  }
-}
+export { visitStmts };
 
 /** Variables a statement list may modify (assignments, updates, by-reference calls). */
 export function assignedIn(stmts: Stmt[]): Set<string> {

@@ -6,7 +6,7 @@
 // not from names. It is deliberately conservative: whatever it cannot evaluate (data-dependent
 // branches, unknown slot indices, unknown counts) marks the barrier "uncertain", and uncertain
 // barriers never block and never produce evidence. Loops run a bounded number of iterations.
-import { exprKey, freeVars } from '../ir/expr';
+import { freeVars } from '../ir/expr';
 import type { BarrierOp, Expr, Kernel, Stmt } from '../ir/types';
 import { evalForThread, isThreadDependent, type ThreadPoint } from './threads';
 
@@ -49,9 +49,8 @@ export interface RunResult {
 const MAX_EVENTS_PER_THREAD = 6000;
 
 /** Thread-identity `if` statements with operations inside: evidence a block size is plausible. */
-export function roleBranches(kernel: Kernel): Extract<Stmt, { kind: 'if' }>[] {
+export function roleBranches(kernel: Kernel, derived: Map<string, Expr> = derivedVars(kernel)): Extract<Stmt, { kind: 'if' }>[] {
   const out: Extract<Stmt, { kind: 'if' }>[] = [];
-  const derived = derivedVars(kernel);
   const visit = (list: Stmt[]): void => {
     for (const s of list) {
       if (s.kind === 'if') {
@@ -373,8 +372,7 @@ function pos(op: BarrierOp): string {
  * representative per class is replayed. Returns undefined when some thread-dependent expression also
  * depends on run-time state (then every thread is replayed on its own).
  */
-function threadClasses(kernel: Kernel, blockSize: number, constants: Map<string, number>): number[][] | undefined {
-  const derived = derivedVars(kernel);
+function threadClasses(kernel: Kernel, blockSize: number, constants: Map<string, number>, derived: Map<string, Expr>): number[][] | undefined {
   const exprs: Expr[] = [];
   const add = (e: Expr | undefined): void => {
     if (e && isThreadDependent(e, (n) => derived.get(n))) exprs.push(e);
@@ -467,10 +465,10 @@ function threadClasses(kernel: Kernel, blockSize: number, constants: Map<string,
   return [...classes.values()];
 }
 
-export function buildTraces(kernel: Kernel, blockSize: number, constants: Map<string, number>, maxIterations: number): { traces: Map<string, { threads: number[]; events: TraceEvent[] }>; entered: Set<Stmt>; overflow: boolean } {
+export function buildTraces(kernel: Kernel, blockSize: number, constants: Map<string, number>, maxIterations: number, derived: Map<string, Expr> = derivedVars(kernel)): { traces: Map<string, { threads: number[]; events: TraceEvent[] }>; entered: Set<Stmt>; overflow: boolean } {
   const traces = new Map<string, { threads: number[]; events: TraceEvent[] }>();
   const entered = new Set<Stmt>();
-  const found = threadClasses(kernel, blockSize, constants);
+  const found = threadClasses(kernel, blockSize, constants, derived);
   const classes = found ?? Array.from({ length: blockSize }, (_, t) => [t]);
   for (const cls of classes) {
     const b = new TraceBuilder({ tid: cls[0], blockSize }, constants, maxIterations);
@@ -494,8 +492,8 @@ interface BarrierState {
 }
 
 /** Interleaves the actors against the mbarrier model until all finish or nothing can move. */
-export function runProtocol(kernel: Kernel, blockSize: number, constants: Map<string, number>, maxIterations: number): RunResult | undefined {
-  const built = buildTraces(kernel, blockSize, constants, maxIterations);
+export function runProtocol(kernel: Kernel, blockSize: number, constants: Map<string, number>, maxIterations: number, derived: Map<string, Expr> = derivedVars(kernel)): RunResult | undefined {
+  const built = buildTraces(kernel, blockSize, constants, maxIterations, derived);
   if (built.overflow) return undefined;
   const actors = [...built.traces.values()];
   const uncertain = new Set<string>();
@@ -613,9 +611,6 @@ function isAtSync(e: TraceEvent | undefined, arrived: number, k: number): boolea
   return !!e && e.kind === 'sync' && arrived + 1 >= k;
 }
 
-export function keyOf(op: BarrierOp): string {
-  return op.barrier ? `${op.barrier.base}${op.barrier.index ? `[${exprKey(op.barrier.index)}]` : ''}` : '';
-}
 
 /** Upper bound of arrivals one phase of `key` can receive: each thread's busiest iteration, summed. */
 export function maxArrivalsPerPhase(run: RunResult, key: string): number {

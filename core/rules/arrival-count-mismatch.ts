@@ -1,4 +1,5 @@
 // PF401: arrivals per phase that cannot equal the barrier's init count.
+import { maxArrivalsPerPhase } from '../analysis/protocolRun';
 import type { BarrierOp } from '../ir/types';
 import type { RuleDef } from './types';
 import { barrierName, line1 } from './util';
@@ -46,9 +47,7 @@ __global__ void k() {
         const o = new Map<BarrierOp, { total: number; expected: number; threads: number }>();
         const u = new Map<BarrierOp, { max: number; expected: number }>();
         const instance = new Map<string, { total: number; threads: number; op: BarrierOp; key: string }>();
-        const perPhase = new Map<string, number>();
         for (const a of run.actors) {
-          const perIter = new Map<string, number>();
           for (const e of a.events) {
             if (e.kind !== 'arrive' || run.uncertain.has(e.key)) continue;
             const id = `${e.key}@${e.op.range.start.line}:${e.op.range.start.character}#${e.iter}`;
@@ -56,16 +55,7 @@ __global__ void k() {
             cur.total += e.count * a.threads.length;
             cur.threads += a.threads.length;
             instance.set(id, cur);
-            const ik = `${e.key}#${e.iter}`;
-            perIter.set(ik, (perIter.get(ik) ?? 0) + e.count);
           }
-          // Upper bound of this actor's arrivals in any one phase: its busiest iteration.
-          const best = new Map<string, number>();
-          for (const [ik, n] of perIter) {
-            const key = ik.slice(0, ik.lastIndexOf('#'));
-            best.set(key, Math.max(best.get(key) ?? 0, n));
-          }
-          for (const [key, n] of best) perPhase.set(key, (perPhase.get(key) ?? 0) + n * a.threads.length);
         }
         for (const inst of instance.values()) {
           // tcgen05.commit is issued per thread but warp-wide issue is common and its arrival count
@@ -78,7 +68,7 @@ __global__ void k() {
         for (const [key, init] of run.initializers) {
           if (init.count === undefined || init.threads.length !== 1 || run.uncertain.has(key) || k.escapes(key.replace(/\[.*$/, ''))) continue;
           const waited = run.actors.some((a) => a.events.some((e) => e.kind === 'wait' && e.key === key));
-          const max = perPhase.get(key) ?? 0;
+          const max = maxArrivalsPerPhase(run, key);
           if (waited && max > 0 && max < init.count) u.set(init.op, { max, expected: init.count });
         }
         over = intersect(over, o);

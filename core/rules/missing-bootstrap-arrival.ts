@@ -1,6 +1,7 @@
 // PF201: a producer's first wait on a "free/empty" barrier that nothing can ever complete.
 import { maxArrivalsPerPhase, type BlockedWait } from '../analysis/protocolRun';
-import type { BarrierOp } from '../ir/types';
+import { visitStmts, type KernelFacts } from '../analysis/facts';
+import type { BarrierOp, Stmt } from '../ir/types';
 import type { RuleDef } from './types';
 import { ARRIVE_KINDS, barrierName, insertLineBefore, line1, textOf } from './util';
 
@@ -127,7 +128,7 @@ __global__ void k(int n) {
       const related = arrivals.slice(0, 3).map((s) => ({ range: s.op.range, message: `arrives on ${barrierName(s.op)} only after waiting on another barrier` }));
       const fixes = [];
       if (op.parity && op.parity.kind === 'var') {
-        const decl = k.kernel.body && findDecl(k.sites, op.parity.name, k);
+        const decl = findDecl(op.parity.name, k);
         if (decl?.value && decl.value.kind === 'num' && decl.value.value === 0) {
           fixes.push({ title: `Start \`${op.parity.text}\` at 1 (the producer's first wait on a free slot passes at once)`, edits: [{ range: decl.value.range, newText: '1' }] });
         }
@@ -183,17 +184,11 @@ __global__ void k(int n) {
   },
 };
 
-function findDecl(_sites: unknown, name: string, k: import('../analysis/facts').KernelFacts): Extract<import('../ir/types').Stmt, { kind: 'assign' }> | undefined {
-  let found: Extract<import('../ir/types').Stmt, { kind: 'assign' }> | undefined;
-  const visit = (list: import('../ir/types').Stmt[]): void => {
-    for (const s of list) {
-      if (s.kind === 'assign' && s.declared && s.target === name) found ??= s;
-      if (s.kind === 'if') {
-        visit(s.then);
-        visit(s.else);
-      } else if (s.kind === 'loop') visit(s.body);
-    }
-  };
-  visit(k.kernel.body);
+/** The declaration (`int phase = 0;`) of a local, anywhere in the kernel. */
+function findDecl(name: string, k: KernelFacts): Extract<Stmt, { kind: 'assign' }> | undefined {
+  let found: Extract<Stmt, { kind: 'assign' }> | undefined;
+  visitStmts(k.kernel.body, (s) => {
+    if (s.kind === 'assign' && s.declared && s.target === name) found ??= s;
+  });
   return found;
 }

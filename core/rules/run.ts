@@ -11,6 +11,11 @@ export function severityFor(rule: RuleDef, options: LintOptions): Severity | 'of
   return o ?? rule.meta.defaultSeverity;
 }
 
+/** Source order, then code: the order every face presents findings in. */
+export function byPosition(a: Finding, b: Finding): number {
+  return a.range.start.line - b.range.start.line || a.range.start.character - b.range.start.character || a.code.localeCompare(b.code);
+}
+
 export function runRules(module: KernelModule, text: string, options: LintOptions = {}, rules: RuleDef[] = RULES): Finding[] {
   const kernels = module.kernels.map((k) => new KernelFacts(k, module));
   const findings: Finding[] = [];
@@ -41,6 +46,6 @@ export function runRules(module: KernelModule, text: string, options: LintOption
       if (process.env.PHASEFLIP_DEBUG) throw err;
     }
   }
-  findings.sort((a, b) => a.range.start.line - b.range.start.line || a.range.start.character - b.range.start.character || a.code.localeCompare(b.code));
+  findings.sort(byPosition);
   return findings;
 }

@@ -2,9 +2,9 @@
 import { exprKey } from '../ir/expr';
 import type { Expr } from '../ir/types';
 import type { LoopStmt } from '../analysis/facts';
-import { CO_SOURCES, isBootstrapTrigger, isEvent, roleOf, WAIT } from './croqtile';
+import { CO_SOURCES, isBootstrapTrigger, isEvent, roleOf } from './croqtile';
 import type { RuleDef } from './types';
-import { line1 } from './util';
+import { line1, WAIT_KINDS } from './util';
 
 export const tripCountMismatch: RuleDef = {
   meta: {
@@ -57,7 +57,7 @@ export const tripCountMismatch: RuleDef = {
       for (const base of bases) {
         const ops = k.opsOn(base);
         const triggers = ops.filter((s) => s.op.api.startsWith('trigger') && !isBootstrapTrigger(k, s));
-        const waits = ops.filter((s) => WAIT.has(s.op.kind) && s.op.api === 'wait');
+        const waits = ops.filter((s) => WAIT_KINDS.has(s.op.kind) && s.op.api === 'wait');
         for (const t of triggers) {
           const tl = k.loops(t)[0];
           if (!tl) continue;

@@ -6,7 +6,7 @@ import { barrierSymbols } from '../../analysis/symbols';
 import { findCroqtileDoc, renderCroqtileDoc } from '../../docs/croqtileDocs';
 import { barrierProtocol } from '../../docs/hover';
 import type { KernelModule } from '../../ir/types';
-import { runRules } from '../../rules/run';
+import { byPosition, runRules } from '../../rules/run';
 import type { CoFunction } from './ast';
 import { detectEra, lowerCroqtile } from './lower';
 import { parseCroqtile } from './parser';
@@ -62,7 +62,7 @@ export class CroqtileAnalyzer {
     }
     this.cache = next;
     this.module = undefined;
-    findings.sort((a, b) => a.range.start.line - b.range.start.line || a.range.start.character - b.range.start.character || a.code.localeCompare(b.code));
+    findings.sort(byPosition);
     return { findings, syntaxProblems, symbols };
   }
 

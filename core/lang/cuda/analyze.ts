@@ -6,7 +6,7 @@ import type { AnalysisResult, BarrierSymbol, Finding, LintOptions, Range } from 
 import { shiftResults } from '../../analysis/shift';
 import { barrierSymbols } from '../../analysis/symbols';
 import type { KernelModule } from '../../ir/types';
-import { runRules } from '../../rules/run';
+import { byPosition, runRules } from '../../rules/run';
 import { internalProblem, syntaxProblemsOf } from './frontend';
 import { lowerRoot, scanCuda, type CudaScan } from './lower';
 import type { SyntaxNode } from './parser';
@@ -83,7 +83,7 @@ export class CudaAnalyzer {
         symbols.push(...entry.symbols);
       }
       this.kernels = next;
-      findings.sort((a, b) => a.range.start.line - b.range.start.line || a.range.start.character - b.range.start.character || a.code.localeCompare(b.code));
+      findings.sort(byPosition);
       return { findings, syntaxProblems, symbols: dedupSymbols(symbols) };
     } catch (err) {
       // A front-end bug must not take the language server down: report it and lint nothing.

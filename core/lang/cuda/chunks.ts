@@ -55,7 +55,7 @@ export class ChunkedTree {
   }
 
   /** Applies one edit (offsets in the old text) and re-parses the chunks it touches. */
-  edit(start: number, oldEnd: number, newText: string, point: (text: string, offset: number) => { row: number; column: number }): void {
+  edit(start: number, oldEnd: number, newText: string): void {
     const old = this.text;
     const next = old.slice(0, start) + newText + old.slice(oldEnd);
     const delta = newText.length - (oldEnd - start);
@@ -63,9 +63,9 @@ export class ChunkedTree {
       startIndex: start,
       oldEndIndex: oldEnd,
       newEndIndex: start + newText.length,
-      startPosition: point(old, start),
-      oldEndPosition: point(old, oldEnd),
-      newEndPosition: point(next, start + newText.length),
+      startPosition: pointOf(old, start),
+      oldEndPosition: pointOf(old, oldEnd),
+      newEndPosition: pointOf(next, start + newText.length),
     };
     this.text = next;
     // Chunks touching [start - 1, oldEnd + 1] are merged and re-parsed; the rest shift.

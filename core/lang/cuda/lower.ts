@@ -7,7 +7,8 @@
 // ThunderKittens, DeepGEMM wrappers) map to operations through `api.ts`; inline PTX goes through
 // `ptx.ts`. Anything else is kept as opaque expressions, never guessed.
 import type { Range } from '../../api';
-import { NO_RANGE, walkExpr } from '../../ir/expr';
+import { NO_RANGE } from '../../ir/expr';
+import { visitStmts } from '../../ir/visit';
 import type { BarrierDecl, BarrierOp, BarrierRef, Expr, Kernel, KernelModule, Stmt } from '../../ir/types';
 import { apiOpForCall, isBarrierType, syncForCall } from './api';
 import type { SyntaxNode } from './parser';
@@ -638,7 +639,7 @@ class Lowerer {
     const onlyProbes = barrierStmts.every((s) => s.kind === 'op' && PROBE_KINDS.has(s.op.kind));
     if (!onlyProbes) return undefined;
     for (const p of probes) p.result = 'blocking';
-    return all.filter((s) => s.kind === 'op' || (s.kind === 'assign' && !s.declared && false));
+    return all.filter((s) => s.kind === 'op');
   }
 
   /** Lowers the operations an expression performs (calls, assignments, asm), in evaluation order. */
@@ -876,7 +877,7 @@ class Lowerer {
     if (api.requiresKnownBarrier && (!barrier || !this.isBarrierBase(barrier.base, frame))) {
       return { stmts, valueOps: [] };
     }
-    const pick = (i: number | undefined): Expr | undefined => (i !== undefined && argNodes[i] ? this.toExpr(stripMove(argNodes[i]), frame) : undefined);
+    const pick = (i: number | undefined): Expr | undefined => (i !== undefined && argNodes[i] ? this.toExpr(argNodes[i], frame) : undefined);
     const op = this.makeOp(api.kind, api.name, n, frame, {
       barrier,
       count: api.count !== undefined ? pick(api.count) : api.defaultCount !== undefined ? { kind: 'num', value: api.defaultCount, text: String(api.defaultCount), range: rangeOf(n) } : undefined,
@@ -942,7 +943,7 @@ class Lowerer {
     def.params.forEach((p, i) => {
       if (!p.name) return;
       const a = argNodes[i];
-      scope.set(p.name, { kind: 'expr', expr: a ? this.toExpr(stripMove(a), frame) : { kind: 'opaque', text: p.name, range: rangeOf(call) } });
+      scope.set(p.name, { kind: 'expr', expr: a ? this.toExpr(a, frame) : { kind: 'opaque', text: p.name, range: rangeOf(call) } });
     });
     // Explicit template arguments bind template parameters: helper<4>(...) makes STAGES = 4 inside.
     const targs = fnNode.type === 'template_function' ? named(field(fnNode, 'arguments')) : [];
@@ -1154,10 +1155,6 @@ function rootName(e: Expr): string | undefined {
   }
 }
 
-function stripMove(n: SyntaxNode): SyntaxNode {
-  return n;
-}
-
 /** Splits an address expression into base variable and slot index, following local aliases. */
 export function resolveBarrier(e: Expr, aliases: Map<string, Expr>, decls: Map<string, BarrierDecl>, text: string, depth = 0): BarrierRef | undefined {
   if (depth > 16) return undefined;
@@ -1244,28 +1241,6 @@ function hasOp(stmts: Stmt[]): boolean {
   let found = false;
   visitStmts(stmts, (s) => {
     if (s.kind === 'op' || s.kind === 'sync') found = true;
-  });
-  return found;
-}
-
-/** Pre-order visit of a statement tree (loop steps included). */
-export function visitStmts(stmts: Stmt[], visit: (s: Stmt) => void): void {
-  for (const s of stmts) {
-    visit(s);
-    if (s.kind === 'if') {
-      visitStmts(s.then, visit);
-      visitStmts(s.else, visit);
-    } else if (s.kind === 'loop') {
-      visitStmts(s.body, visit);
-      if (s.step) visitStmts(s.step, visit);
-    }
-  }
-}
-
-export function exprUses(e: Expr, name: string): boolean {
-  let found = false;
-  walkExpr(e, (x) => {
-    if (x.kind === 'var' && x.name === name) found = true;
   });
   return found;
 }
