@@ -1,0 +1,99 @@
+// Kernel arguments for a simulated launch: the SPEC strings of `phaseflip sim --arg NAME=SPEC` and of
+// the debugger's `args`, parsed into plain data and turned into initialised buffers. A scalar is a
+// number (`64`, `2.0`); a buffer is `TYPE[D0,D1,…]` with an optional initialiser `:zeros` (default),
+// `:iota`, `:random(SEED)`, `:fill(V)` or `:file(PATH.npy)`. Croqtile dimensions may be symbolic
+// only in the program, never in a SPEC.
+import { type DType, DTYPES, coerce, isDType, sizeOf, store } from './dtypes';
+import { rng, SimError } from './machine';
+import { Buffer } from './memory';
+import type { ArgSpec, InitSpec, NamedBuffer } from './run';
+
+const ALIASES: Record<string, DType> = {
+  half: 'f16',
+  float: 'f32',
+  double: 'f64',
+  int: 's32',
+  unsigned: 'u32',
+  i8: 's8',
+  i16: 's16',
+  i32: 's32',
+  i64: 's64',
+};
+
+/** Parses `NAME=SPEC`. Errors name the argument and say what was expected. */
+export function parseArg(text: string): ArgSpec {
+  const eq = text.indexOf('=');
+  if (eq <= 0) throw new SimError(`--arg '${text}': expected NAME=SPEC, e.g. n=64 or out=f32[128]:zeros`);
+  const name = text.slice(0, eq).trim();
+  if (!/^[A-Za-z_]\w*$/.test(name)) throw new SimError(`--arg '${text}': '${name}' is not a parameter name`);
+  return parseSpec(name, text.slice(eq + 1).trim());
+}
+
+export function parseSpec(name: string, spec: string): ArgSpec {
+  const text = `${name}=${spec}`;
+  if (/^[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?[fFuUlL]*$/.test(spec) || /^[-+]?0[xX][0-9a-fA-F]+[uUlL]*$/.test(spec)) {
+    return { name, kind: 'scalar', value: Number(spec.replace(/[fFuUlL]+$/, '')), text };
+  }
+  if (spec === 'true' || spec === 'false') return { name, kind: 'scalar', value: spec === 'true' ? 1 : 0, text };
+  const m = /^([A-Za-z0-9_]+)\s*\[([^\]]*)\]\s*(?::\s*(.*))?$/.exec(spec);
+  if (!m) throw new SimError(`--arg ${text}: expected a number or TYPE[D0,D1,…][:INIT], e.g. f16[128,64]:random(1)`);
+  const dtype = ALIASES[m[1]] ?? m[1];
+  if (!isDType(dtype)) throw new SimError(`--arg ${text}: unknown element type '${m[1]}' (one of ${DTYPES.join(' ')})`);
+  const dims = m[2].split(',').map((d) => d.trim());
+  const shape = dims.map((d) => Number(d));
+  if (!dims.length || shape.some((d, i) => !/^\d+$/.test(dims[i]) || d < 1)) throw new SimError(`--arg ${text}: dimensions must be positive integers, got [${m[2]}]`);
+  const size = shape.reduce((a, b) => a * b, 1) * sizeOf(dtype);
+  if (size > 1 << 30) throw new SimError(`--arg ${text}: ${size} bytes is more than the simulator's 1 GiB per buffer`);
+  return { name, kind: 'buffer', dtype, shape, init: parseInit(text, m[3]?.trim()), text };
+}
+
+function parseInit(text: string, s: string | undefined): InitSpec {
+  if (!s || s === 'zeros') return { kind: 'zeros' };
+  if (s === 'iota') return { kind: 'iota' };
+  let m = /^random(?:\(\s*(\d+)\s*\))?$/.exec(s);
+  if (m) return { kind: 'random', seed: Number(m[1] ?? 0) };
+  m = /^fill\(\s*([^)]+)\s*\)$/.exec(s);
+  if (m) {
+    const v = Number(m[1]);
+    if (!Number.isFinite(v)) throw new SimError(`--arg ${text}: fill value '${m[1]}' is not a number`);
+    return { kind: 'fill', value: v };
+  }
+  m = /^file\(\s*(.+?)\s*\)$/.exec(s);
+  if (m) return { kind: 'file', path: m[1] };
+  throw new SimError(`--arg ${text}: unknown initialiser '${s}' (zeros, iota, random(SEED), fill(V), file(PATH.npy))`);
+}
+
+/** Creates the global buffer for a buffer argument, filled as its initialiser says. */
+export function materialize(spec: Extract<ArgSpec, { kind: 'buffer' }>, id: number): NamedBuffer {
+  const count = spec.shape.reduce((a, b) => a * b, 1);
+  const es = sizeOf(spec.dtype);
+  const buf = new Buffer(id, spec.name, 'global', count * es, undefined, spec.dtype, spec.shape);
+  const init = spec.init;
+  const put = (i: number, v: number) => store(buf.view, i * es, spec.dtype, coerce(spec.dtype, v));
+  switch (init.kind) {
+    case 'zeros':
+      break;
+    case 'iota':
+      for (let i = 0; i < count; i++) put(i, i);
+      break;
+    case 'fill':
+      for (let i = 0; i < count; i++) put(i, init.value);
+      break;
+    case 'random': {
+      // Floats in [-1, 1), integers in [0, 100): small enough that sums stay exact in f32.
+      const r = rng(init.seed);
+      const float = spec.dtype.startsWith('f') || spec.dtype === 'bf16';
+      for (let i = 0; i < count; i++) put(i, float ? r() * 2 - 1 : Math.floor(r() * 100));
+      break;
+    }
+    case 'file': {
+      const d = init.data;
+      if (!d) throw new SimError(`--arg ${spec.text}: the file ${init.path} was not read`);
+      if (d.dtype !== spec.dtype) throw new SimError(`--arg ${spec.text}: ${init.path} holds ${d.dtype}, not ${spec.dtype}`);
+      if (d.shape.join(',') !== spec.shape.join(',')) throw new SimError(`--arg ${spec.text}: ${init.path} has shape [${d.shape.join(',')}], not [${spec.shape.join(',')}]`);
+      buf.bytes.set(d.bytes.subarray(0, buf.size));
+      break;
+    }
+  }
+  return { name: spec.name, dtype: spec.dtype, shape: spec.shape, buffer: buf };
+}

@@ -1,0 +1,7 @@
+// CUDA executor entry point (placeholder until the executor lands).
+import { SimError } from '../machine';
+import type { Launch, SimulateRequest } from '../run';
+
+export function prepareCudaLaunch(req: SimulateRequest): Launch {
+  throw new SimError(`the CUDA simulator is not built yet (${req.file})`, undefined, 'unsupported');
+}

@@ -1,0 +1,124 @@
+// One entry point for running a file on the simulator (`phaseflip sim`, the debugger, tests): picks
+// the language, builds the launch, runs it in slices (for progress and cancellation) and condenses
+// the outcome into plain data. No I/O here: the caller reads files (sources, .npy inputs) and writes
+// results.
+import type { DType } from './dtypes';
+import type { Dim3, Machine, RunStatus, SchedulePolicy, SimReport, TraceEvent, Latencies } from './machine';
+import { type Buffer, checksum } from './memory';
+import type { MbarrierState } from './mbarrier';
+import { prepareCudaLaunch } from './cuda';
+import { simulateCroqtile } from './croqtile';
+
+export type InitSpec =
+  | { kind: 'zeros' }
+  | { kind: 'iota' }
+  | { kind: 'random'; seed: number }
+  | { kind: 'fill'; value: number }
+  /** `:file(PATH.npy)`: the caller reads the file; `data` holds its parsed contents. */
+  | { kind: 'file'; path: string; data?: { dtype: DType; shape: number[]; bytes: Uint8Array } };
+
+export type ArgSpec =
+  | { name: string; kind: 'scalar'; value: number; text: string }
+  | { name: string; kind: 'buffer'; dtype: DType; shape: number[]; init: InitSpec; text: string };
+
+export interface SimulateRequest {
+  /** Path for messages; the language comes from `language` or the extension (.co → Croqtile). */
+  file: string;
+  text: string;
+  language?: 'cuda' | 'croqtile';
+  /** Kernel (`__global__`) or Croqtile `__co__` function; optional when the file has exactly one. */
+  kernel?: string;
+  grid?: Dim3;
+  block?: Dim3;
+  dynamicSmem?: number;
+  args?: ArgSpec[];
+  seed?: number;
+  schedule?: SchedulePolicy;
+  maxSteps?: number;
+  latencies?: Partial<Latencies>;
+  trace?: boolean;
+  detectRaces?: boolean;
+  /** Called every few hundred thousand statements with the total so far. */
+  onProgress?: (steps: number, maxSteps: number) => void;
+  /** Program output (printf, println) as it happens. */
+  onPrint?: (text: string) => void;
+}
+
+export interface NamedBuffer {
+  name: string;
+  dtype: DType;
+  shape: number[];
+  buffer: Buffer;
+}
+
+/** One kernel launch ready to run (what the debugger drives step by step). */
+export interface Launch {
+  machine: Machine;
+  /** Global buffers bound to arguments, in argument order. */
+  buffers: NamedBuffer[];
+}
+
+export interface BarrierSummary {
+  label: string;
+  block: number;
+  state: MbarrierState;
+  waiting: { thread: number; parity?: number; token?: number }[];
+}
+
+export interface SimulateResult {
+  status: Exclude<RunStatus, 'paused'>;
+  /** One paragraph for humans: what happened and where. */
+  message: string;
+  report?: SimReport;
+  phaseFlips: number;
+  cycles: number;
+  steps: number;
+  barriers: BarrierSummary[];
+  buffers: { name: string; dtype: DType; shape: number[]; checksum: string; buffer: Buffer }[];
+  stdout: string;
+  trace?: TraceEvent[];
+}
+
+const SLICE = 500_000;
+
+/** Runs a prepared launch to the end, reporting progress between slices. */
+export function runLaunch(launch: Launch, req: Pick<SimulateRequest, 'onProgress'>): SimulateResult {
+  const m = launch.machine;
+  let stdout = '';
+  m.listeners.push((e) => {
+    if (e.kind === 'print') stdout += e.text;
+  });
+  for (;;) {
+    const r = m.run({ untilSteps: m.steps + SLICE });
+    if (r.status === 'paused') {
+      req.onProgress?.(m.steps, m.maxSteps);
+      continue;
+    }
+    return summarize(m, r.status, r.report, launch.buffers, stdout);
+  }
+}
+
+export function summarize(m: Machine, status: Exclude<RunStatus, 'paused'>, report: SimReport | undefined, buffers: NamedBuffer[], stdout: string): SimulateResult {
+  const message =
+    report?.message ??
+    `completed: ${m.threads.length} threads in ${m.numBlocks} block(s) ran ${m.steps.toLocaleString('en-US')} statements, ${m.phaseFlips} phase flip(s), ${m.cycles.toLocaleString('en-US')} simulated cycles`;
+  return {
+    status,
+    message,
+    report,
+    phaseFlips: m.phaseFlips,
+    cycles: m.cycles,
+    steps: m.steps,
+    barriers: m.barrierStates(),
+    buffers: buffers.map((b) => ({ name: b.name, dtype: b.dtype, shape: b.shape, checksum: checksum(b.buffer), buffer: b.buffer })),
+    stdout,
+    trace: m.tracing ? m.trace : undefined,
+  };
+}
+
+/** Runs a whole request: one CUDA kernel launch, or a Croqtile program with its launches. */
+export function simulate(req: SimulateRequest): SimulateResult {
+  const language = req.language ?? (/\.co$/i.test(req.file) ? 'croqtile' : 'cuda');
+  if (language === 'croqtile') return simulateCroqtile(req);
+  return runLaunch(prepareCudaLaunch(req), req);
+}
