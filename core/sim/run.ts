@@ -117,8 +117,8 @@ export function summarize(m: Machine, status: Exclude<RunStatus, 'paused'>, repo
 }
 
 /** Runs a whole request: one CUDA kernel launch, or a Croqtile program with its launches. */
-export function simulate(req: SimulateRequest): SimulateResult {
+export async function simulate(req: SimulateRequest): Promise<SimulateResult> {
   const language = req.language ?? (/\.co$/i.test(req.file) ? 'croqtile' : 'cuda');
   if (language === 'croqtile') return simulateCroqtile(req);
-  return runLaunch(prepareCudaLaunch(req), req);
+  return runLaunch(await prepareCudaLaunch(req), req);
 }

@@ -2,6 +2,6 @@
 import { SimError } from '../machine';
 import type { Launch, SimulateRequest } from '../run';
 
-export function prepareCudaLaunch(req: SimulateRequest): Launch {
+export async function prepareCudaLaunch(req: SimulateRequest): Promise<Launch> {
   throw new SimError(`the CUDA simulator is not built yet (${req.file})`, undefined, 'unsupported');
 }
