@@ -1,4 +1,4 @@
-// The command line: `phaseflip lint|rules|lsp|--help|--version`. cli/main.ts runs it.
+// The command line: `phaseflip lint|rules|ir|sim|lsp|--help|--version`. cli/main.ts runs it.
 import * as path from 'node:path';
 import { readFileSync } from 'node:fs';
 import { languageForPath, loadEngine } from '../core/index';
@@ -7,6 +7,7 @@ import { startServer } from '../server/start';
 import { EXIT_ERROR, EXIT_OK, UsageError } from './errors';
 import { parseLintArgs, runLint } from './lint';
 import { formatRules } from './rules';
+import { runSim } from './sim';
 
 export const HELP = `phaseflip ${version}: finds mbarrier bugs (wrong parity, missing bootstrap, missing commit,
 arrival count mismatches) in CUDA kernels.
@@ -16,6 +17,8 @@ Usage:
                                      node_modules and dot directories are skipped)
   phaseflip rules [--format json]    list the rules: code, id, family, summary
   phaseflip ir FILE                  print the kernel IR Phaseflip builds for a .cu/.cuh/.co file
+  phaseflip sim FILE [options]       run a kernel on the simulator and report whether it completes,
+                                     deadlocks, misuses a barrier or races ('phaseflip sim --help')
   phaseflip lsp [--stdio | --node-ipc | --socket=PORT | --pipe=NAME]
                                      run the language server (stdio by default)
   phaseflip --version                print the version
@@ -76,9 +79,10 @@ export async function main(argv: readonly string[], io: Streams): Promise<number
         return EXIT_OK;
       }
       case 'dap':
-      case 'sim':
         io.stderr(`phaseflip ${command}: ${NOT_YET}\n`);
         return EXIT_ERROR;
+      case 'sim':
+        return runSim(rest, io, { stderrIsTTY: process.stderr.isTTY === true });
       case 'lint': {
         const args = parseLintArgs(rest);
         if (args.help) {

@@ -9,6 +9,7 @@ import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { benchCroqtile } from './bench/croqtile.mjs';
 import { benchLsp } from './bench/lsp.mjs';
+import { benchSim } from './bench/sim.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const OUT_DIR = path.join(root, '.bench');
@@ -19,7 +20,7 @@ const QUICK = argv.includes('--quick');
 const SECTIONS = [
   { name: 'lsp', title: 'Language server (dist/server.js --stdio, debounce 0)', run: () => benchLsp({ quick: QUICK }) },
   { name: 'croqtile', title: 'Croqtile (.co) through the language server (debounce 0)', run: () => benchCroqtile({ quick: QUICK }) },
-  // { name: 'simulator', ... }: future sections return { rows, data } too.
+  { name: 'sim', title: 'Simulator (in-process simulate(), one child process per case)', run: () => benchSim({ quick: QUICK }) },
 ];
 
 function environment() {

@@ -1,23 +1,41 @@
 // Kernel arguments for a simulated launch: the SPEC strings of `phaseflip sim --arg NAME=SPEC` and of
 // the debugger's `args`, parsed into plain data and turned into initialised buffers. A scalar is a
 // number (`64`, `2.0`); a buffer is `TYPE[D0,D1,…]` with an optional initialiser `:zeros` (default),
-// `:iota`, `:random(SEED)`, `:fill(V)` or `:file(PATH.npy)`. Croqtile dimensions may be symbolic
+// `:iota`, `:random(SEED)`, `:fill(V)` or `:file(PATH.npy)`. Element types take our names (f16, s32 …)
+// or C's (half, float, int, uint8_t …). Croqtile dimensions may be symbolic
 // only in the program, never in a SPEC.
-import { type DType, DTYPES, coerce, isDType, sizeOf, store } from './dtypes';
+import { type DType, DTYPES, coerce, isDType, isFloat, sizeOf, store } from './dtypes';
 import { rng, SimError } from './machine';
 import { Buffer } from './memory';
 import type { ArgSpec, InitSpec, NamedBuffer } from './run';
 
 const ALIASES: Record<string, DType> = {
   half: 'f16',
+  __half: 'f16',
+  float16: 'f16',
+  bfloat16: 'bf16',
+  __nv_bfloat16: 'bf16',
   float: 'f32',
+  float32: 'f32',
   double: 'f64',
+  float64: 'f64',
+  char: 's8',
+  short: 's16',
   int: 's32',
+  long: 's64',
   unsigned: 'u32',
   i8: 's8',
   i16: 's16',
   i32: 's32',
   i64: 's64',
+  int8_t: 's8',
+  int16_t: 's16',
+  int32_t: 's32',
+  int64_t: 's64',
+  uint8_t: 'u8',
+  uint16_t: 'u16',
+  uint32_t: 'u32',
+  uint64_t: 'u64',
 };
 
 /** Parses `NAME=SPEC`. Errors name the argument and say what was expected. */
@@ -29,11 +47,23 @@ export function parseArg(text: string): ArgSpec {
   return parseSpec(name, text.slice(eq + 1).trim());
 }
 
+/** A C-style number (`64`, `-2.5f`, `0x1F`, `1e-3`, `7u`), or undefined when `spec` is not one. */
+function parseNumber(text: string, spec: string): number | undefined {
+  const hex = /^([-+]?)0[xX]([0-9a-fA-F]+)[uUlL]*$/.exec(spec);
+  const dec = /^[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?[fFuUlL]*$/.test(spec);
+  if (!hex && !dec) return undefined;
+  const value = hex ? (hex[1] === '-' ? -1 : 1) * parseInt(hex[2], 16) : Number(spec.replace(/[fFuUlL]+$/, ''));
+  if (!Number.isFinite(value)) throw new SimError(`--arg ${text}: ${spec} is out of range`);
+  const integer = hex || /^[-+]?\d+[uUlL]*$/.test(spec);
+  if (integer && !Number.isSafeInteger(value)) throw new SimError(`--arg ${text}: ${spec} is larger than the simulator holds exactly (2^53)`);
+  return value;
+}
+
 export function parseSpec(name: string, spec: string): ArgSpec {
   const text = `${name}=${spec}`;
-  if (/^[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?[fFuUlL]*$/.test(spec) || /^[-+]?0[xX][0-9a-fA-F]+[uUlL]*$/.test(spec)) {
-    return { name, kind: 'scalar', value: Number(spec.replace(/[fFuUlL]+$/, '')), text };
-  }
+  if (!spec) throw new SimError(`--arg ${text}: the value is missing; expected a number or TYPE[D0,D1,…][:INIT]`);
+  const value = parseNumber(text, spec);
+  if (value !== undefined) return { name, kind: 'scalar', value, text };
   if (spec === 'true' || spec === 'false') return { name, kind: 'scalar', value: spec === 'true' ? 1 : 0, text };
   const m = /^([A-Za-z0-9_]+)\s*\[([^\]]*)\]\s*(?::\s*(.*))?$/.exec(spec);
   if (!m) throw new SimError(`--arg ${text}: expected a number or TYPE[D0,D1,…][:INIT], e.g. f16[128,64]:random(1)`);
@@ -44,18 +74,19 @@ export function parseSpec(name: string, spec: string): ArgSpec {
   if (!dims.length || shape.some((d, i) => !/^\d+$/.test(dims[i]) || d < 1)) throw new SimError(`--arg ${text}: dimensions must be positive integers, got [${m[2]}]`);
   const size = shape.reduce((a, b) => a * b, 1) * sizeOf(dtype);
   if (size > 1 << 30) throw new SimError(`--arg ${text}: ${size} bytes is more than the simulator's 1 GiB per buffer`);
-  return { name, kind: 'buffer', dtype, shape, init: parseInit(text, m[3]?.trim()), text };
+  return { name, kind: 'buffer', dtype, shape, init: parseInit(text, m[3]?.trim(), dtype), text };
 }
 
-function parseInit(text: string, s: string | undefined): InitSpec {
+function parseInit(text: string, s: string | undefined, dtype: DType): InitSpec {
   if (!s || s === 'zeros') return { kind: 'zeros' };
   if (s === 'iota') return { kind: 'iota' };
-  let m = /^random(?:\(\s*(\d+)\s*\))?$/.exec(s);
-  if (m) return { kind: 'random', seed: Number(m[1] ?? 0) };
-  m = /^fill\(\s*([^)]+)\s*\)$/.exec(s);
+  let m = /^random(?:\(\s*(\d*)\s*\))?$/.exec(s);
+  if (m) return { kind: 'random', seed: Number(m[1] || 0) };
+  m = /^fill\(\s*([^)]*?)\s*\)$/.exec(s);
   if (m) {
-    const v = Number(m[1]);
-    if (!Number.isFinite(v)) throw new SimError(`--arg ${text}: fill value '${m[1]}' is not a number`);
+    const v = m[1] ? parseNumber(text, m[1]) : undefined;
+    if (v === undefined) throw new SimError(`--arg ${text}: fill value '${m[1]}' is not a number`);
+    if (!isFloat(dtype) && coerce(dtype, v) !== v) throw new SimError(`--arg ${text}: fill value ${m[1]} does not fit ${dtype}`);
     return { kind: 'fill', value: v };
   }
   m = /^file\(\s*(.+?)\s*\)$/.exec(s);
@@ -82,8 +113,9 @@ export function materialize(spec: Extract<ArgSpec, { kind: 'buffer' }>, id: numb
     case 'random': {
       // Floats in [-1, 1), integers in [0, 100): small enough that sums stay exact in f32.
       const r = rng(init.seed);
-      const float = spec.dtype.startsWith('f') || spec.dtype === 'bf16';
-      for (let i = 0; i < count; i++) put(i, float ? r() * 2 - 1 : Math.floor(r() * 100));
+      const float = isFloat(spec.dtype);
+      const range = spec.dtype === 'bool' ? 2 : 100;
+      for (let i = 0; i < count; i++) put(i, float ? r() * 2 - 1 : Math.floor(r() * range));
       break;
     }
     case 'file': {
@@ -91,6 +123,7 @@ export function materialize(spec: Extract<ArgSpec, { kind: 'buffer' }>, id: numb
       if (!d) throw new SimError(`--arg ${spec.text}: the file ${init.path} was not read`);
       if (d.dtype !== spec.dtype) throw new SimError(`--arg ${spec.text}: ${init.path} holds ${d.dtype}, not ${spec.dtype}`);
       if (d.shape.join(',') !== spec.shape.join(',')) throw new SimError(`--arg ${spec.text}: ${init.path} has shape [${d.shape.join(',')}], not [${spec.shape.join(',')}]`);
+      if (d.bytes.length < buf.size) throw new SimError(`--arg ${spec.text}: ${init.path} holds ${d.bytes.length} bytes of data, not the ${buf.size} its shape needs`);
       buf.bytes.set(d.bytes.subarray(0, buf.size));
       break;
     }

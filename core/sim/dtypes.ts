@@ -50,29 +50,46 @@ export function isFloat(t: DType): boolean {
 const f32 = new Float32Array(1);
 const u32 = new Uint32Array(f32.buffer);
 
-/** Float → IEEE binary16 bits, round to nearest even (NaN stays NaN, overflow becomes ±Inf). */
-export function toHalfBits(x: number): number {
-  if (Number.isNaN(x)) return 0x7e00;
+/**
+ * NaN as the GPU's float→half / float→bfloat16 conversion writes it (cvt.rn from f32 gives the
+ * canonical NaN 0x7fff for both, whatever the sign; measured on an H100).
+ */
+const CANONICAL_NAN16 = 0x7fff;
+
+/**
+ * A float rounded to nearest even into a 16-bit format with `expBits` exponent bits (IEEE half:
+ * 5, bfloat16: 8), straight from the double so there is no double rounding through f32.
+ */
+function toFloat16Bits(x: number, expBits: number): number {
+  const manBits = 15 - expBits;
+  const bias = (1 << (expBits - 1)) - 1;
+  const expMask = ((1 << expBits) - 1) << manBits;
+  if (Number.isNaN(x)) return CANONICAL_NAN16;
   const sign = x < 0 || Object.is(x, -0) ? 0x8000 : 0;
   const a = Math.abs(x);
-  if (a === Infinity) return sign | 0x7c00;
-  if (a >= 65520) return sign | 0x7c00; // rounds past the largest finite half (65504)
-  if (a < 2 ** -24 * 0.5) return sign; // below half the smallest subnormal: ±0
+  if (a === 0) return sign;
+  if (a === Infinity) return sign | expMask;
   let e = Math.floor(Math.log2(a));
+  // log2 can be off by one near powers of two; fix e so that 2^e <= a < 2^(e+1).
   if (2 ** e > a) e--;
   else if (2 ** (e + 1) <= a) e++;
-  if (e < -14) {
-    // subnormal: units of 2^-24
-    const m = roundEven(a / 2 ** -24);
-    return sign | m; // m may reach 0x400, which is exactly the smallest normal's encoding
+  const emin = 1 - bias;
+  if (e < emin) {
+    // Subnormal: units of 2^(emin - manBits). A result of 1 << manBits is exactly the smallest normal.
+    return sign | roundEven(a / 2 ** (emin - manBits));
   }
-  let m = roundEven((a / 2 ** e - 1) * 1024);
-  if (m === 1024) {
+  let m = roundEven((a / 2 ** e - 1) * (1 << manBits));
+  if (m === 1 << manBits) {
     m = 0;
     e++;
   }
-  if (e > 15) return sign | 0x7c00;
-  return sign | ((e + 15) << 10) | m;
+  if (e > bias) return sign | expMask; // past the largest finite value: ±Inf
+  return sign | ((e + bias) << manBits) | m;
+}
+
+/** Float → IEEE binary16 bits, round to nearest even (NaN → 0x7fff, overflow → ±Inf, subnormals kept). */
+export function toHalfBits(x: number): number {
+  return toFloat16Bits(x, 5);
 }
 
 export function fromHalfBits(h: number): number {
@@ -84,15 +101,9 @@ export function fromHalfBits(h: number): number {
   return sign * (1 + m / 1024) * 2 ** (e - 15);
 }
 
-/** Float → bfloat16 bits (the top half of the f32), round to nearest even. */
+/** Float → bfloat16 bits (the top half of an f32), round to nearest even (NaN → 0x7fff). */
 export function toBf16Bits(x: number): number {
-  if (Number.isNaN(x)) return 0x7fc0;
-  f32[0] = x;
-  const bits = u32[0];
-  const lower = bits & 0xffff;
-  let upper = bits >>> 16;
-  if (lower > 0x8000 || (lower === 0x8000 && upper & 1)) upper++;
-  return upper & 0xffff;
+  return toFloat16Bits(x, 8);
 }
 
 export function fromBf16Bits(b: number): number {
@@ -132,11 +143,18 @@ export function coerce(t: DType, v: number): number {
     case 'u32':
       return v >>> 0;
     case 'bool':
-      return v ? 1 : 0;
+      // C: any non-zero value (NaN included) is true.
+      return v === 0 ? 0 : 1;
     case 's64':
+      return Number(BigInt.asIntN(64, toBigInt(v)));
     case 'u64':
-      return Math.trunc(v);
+      return Number(BigInt.asUintN(64, toBigInt(v)));
   }
+}
+
+/** Truncates toward zero; NaN and ±Inf (undefined in C) become 0 rather than a BigInt exception. */
+function toBigInt(v: number): bigint {
+  return Number.isFinite(v) ? BigInt(Math.trunc(v)) : 0n;
 }
 
 /** Reads one element. 64-bit integers beyond 2^53 cannot be held exactly and are reported by the caller. */
@@ -186,8 +204,10 @@ export function store(dv: DataView, off: number, t: DType, v: number): void {
       return;
     case 's8':
     case 'u8':
-    case 'bool':
       dv.setUint8(off, v & 0xff);
+      return;
+    case 'bool':
+      dv.setUint8(off, v === 0 ? 0 : 1);
       return;
     case 's16':
     case 'u16':
@@ -198,10 +218,10 @@ export function store(dv: DataView, off: number, t: DType, v: number): void {
       dv.setUint32(off, v >>> 0, true);
       return;
     case 's64':
-      dv.setBigInt64(off, BigInt(Math.trunc(v)), true);
+      dv.setBigInt64(off, BigInt.asIntN(64, toBigInt(v)), true);
       return;
     case 'u64':
-      dv.setBigUint64(off, BigInt.asUintN(64, BigInt(Math.trunc(v))), true);
+      dv.setBigUint64(off, BigInt.asUintN(64, toBigInt(v)), true);
       return;
   }
 }

@@ -14,7 +14,10 @@
 // - After any service call, if `m.yieldNow` is set the executor returns at once (the operation is
 //   complete, so its pc is past it): the machine or the debugger wants control back.
 // - When `m.lineHook` is set the executor calls `m.atStatement(t, loc)` before each statement and
-//   returns without executing it if that returns true (breakpoints, stepping).
+//   returns without executing it if that returns true (breakpoints, stepping); the machine then
+//   pauses, so `run` returns `paused`.
+// - Custom waits (`blockOn` with the executor's own `Wait`) are re-checked whenever synchronisation
+//   state changes; give them `on` and call `m.notify(on)` when that object changes to make them cheap.
 // - Faults (out of bounds, unsupported constructs) are thrown as `SimError`; the machine turns them
 //   into a report that names the thread and the line.
 import type { Range } from '../api';
@@ -82,6 +85,12 @@ export interface Wait {
   barrier?: SimBarrier;
   parity?: number;
   token?: number;
+  /**
+   * The object whose change can make `ready()` true (a SimBarrier, an AsyncOp, a sync state). The
+   * machine then re-checks the wait only when that object is `notify`-ed, instead of after every
+   * change; waits without it are re-checked after every change (always correct, slower).
+   */
+  on?: object;
 }
 
 export class SimThread {
@@ -242,6 +251,77 @@ export function rng(seed: number): () => number {
   };
 }
 
+/** Min-heap of ready threads by (simulated time, thread index): round-robin's "furthest behind first". */
+class ReadyHeap {
+  private readonly items: SimThread[] = [];
+  private readonly times: number[] = [];
+  private readonly stamps: number[] = [];
+
+  get size(): number {
+    return this.items.length;
+  }
+
+  push(t: SimThread, stamp: number): void {
+    let i = this.items.length;
+    this.items.push(t);
+    this.times.push(t.time);
+    this.stamps.push(stamp);
+    while (i > 0) {
+      const p = (i - 1) >> 1;
+      if (!this.less(i, p)) break;
+      this.swap(i, p);
+      i = p;
+    }
+  }
+
+  /** Removes the first entry; returns the thread and the stamp it was pushed with. */
+  pop(): [SimThread, number] | undefined {
+    const n = this.items.length;
+    if (!n) return undefined;
+    const top: [SimThread, number] = [this.items[0], this.stamps[0]];
+    this.swap(0, n - 1);
+    this.items.pop();
+    this.times.pop();
+    this.stamps.pop();
+    let i = 0;
+    for (;;) {
+      const l = 2 * i + 1;
+      const r = l + 1;
+      let m = i;
+      if (l < n - 1 && this.less(l, m)) m = l;
+      if (r < n - 1 && this.less(r, m)) m = r;
+      if (m === i) break;
+      this.swap(i, m);
+      i = m;
+    }
+    return top;
+  }
+
+  private less(a: number, b: number): boolean {
+    return this.times[a] < this.times[b] || (this.times[a] === this.times[b] && this.items[a].index < this.items[b].index);
+  }
+
+  private swap(a: number, b: number): void {
+    const t = this.items[a];
+    this.items[a] = this.items[b];
+    this.items[b] = t;
+    const time = this.times[a];
+    this.times[a] = this.times[b];
+    this.times[b] = time;
+    const stamp = this.stamps[a];
+    this.stamps[a] = this.stamps[b];
+    this.stamps[b] = stamp;
+  }
+}
+
+type SyncState = { gen: number; arrived: Set<number>; expected: number };
+type ExchangeState = { gen: number; values: number[]; arrived: number; mask: number };
+
+/** Consecutive zero-statement quanta of a ready thread before the machine calls it an executor bug. */
+const MAX_STALLS = 1000;
+/** How many same-role ready threads adversarial scheduling skips looking for another role. */
+const ADVERSARIAL_SCAN = 256;
+
 export class Machine {
   readonly grid: Dim3;
   readonly blockDim: Dim3;
@@ -253,7 +333,9 @@ export class Machine {
   readonly maxSteps: number;
   readonly quantum: number;
   readonly options: MachineOptions;
+  /** Every thread launched so far (finished blocks' threads stay, with their state released). */
   readonly threads: SimThread[] = [];
+  /** Every block launched so far, by linear index. */
   readonly blocks: SimBlock[] = [];
   readonly barriers: SimBarrier[] = [];
   readonly trace: TraceEvent[] = [];
@@ -275,19 +357,50 @@ export class Machine {
   private nextBlock = 0;
   private nextBarrierId = 0;
   private nextOpId = 0;
-  private dirty = true;
+  private readonly residentLimit: number;
+  /** Blocks launched and not finished, in launch order. */
+  private readonly live: SimBlock[] = [];
+  /** Per live block: threads before this index are done (finishing is checked incrementally). */
+  private readonly doneCursor = new Map<number, number>();
+  /** Per live block: async ops in flight (a block finishes only when they have completed). */
+  private readonly inFlight = new Map<number, number>();
+  private filling = false;
+  // Scheduling: a heap (round-robin, adversarial) or a list (random) of ready threads, validated lazily.
+  private readonly heap = new ReadyHeap();
+  private readonly heapStamp: number[] = [];
+  private readonly readyList: SimThread[] = [];
+  private readonly readyPos: number[] = [];
+  private stalls = 0;
+  // Waking: waiters by the object they wait on, objects changed since the last wake (with the time of
+  // the change), and waits without `on`, re-checked after any change.
+  private readonly waiters = new Map<object, Set<SimThread>>();
+  private changed = new Map<object, SimThread | number>();
+  private readonly genericWaiters = new Set<SimThread>();
+  private dirty = false;
+  /** Simulated time of what is happening now (the running thread's quantum start, or an async completion). */
+  private eventTime = 0;
+  /** The thread running a quantum now: changes it makes happen at its time when the quantum ends. */
+  private running?: SimThread;
+  /** What made custom waits dirty (a thread or a time), for the time they resume at. */
+  private genericCause: SimThread | number = 0;
+  private maxTime = 0;
   private readonly barrierAt = new Map<Buffer, Map<number, SimBarrier>>();
   /** Block-level sync rendezvous: key → generation and arrivals. */
-  private readonly syncs = new Map<string, { gen: number; arrived: Set<number>; expected: number }>();
+  private readonly syncs = new Map<string, SyncState>();
   /** Warp exchanges: key → values deposited by the lanes of one round. */
-  private readonly exchanges = new Map<string, { gen: number; values: number[]; arrived: number; mask: number; result?: number[] }>();
+  private readonly exchanges = new Map<string, ExchangeState>();
+  private readonly exchangeResults = new Map<string, { values: number[]; readers: number }>();
   private finished = false;
+  private final?: RunResult;
   private lastThread = -1;
+  private completingThread?: SimThread;
+  private completingOp?: AsyncOp;
 
   constructor(
     readonly executor: Executor,
     options: MachineOptions,
   ) {
+    validateGeometry(options);
     this.options = options;
     this.grid = options.grid;
     this.blockDim = options.block;
@@ -298,32 +411,36 @@ export class Machine {
     this.policy = options.schedule ?? 'round-robin';
     this.maxSteps = options.maxSteps ?? 50_000_000;
     this.quantum = options.quantum ?? 64;
+    this.residentLimit = options.residentBlocks ?? 32;
     this.random = rng(options.seed ?? 1);
     this.tracing = options.trace ?? false;
     if (options.detectRaces ?? true) this.races = new RaceDetector();
-    validateGeometry(options);
   }
 
   // ---------------------------------------------------------------- scheduling
 
-  /** Starts resident blocks lazily; call `run` to execute. */
-  private fillResident(): void {
-    const limit = this.options.residentBlocks ?? 32;
-    let live = 0;
-    for (const b of this.blocks) if (!b.done) live++;
-    while (live < limit && this.nextBlock < this.numBlocks) {
-      this.launchBlock(this.nextBlock++);
-      live++;
+  /** Launches blocks until `residentBlocks` are live (new ones start when an earlier one finishes). */
+  private fillResident(startTime = 0): void {
+    if (this.filling) return;
+    this.filling = true;
+    try {
+      while (this.live.length < this.residentLimit && this.nextBlock < this.numBlocks && !this.pendingReport) {
+        const b = this.launchBlock(this.nextBlock++, startTime);
+        // A block whose threads all finished at once (nothing to run) is done at once.
+        this.checkBlockDone(b.index);
+      }
+    } finally {
+      this.filling = false;
     }
   }
 
-  private launchBlock(index: number): void {
+  private launchBlock(index: number, startTime: number): SimBlock {
     const [gx, gy] = this.grid;
     const idx: Dim3 = [index % gx, Math.floor(index / gx) % gy, Math.floor(index / (gx * gy))];
     const block: SimBlock = { index, idx, threads: [], state: undefined, done: false };
     this.blocks.push(block);
+    this.live.push(block);
     const [bx, by] = this.blockDim;
-    const startTime = this.threads.length ? Math.min(...this.liveTimes()) : 0;
     for (let tid = 0; tid < this.blockSize; tid++) {
       const t = new SimThread(this.threads.length, index, idx, tid, [tid % bx, Math.floor(tid / bx) % by, Math.floor(tid / (bx * by))]);
       t.time = startTime;
@@ -331,12 +448,15 @@ export class Machine {
       block.threads.push(t);
     }
     this.races?.addBlock(block.threads.map((t) => t.index));
-    this.executor.startBlock(this, block);
-    for (const t of block.threads) this.executor.startThread(this, t);
-  }
-
-  private *liveTimes(): Iterable<number> {
-    for (const t of this.threads) if (t.status === 'ready' || t.status === 'blocked') yield t.time;
+    try {
+      this.executor.startBlock(this, block);
+      for (const t of block.threads) this.executor.startThread(this, t);
+    } catch (e) {
+      for (const t of block.threads) t.status = 'faulted';
+      this.raise(this.faultReport(block.threads[0], e));
+    }
+    for (const t of block.threads) if (t.status === 'ready') this.enqueue(t);
+    return block;
   }
 
   /** Asks a running `run` to return with status `paused` as soon as the executor hands control back. */
@@ -347,9 +467,12 @@ export class Machine {
 
   /**
    * Runs until the kernel completes, a report stops it, `maxSteps` is reached, `pause()` is called,
-   * or `untilSteps` total statements have run (the debugger's replay and stepping).
+   * or `untilSteps` total statements have run (the debugger's replay and stepping). With `thread`,
+   * only that thread runs (others run one statement at a time while it is blocked) until `budget`
+   * statements ran or it stops being ready.
    */
   run(limits: { untilSteps?: number; thread?: SimThread; budget?: number } = {}): RunResult {
+    if (this.final) return this.final;
     if (this.finished) return { status: 'completed' };
     this.fillResident();
     for (;;) {
@@ -363,13 +486,15 @@ export class Machine {
       if (this.steps >= this.maxSteps) {
         return this.stopWith({ kind: 'step-limit', message: `step budget exhausted: ${this.maxSteps.toLocaleString('en-US')} thread-statements ran without the kernel finishing (raise --max-steps, or look for a spin loop)`, threads: [] });
       }
-      if (this.dirty) this.wake();
+      if (this.changed.size || this.dirty) this.wake();
       const t = limits.thread ?? this.pick();
       if (!t) {
         if (this.deliverNextAsync()) continue;
+        if (this.rescueReady()) continue;
         if (this.allDone()) {
           this.finished = true;
-          return { status: 'completed' };
+          this.final = { status: 'completed' };
+          return this.final;
         }
         return this.stopWith(this.deadlockReport());
       }
@@ -377,9 +502,11 @@ export class Machine {
         // Single-thread stepping on a blocked thread: let the others and async work advance it.
         if (t.status === 'blocked' && limits.thread) {
           const other = this.pick();
-          if (other) this.runThread(other, 1);
-          else if (!this.deliverNextAsync()) return this.stopWith(this.deadlockReport());
-          if (limits.budget !== undefined && --limits.budget <= 0) return { status: 'paused' };
+          if (other) {
+            this.deliverAsyncUpTo(other.time);
+            this.runThread(other, 1);
+          } else if (!this.deliverNextAsync() && !this.rescueReady()) return this.stopWith(this.deadlockReport());
+          if (limits.budget !== undefined && --limits.budget <= 0) return this.pendingReport ? this.takeReport() : { status: 'paused' };
           continue;
         }
         return { status: 'paused' };
@@ -399,18 +526,36 @@ export class Machine {
 
   private runThread(t: SimThread, budget: number): number {
     this.lastThread = t.index;
+    this.eventTime = t.time;
+    this.running = t;
     let ran = 0;
     try {
       ran = this.executor.run(this, t, budget);
     } catch (e) {
       t.status = 'faulted';
       this.raise(this.faultReport(t, e));
+    } finally {
+      this.running = undefined;
     }
+    if (!(ran >= 0)) ran = 0;
     t.steps += ran;
     t.time += ran * this.lat.statement;
     this.steps += ran;
-    if (t.status !== 'ready') this.dirty = true;
-    if (t.status === 'done') this.checkBlockDone(t.block);
+    if (t.time > this.maxTime) this.maxTime = t.time;
+    if (t.status === 'ready') {
+      this.enqueue(t);
+      // A ready thread that never runs a statement (and asks for no pause) would spin the machine forever.
+      if (ran === 0 && !this.pendingReport && !this.pauseRequested) {
+        if (++this.stalls >= MAX_STALLS) {
+          this.raise({ kind: 'error', message: `internal simulator error: the executor made no progress on ${t.label} at line ${t.loc.line + 1}`, loc: t.loc, threads: [t.index] });
+        }
+      } else this.stalls = 0;
+    } else {
+      this.stalls = 0;
+      // A thread finishing (or faulting) can satisfy custom waits (joins).
+      this.markDirty();
+      if (t.status === 'done') this.checkBlockDone(t.block);
+    }
     if (!this.pauseRequested) this.yieldNow = false;
     return ran;
   }
@@ -426,50 +571,138 @@ export class Machine {
     return { kind: 'error', message: `internal simulator error at line ${t.loc.line + 1} (${t.label}): ${err.message}`, loc: t.loc, threads: [t.index] };
   }
 
-  private pick(): SimThread | undefined {
-    // Threads of live blocks only; the scan is linear but cheap next to executing a quantum.
-    let best: SimThread | undefined;
-    if (this.policy === 'round-robin') {
-      // Lowest simulated time first (ties: lowest index after the last one run) = fair interleaving.
-      for (const b of this.blocks) {
-        if (b.done) continue;
-        for (const t of b.threads) if (t.status === 'ready' && (!best || t.time < best.time)) best = t;
-      }
-      return best;
+  /** A fault inside an async op's completion: named by the op, the thread that issued it and the issuing line. */
+  private asyncFaultReport(op: AsyncOp, issuer: SimThread, e: unknown): SimReport {
+    const by = `${op.label} issued by ${issuer.label}`;
+    if (e instanceof OutOfBounds) return { kind: 'oob', message: `${e.message} by ${by} at line ${op.loc.line + 1}`, loc: op.loc, threads: [issuer.index] };
+    if (e instanceof SimError) {
+      const loc = e.loc ?? op.loc;
+      const message = e.kind === 'unsupported' ? `not supported by the simulator: ${e.message} at line ${loc.line + 1}` : `${op.label}: ${e.message} (issued by ${issuer.label}, line ${loc.line + 1})`;
+      return { kind: e.kind, message, loc, threads: [issuer.index] };
     }
-    const ready: SimThread[] = [];
-    for (const b of this.blocks) if (!b.done) for (const t of b.threads) if (t.status === 'ready') ready.push(t);
-    if (!ready.length) return undefined;
-    if (this.policy === 'random') return ready[Math.floor(this.random() * ready.length)];
+    const err = e instanceof Error ? e : new Error(String(e));
+    return { kind: 'error', message: `internal simulator error in ${by} at line ${op.loc.line + 1}: ${err.message}`, loc: op.loc, threads: [issuer.index] };
+  }
+
+  /** Makes `t` (ready) eligible for `pick`. Stale entries are skipped when popped. */
+  private enqueue(t: SimThread): void {
+    if (this.policy === 'random') {
+      if ((this.readyPos[t.index] ?? -1) < 0) {
+        this.readyPos[t.index] = this.readyList.length;
+        this.readyList.push(t);
+      }
+      return;
+    }
+    const stamp = (this.heapStamp[t.index] ?? 0) + 1;
+    this.heapStamp[t.index] = stamp;
+    this.heap.push(t, stamp);
+  }
+
+  private dropReady(i: number): void {
+    const t = this.readyList[i];
+    const last = this.readyList.pop()!;
+    if (last !== t) {
+      this.readyList[i] = last;
+      this.readyPos[last.index] = i;
+    }
+    this.readyPos[t.index] = -1;
+  }
+
+  private popReady(): [SimThread, number] | undefined {
+    for (;;) {
+      const e = this.heap.pop();
+      if (!e) return undefined;
+      if (e[0].status === 'ready' && this.heapStamp[e[0].index] === e[1]) return e;
+    }
+  }
+
+  private pick(): SimThread | undefined {
+    if (this.policy === 'random') {
+      while (this.readyList.length) {
+        const i = Math.floor(this.random() * this.readyList.length);
+        const t = this.readyList[i];
+        if (t.status === 'ready') return t;
+        this.dropReady(i);
+      }
+      return undefined;
+    }
+    if (this.policy === 'round-robin') {
+      // Lowest simulated time first (ties: lowest thread index) = fair interleaving by time.
+      return this.popReady()?.[0];
+    }
     // Adversarial: keep running the thread that ran last (maximal lag between roles); when it blocks,
     // switch to the ready thread of a *different* role (or warp) that is furthest behind.
     const last = this.threads[this.lastThread];
     if (last && last.status === 'ready') return last;
-    const lastRole = last ? (last.role ?? `warp${last.warp}`) : undefined;
-    for (const t of ready) {
-      const role = t.role ?? `warp${t.warp}`;
-      if (role === lastRole) continue;
-      if (!best || t.time < best.time) best = t;
+    const lastRole = last ? roleOf(last) : undefined;
+    const skipped: [SimThread, number][] = [];
+    let best: SimThread | undefined;
+    while (!best && skipped.length < ADVERSARIAL_SCAN) {
+      const e = this.popReady();
+      if (!e) break;
+      if (lastRole !== undefined && roleOf(e[0]) === lastRole) skipped.push(e);
+      else best = e[0];
     }
-    return best ?? ready[0];
+    if (!best && skipped.length) best = skipped.shift()![0];
+    for (const [t, stamp] of skipped) this.heap.push(t, stamp);
+    return best;
+  }
+
+  /** Ready threads the queue does not know (made ready behind the machine's back): queue them. */
+  private rescueReady(): boolean {
+    let found = false;
+    for (const b of this.live) {
+      for (const t of b.threads) {
+        if (t.status !== 'ready') continue;
+        if (this.policy === 'random' ? (this.readyPos[t.index] ?? -1) >= 0 : false) continue;
+        this.enqueue(t);
+        found = true;
+      }
+    }
+    return found;
   }
 
   private wake(): void {
-    this.dirty = false;
-    for (const b of this.blocks) {
-      if (b.done) continue;
-      for (const t of b.threads) {
-        if (t.status !== 'blocked' || !t.wait) continue;
-        if (t.wait.ready()) this.resume(t);
+    if (this.changed.size) {
+      const changed = this.changed;
+      this.changed = new Map();
+      for (const [on, cause] of changed) {
+        const time = typeof cause === 'number' ? cause : cause.time;
+        const ws = this.waiters.get(on);
+        if (!ws) continue;
+        for (const t of ws) {
+          if (t.status !== 'blocked' || t.wait?.on !== on) ws.delete(t);
+          else if (t.wait.ready()) {
+            ws.delete(t);
+            this.resume(t, time);
+          }
+        }
+        if (!ws.size) this.waiters.delete(on);
+      }
+    }
+    if (this.dirty) {
+      this.dirty = false;
+      const cause = this.genericCause;
+      const time = typeof cause === 'number' ? cause : cause.time;
+      this.genericCause = 0;
+      for (const t of this.genericWaiters) {
+        if (t.status !== 'blocked' || !t.wait || t.wait.on) this.genericWaiters.delete(t);
+        else if (t.wait.ready()) {
+          this.genericWaiters.delete(t);
+          this.resume(t, time);
+        }
       }
     }
   }
 
-  private resume(t: SimThread): void {
+  /** Wakes `t`: it cannot go on before the change that released it happened. */
+  private resume(t: SimThread, time: number): void {
     const w = t.wait!;
     t.status = 'ready';
     t.wait = undefined;
+    if (time > t.time) t.time = time;
     if (this.tracing) this.trace.push({ kind: 'wait-end', time: t.time, thread: t.index, what: w.describe(), loc: t.loc });
+    this.enqueue(t);
   }
 
   /** Blocks `t` on `wait` unless it is already satisfied. Returns true when the thread may proceed. */
@@ -477,30 +710,96 @@ export class Machine {
     if (wait.ready()) return true;
     t.status = 'blocked';
     t.wait = wait;
+    if (wait.on) {
+      let ws = this.waiters.get(wait.on);
+      if (!ws) this.waiters.set(wait.on, (ws = new Set()));
+      ws.add(t);
+    } else this.genericWaiters.add(t);
     if (this.tracing) this.trace.push({ kind: 'wait-start', time: t.time, thread: t.index, what: wait.describe(), loc: t.loc });
     return false;
   }
 
-  /** Marks state changed so blocked threads are re-checked. */
-  touch(): void {
+  /** `on` changed: re-check the waits on it (and the waits without `on`) before the next pick. */
+  notify(on: object): void {
+    this.changed.set(on, this.cause());
+    this.markDirty();
+  }
+
+  /** Marks state changed so blocked threads are re-checked: those waiting on `on`, or (without it) custom waits. */
+  touch(on?: object): void {
+    if (on) this.notify(on);
+    else this.markDirty();
+  }
+
+  /** Who is changing state now: the running thread (its time when its quantum ends) or an async completion's time. */
+  private cause(): SimThread | number {
+    return this.running ?? this.eventTime;
+  }
+
+  private markDirty(): void {
     this.dirty = true;
+    const c = this.cause();
+    const prev = this.genericCause;
+    if (typeof c !== 'number' || typeof prev !== 'number' || c > prev) this.genericCause = c;
   }
 
   private allDone(): boolean {
-    if (this.nextBlock < this.numBlocks) return false;
-    return this.threads.every((t) => t.status === 'done');
+    for (const b of this.live.slice()) this.checkBlockDone(b.index);
+    return this.nextBlock >= this.numBlocks && this.live.length === 0;
   }
 
   private checkBlockDone(index: number): void {
-    const b = this.blocks.find((x) => x.index === index);
-    if (!b || b.done) return;
-    if (b.threads.every((t) => t.status === 'done')) {
-      // Async work still in flight for this block completes before its memory goes away.
-      if (this.asyncQueue.some((op) => this.threads[op.issuer].block === index)) return;
-      b.done = true;
+    const b = this.blocks[index];
+    if (!b || b.index !== index || b.done) return;
+    let c = this.doneCursor.get(index) ?? 0;
+    while (c < b.threads.length && b.threads[c].status === 'done') c++;
+    this.doneCursor.set(index, c);
+    if (c < b.threads.length) return;
+    // Async work still in flight for this block completes before its memory goes away.
+    if ((this.inFlight.get(index) ?? 0) > 0) return;
+    this.finishBlock(b);
+  }
+
+  private finishBlock(b: SimBlock): void {
+    b.done = true;
+    this.live.splice(this.live.indexOf(b), 1);
+    this.doneCursor.delete(b.index);
+    this.inFlight.delete(b.index);
+    // It ended when its last thread or its last async op did.
+    let end = this.eventTime;
+    for (const t of b.threads) end = Math.max(end, t.time);
+    try {
       this.executor.endBlock?.(this, b);
-      this.fillResident();
+    } catch (e) {
+      this.raise(this.faultReport(b.threads[0], e));
     }
+    this.releaseBlock(b);
+    // The next block takes the finished one's place (its SM) when it finished.
+    this.fillResident(end);
+  }
+
+  /** Frees what a finished block held: executor state, race clocks, barrier and sync bookkeeping. */
+  private releaseBlock(b: SimBlock): void {
+    for (const t of b.threads) {
+      t.state = undefined;
+      t.wait = undefined;
+      t.pendingSync = undefined;
+      t.asyncGroups.clear();
+    }
+    b.state = undefined;
+    this.races?.removeBlock(b.threads[0].index);
+    for (const [buf, byOff] of this.barrierAt) {
+      if (buf.block !== b.index || buf.space !== 'shared') continue;
+      for (const bar of byOff.values()) {
+        this.waiters.delete(bar);
+        bar.buf = undefined;
+      }
+      this.barrierAt.delete(buf);
+    }
+    const mine = (key: string) => key.startsWith(`b${b.index}:`) || key.startsWith(`w${b.index}:`);
+    for (const [key, s] of this.syncs) if (mine(key)) (this.waiters.delete(s), this.syncs.delete(key));
+    for (const [key, s] of this.exchanges) if (mine(key)) (this.waiters.delete(s), this.exchanges.delete(key));
+    for (const key of this.exchangeResults.keys()) if (mine(key)) this.exchangeResults.delete(key);
   }
 
   // ---------------------------------------------------------------- reports
@@ -519,8 +818,12 @@ export class Machine {
     this.pendingReport = undefined;
     this.yieldNow = false;
     const status: RunStatus = r.kind === 'oob' || r.kind === 'unsupported' ? 'error' : r.kind === 'deadlock' || r.kind === 'misuse' || r.kind === 'race' || r.kind === 'step-limit' ? r.kind : 'error';
-    if (status !== 'misuse' && status !== 'race') this.finished = true;
-    return { status, report: r };
+    const result: RunResult = { status, report: r };
+    if (status !== 'misuse' && status !== 'race') {
+      this.finished = true;
+      this.final = result;
+    }
+    return result;
   }
 
   private stopWith(r: SimReport): RunResult {
@@ -536,28 +839,61 @@ export class Machine {
   deadlockReport(): SimReport {
     const blocked: BlockedThread[] = [];
     const bars = new Set<SimBarrier>();
-    for (const t of this.threads) {
-      if (t.status !== 'blocked' || !t.wait) continue;
-      blocked.push({ thread: t.index, label: t.label, waitsOn: t.wait.describe(), barrier: t.wait.barrier?.label, parity: t.wait.parity, loc: t.loc });
-      if (t.wait.barrier) bars.add(t.wait.barrier);
+    const syncBlocks = new Map<number, string>();
+    for (const blk of this.live) {
+      for (const t of blk.threads) {
+        if (t.status !== 'blocked' || !t.wait) continue;
+        blocked.push({ thread: t.index, label: t.label, waitsOn: t.wait.describe(), barrier: t.wait.barrier?.label, parity: t.wait.parity, loc: t.loc });
+        if (t.wait.barrier) bars.add(t.wait.barrier);
+        // Only __syncthreads needs every thread of the block; named barriers and warp syncs count a subset.
+        if (t.wait.kind === 'block-sync' && t.wait.describe().startsWith('__syncthreads')) syncBlocks.set(t.block, '__syncthreads');
+      }
     }
     const missing = [...bars].map((b) => ({ barrier: b.label, pending: b.mb.state.pending, expected: b.mb.state.expected, tx: b.mb.state.tx, arrivedThisPhase: b.arrivedThisPhase.slice() }));
-    const groups = groupBlocked(blocked);
-    const lines = groups.map((g) => `  ${g.who} wait${g.count > 1 ? '' : 's'} on ${g.waitsOn} at line ${g.line + 1}`);
-    for (const m of missing) {
-      const why = m.pending > 0 ? `${m.pending} of ${m.expected} arrivals missing` : '';
-      const tx = m.tx > 0 ? `${m.tx} transaction bytes outstanding` : '';
-      lines.push(`  ${m.barrier}: ${[why, tx].filter(Boolean).join(', ') || 'phase already completed; the waiters expect the other parity'}`);
+    const lines: string[] = [];
+    for (const g of groupBlocked(blocked, this.threads)) lines.push(`  ${g.who} wait${g.count > 1 ? '' : 's'} on ${g.waitsOn} at line ${g.line + 1}`);
+    // One line per barrier state, barriers of different blocks in the same state merged.
+    const barLines = new Map<string, number[]>();
+    for (const b of bars) {
+      const key = `${b.label}\u0000${this.describeBarrierState(b)}`;
+      let blocks = barLines.get(key);
+      if (!blocks) barLines.set(key, (blocks = []));
+      blocks.push(b.block);
+    }
+    for (const [key, blocks] of barLines) {
+      const [label, state] = key.split('\u0000');
+      lines.push(`  ${label}${this.numBlocks > 1 ? ` (${plural(blocks, 'block')})` : ''} ${state}`);
+    }
+    // Threads that exited can never reach the __syncthreads the others wait at.
+    for (const [block, what] of syncBlocks) {
+      const exited = this.blocks[block].threads.filter((t) => t.status === 'done');
+      if (!exited.length) continue;
+      lines.push(`  ${exited.length} thread${exited.length === 1 ? ' has' : 's have'} already exited (${whoOf(exited.map((t) => ({ thread: t.index, label: t.label })), this.threads)}), so ${what} in block ${block} can never complete`);
     }
     const n = blocked.length;
     return {
       kind: 'deadlock',
-      message: `deadlock: all ${n} live thread${n === 1 ? '' : 's'} are blocked and no asynchronous work is in flight\n${lines.join('\n')}`,
+      message: `deadlock: all ${n} live thread${n === 1 ? ' is' : 's are'} blocked and no asynchronous work is in flight\n${lines.join('\n')}`,
       loc: blocked[0]?.loc,
       threads: blocked.map((b) => b.thread),
       blocked,
       missing,
     };
+  }
+
+  /** "is in phase 3 (parity 1) and needs 1 more arrival of 2 (arrived so far: warp 0 · lane 0)" for the deadlock report. */
+  private describeBarrierState(b: SimBarrier): string {
+    const s = b.mb.state;
+    if (!s.initialized) return 'was never initialised';
+    const parts: string[] = [];
+    if (s.pending > 0) {
+      const arrived = b.arrivedThisPhase.length ? `arrived so far: ${localWho(b.arrivedThisPhase.map((i) => this.threads[i]))}` : 'nobody has arrived in this phase';
+      parts.push(`needs ${s.pending} more arrival${s.pending === 1 ? '' : 's'} of ${s.expected} (${arrived})`);
+    }
+    if (s.tx > 0) parts.push(`${s.pending > 0 ? '' : 'has all its arrivals but '}waits for ${s.tx} transaction bytes that no copy in flight will deliver`);
+    if (s.tx < 0) parts.push(`has received ${-s.tx} transaction bytes more than were announced`);
+    if (!parts.length) parts.push('expects no more arrivals (every participant dropped out)');
+    return `is in phase ${s.phase} (parity ${s.phase & 1}) and ${parts.join(' and ')}`;
   }
 
   // ---------------------------------------------------------------- mbarriers
@@ -584,17 +920,21 @@ export class Machine {
     return b;
   }
 
-  private completingThread?: SimThread;
-
   private phaseCompleted(b: SimBarrier, completed: number): void {
     this.phaseFlips++;
-    this.dirty = true;
+    this.notify(b);
     const last = this.completingThread;
-    this.races?.release(b.id, b.arrivedThisPhase);
-    if (this.tracing) this.trace.push({ kind: 'phase', time: last?.time ?? this.now(), barrier: b.label, block: b.block, completed, lastArriver: last?.index, loc: last?.loc });
-    b.onComplete?.(this);
-    for (const l of this.listeners) l({ kind: 'phase', barrier: b, completed, lastArriver: last });
-    b.arrivedThisPhase = [];
+    if (this.tracing) this.trace.push({ kind: 'phase', time: last?.time ?? this.eventTime, barrier: b.label, block: b.block, completed, lastArriver: last?.index, loc: last?.loc });
+    // The completion function runs once per phase, on the thread whose arrival completed it, before
+    // the phase is published: its accesses happen before every waiter's. Listeners still see who
+    // arrived in the phase.
+    try {
+      b.onComplete?.(this);
+    } finally {
+      this.races?.release(b.id, b.arrivedThisPhase);
+      for (const l of this.listeners) l({ kind: 'phase', barrier: b, completed, lastArriver: last });
+      b.arrivedThisPhase = [];
+    }
   }
 
   private misuse(t: SimThread | undefined, b: SimBarrier, misuse: MbarrierMisuse, what: string): void {
@@ -610,38 +950,62 @@ export class Machine {
     b.arrivedThisPhase = [];
     this.races?.initBarrier(b.id, t.index);
     if (m) this.misuse(t, b, m, 'init');
-    this.dirty = true;
+    this.notify(b);
   }
 
-  /** Arrive (`count` arrivals, optionally announcing `tx` bytes, optionally dropping). Returns the token (phase). */
+  /** mbarrier.inval: the barrier must be initialised again before use (its memory may be reused). */
+  mbInval(t: SimThread, b: SimBarrier): void {
+    if (!this.checkInit(t, b, 'inval')) return;
+    b.mb.inval();
+    b.arrivedThisPhase = [];
+    this.races?.initBarrier(b.id, t.index);
+    this.notify(b);
+  }
+
+  /**
+   * Arrive (`count` arrivals, optionally announcing `tx` bytes, optionally dropping). Returns the
+   * token (phase). Without a thread, the arrival is an async engine's (inside a completion callback
+   * such as `asyncAfterAll`'s, it carries that op's ordering for race detection).
+   */
   mbArrive(t: SimThread | undefined, b: SimBarrier, count = 1, tx = 0, drop = false): number {
     if (t) {
       for (let i = 0; i < count; i++) b.arrivedThisPhase.push(t.index);
       this.races?.arrive(b.id, t.index);
-    }
-    this.completingThread = t;
+    } else if (this.completingOp) this.races?.asyncArrive(b.id, this.completingOp.id);
+    this.completingThread = t ?? (this.completingOp ? this.threads[this.completingOp.issuer] : undefined);
     const phase = b.mb.state.phase;
-    const r = b.mb.arrive(count, tx, drop);
-    this.completingThread = undefined;
-    if (this.tracing) this.trace.push({ kind: 'arrive', time: t?.time ?? this.now(), thread: t?.index ?? -1, barrier: b.label, count, tx, phase, loc: t?.loc });
+    let r: { token: number; misuse?: MbarrierMisuse };
+    try {
+      r = b.mb.arrive(count, tx, drop);
+    } finally {
+      this.completingThread = undefined;
+    }
+    if (this.tracing) this.trace.push({ kind: 'arrive', time: t?.time ?? this.eventTime, thread: t?.index ?? -1, barrier: b.label, count, tx, phase, loc: t?.loc });
     if (r.misuse) this.misuse(t, b, r.misuse, drop ? 'arrive_drop' : 'arrive');
-    this.dirty = true;
+    // Parity and token waits change only when a phase completes (phaseCompleted notifies b); custom waits may look at counts.
+    this.markDirty();
     return r.token;
   }
 
   mbExpectTx(t: SimThread, b: SimBarrier, bytes: number): void {
     const m = b.mb.expectTx(bytes);
     if (m) this.misuse(t, b, m, 'expect_tx');
+    this.markDirty();
   }
 
   /** complete_tx from an async engine (`op` identifies it for race clocks). */
   mbCompleteTx(b: SimBarrier, bytes: number, op?: AsyncOp): void {
+    op ??= this.completingOp;
     if (op) this.races?.asyncArrive(b.id, op.id);
     this.completingThread = op ? this.threads[op.issuer] : undefined;
-    const m = b.mb.completeTx(bytes);
-    this.completingThread = undefined;
-    if (m) this.misuse(undefined, b, m, `complete_tx of ${bytes} bytes${op ? ` (${op.label})` : ''}`);
-    this.dirty = true;
+    let m: MbarrierMisuse | undefined;
+    try {
+      m = b.mb.completeTx(bytes);
+    } finally {
+      this.completingThread = undefined;
+    }
+    if (m) this.misuse(undefined, b, m, `complete_tx of ${bytes} bytes${op ? ` (${op.label} issued by ${this.threads[op.issuer].label} at line ${op.loc.line + 1})` : ''}`);
+    this.markDirty();
   }
 
   private checkInit(t: SimThread, b: SimBarrier, op: string): boolean {
@@ -654,7 +1018,7 @@ export class Machine {
   mbWaitParity(t: SimThread, b: SimBarrier, parity: number): boolean {
     if (!this.checkInit(t, b, 'wait')) return true;
     const p = parity & 1;
-    const ok = this.blockOn(t, { kind: 'mbarrier-parity', barrier: b, parity: p, ready: () => b.mb.parityComplete(p), describe: () => `${b.label} (parity ${p})` });
+    const ok = this.blockOn(t, { kind: 'mbarrier-parity', barrier: b, parity: p, on: b, ready: () => b.mb.parityComplete(p), describe: () => `${b.label} (parity ${p})` });
     if (ok) this.races?.acquire(b.id, t.index);
     return ok;
   }
@@ -667,7 +1031,7 @@ export class Machine {
       this.misuse(t, b, first.misuse, 'wait(token)');
       return true;
     }
-    const ok = this.blockOn(t, { kind: 'mbarrier-token', barrier: b, token, ready: () => b.mb.tokenComplete(token).done, describe: () => `${b.label} (token of phase ${token}, parity ${token & 1})` });
+    const ok = this.blockOn(t, { kind: 'mbarrier-token', barrier: b, token, on: b, ready: () => b.mb.tokenComplete(token).done, describe: () => `${b.label} (token of phase ${token}, parity ${token & 1})` });
     if (ok) this.races?.acquire(b.id, t.index);
     return ok;
   }
@@ -695,22 +1059,37 @@ export class Machine {
    * block (all of them by default). Idempotent on re-entry after wake-up.
    */
   syncBlock(t: SimThread, id = 0, count = this.blockSize, what = id === 0 && count === this.blockSize ? '__syncthreads' : `bar.sync ${id}, ${count}`): boolean {
+    this.checkNamedBarrier(id, count, what);
     return this.rendezvous(t, `b${t.block}:${id}`, count, what, 'block-sync');
   }
 
   /** `bar.arrive id, count`: counts toward the rendezvous without waiting. */
   arriveBlock(t: SimThread, id: number, count: number): void {
+    this.checkNamedBarrier(id, count, `bar.arrive ${id}, ${count}`);
     const key = `b${t.block}:${id}`;
     const s = this.syncState(key, count);
+    s.expected = count;
     s.arrived.add(-1 - s.arrived.size); // anonymous arrival
     this.races?.arrive(`sync:${key}`, t.index);
     this.maybeCompleteSync(key, s);
   }
 
+  /** Counts the rendezvous can never reach (or ids that are not ids) are program errors, reported as such. */
+  private checkNamedBarrier(id: number, count: number, what: string): void {
+    if (!Number.isInteger(id) || id < 0) throw new SimError(`${what}: barrier id ${id} is not a non-negative integer`);
+    if (!Number.isInteger(count) || count < 1 || count > this.blockSize) throw new SimError(`${what}: thread count ${count} is outside 1..${this.blockSize} (the block size)`);
+  }
+
   /** `__syncwarp(mask)`: the lanes in `mask` meet. */
   syncWarp(t: SimThread, mask = 0xffffffff): boolean {
-    const n = popcount(mask >>> 0);
+    const n = popcount(this.warpMask(t, mask));
     return this.rendezvous(t, `w${t.block}:${t.warp}`, n, `__syncwarp(0x${(mask >>> 0).toString(16)})`, 'warp-sync');
+  }
+
+  /** `mask` limited to the lanes the warp has (the last warp of a block may be partial). */
+  private warpMask(t: SimThread, mask: number): number {
+    const lanes = Math.min(32, this.blockSize - t.warp * 32);
+    return (lanes >= 32 ? mask : mask & ((1 << lanes) - 1)) >>> 0;
   }
 
   /** Cluster barrier (barrier.cluster.arrive + wait): all threads of all blocks in the launch's cluster. */
@@ -718,18 +1097,18 @@ export class Machine {
     return this.rendezvous(t, 'cluster', blocks * this.blockSize, 'barrier.cluster', 'cluster-sync');
   }
 
-  private syncState(key: string, expected: number) {
+  private syncState(key: string, expected: number): SyncState {
     let s = this.syncs.get(key);
     if (!s) this.syncs.set(key, (s = { gen: 0, arrived: new Set(), expected }));
     return s;
   }
 
-  private maybeCompleteSync(key: string, s: { gen: number; arrived: Set<number>; expected: number }): void {
+  private maybeCompleteSync(key: string, s: SyncState): void {
     if (s.arrived.size < s.expected) return;
     this.races?.release(`sync:${key}`, []);
     s.gen++;
     s.arrived.clear();
-    this.dirty = true;
+    this.notify(s);
   }
 
   private rendezvous(t: SimThread, key: string, expected: number, what: string, kind: Wait['kind']): boolean {
@@ -741,7 +1120,7 @@ export class Machine {
         this.races?.acquire(`sync:${key}`, t.index);
         return true;
       }
-      return this.blockOn(t, { kind, ready: () => s.gen > pend.gen, describe: () => `${what} (${s.arrived.size} of ${s.expected} arrived)` });
+      return this.blockOn(t, { kind, on: s, ready: () => s.gen > pend.gen, describe: () => `${what} (${s.arrived.size} of ${s.expected} arrived)` });
     }
     s.expected = expected;
     s.arrived.add(t.index);
@@ -754,7 +1133,7 @@ export class Machine {
       this.races?.acquire(`sync:${key}`, t.index);
       return true;
     }
-    return this.blockOn(t, { kind, ready: () => s.gen > gen, describe: () => `${what} (${s.arrived.size} of ${s.expected} arrived)` });
+    return this.blockOn(t, { kind, on: s, ready: () => s.gen > gen, describe: () => `${what} (${s.arrived.size} of ${s.expected} arrived)` });
   }
 
   /**
@@ -765,48 +1144,46 @@ export class Machine {
   warpExchange(t: SimThread, mask: number, value: number): number[] | undefined {
     const key = `w${t.block}:${t.warp}:x`;
     let s = this.exchanges.get(key);
-    if (!s) this.exchanges.set(key, (s = { gen: 0, values: new Array(32), arrived: 0, mask: mask >>> 0 }));
+    if (!s) this.exchanges.set(key, (s = { gen: 0, values: new Array(32), arrived: 0, mask: this.warpMask(t, mask) }));
+    const st = s;
     const pend = t.pendingSync;
     if (pend && pend.key === key) {
-      const st = s;
       if (st.gen > pend.gen) {
         t.pendingSync = undefined;
-        const r = this.exchangeResults.get(`${key}:${pend.gen}`)!;
-        if (--r.readers === 0) this.exchangeResults.delete(`${key}:${pend.gen}`);
+        const rk = `${key}:${pend.gen}`;
+        const r = this.exchangeResults.get(rk)!;
+        if (--r.readers === 0) this.exchangeResults.delete(rk);
         return r.values;
       }
-      this.blockOn(t, { kind: 'warp-sync', ready: () => st.gen > pend.gen, describe: () => `warp collective (mask 0x${st.mask.toString(16)})` });
+      this.blockOn(t, { kind: 'warp-sync', on: st, ready: () => st.gen > pend.gen, describe: () => `warp collective (mask 0x${st.mask.toString(16)}, ${st.arrived} of ${popcount(st.mask)} lanes)` });
       return undefined;
     }
-    s.mask = mask >>> 0;
-    s.values[t.lane] = value;
-    s.arrived++;
-    const gen = s.gen;
-    const need = popcount(s.mask);
-    if (s.arrived >= need) {
-      const values = s.values;
-      this.exchangeResults.set(`${key}:${gen}`, { values, readers: need - 1 });
-      if (need - 1 === 0) this.exchangeResults.delete(`${key}:${gen}`);
-      s.gen++;
-      s.values = new Array(32);
-      s.arrived = 0;
-      this.dirty = true;
+    st.mask = this.warpMask(t, mask);
+    st.values[t.lane] = value;
+    st.arrived++;
+    const gen = st.gen;
+    const need = popcount(st.mask);
+    if (st.arrived >= need) {
+      const values = st.values;
+      if (need > 1) this.exchangeResults.set(`${key}:${gen}`, { values, readers: need - 1 });
+      st.gen++;
+      st.values = new Array(32);
+      st.arrived = 0;
+      this.notify(st);
       return values;
     }
     t.pendingSync = { key, gen };
-    const st = s;
-    this.blockOn(t, { kind: 'warp-sync', ready: () => st.gen > gen, describe: () => `warp collective (mask 0x${st.mask.toString(16)}, ${st.arrived} of ${need} lanes)` });
+    this.blockOn(t, { kind: 'warp-sync', on: st, ready: () => st.gen > gen, describe: () => `warp collective (mask 0x${st.mask.toString(16)}, ${st.arrived} of ${need} lanes)` });
     return undefined;
   }
 
-  private readonly exchangeResults = new Map<string, { values: number[]; readers: number }>();
-
   // ---------------------------------------------------------------- asynchronous engines
 
+  /** The earliest simulated time any live thread is at (what "now" means for the whole machine). */
   now(): number {
     let t = Infinity;
-    for (const th of this.liveTimes()) t = Math.min(t, th);
-    return t === Infinity ? 0 : t;
+    for (const b of this.live) for (const th of b.threads) if ((th.status === 'ready' || th.status === 'blocked') && th.time < t) t = th.time;
+    return t === Infinity ? this.eventTime : t;
   }
 
   /**
@@ -815,9 +1192,11 @@ export class Machine {
    * commit group on that engine.
    */
   asyncIssue(t: SimThread, engine: string, label: string, latency: number, complete: (m: Machine) => void): AsyncOp {
-    const op: AsyncOp = { id: this.nextOpId++, engine, label, issuer: t.index, issuedAt: t.time, doneAt: t.time + latency, done: false, loc: t.loc, complete };
+    const lat = Number.isFinite(latency) && latency > 0 ? latency : 0;
+    const op: AsyncOp = { id: this.nextOpId++, engine, label, issuer: t.index, issuedAt: t.time, doneAt: t.time + lat, done: false, loc: t.loc, complete };
     this.races?.asyncIssue(op.id, t.index);
     this.groups(t, engine).open.push(op);
+    this.inFlight.set(t.block, (this.inFlight.get(t.block) ?? 0) + 1);
     // Keep the queue sorted by completion time (then issue order) for deterministic delivery.
     let i = this.asyncQueue.length;
     while (i > 0 && this.asyncQueue[i - 1].doneAt > op.doneAt) i--;
@@ -839,16 +1218,19 @@ export class Machine {
     g.open = [];
   }
 
-  /** wait_group N: blocks until at most `n` committed groups of `t` on `engine` are pending. */
+  /**
+   * wait_group N: blocks until every committed group of `t` on `engine` except the `n` most recent
+   * has completed (groups may complete out of order; only the older ones are waited for).
+   */
   asyncWaitGroups(t: SimThread, engine: string, n: number, what = `${engine} wait_group ${n}`): boolean {
     const g = this.groups(t, engine);
-    const ready = () => {
-      while (g.committed.length && g.committed[0].every((op) => op.done)) g.committed.shift();
-      return g.committed.filter((grp) => grp.some((op) => !op.done)).length <= n;
-    };
-    const ok = this.blockOn(t, { kind: 'async-group', ready, describe: () => what });
-    if (ok) for (const grp of g.committed) for (const op of grp) if (op.done) this.races?.asyncAcquire(op.id, t.index);
-    if (ok && n === 0) for (const grp of g.committed.splice(0)) for (const op of grp) this.races?.asyncAcquire(op.id, t.index);
+    const older = () => g.committed.slice(0, Math.max(0, g.committed.length - Math.max(0, n)));
+    const ok = this.blockOn(t, { kind: 'async-group', on: g, ready: () => older().every((grp) => grp.every((op) => op.done)), describe: () => what });
+    if (ok) {
+      const done = older();
+      for (const grp of done) for (const op of grp) this.races?.asyncAcquire(op.id, t.index);
+      g.committed.splice(0, done.length);
+    }
     return ok;
   }
 
@@ -856,7 +1238,7 @@ export class Machine {
   asyncWaitAll(t: SimThread, engine: string, what = `${engine} wait_all`): boolean {
     const g = this.groups(t, engine);
     const all = () => [...g.open, ...g.committed.flat()];
-    const ok = this.blockOn(t, { kind: 'async-group', ready: () => all().every((op) => op.done), describe: () => what });
+    const ok = this.blockOn(t, { kind: 'async-group', on: g, ready: () => all().every((op) => op.done), describe: () => what });
     if (ok) {
       for (const op of all()) this.races?.asyncAcquire(op.id, t.index);
       g.open = [];
@@ -865,20 +1247,28 @@ export class Machine {
     return ok;
   }
 
-  /** Runs `fn` once every op `t` issued so far on `engine` has completed (cp.async.mbarrier.arrive, tcgen05.commit). */
+  /**
+   * Runs `fn` once every op `t` issued so far on `engine` has completed (cp.async.mbarrier.arrive,
+   * tcgen05.commit). An `mbArrive(undefined, …)` inside `fn` carries the ordering of all those ops.
+   */
   asyncAfterAll(t: SimThread, engine: string, label: string, fn: (m: Machine, op: AsyncOp) => void): AsyncOp {
     const g = this.groups(t, engine);
     const prior = [...g.open, ...g.committed.flat()].filter((op) => !op.done);
-    const doneAt = Math.max(t.time, ...prior.map((op) => op.doneAt));
+    let doneAt = t.time;
+    for (const p of prior) doneAt = Math.max(doneAt, p.doneAt);
     const op = this.asyncIssue(t, `${engine}:after`, label, doneAt - t.time, (m) => fn(m, op));
     // Not part of the engine's commit groups.
     this.groups(t, `${engine}:after`).open.pop();
+    this.races?.asyncJoin(
+      op.id,
+      [...g.open, ...g.committed.flat()].map((p) => p.id),
+    );
     return op;
   }
 
   /** Waits for one op (Croqtile futures). */
   asyncWait(t: SimThread, op: AsyncOp, what: string): boolean {
-    const ok = this.blockOn(t, { kind: 'future', ready: () => op.done, describe: () => what });
+    const ok = this.blockOn(t, { kind: 'future', on: op, ready: () => op.done, describe: () => what });
     if (ok) this.races?.asyncAcquire(op.id, t.index);
     return ok;
   }
@@ -896,23 +1286,32 @@ export class Machine {
     const op = this.asyncQueue.shift();
     if (!op) return false;
     // Waiting threads catch up to the completion time.
-    for (const b of this.blocks) if (!b.done) for (const t of b.threads) if (t.status === 'blocked' && t.time < op.doneAt) t.time = op.doneAt;
+    for (const b of this.live) for (const t of b.threads) if (t.status === 'blocked' && t.time < op.doneAt) t.time = op.doneAt;
     this.completeOp(op);
     return true;
   }
 
   private completeOp(op: AsyncOp): void {
     op.done = true;
-    this.dirty = true;
+    this.eventTime = op.doneAt;
+    if (op.doneAt > this.maxTime) this.maxTime = op.doneAt;
+    const issuer = this.threads[op.issuer];
+    this.notify(op);
+    const g = issuer.asyncGroups.get(op.engine);
+    if (g) this.notify(g);
+    this.completingOp = op;
     try {
       op.complete(this);
     } catch (e) {
-      const t = this.threads[op.issuer];
-      this.raise(this.faultReport(t, e instanceof OutOfBounds ? e : e instanceof SimError ? new SimError(`${op.label}: ${e.message}`, op.loc, e.kind) : e));
+      this.raise(this.asyncFaultReport(op, issuer, e));
+    } finally {
+      this.completingOp = undefined;
     }
     if (this.tracing) this.trace.push({ kind: 'async-complete', time: op.doneAt, thread: op.issuer, op: op.id, engine: op.engine, label: op.label, loc: op.loc });
-    const t = this.threads[op.issuer];
-    if (t.status === 'done') this.checkBlockDone(t.block);
+    const left = (this.inFlight.get(issuer.block) ?? 1) - 1;
+    if (left > 0) this.inFlight.set(issuer.block, left);
+    else this.inFlight.delete(issuer.block);
+    if (issuer.status === 'done') this.checkBlockDone(issuer.block);
   }
 
   // ---------------------------------------------------------------- memory hooks
@@ -945,27 +1344,37 @@ export class Machine {
     for (const l of this.listeners) l({ kind: 'print', text, thread: t });
   }
 
-  /** Called by executors before each statement while `lineHook` is set. */
+  /** Called by executors before each statement while `lineHook` is set; true pauses the machine there. */
   atStatement(t: SimThread, loc: SourceLoc): boolean {
-    return this.lineHook ? this.lineHook(t, loc) : false;
+    if (!this.lineHook) return false;
+    const stop = this.lineHook(t, loc);
+    if (stop) this.pause();
+    return stop;
   }
 
   /** A snapshot of every barrier for reports, `--json` and the debugger's Barriers scope. */
   barrierStates(): { label: string; block: number; state: MbarrierState; waiting: { thread: number; parity?: number; token?: number }[] }[] {
-    return this.barriers.map((b) => ({
-      label: b.label,
-      block: b.block,
-      state: { ...b.mb.state },
-      waiting: this.threads.filter((t) => t.status === 'blocked' && t.wait?.barrier === b).map((t) => ({ thread: t.index, parity: t.wait!.parity, token: t.wait!.token })),
-    }));
+    const waiting = new Map<SimBarrier, { thread: number; parity?: number; token?: number }[]>();
+    for (const blk of this.live) {
+      for (const t of blk.threads) {
+        const b = t.status === 'blocked' ? t.wait?.barrier : undefined;
+        if (!b) continue;
+        let w = waiting.get(b);
+        if (!w) waiting.set(b, (w = []));
+        w.push({ thread: t.index, parity: t.wait!.parity, token: t.wait!.token });
+      }
+    }
+    return this.barriers.map((b) => ({ label: b.label, block: b.block, state: { ...b.mb.state }, waiting: waiting.get(b) ?? [] }));
   }
 
   /** Simulated cycles: the furthest any thread or async op got. */
   get cycles(): number {
-    let c = 0;
-    for (const t of this.threads) c = Math.max(c, t.time);
-    return c;
+    return this.maxTime;
   }
+}
+
+function roleOf(t: SimThread): string {
+  return t.role ?? `warp${t.warp}`;
 }
 
 function describeMisuse(m: MbarrierMisuse): string {
@@ -975,7 +1384,7 @@ function describeMisuse(m: MbarrierMisuse): string {
     case 'over-arrival':
       return `${m.arrivals} arrival(s) but only ${m.pending} pending in this phase; the excess spills into the next phase`;
     case 'tx-underflow':
-      return `${m.bytes} bytes completed but only ${m.outstanding} were expected (tx-count underflow)`;
+      return `${m.bytes} transaction bytes completed in this phase but only ${m.outstanding} were announced (tx-count underflow), so the phase cannot complete`;
     case 'stale-token':
       return `the token is from phase ${m.tokenPhase} but the barrier is in phase ${m.phase}; only the current or the immediately preceding phase is valid`;
     case 'bad-count':
@@ -989,7 +1398,60 @@ function popcount(x: number): number {
   return (((x + (x >>> 4)) & 0x0f0f0f0f) * 0x01010101) >>> 24;
 }
 
-function groupBlocked(blocked: BlockedThread[]): { who: string; count: number; waitsOn: string; line: number }[] {
+/** "3", "0-3", "0-3, 7" */
+function ranges(ns: number[]): string {
+  const s = [...new Set(ns)].sort((a, b) => a - b);
+  const out: string[] = [];
+  for (let i = 0; i < s.length; ) {
+    let j = i;
+    while (j + 1 < s.length && s[j + 1] === s[j] + 1) j++;
+    out.push(j === i ? `${s[i]}` : `${s[i]}-${s[j]}`);
+    i = j + 1;
+  }
+  return out.join(', ');
+}
+
+function plural(ns: number[], noun: string): string {
+  return `${noun}${new Set(ns).size > 1 ? 's' : ''} ${ranges(ns)}`;
+}
+
+/**
+ * Who a set of threads is, compactly: one thread by its label; otherwise "block 0 · warps 1-3" or
+ * "blocks 0-31 · warp 1", with the role when they share one.
+ */
+function whoOf(members: { thread: number; label: string }[], threads: SimThread[]): string {
+  const ts = [...new Set(members.map((m) => m.thread))].map((i) => threads[i]);
+  if (ts.length === 1) return ts[0].label;
+  const warpsByBlock = new Map<number, number[]>();
+  for (const t of ts) {
+    let w = warpsByBlock.get(t.block);
+    if (!w) warpsByBlock.set(t.block, (w = []));
+    w.push(t.warp);
+  }
+  // Blocks with the same warps share one phrase.
+  const byWarps = new Map<string, number[]>();
+  for (const [block, warps] of warpsByBlock) {
+    const key = ranges(warps);
+    let bs = byWarps.get(key);
+    if (!bs) byWarps.set(key, (bs = []));
+    bs.push(block);
+  }
+  const roles = new Set(ts.map((t) => t.role));
+  const role = roles.size === 1 && ts[0].role ? ` · ${ts[0].role}` : '';
+  const parts = [...byWarps].map(([warps, blocks]) => `${plural(blocks, 'block')} · ${warps.includes(',') || warps.includes('-') ? 'warps' : 'warp'} ${warps}`);
+  const who = parts.length <= 3 ? parts.join('; ') : `${parts.slice(0, 2).join('; ')} and ${parts.length - 2} more`;
+  return `${who}${role}`;
+}
+
+/** Threads of one block without the block: "warp 0 · lane 3" or "warps 1-2 (48 threads)". */
+function localWho(ts: SimThread[]): string {
+  const uniq = [...new Set(ts)];
+  if (uniq.length === 1) return uniq[0].label.replace(/^block \d+ · /, '');
+  const warps = ranges(uniq.map((t) => t.warp));
+  return `${/[-,]/.test(warps) ? 'warps' : 'warp'} ${warps} (${uniq.length} threads)`;
+}
+
+function groupBlocked(blocked: BlockedThread[], threads: SimThread[]): { who: string; count: number; waitsOn: string; line: number }[] {
   // "block 0 · warps 1-3 (96 threads)" rather than 96 lines.
   const groups = new Map<string, BlockedThread[]>();
   for (const b of blocked) {
@@ -998,16 +1460,17 @@ function groupBlocked(blocked: BlockedThread[]): { who: string; count: number; w
     if (!g) groups.set(key, (g = []));
     g.push(b);
   }
-  return [...groups.values()].map((g) => {
-    const labels = g.map((b) => b.label.replace(/ · lane \d+/, ''));
-    const uniq = [...new Set(labels)];
-    const who = uniq.length <= 3 ? uniq.join(', ') : `${uniq.slice(0, 2).join(', ')} and ${uniq.length - 2} more warps`;
-    return { who: `${who} (${g.length} thread${g.length === 1 ? '' : 's'})`, count: g.length, waitsOn: g[0].waitsOn, line: g[0].loc.line };
-  });
+  return [...groups.values()].map((g) => ({
+    who: g.length === 1 ? g[0].label : `${whoOf(g, threads)} (${g.length} threads)`,
+    count: g.length,
+    waitsOn: g[0].waitsOn,
+    line: g[0].loc.line,
+  }));
 }
 
 export function validateGeometry(o: MachineOptions): void {
   const dims = (name: string, d: Dim3) => {
+    if (!Array.isArray(d) || d.length !== 3) throw new SimError(`bad launch configuration: ${name} must have three dimensions`);
     for (const v of d) if (!Number.isInteger(v) || v < 1) throw new SimError(`bad launch configuration: ${name} dimensions must be positive integers, got ${d.join(',')}`);
   };
   dims('grid', o.grid);
@@ -1015,6 +1478,14 @@ export function validateGeometry(o: MachineOptions): void {
   const bs = o.block[0] * o.block[1] * o.block[2];
   if (bs > 1024) throw new SimError(`bad launch configuration: ${bs} threads per block exceeds the hardware limit of 1024`);
   if (o.block[2] > 64) throw new SimError('bad launch configuration: blockDim.z is limited to 64');
+  if (o.grid[0] > 2 ** 31 - 1) throw new SimError('bad launch configuration: gridDim.x is limited to 2147483647');
   if (o.grid[1] > 65535 || o.grid[2] > 65535) throw new SimError('bad launch configuration: gridDim.y and gridDim.z are limited to 65535');
-  if ((o.dynamicSmem ?? 0) < 0 || (o.dynamicSmem ?? 0) > 227 * 1024) throw new SimError(`bad launch configuration: dynamic shared memory ${o.dynamicSmem} bytes is outside 0..232448 (227 KiB, Hopper's per-block maximum)`);
+  if (!(Number.isFinite(o.dynamicSmem ?? 0) && (o.dynamicSmem ?? 0) >= 0 && (o.dynamicSmem ?? 0) <= 227 * 1024)) throw new SimError(`bad launch configuration: dynamic shared memory ${o.dynamicSmem} bytes is outside 0..232448 (227 KiB, Hopper's per-block maximum)`);
+  const positive = (name: string, v: number | undefined) => {
+    if (v !== undefined && !(Number.isInteger(v) && v >= 1)) throw new SimError(`bad simulator option: ${name} must be a positive integer, got ${v}`);
+  };
+  positive('residentBlocks', o.residentBlocks);
+  positive('quantum', o.quantum);
+  positive('maxSteps', o.maxSteps);
+  if (o.seed !== undefined && !Number.isFinite(o.seed)) throw new SimError(`bad simulator option: seed must be a number, got ${o.seed}`);
 }

@@ -9,7 +9,10 @@ export interface MbarrierState {
   pending: number;
   /** Arrivals each new phase starts with (init count, lowered by arrive_drop). */
   expected: number;
-  /** Transaction bytes still outstanding in the current phase (negative after an underflow). */
+  /**
+   * Transaction bytes still outstanding in the current phase. It may go negative for a while: a
+   * copy (say a multicast peer's TMA) can complete before the arrive.expect_tx that announces it.
+   */
   tx: number;
   initialized: boolean;
 }
@@ -17,6 +20,7 @@ export interface MbarrierState {
 export type MbarrierMisuse =
   | { kind: 'not-initialized'; operation: string }
   | { kind: 'over-arrival'; arrivals: number; pending: number }
+  /** `bytes` completed in the phase, `outstanding` announced (expect_tx) in it. */
   | { kind: 'tx-underflow'; bytes: number; outstanding: number }
   | { kind: 'stale-token'; tokenPhase: number; phase: number }
   | { kind: 'bad-count'; count: number };
@@ -26,12 +30,16 @@ export const MAX_COUNT = (1 << 20) - 1;
 
 export class Mbarrier {
   readonly state: MbarrierState = { phase: 0, pending: 0, expected: 0, tx: 0, initialized: false };
+  /** Bytes announced and completed in the current phase (for the underflow report). */
+  private announced = 0;
+  private completed = 0;
   /** Called when a phase completes, with the phase number that just completed. */
   onPhaseComplete?: (completed: number) => void;
 
   init(count: number): MbarrierMisuse | undefined {
     if (!Number.isInteger(count) || count < 1 || count > MAX_COUNT) return { kind: 'bad-count', count };
     Object.assign(this.state, { phase: 0, pending: count, expected: count, tx: 0, initialized: true });
+    this.announced = this.completed = 0;
     return undefined;
   }
 
@@ -49,6 +57,7 @@ export class Mbarrier {
     if (!s.initialized) return { token: s.phase, misuse: { kind: 'not-initialized', operation: 'arrive' } };
     const token = s.phase;
     s.tx += txBytes;
+    this.announced += txBytes;
     let misuse: MbarrierMisuse | undefined;
     if (count > s.pending) misuse = { kind: 'over-arrival', arrivals: count, pending: s.pending };
     if (drop) s.expected = Math.max(0, s.expected - count);
@@ -57,6 +66,7 @@ export class Mbarrier {
       const take = Math.min(left, s.pending);
       s.pending -= take;
       left -= take;
+      misuse ??= this.underflow();
       if (!this.tryComplete() || s.expected === 0) break;
     }
     return { token, misuse };
@@ -66,18 +76,29 @@ export class Mbarrier {
   expectTx(bytes: number): MbarrierMisuse | undefined {
     if (!this.state.initialized) return { kind: 'not-initialized', operation: 'expect_tx' };
     this.state.tx += bytes;
+    this.announced += bytes;
+    this.tryComplete();
     return undefined;
   }
 
-  /** An asynchronous copy delivered `bytes` (complete_tx). */
+  /**
+   * An asynchronous copy delivered `bytes` (complete_tx). Completing before the announcement is
+   * legal while arrivals are still pending; more bytes than announced once all arrived is not.
+   */
   completeTx(bytes: number): MbarrierMisuse | undefined {
     const s = this.state;
     if (!s.initialized) return { kind: 'not-initialized', operation: 'complete_tx' };
-    const outstanding = s.tx;
     s.tx -= bytes;
-    const misuse: MbarrierMisuse | undefined = s.tx < 0 ? { kind: 'tx-underflow', bytes, outstanding } : undefined;
+    this.completed += bytes;
+    const misuse = this.underflow();
     this.tryComplete();
     return misuse;
+  }
+
+  /** All arrivals are in but more bytes completed than were announced: the phase can never complete. */
+  private underflow(): MbarrierMisuse | undefined {
+    const s = this.state;
+    return s.pending === 0 && s.tx < 0 ? { kind: 'tx-underflow', bytes: this.completed, outstanding: this.announced } : undefined;
   }
 
   /** try_wait.parity P succeeds once the phase with parity P completed: the current parity differs. */
@@ -95,13 +116,15 @@ export class Mbarrier {
     return { done: s.phase > token };
   }
 
+  /** The phase completes when no arrival and no transaction byte is outstanding (tx-count exactly 0). */
   private tryComplete(): boolean {
     const s = this.state;
-    if (s.pending > 0 || s.tx > 0) return false;
+    if (s.pending > 0 || s.tx !== 0) return false;
     const completed = s.phase;
     s.phase++;
     s.pending = s.expected;
     s.tx = 0;
+    this.announced = this.completed = 0;
     this.onPhaseComplete?.(completed);
     return true;
   }

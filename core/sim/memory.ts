@@ -40,31 +40,52 @@ export class OutOfBounds extends Error {
     readonly buf: Buffer,
     readonly offset: number,
     readonly size: number,
+    /** Why, when it is not "past the end": a misaligned or non-numeric address. */
+    readonly reason?: string,
   ) {
-    super(
-      `out-of-bounds ${buf.space} access: byte ${offset}..${offset + size - 1} of '${buf.name}' (${buf.size} bytes` +
-        (buf.dtype ? `, ${buf.size / sizeOf(buf.dtype)} × ${buf.dtype}` : '') +
-        ')',
-    );
+    super(`${reason ? `${reason} ` : 'out-of-bounds '}${buf.space} access: ${where(buf, offset, size)} of '${buf.name}' (${extent(buf)})`);
   }
 }
 
+/** "element 4 (bytes 16..19)" when the access is one whole element, else "bytes 16..19". */
+function where(buf: Buffer, offset: number, size: number): string {
+  if (!Number.isFinite(offset)) return `address ${offset}`;
+  const bytes = size === 1 ? `byte ${offset}` : `bytes ${offset}..${offset + size - 1}`;
+  const es = buf.dtype ? sizeOf(buf.dtype) : 0;
+  return es && size === es && offset % es === 0 ? `element ${offset / es} (${bytes})` : bytes;
+}
+
+function extent(buf: Buffer): string {
+  const es = buf.dtype ? sizeOf(buf.dtype) : 0;
+  return es ? `${Math.floor(buf.size / es)} × ${buf.dtype}, ${buf.size} bytes` : `${buf.size} bytes`;
+}
+
+/** Throws `OutOfBounds` unless bytes offset..offset+size-1 lie inside `buf`. */
 export function check(buf: Buffer, offset: number, size: number): void {
-  if (!(offset >= 0 && offset + size <= buf.bytes.length) || !Number.isInteger(offset)) throw new OutOfBounds(buf, offset, size);
+  if (!Number.isInteger(offset)) throw new OutOfBounds(buf, offset, size, 'invalid address in');
+  if (!(Number.isInteger(size) && size >= 0 && offset >= 0 && offset + size <= buf.bytes.length)) throw new OutOfBounds(buf, offset, size);
+}
+
+/** Loads and stores must be naturally aligned, as on the GPU ("misaligned address"). */
+function checkAligned(buf: Buffer, offset: number, size: number): void {
+  if (offset % size !== 0) throw new OutOfBounds(buf, offset, size, `misaligned (${size}-byte)`);
 }
 
 export function read(p: Pointer, t: DType): number {
   const n = sizeOf(t);
   check(p.buf, p.offset, n);
+  checkAligned(p.buf, p.offset, n);
   return load(p.buf.view, p.offset, t);
 }
 
 export function write(p: Pointer, t: DType, v: number): void {
   const n = sizeOf(t);
   check(p.buf, p.offset, n);
+  checkAligned(p.buf, p.offset, n);
   store(p.buf.view, p.offset, t, v);
 }
 
+/** memcpy-like copy (bulk copies, TMA boxes): bounds-checked on both sides, no alignment rule. */
 export function copyBytes(dst: Pointer, src: Pointer, n: number): void {
   check(src.buf, src.offset, n);
   check(dst.buf, dst.offset, n);

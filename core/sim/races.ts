@@ -1,8 +1,12 @@
 // Shared-memory race detection with vector clocks (FastTrack-style epochs). Every barrier arrival
 // releases the arriver's clock into the barrier; a completed phase publishes it; a waiter that sees
-// the phase acquires it. Asynchronous copies and MMAs get one clock lane per issuing thread, so a TMA
-// write is ordered before a consumer's read only through the mbarrier it completes. Ordering is
-// over-approximated where the model is coarse (never under-), so a report is always a real race.
+// the phase acquires it. Asynchronous copies and MMAs get one clock lane per issuing thread (their
+// issue number), so a TMA write is ordered before a consumer's read only through the mbarrier it
+// completes, and two async ops of one thread are ordered only when the thread saw the first complete.
+// Ordering is over-approximated where the model is coarse (never under-), so a report is always a
+// real race.
+// A block's clocks, shadows and op clocks are dropped when the machine says it finished, so memory
+// stays bounded by the resident blocks however large the grid.
 import type { Buffer } from './memory';
 import type { SourceLoc } from './machine';
 
@@ -14,6 +18,14 @@ interface BlockClocks {
   /** Per barrier/sync key: clock accumulated from arrivals, and the clock published by the last completed phase. */
   accum: Map<number | string, Int32Array>;
   done: Map<number | string, Int32Array>;
+  /** Async ops issued by this block's threads (freed with the block). */
+  ops: Set<number>;
+  /** Per thread slot: async ops issued so far (the async lane's clock). */
+  asyncSeq: Int32Array;
+  /** Shared buffers this block touched. */
+  buffers: Set<Buffer>;
+  /** Clock entries in use: the threads, plus async lanes up to the highest one used (joins skip the rest). */
+  width: number;
 }
 
 interface Epoch {
@@ -21,6 +33,18 @@ interface Epoch {
   clock: number;
   loc?: SourceLoc;
   async: boolean;
+  /** The async op that made the access (distinct ops of one thread share a slot but are unordered). */
+  op?: number;
+}
+
+interface OpClocks {
+  ctx: BlockClocks;
+  /** What the issuer knew at issue: orders the op's own accesses. */
+  clock: Int32Array;
+  /** `clock` plus the op itself: what observing its completion publishes. */
+  release: Int32Array;
+  slot: number;
+  seq: number;
 }
 
 interface Shadow {
@@ -38,21 +62,41 @@ export interface RaceHit {
 
 export class RaceDetector {
   private readonly byThread = new Map<number, BlockClocks>();
-  private readonly contexts: BlockClocks[] = [];
+  private readonly contexts = new Set<BlockClocks>();
   private readonly shadows = new Map<Buffer, Shadow>();
-  private readonly ops = new Map<number, { ctx: BlockClocks; clock: Int32Array; slot: number }>();
-  private readonly asyncSeq = new Map<number, number>();
+  private readonly ops = new Map<number, OpClocks>();
 
+  /** Live blocks tracked (for tests of memory release). */
+  get liveBlocks(): number {
+    return this.contexts.size;
+  }
+
+  /** Async op clocks held (for tests of memory release). */
+  get liveOps(): number {
+    return this.ops.size;
+  }
+
+  /** A block's threads (consecutive machine indices) start. */
   addBlock(threads: number[]): void {
     const size = threads.length;
-    const ctx: BlockClocks = { base: threads[0], size, clocks: [], accum: new Map(), done: new Map() };
-    this.contexts.push(ctx);
+    const ctx: BlockClocks = { base: threads[0], size, clocks: [], accum: new Map(), done: new Map(), ops: new Set(), asyncSeq: new Int32Array(size), buffers: new Set(), width: size };
+    this.contexts.add(ctx);
     for (let i = 0; i < size; i++) {
       const c = new Int32Array(2 * size);
       c[i] = 1;
       ctx.clocks.push(c);
       this.byThread.set(threads[i], ctx);
     }
+  }
+
+  /** The block whose first thread is `firstThread` finished: forget its clocks, shadows and ops. */
+  removeBlock(firstThread: number): void {
+    const ctx = this.byThread.get(firstThread);
+    if (!ctx) return;
+    this.contexts.delete(ctx);
+    for (let i = 0; i < ctx.size; i++) this.byThread.delete(ctx.base + i);
+    for (const op of ctx.ops) this.ops.delete(op);
+    for (const buf of ctx.buffers) if (this.shadows.get(buf)?.ctx === ctx) this.shadows.delete(buf);
   }
 
   private slotOf(ctx: BlockClocks, thread: number): number {
@@ -76,7 +120,7 @@ export class RaceDetector {
     const ctx = this.byThread.get(thread);
     if (!ctx) return;
     const s = this.slotOf(ctx, thread);
-    join(this.key(ctx, k, 'accum'), ctx.clocks[s]);
+    join(this.key(ctx, k, 'accum'), ctx.clocks[s], ctx.width);
     ctx.clocks[s][s]++;
   }
 
@@ -96,7 +140,7 @@ export class RaceDetector {
     const ctx = this.byThread.get(thread);
     if (!ctx) return;
     const d = ctx.done.get(k);
-    if (d) join(ctx.clocks[this.slotOf(ctx, thread)], d);
+    if (d) join(ctx.clocks[this.slotOf(ctx, thread)], d, ctx.width);
   }
 
   asyncIssue(op: number, thread: number): void {
@@ -104,62 +148,82 @@ export class RaceDetector {
     if (!ctx) return;
     const s = this.slotOf(ctx, thread);
     const slot = ctx.size + s;
-    const seq = (this.asyncSeq.get(thread) ?? 0) + 1;
-    this.asyncSeq.set(thread, seq);
+    ctx.width = Math.max(ctx.width, slot + 1);
+    const seq = ++ctx.asyncSeq[s];
     const clock = ctx.clocks[s].slice();
-    clock[slot] = seq;
-    this.ops.set(op, { ctx, clock, slot });
+    const release = clock.slice();
+    release[slot] = Math.max(release[slot], seq);
+    this.ops.set(op, { ctx, clock, release, slot, seq });
+    ctx.ops.add(op);
     ctx.clocks[s][s]++;
+  }
+
+  /** Op `op` completes only after `prior` did (tcgen05.commit, cp.async.mbarrier.arrive): it carries their ordering. */
+  asyncJoin(op: number, prior: number[]): void {
+    const o = this.ops.get(op);
+    if (!o) return;
+    for (const p of prior) {
+      const q = this.ops.get(p);
+      if (q && q.ctx === o.ctx) join(o.release, q.release, o.ctx.width);
+    }
   }
 
   asyncArrive(barrier: number, op: number): void {
     const o = this.ops.get(op);
-    if (o) join(this.key(o.ctx, barrier, 'accum'), o.clock);
+    if (o) join(this.key(o.ctx, barrier, 'accum'), o.release, o.ctx.width);
   }
 
   asyncAcquire(op: number, thread: number): void {
     const o = this.ops.get(op);
     const ctx = this.byThread.get(thread);
-    if (o && ctx === o.ctx) join(ctx.clocks[this.slotOf(ctx, thread)], o.clock);
+    if (o && ctx === o.ctx) join(ctx.clocks[this.slotOf(ctx, thread)], o.release, ctx.width);
   }
 
   access(thread: number, buf: Buffer, offset: number, size: number, write: boolean, loc: SourceLoc): RaceHit | undefined {
     const ctx = this.byThread.get(thread);
     if (!ctx) return undefined;
     const s = this.slotOf(ctx, thread);
-    return this.check(ctx, buf, offset, size, write, ctx.clocks[s], s, loc, false);
+    const vc = ctx.clocks[s];
+    return this.check(ctx, buf, offset, size, write, vc, s, vc[s], loc);
   }
 
   asyncAccess(op: number, buf: Buffer, offset: number, size: number, write: boolean, loc: SourceLoc): RaceHit | undefined {
     const o = this.ops.get(op);
     if (!o) return undefined;
-    return this.check(o.ctx, buf, offset, size, write, o.clock, o.slot, loc, true);
+    return this.check(o.ctx, buf, offset, size, write, o.clock, o.slot, o.seq, loc, op);
   }
 
-  private check(ctx: BlockClocks, buf: Buffer, offset: number, size: number, write: boolean, vc: Int32Array, slot: number, loc: SourceLoc, async: boolean): RaceHit | undefined {
+  /** `vc` orders the accessor; (`slot`, `clock`) is its epoch; `op` is set for an async op's access. */
+  private check(ctx: BlockClocks, buf: Buffer, offset: number, size: number, write: boolean, vc: Int32Array, slot: number, clock: number, loc: SourceLoc, op?: number): RaceHit | undefined {
+    const async = op !== undefined;
+    // Program order: a thread's own earlier accesses, or the same op's.
+    const mine = (e: Epoch) => e.slot === slot && (async ? e.op === op : !e.async);
     let sh = this.shadows.get(buf);
-    if (!sh) this.shadows.set(buf, (sh = { ctx, writes: [], reads: [] }));
+    if (!sh) {
+      this.shadows.set(buf, (sh = { ctx, writes: [], reads: [] }));
+      ctx.buffers.add(buf);
+    }
     if (sh.ctx !== ctx) return undefined;
     const first = offset >> 2;
     const last = (offset + Math.max(size, 1) - 1) >> 2;
-    const clock = vc[slot];
     let hit: RaceHit | undefined;
     for (let w = first; w <= last; w++) {
       const lw = sh.writes[w];
-      if (lw && lw.slot !== slot && vc[lw.slot] < lw.clock) hit ??= this.hit(ctx, lw, true);
+      if (lw && !mine(lw) && vc[lw.slot] < lw.clock) hit ??= this.hit(ctx, lw, true);
       if (write) {
         const rs = sh.reads[w];
-        if (rs) for (const r of rs) if (r.slot !== slot && vc[r.slot] < r.clock) hit ??= this.hit(ctx, r, false);
-        sh.writes[w] = { slot, clock, loc, async };
+        if (rs) for (const r of rs) if (!mine(r) && vc[r.slot] < r.clock) hit ??= this.hit(ctx, r, false);
+        sh.writes[w] = { slot, clock, loc, async, op };
         sh.reads[w] = undefined;
       } else {
         let rs = sh.reads[w];
         if (!rs) sh.reads[w] = rs = [];
-        const mine = rs.find((r) => r.slot === slot);
-        if (mine) {
-          mine.clock = clock;
-          mine.loc = loc;
-        } else rs.push({ slot, clock, loc, async });
+        // One read epoch per slot: a later op of the same thread stands for the earlier ones (a writer
+        // ordered after it is ordered after them), so read lists stay bounded.
+        const prev = rs.find((r) => r.slot === slot && r.async === async);
+        if (prev) {
+          if (clock >= prev.clock) Object.assign(prev, { clock, loc, op });
+        } else rs.push({ slot, clock, loc, async, op });
       }
     }
     return hit;
@@ -171,6 +235,7 @@ export class RaceDetector {
   }
 }
 
-function join(into: Int32Array, from: Int32Array): void {
-  for (let i = 0; i < into.length; i++) if (from[i] > into[i]) into[i] = from[i];
+/** into = max(into, from) over the first `width` entries (the rest are zero in both). */
+function join(into: Int32Array, from: Int32Array, width: number): void {
+  for (let i = 0; i < width; i++) if (from[i] > into[i]) into[i] = from[i];
 }

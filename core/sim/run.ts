@@ -77,16 +77,27 @@ export interface SimulateResult {
   buffers: { name: string; dtype: DType; shape: number[]; checksum: string; buffer: Buffer }[];
   stdout: string;
   trace?: TraceEvent[];
+  /** Who each thread is (for trace tracks and reports), present when tracing. */
+  threads?: { block: number; warp: number; lane: number; role?: string }[];
 }
 
 const SLICE = 500_000;
+/** Program output kept for the result; a kernel that prints in a loop must not fill memory. */
+export const MAX_STDOUT = 4 << 20;
 
-/** Runs a prepared launch to the end, reporting progress between slices. */
-export function runLaunch(launch: Launch, req: Pick<SimulateRequest, 'onProgress'>): SimulateResult {
+/** Runs a prepared launch to the end, reporting progress and program output as it goes. */
+export function runLaunch(launch: Launch, req: Pick<SimulateRequest, 'onProgress' | 'onPrint'>): SimulateResult {
   const m = launch.machine;
   let stdout = '';
+  let truncated = false;
   m.listeners.push((e) => {
-    if (e.kind === 'print') stdout += e.text;
+    if (e.kind !== 'print') return;
+    req.onPrint?.(e.text);
+    if (stdout.length + e.text.length <= MAX_STDOUT) stdout += e.text;
+    else if (!truncated) {
+      truncated = true;
+      stdout += `\n… output truncated after ${MAX_STDOUT.toLocaleString('en-US')} characters\n`;
+    }
   });
   for (;;) {
     const r = m.run({ untilSteps: m.steps + SLICE });
@@ -113,6 +124,7 @@ export function summarize(m: Machine, status: Exclude<RunStatus, 'paused'>, repo
     buffers: buffers.map((b) => ({ name: b.name, dtype: b.dtype, shape: b.shape, checksum: checksum(b.buffer), buffer: b.buffer })),
     stdout,
     trace: m.tracing ? m.trace : undefined,
+    threads: m.tracing ? m.threads.map((t) => ({ block: t.block, warp: t.warp, lane: t.lane, role: t.role })) : undefined,
   };
 }
 

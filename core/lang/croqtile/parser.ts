@@ -1140,6 +1140,19 @@ class CoParser {
         continue;
       }
       const id = this.expectIdent('a loop variable');
+      // `foreach a, b in [2, 3]`: an unbraced variable list bound by one `in`.
+      const names = [id.value];
+      let j = 0;
+      const at = (n: number) => (n === 0 ? this.tok : this.la(n));
+      while (this.isP(',', at(j)) && at(j + 1).kind === T_IDENT) {
+        names.push(at(j + 1).value);
+        j += 2;
+      }
+      if (names.length > 1 && this.isI('in', at(j))) {
+        for (let i = 0; i <= j; i++) this.next();
+        this.pushWithin(names, this.parseExpr(), vars, extents, ranges);
+        continue;
+      }
       if (this.isI('in')) {
         this.next();
         this.pushWithin([id.value], this.parseExpr(), vars, extents, ranges);

@@ -1,0 +1,542 @@
+// `phaseflip sim`: runs a kernel on the simulator (core/sim) and says what happened — completed,
+// deadlocked (who waits on what), misused a barrier, raced — with phase flips, cycles, final barrier
+// states and buffer checksums, as text or JSON. The file I/O the core leaves to its callers lives
+// here: the source, `:file(PATH.npy)` inputs, the `--trace` Chrome trace and `--dump` outputs.
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { parseArg } from '../core/sim/args';
+import { type DType, sizeOf } from '../core/sim/dtypes';
+import { type Dim3, type SchedulePolicy, SimError, validateGeometry } from '../core/sim/machine';
+import { NpyError, parseNpy, toNpy } from '../core/sim/npy';
+import { type ArgSpec, type BarrierSummary, type SimulateRequest, type SimulateResult, simulate as simulateRequest } from '../core/sim/run';
+import { type ChromeTraceEvent, type TraceThread, toChromeTrace } from '../core/sim/trace';
+import { EXIT_ERROR, EXIT_FINDINGS, EXIT_OK, UsageError, describeError } from './errors';
+import { readSource } from './files';
+import type { Streams } from './cli';
+
+export const SIM_HELP = `Usage: phaseflip sim FILE [options]
+
+Runs one CUDA kernel launch (.cu, .cuh) or a Croqtile program (.co) on Phaseflip's simulator:
+every thread, mbarrier phase and asynchronous copy is simulated, no GPU needed. It reports
+whether the kernel completed, deadlocked (and who waits on what), misused a barrier or raced.
+
+Options:
+  --kernel NAME            the __global__ kernel or Croqtile __co__ function to run
+                           (may be left out when the file has exactly one)
+  --grid X[,Y,Z]           grid dimensions; required for CUDA, Croqtile takes them from the program
+  --block X[,Y,Z]          block dimensions; required for CUDA, likewise
+  --arg NAME=SPEC          a kernel argument; repeatable. SPEC is a number (64, 2.0, true) or a
+                           buffer TYPE[D0,D1,...][:INIT] with TYPE one of f16 bf16 f32 f64 s8 s16
+                           s32 s64 u8 u16 u32 u64 bool and INIT one of zeros (default), iota,
+                           random(SEED), fill(V), file(PATH.npy). Croqtile's symbolic dimensions
+                           are bound from the shapes of the buffers passed. PATH is relative to
+                           the current directory; a bf16 buffer reads its raw bits from a uint16
+                           (<u2) .npy file.
+  --dynamic-smem BYTES     dynamic shared memory per block (default 0)
+  --seed N                 scheduler seed (default 1): the same seed gives the same interleaving
+  --schedule POLICY        round-robin (default), random, or adversarial (runs one role as far
+                           ahead of the others as it can: finds missing waits fast)
+  --max-steps N            stop with step-limit after N thread-statements (default 50000000)
+  --json                   print the result as JSON (below) instead of text
+  --trace FILE             write a Chrome trace of phase flips, waits, arrives and async copies;
+                           open it in ui.perfetto.dev or chrome://tracing (1 µs shown = 1 cycle)
+  --dump NAME=FILE.npy     after the run, write buffer NAME as a NumPy .npy file; repeatable.
+                           bf16 has no NumPy type: it is written as its bits in uint16 (<u2)
+  -h, --help               print this help
+
+Text output: a status line, the simulator's report (a deadlock's wait-for picture, the misuse,
+the race), phase flips, simulated cycles and statements, the final barrier states, a checksum
+per buffer, then the program's output (printf, println).
+
+JSON output (--json): one object, keys in this order:
+  status      "completed" | "deadlock" | "misuse" | "race" | "error" | "step-limit"
+  message     what happened, for humans
+  details     the report (kind, message, loc, threads, blocked, missing, misuse, other), or null
+              when the kernel completed; lines in loc are zero-based, as in lint's JSON
+  phaseFlips  mbarrier phases completed
+  cycles      simulated cycles
+  steps       thread-statements executed
+  barriers    [{label, block, phase, pending, expected, tx, initialized, waiting: [{thread,
+              parity | token}]}] in the order the barriers were first used
+  buffers     [{name, dtype, shape, checksum}], checksum = FNV-1a of the bytes (8 hex digits)
+  stdout      the program's output
+Errors that stop the run before it starts (unsupported construct, parse error) print the same
+object with status "error".
+
+Exit status: 0 completed; 1 the kernel is wrong (deadlock, misuse, race, step-limit, out-of-bounds
+access); 2 usage, I/O, parse or unsupported-construct errors.
+
+Examples:
+  phaseflip sim pipeline.cu --kernel producer_consumer --grid 1 --block 256 \\
+      --arg 'out=f32[256]' --arg n=256
+  phaseflip sim gemm.cu --kernel gemm --grid 4,4 --block 384 --dynamic-smem 98304 \\
+      --arg 'A=f16[512,512]:random(1)' --arg 'B=f16[512,512]:file(b.npy)' --arg 'C=f32[512,512]' \\
+      --schedule adversarial --seed 7 --trace gemm.trace.json --dump C=c.npy
+  phaseflip sim matmul.co --arg 'lhs=f16[256,128]:random(1)' --arg 'rhs=f16[128,256]:iota' --json
+`;
+
+const SCHEDULES: readonly SchedulePolicy[] = ['round-robin', 'random', 'adversarial'];
+
+export interface SimArgs {
+  file?: string;
+  kernel?: string;
+  grid?: Dim3;
+  block?: Dim3;
+  args: ArgSpec[];
+  dynamicSmem?: number;
+  seed?: number;
+  schedule?: SchedulePolicy;
+  maxSteps?: number;
+  json: boolean;
+  trace?: string;
+  dumps: { name: string; file: string }[];
+  help: boolean;
+}
+
+export function parseSimArgs(argv: readonly string[]): SimArgs {
+  const args: SimArgs = { args: [], json: false, dumps: [], help: false };
+  const files: string[] = [];
+  let onlyFiles = false;
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!;
+    if (onlyFiles || !arg.startsWith('-') || arg === '-') {
+      files.push(arg);
+      continue;
+    }
+    if (arg === '--') {
+      onlyFiles = true;
+      continue;
+    }
+    const eq = arg.indexOf('=');
+    const flag = arg.startsWith('--') && eq > 0 ? arg.slice(0, eq) : arg;
+    const takeValue = (): string => {
+      if (flag !== arg) return arg.slice(eq + 1);
+      const value = argv[++i];
+      if (value === undefined) throw new UsageError(`${flag} needs a value`);
+      return value;
+    };
+    const noValue = () => {
+      if (flag !== arg) throw new UsageError(`${flag} takes no value`);
+    };
+    switch (flag) {
+      case '-h':
+      case '--help':
+        noValue();
+        args.help = true;
+        break;
+      case '--kernel':
+        args.kernel = takeValue();
+        if (!args.kernel) throw new UsageError('--kernel needs a name');
+        break;
+      case '--grid':
+        args.grid = parseDim3('--grid', takeValue());
+        break;
+      case '--block':
+        args.block = parseDim3('--block', takeValue());
+        break;
+      case '--arg': {
+        const value = takeValue();
+        let spec: ArgSpec;
+        try {
+          spec = parseArg(value);
+        } catch (e) {
+          throw new UsageError(e instanceof Error ? e.message : String(e));
+        }
+        if (args.args.some((a) => a.name === spec.name)) throw new UsageError(`--arg ${spec.name} is given twice`);
+        args.args.push(spec);
+        break;
+      }
+      case '--dynamic-smem':
+        args.dynamicSmem = parseCount('--dynamic-smem', takeValue(), 0);
+        break;
+      case '--seed':
+        args.seed = parseCount('--seed', takeValue(), 0, 0xffffffff);
+        break;
+      case '--schedule': {
+        const value = takeValue();
+        if (!(SCHEDULES as readonly string[]).includes(value)) throw new UsageError(`unknown schedule '${value}': expected one of ${SCHEDULES.join(', ')}`);
+        args.schedule = value as SchedulePolicy;
+        break;
+      }
+      case '--max-steps':
+        args.maxSteps = parseCount('--max-steps', takeValue(), 1);
+        break;
+      case '--json':
+        noValue();
+        args.json = true;
+        break;
+      case '--trace':
+        args.trace = takeValue();
+        if (!args.trace) throw new UsageError('--trace needs a file name');
+        break;
+      case '--dump': {
+        const value = takeValue();
+        const sep = value.indexOf('=');
+        const name = sep > 0 ? value.slice(0, sep).trim() : '';
+        const file = sep > 0 ? value.slice(sep + 1).trim() : '';
+        if (!name || !file) throw new UsageError(`--dump expects NAME=FILE.npy, got '${value}'`);
+        args.dumps.push({ name, file });
+        break;
+      }
+      default:
+        throw new UsageError(`unknown option '${arg}' for 'phaseflip sim'`);
+    }
+  }
+  if (files.length > 1) throw new UsageError(`sim runs one file, got ${files.length}: ${files.join(' ')}`);
+  args.file = files[0];
+  return args;
+}
+
+/** `X[,Y,Z]` (or `XxYxZ`): missing dimensions are 1. */
+export function parseDim3(flag: string, text: string): Dim3 {
+  const parts = text.split(/[,x×]/).map((p) => p.trim());
+  if (parts.length > 3 || parts.some((p) => !/^\d+$/.test(p) || Number(p) < 1 || Number(p) > 0x7fffffff)) {
+    throw new UsageError(`${flag} expects X[,Y,Z] with positive integers, got '${text}'`);
+  }
+  const d = parts.map(Number);
+  return [d[0], d[1] ?? 1, d[2] ?? 1];
+}
+
+function parseCount(flag: string, text: string, min: number, max = Number.MAX_SAFE_INTEGER): number {
+  // Digits with optional _ or , grouping (1_000_000), or a plain exponent (1e6).
+  const clean = text.trim().replace(/[_,](?=\d{3}(\D|$))/g, '');
+  const n = /^\d+$/.test(clean) || /^\d+(\.\d+)?e\d+$/i.test(clean) ? Number(clean) : NaN;
+  if (!Number.isSafeInteger(n) || n < min || n > max) {
+    throw new UsageError(`${flag} expects ${min === 0 ? 'a non-negative' : 'a positive'} integer${max < Number.MAX_SAFE_INTEGER ? ` up to ${max}` : ''}, got '${text}'`);
+  }
+  return n;
+}
+
+/** What `runSim` needs from the outside world; tests pass their own. */
+export interface SimDeps {
+  simulate?: (req: SimulateRequest) => Promise<SimulateResult>;
+  /** Whether stderr is a terminal: only then is the progress line drawn. */
+  stderrIsTTY?: boolean;
+  /** Milliseconds, for the progress rate. */
+  now?: () => number;
+}
+
+/** Runs `phaseflip sim ARGS`; resolves to the exit status. */
+export async function runSim(argv: readonly string[], io: Streams, deps: SimDeps = {}): Promise<number> {
+  let args: SimArgs;
+  let req: SimulateRequest;
+  try {
+    args = parseSimArgs(argv);
+    if (args.help) {
+      io.stdout(SIM_HELP);
+      return EXIT_OK;
+    }
+    req = buildRequest(args);
+  } catch (e) {
+    if (e instanceof UsageError) {
+      io.stderr(`phaseflip: ${e.message}\nRun 'phaseflip sim --help' for usage.\n`);
+      return EXIT_ERROR;
+    }
+    if (e instanceof InputError) {
+      io.stderr(`phaseflip: ${e.message}\n`);
+      return EXIT_ERROR;
+    }
+    throw e;
+  }
+
+  const progress = deps.stderrIsTTY ? new Progress(io.stderr, deps.now ?? Date.now) : undefined;
+  let streamed = false;
+  req.onProgress = progress && ((steps, max) => progress.update(steps, max));
+  if (!args.json) {
+    req.onPrint = (text) => {
+      progress?.clear();
+      streamed = true;
+      io.stdout(text);
+    };
+  }
+  if (args.trace) req.trace = true;
+
+  let result: SimulateResult;
+  try {
+    result = await (deps.simulate ?? simulateRequest)(req);
+  } catch (e) {
+    progress?.clear();
+    const message = e instanceof SimError ? renderSimError(e) : `internal simulator error: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`;
+    if (args.json) io.stdout(formatJson(failedRun(message)));
+    io.stderr(`phaseflip: ${message}\n`);
+    return EXIT_ERROR;
+  }
+  progress?.clear();
+
+  io.stdout(args.json ? formatJson(result) : formatText(result, args, streamed));
+  let exit = exitCodeFor(result);
+  const say = (line: string) => io.stderr(`phaseflip: ${line}\n`);
+  if (args.trace && !writeTrace(args.trace, result, req, say, !args.json)) exit = EXIT_ERROR;
+  for (const dump of args.dumps) if (!writeDump(dump, result, say, !args.json)) exit = EXIT_ERROR;
+  return exit;
+}
+
+/** Bad input discovered while preparing the run (unreadable files, mismatched .npy): exit 2, no usage hint. */
+class InputError extends Error {}
+
+function buildRequest(args: SimArgs): SimulateRequest {
+  const file = args.file;
+  if (file === undefined) throw new UsageError('no file given: phaseflip sim FILE --kernel NAME --grid X --block X');
+  const language = /\.co$/i.test(file) ? 'croqtile' : /\.(cu|cuh)$/i.test(file) ? 'cuda' : undefined;
+  if (!language) throw new UsageError(`don't know how to simulate ${file}: expected a .cu, .cuh or .co file`);
+  if (language === 'cuda') {
+    const missing = [args.grid ? '' : '--grid', args.block ? '' : '--block'].filter(Boolean);
+    if (missing.length) throw new UsageError(`a CUDA launch needs ${missing.join(' and ')} (e.g. --grid 1 --block 128)`);
+    try {
+      validateGeometry({ grid: args.grid!, block: args.block!, dynamicSmem: args.dynamicSmem });
+    } catch (e) {
+      throw new UsageError(e instanceof Error ? e.message : String(e));
+    }
+  }
+  let text: string;
+  try {
+    text = readSource(file);
+  } catch (e) {
+    throw new InputError(`cannot read ${file}: ${describeError(e)}`);
+  }
+  for (const spec of args.args) if (spec.kind === 'buffer' && spec.init.kind === 'file') readNpyInput(spec as Extract<ArgSpec, { kind: 'buffer' }>);
+  return {
+    file,
+    text,
+    language,
+    kernel: args.kernel,
+    grid: args.grid,
+    block: args.block,
+    dynamicSmem: args.dynamicSmem,
+    args: args.args,
+    seed: args.seed,
+    schedule: args.schedule,
+    maxSteps: args.maxSteps,
+  };
+}
+
+/** Reads `:file(PATH)` into the spec, checking element type and shape against the argument's. */
+function readNpyInput(spec: Extract<ArgSpec, { kind: 'buffer' }>): void {
+  if (spec.init.kind !== 'file') return;
+  const where = `--arg ${spec.text}`;
+  const file = spec.init.path;
+  let npy;
+  try {
+    npy = parseNpy(new Uint8Array(fs.readFileSync(file)));
+  } catch (e) {
+    if (e instanceof NpyError) throw new InputError(`${where}: ${file}: ${e.message}`);
+    throw new InputError(`${where}: cannot read ${file}: ${describeError(e)}`);
+  }
+  let dtype: DType = npy.dtype;
+  // bf16 travels as its raw bits in a uint16 array.
+  if (spec.dtype === 'bf16' && npy.dtype === 'u16') dtype = 'bf16';
+  if (dtype !== spec.dtype) {
+    const hint = spec.dtype === 'bf16' ? ' (a bf16 argument reads its raw bits from a uint16 (<u2) file: save x.view(numpy.uint16))' : '';
+    throw new InputError(`${where}: ${file} holds ${npy.dtype} ('${npy.descr}'), not ${spec.dtype}${hint}`);
+  }
+  if (npy.shape.join(',') !== spec.shape.join(',')) {
+    throw new InputError(`${where}: ${file} has shape [${npy.shape.join(',')}], not [${spec.shape.join(',')}]`);
+  }
+  spec.init.data = { dtype, shape: npy.shape, bytes: npy.bytes };
+}
+
+function renderSimError(e: SimError): string {
+  const at = e.loc ? ` at line ${e.loc.line + 1}` : '';
+  return e.kind === 'unsupported' ? `not supported by the simulator: ${e.message}${at}` : `${e.message}${at}`;
+}
+
+/** The result shape for a run that never started (its error is in `message`). */
+function failedRun(message: string): SimulateResult {
+  return { status: 'error', message, phaseFlips: 0, cycles: 0, steps: 0, barriers: [], buffers: [], stdout: '' };
+}
+
+/** 0 completed, 1 the kernel is wrong, 2 the simulator could not run it. */
+export function exitCodeFor(result: Pick<SimulateResult, 'status' | 'report'>): number {
+  switch (result.status) {
+    case 'completed':
+      return EXIT_OK;
+    case 'error':
+      // An out-of-bounds access is the kernel's bug; other errors are ours or the input's.
+      return result.report?.kind === 'oob' ? EXIT_FINDINGS : EXIT_ERROR;
+    default:
+      return EXIT_FINDINGS;
+  }
+}
+
+// ------------------------------------------------------------------------------------- output
+
+export function formatJson(result: SimulateResult): string {
+  const doc = {
+    status: result.status,
+    message: result.message,
+    details: result.report ?? null,
+    phaseFlips: result.phaseFlips,
+    cycles: result.cycles,
+    steps: result.steps,
+    barriers: result.barriers.map((b) => ({
+      label: b.label,
+      block: b.block,
+      phase: b.state.phase,
+      pending: b.state.pending,
+      expected: b.state.expected,
+      tx: b.state.tx,
+      initialized: b.state.initialized,
+      waiting: b.waiting.map((w) => ({ thread: w.thread, ...(w.parity !== undefined ? { parity: w.parity } : {}), ...(w.token !== undefined ? { token: w.token } : {}) })),
+    })),
+    buffers: result.buffers.map((b) => ({ name: b.name, dtype: b.dtype, shape: b.shape, checksum: b.checksum })),
+    stdout: result.stdout,
+  };
+  return `${JSON.stringify(doc, null, 2)}\n`;
+}
+
+/** Rows of the barrier table shown before "… N more". */
+const MAX_BARRIER_ROWS = 24;
+
+export function formatText(result: SimulateResult, args: Pick<SimArgs, 'file' | 'kernel' | 'seed' | 'schedule'>, programOutputShown: boolean): string {
+  const n = (x: number) => x.toLocaleString('en-US');
+  const where = [args.file, args.kernel && `kernel ${args.kernel}`, `seed ${args.seed ?? 1}`, `${args.schedule ?? 'round-robin'} schedule`].filter(Boolean).join(', ');
+  const lines = [`status: ${result.status} (${where})`, result.message.trimEnd()];
+  lines.push(`phase flips: ${n(result.phaseFlips)}   cycles: ${n(result.cycles)}   statements: ${n(result.steps)}`);
+  if (result.barriers.length) {
+    lines.push(`barriers (${result.barriers.length}):`);
+    const rows = result.barriers.slice(0, MAX_BARRIER_ROWS).map(barrierRow);
+    lines.push(...table([['block', 'barrier', 'phase', 'pending', 'tx', 'waiting'], ...rows]).map((l) => `  ${l}`));
+    if (result.barriers.length > MAX_BARRIER_ROWS) lines.push(`  … ${result.barriers.length - MAX_BARRIER_ROWS} more (--json lists them all)`);
+  } else {
+    lines.push('barriers: none used');
+  }
+  if (result.buffers.length) {
+    lines.push('buffers:');
+    lines.push(...table(result.buffers.map((b) => [b.name, `${b.dtype}[${b.shape.join(',')}]`, `checksum ${b.checksum}`])).map((l) => `  ${l}`));
+  }
+  if (!programOutputShown && result.stdout) {
+    lines.push('program output:');
+    lines.push(result.stdout.replace(/\n$/, ''));
+  }
+  return `${lines.join('\n')}\n`;
+}
+
+function barrierRow(b: BarrierSummary): string[] {
+  const s = b.state;
+  if (!s.initialized) return [`${b.block}`, b.label, '-', 'not initialised', '-', waitingText(b)];
+  return [`${b.block}`, b.label, `${s.phase} (parity ${s.phase & 1})`, `${s.pending} of ${s.expected}`, `${s.tx}`, waitingText(b)];
+}
+
+/** "threads 0-31 on parity 0; thread 40 on token 3" or "-". */
+function waitingText(b: BarrierSummary): string {
+  if (!b.waiting.length) return '-';
+  const groups = new Map<string, number[]>();
+  for (const w of b.waiting) {
+    const key = w.token !== undefined ? `token ${w.token}` : w.parity !== undefined ? `parity ${w.parity}` : 'it';
+    let g = groups.get(key);
+    if (!g) groups.set(key, (g = []));
+    g.push(w.thread);
+  }
+  return [...groups].map(([key, threads]) => `thread${threads.length > 1 ? 's' : ''} ${numberRanges(threads)} on ${key}`).join('; ');
+}
+
+function numberRanges(values: number[]): string {
+  const sorted = [...new Set(values)].sort((a, b) => a - b);
+  const parts: string[] = [];
+  for (let i = 0; i < sorted.length; ) {
+    let j = i;
+    while (j + 1 < sorted.length && sorted[j + 1] === sorted[j] + 1) j++;
+    parts.push(i === j ? `${sorted[i]}` : `${sorted[i]}-${sorted[j]}`);
+    i = j + 1;
+  }
+  return parts.join(',');
+}
+
+function table(rows: string[][]): string[] {
+  const widths: number[] = [];
+  for (const r of rows) r.forEach((c, i) => (widths[i] = Math.max(widths[i] ?? 0, c.length)));
+  return rows.map((r) => r.map((c, i) => (i === r.length - 1 ? c : c.padEnd(widths[i]))).join('  '));
+}
+
+// ------------------------------------------------------------------------------------- files
+
+/** Writes the Chrome trace; false (and a message) when it cannot. */
+function writeTrace(file: string, result: SimulateResult, req: SimulateRequest, say: (line: string) => void, verbose: boolean): boolean {
+  const events = result.trace ?? [];
+  if (!result.trace) say(`the simulator recorded no trace for this run; ${file} will hold no events`);
+  const trace = toChromeTrace(events, { thread: threadPlacement(result, req), title: [req.file, req.kernel].filter(Boolean).join(' · ') });
+  try {
+    writeJsonEvents(file, trace.traceEvents, trace.otherData);
+  } catch (e) {
+    say(`cannot write ${file}: ${describeError(e)}`);
+    return false;
+  }
+  if (verbose) say(`wrote ${file}: ${events.length.toLocaleString('en-US')} simulator events (open it in ui.perfetto.dev)`);
+  return true;
+}
+
+/**
+ * Where each machine thread lives, for the trace. Uses the result's own thread list when the
+ * simulator reports one; otherwise the launch geometry (threads are numbered block by block).
+ */
+function threadPlacement(result: SimulateResult, req: SimulateRequest): ((index: number) => TraceThread | undefined) | undefined {
+  const reported = (result as SimulateResult & { threads?: TraceThread[] }).threads;
+  if (Array.isArray(reported)) return (i) => reported[i];
+  if (!req.block) return undefined;
+  const size = req.block[0] * req.block[1] * req.block[2];
+  return (i) => ({ block: Math.floor(i / size), warp: (i % size) >> 5, lane: i % size & 31 });
+}
+
+/** One event per line, written in chunks, so large traces never become one giant string. */
+function writeJsonEvents(file: string, events: readonly ChromeTraceEvent[], otherData: Record<string, string>): void {
+  const fd = fs.openSync(file, 'w');
+  try {
+    fs.writeSync(fd, '{"traceEvents":[\n');
+    const CHUNK = 4096;
+    for (let i = 0; i < events.length; i += CHUNK) {
+      const part = events.slice(i, i + CHUNK).map((e) => JSON.stringify(e));
+      fs.writeSync(fd, part.join(',\n') + (i + CHUNK < events.length ? ',\n' : '\n'));
+    }
+    fs.writeSync(fd, `],\n"otherData":${JSON.stringify(otherData)}}\n`);
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+function writeDump(dump: { name: string; file: string }, result: SimulateResult, say: (line: string) => void, verbose: boolean): boolean {
+  const buf = result.buffers.find((b) => b.name === dump.name);
+  if (!buf) {
+    const names = result.buffers.map((b) => b.name);
+    say(`--dump ${dump.name}=${dump.file}: no buffer named '${dump.name}'; ${names.length ? `the buffers are: ${names.join(', ')}` : 'this run has no buffers'}`);
+    return false;
+  }
+  const bytes = buf.buffer.bytes;
+  const declared = buf.shape.reduce((a, b) => a * b, 1) * sizeOf(buf.dtype);
+  const shape = declared === bytes.length ? buf.shape : [bytes.length / sizeOf(buf.dtype)];
+  try {
+    fs.writeFileSync(dump.file, toNpy(buf.dtype, shape, bytes));
+  } catch (e) {
+    say(`cannot write ${dump.file}: ${describeError(e)}`);
+    return false;
+  }
+  if (buf.dtype === 'bf16') {
+    say(`note: ${path.basename(dump.file)} holds bf16 '${buf.name}' as its raw bits in uint16 (<u2), since NumPy has no bf16; ` + 'in NumPy: x.view(ml_dtypes.bfloat16), or (x.astype(numpy.uint32) << 16).view(numpy.float32)');
+  }
+  if (verbose) say(`wrote ${dump.file}: ${buf.name} ${buf.dtype}[${shape.join(',')}]`);
+  return true;
+}
+
+// ------------------------------------------------------------------------------------- progress
+
+/** A single `\r` line on a terminal's stderr: statements run, the budget, the rate. */
+class Progress {
+  private readonly started: number;
+  private shown = false;
+  constructor(
+    private readonly write: (s: string) => void,
+    private readonly now: () => number,
+  ) {
+    this.started = now();
+  }
+  update(steps: number, max: number): void {
+    const seconds = Math.max((this.now() - this.started) / 1000, 1e-3);
+    const rate = steps / seconds;
+    const rateText = rate >= 1e6 ? `${(rate / 1e6).toFixed(1)}M` : rate >= 1e3 ? `${(rate / 1e3).toFixed(0)}k` : rate.toFixed(0);
+    this.write(`\rsimulating: ${steps.toLocaleString('en-US')} of ${max.toLocaleString('en-US')} statements (${rateText}/s)\x1b[K`);
+    this.shown = true;
+  }
+  clear(): void {
+    if (this.shown) this.write('\r\x1b[K');
+    this.shown = false;
+  }
+}

@@ -1,0 +1,100 @@
+// SPEC parsing for `phaseflip sim --arg NAME=SPEC` and buffer initialisers: every error names the
+// argument and says what was expected.
+import { describe, expect, it } from 'vitest';
+import { materialize, parseArg, parseSpec } from '../../../core/sim/args';
+import { load } from '../../../core/sim/dtypes';
+import type { ArgSpec } from '../../../core/sim/run';
+
+type BufferSpec = Extract<ArgSpec, { kind: 'buffer' }>;
+const buffer = (text: string) => parseArg(text) as BufferSpec;
+const values = (spec: BufferSpec) => {
+  const nb = materialize(spec, 1);
+  const es = nb.buffer.size / nb.shape.reduce((a, b) => a * b, 1);
+  return Array.from({ length: nb.buffer.size / es }, (_, i) => load(nb.buffer.view, i * es, nb.dtype));
+};
+
+describe('parseArg', () => {
+  it('reads scalars in C notation', () => {
+    const v = (s: string) => (parseArg(`n=${s}`) as { value: number }).value;
+    expect(v('64')).toBe(64);
+    expect(v('-2.5f')).toBe(-2.5);
+    expect(v('1e-3')).toBe(0.001);
+    expect(v('.5')).toBe(0.5);
+    expect(v('7u')).toBe(7);
+    expect(v('0x1F')).toBe(31);
+    expect(v('0x1f')).toBe(31);
+    expect(v('-0x10')).toBe(-16);
+    expect(v('0xffUL')).toBe(255);
+    expect(v('true')).toBe(1);
+    expect(parseArg(' n = 3 ')).toEqual({ name: 'n', kind: 'scalar', value: 3, text: 'n=3' });
+  });
+
+  it('reads buffers with shapes, C type names and initialisers', () => {
+    expect(buffer('a=f16[128,64]:random(1)')).toEqual({ name: 'a', kind: 'buffer', dtype: 'f16', shape: [128, 64], init: { kind: 'random', seed: 1 }, text: 'a=f16[128,64]:random(1)' });
+    expect(buffer('out=float[ 4 , 4 ]')).toMatchObject({ dtype: 'f32', shape: [4, 4], init: { kind: 'zeros' } });
+    expect(buffer('x=uint8_t[3]:fill(7)')).toMatchObject({ dtype: 'u8', init: { kind: 'fill', value: 7 } });
+    expect(buffer('x=__nv_bfloat16[3]:iota')).toMatchObject({ dtype: 'bf16', init: { kind: 'iota' } });
+    expect(buffer('x=int[2]:random')).toMatchObject({ init: { kind: 'random', seed: 0 } });
+    expect(buffer('x=s32[2]:random()')).toMatchObject({ init: { kind: 'random', seed: 0 } });
+    expect(buffer('x=f32[2]:file( in/a.npy )')).toMatchObject({ init: { kind: 'file', path: 'in/a.npy' } });
+  });
+
+  it('names the argument in every error', () => {
+    const err = (text: string) => () => parseArg(text);
+    expect(err('64')).toThrow("--arg '64': expected NAME=SPEC, e.g. n=64 or out=f32[128]:zeros");
+    expect(err('=5')).toThrow("--arg '=5': expected NAME=SPEC");
+    expect(err('2x=5')).toThrow("--arg '2x=5': '2x' is not a parameter name");
+    expect(err('n=')).toThrow('--arg n=: the value is missing');
+    expect(err('n=abc')).toThrow('--arg n=abc: expected a number or TYPE[D0,D1,…][:INIT], e.g. f16[128,64]:random(1)');
+    expect(err('n=99999999999999999999')).toThrow('--arg n=99999999999999999999: 99999999999999999999 is larger than the simulator holds exactly (2^53)');
+    expect(err('n=1e999')).toThrow('--arg n=1e999: 1e999 is out of range');
+    expect(err('a=f17[4]')).toThrow("--arg a=f17[4]: unknown element type 'f17' (one of f16 bf16 f32 f64 s8 s16 s32 s64 u8 u16 u32 u64 bool)");
+    expect(err('a=f32[N]')).toThrow('--arg a=f32[N]: dimensions must be positive integers, got [N]');
+    expect(err('a=f32[4,0]')).toThrow('--arg a=f32[4,0]: dimensions must be positive integers, got [4,0]');
+    expect(err('a=f32[]')).toThrow('--arg a=f32[]: dimensions must be positive integers, got []');
+    expect(err('a=f32[65536,65536]')).toThrow("--arg a=f32[65536,65536]: 17179869184 bytes is more than the simulator's 1 GiB per buffer");
+    expect(err('a=f32[4]:ones')).toThrow("--arg a=f32[4]:ones: unknown initialiser 'ones' (zeros, iota, random(SEED), fill(V), file(PATH.npy))");
+    expect(err('a=f32[4]:fill(x)')).toThrow("--arg a=f32[4]:fill(x): fill value 'x' is not a number");
+    expect(err('a=f32[4]:fill()')).toThrow("--arg a=f32[4]:fill(): fill value '' is not a number");
+    expect(err('a=u8[4]:fill(300)')).toThrow('--arg a=u8[4]:fill(300): fill value 300 does not fit u8');
+    expect(err('a=s32[4]:fill(1.5)')).toThrow('--arg a=s32[4]:fill(1.5): fill value 1.5 does not fit s32');
+    expect(err('a=s32[4]:random(-1)')).toThrow('--arg a=s32[4]:random(-1): unknown initialiser');
+  });
+
+  it('parseSpec builds the same text for messages', () => {
+    expect(parseSpec('k', '3')).toEqual({ name: 'k', kind: 'scalar', value: 3, text: 'k=3' });
+  });
+});
+
+describe('materialize', () => {
+  it('fills zeros, iota, a value, and deterministic random data', () => {
+    expect(values(buffer('a=f32[4]'))).toEqual([0, 0, 0, 0]);
+    expect(values(buffer('a=s32[2,3]:iota'))).toEqual([0, 1, 2, 3, 4, 5]);
+    expect(values(buffer('a=u8[300]:iota')).slice(254, 258)).toEqual([254, 255, 0, 1]);
+    expect(values(buffer('a=f16[3]:fill(0.1)'))).toEqual([0.0999755859375, 0.0999755859375, 0.0999755859375]);
+    const r1 = values(buffer('a=f32[64]:random(5)'));
+    expect(values(buffer('a=f32[64]:random(5)'))).toEqual(r1);
+    expect(values(buffer('a=f32[64]:random(6)'))).not.toEqual(r1);
+    expect(r1.every((v) => v >= -1 && v < 1)).toBe(true);
+    expect(new Set(r1).size).toBeGreaterThan(60);
+    const ints = values(buffer('a=s32[200]:random(1)'));
+    expect(ints.every((v) => Number.isInteger(v) && v >= 0 && v < 100)).toBe(true);
+    expect(new Set(values(buffer('a=bool[100]:random(1)')))).toEqual(new Set([0, 1]));
+  });
+
+  it('builds a global buffer named after the argument with its type and shape', () => {
+    const nb = materialize(buffer('w=bf16[2,8]'), 42);
+    expect(nb).toMatchObject({ name: 'w', dtype: 'bf16', shape: [2, 8] });
+    expect(nb.buffer).toMatchObject({ id: 42, name: 'w', space: 'global', size: 32, dtype: 'bf16', shape: [2, 8] });
+  });
+
+  it('copies file data and checks its type, shape and length', () => {
+    const spec = buffer('a=u8[2,2]:file(a.npy)');
+    expect(() => materialize(spec, 1)).toThrow('--arg a=u8[2,2]:file(a.npy): the file a.npy was not read');
+    const withData = (dtype: string, shape: number[], n: number) => ({ ...spec, init: { kind: 'file' as const, path: 'a.npy', data: { dtype: dtype as 'u8', shape, bytes: Uint8Array.from({ length: n }, (_, i) => i + 1) } } });
+    expect(values(withData('u8', [2, 2], 4))).toEqual([1, 2, 3, 4]);
+    expect(() => materialize(withData('s8', [2, 2], 4), 1)).toThrow('--arg a=u8[2,2]:file(a.npy): a.npy holds s8, not u8');
+    expect(() => materialize(withData('u8', [4], 4), 1)).toThrow('--arg a=u8[2,2]:file(a.npy): a.npy has shape [4], not [2,2]');
+    expect(() => materialize(withData('u8', [2, 2], 3), 1)).toThrow('--arg a=u8[2,2]:file(a.npy): a.npy holds 3 bytes of data, not the 4 its shape needs');
+  });
+});

@@ -1,0 +1,123 @@
+// Element types: f16/bf16 round-to-nearest-even checked against bit patterns a real H100 produced
+// (__float2half_rn / __float2bfloat16_rn / __double2half / __double2bfloat16), integer wrap-around,
+// and load/store round trips.
+import { describe, expect, it } from 'vitest';
+import { coerce, DTYPES, fromBf16Bits, fromHalfBits, isDType, load, sizeOf, store, toBf16Bits, toHalfBits } from '../../../core/sim/dtypes';
+
+/** [input, f16 bits, bf16 bits] from doubles, measured on an H100 (the NaN rows use the f32 conversion). */
+const GPU: [number, number, number][] = [
+  [65504, 0x7bff, 0x4780],
+  [65519, 0x7bff, 0x4780],
+  [65520, 0x7c00, 0x4780],
+  [1e-8, 0x0000, 0x322c],
+  [2 ** -25, 0x0000, 0x3300],
+  [1.0001 * 2 ** -25, 0x0001, 0x3300],
+  [1 + 2 ** -11, 0x3c00, 0x3f80],
+  [1 + 3 * 2 ** -11, 0x3c02, 0x3f80],
+  [-0, 0x8000, 0x8000],
+  [Infinity, 0x7c00, 0x7f80],
+  [1 + 2 ** -8 + 2 ** -30, 0x3c04, 0x3f81],
+  [1 + 2 ** -11 + 2 ** -40, 0x3c01, 0x3f80],
+  [3.0e38, 0x7c00, 0x7f62],
+  [3.4e38, 0x7c00, 0x7f80],
+  [2 ** -133, 0x0000, 0x0001],
+  [2 ** -134, 0x0000, 0x0000],
+  [1.5 * 2 ** -134, 0x0000, 0x0001],
+  [1 + 2 ** -8, 0x3c04, 0x3f80],
+  [1 + 3 * 2 ** -8, 0x3c0c, 0x3f82],
+];
+
+describe('f16 and bf16', () => {
+  it('round to nearest even exactly as the GPU does', () => {
+    for (const [x, h, b] of GPU) {
+      expect(toHalfBits(x), `f16 of ${x}`).toBe(h);
+      expect(toBf16Bits(x), `bf16 of ${x}`).toBe(b);
+    }
+  });
+
+  it('encode the landmarks: 1, the largest finite, the smallest subnormal, overflow, negatives', () => {
+    expect(toHalfBits(1)).toBe(0x3c00);
+    expect(fromHalfBits(0x7bff)).toBe(65504);
+    expect(fromHalfBits(0x0001)).toBe(2 ** -24);
+    expect(fromHalfBits(0x0400)).toBe(2 ** -14);
+    expect(toHalfBits(2 ** -24)).toBe(0x0001);
+    expect(toHalfBits(2 ** -14 - 2 ** -25)).toBe(0x0400); // rounds up into the smallest normal
+    expect(toHalfBits(1e6)).toBe(0x7c00);
+    expect(toHalfBits(-1e6)).toBe(0xfc00);
+    expect(toHalfBits(-2)).toBe(0xc000);
+    expect(toBf16Bits(1)).toBe(0x3f80);
+    expect(fromBf16Bits(0x7f7f)).toBe(3.3895313892515355e38);
+    expect(toBf16Bits(-1.5)).toBe(0xbfc0);
+  });
+
+  it('write NaN as the canonical 0x7fff (cvt from f32) and read any NaN pattern as NaN', () => {
+    expect(toHalfBits(NaN)).toBe(0x7fff);
+    expect(toBf16Bits(NaN)).toBe(0x7fff);
+    expect(fromHalfBits(0x7e00)).toBeNaN();
+    expect(fromBf16Bits(0xffc0)).toBeNaN();
+    expect(fromHalfBits(0x7c00)).toBe(Infinity);
+  });
+
+  it('round-trips every finite half exactly', () => {
+    const wrong: string[] = [];
+    for (let h = 0; h < 0x10000; h++) {
+      if ((h & 0x7c00) === 0x7c00) continue;
+      if (toHalfBits(fromHalfBits(h)) !== h) wrong.push(h.toString(16));
+    }
+    expect(wrong).toEqual([]);
+  });
+});
+
+describe('coerce', () => {
+  it('wraps integers like C conversions to the narrower type', () => {
+    expect(coerce('u8', 300)).toBe(44);
+    expect(coerce('s8', 200)).toBe(-56);
+    expect(coerce('s16', 40000)).toBe(-25536);
+    expect(coerce('u16', -1)).toBe(65535);
+    expect(coerce('s32', 2 ** 31)).toBe(-(2 ** 31));
+    expect(coerce('u32', -1)).toBe(4294967295);
+    expect(coerce('s32', -3.7)).toBe(-3);
+    expect(coerce('s64', 2 ** 63)).toBe(-(2 ** 63));
+    expect(coerce('u64', -1)).toBe(2 ** 64);
+    expect(coerce('s64', NaN)).toBe(0);
+    expect(coerce('u64', Infinity)).toBe(0);
+  });
+
+  it('rounds floats and maps to bool as C does', () => {
+    expect(coerce('f32', 0.1)).toBe(Math.fround(0.1));
+    expect(coerce('f16', 0.1)).toBe(fromHalfBits(0x2e66));
+    expect(coerce('bf16', 0.1)).toBe(fromBf16Bits(0x3dcd));
+    expect(coerce('f64', 0.1)).toBe(0.1);
+    expect(coerce('bool', 0)).toBe(0);
+    expect(coerce('bool', -0)).toBe(0);
+    expect(coerce('bool', 2)).toBe(1);
+    expect(coerce('bool', NaN)).toBe(1);
+  });
+});
+
+describe('load and store', () => {
+  it('round-trip every type at an offset, little-endian', () => {
+    const dv = new DataView(new ArrayBuffer(64));
+    const samples: Record<string, number> = { f16: -2.5, bf16: 3.5, f32: 1.25, f64: Math.PI, s8: -7, s16: -300, s32: -70000, s64: -(2 ** 40), u8: 250, u16: 65000, u32: 4e9, u64: 2 ** 50, bool: 1 };
+    for (const t of DTYPES) {
+      store(dv, 8, t, samples[t]);
+      expect(load(dv, 8, t), t).toBe(samples[t]);
+    }
+    store(dv, 0, 'u32', 0x01020304);
+    expect([dv.getUint8(0), dv.getUint8(3)]).toEqual([4, 1]);
+  });
+
+  it('never throws on values C leaves undefined', () => {
+    const dv = new DataView(new ArrayBuffer(8));
+    expect(() => store(dv, 0, 's64', NaN)).not.toThrow();
+    expect(() => store(dv, 0, 'u64', -Infinity)).not.toThrow();
+    store(dv, 0, 'bool', 5);
+    expect(load(dv, 0, 'bool')).toBe(1);
+  });
+
+  it('knows sizes and names', () => {
+    expect(DTYPES.map(sizeOf)).toEqual([2, 2, 4, 8, 1, 2, 4, 8, 1, 2, 4, 8, 1]);
+    expect(isDType('bf16')).toBe(true);
+    expect(isDType('float')).toBe(false);
+  });
+});
