@@ -35,6 +35,7 @@ import {
   type Value,
   View,
   ViewArray,
+  writeAll,
   writeElement,
 } from './values';
 
@@ -1204,7 +1205,7 @@ export class Interp {
   }
 
   private fill(v: View, x: number): void {
-    forEachElement(v, (off) => writeElement(v, off, x));
+    writeAll(v, new Float64Array(v.size).fill(x));
   }
 
   /** `mma.fill/load/store` and MMA execution without timing (host code and the sync parts of device code). */
@@ -1408,5 +1409,5 @@ export function mmaCompute(op: string, acc: View, a: View, b: View): void {
       C[m * N + n] += s;
     }
   }
-  forEachElement(acc, (off, i) => writeElement(acc, off, C[i]));
+  writeAll(acc, C);
 }

@@ -2,9 +2,57 @@
 // variables), i-tuples, tensor views over simulated buffers (chunkat / subspan / view.from give
 // strided windows, never copies), futures and event references — plus the scalar arithmetic with
 // Croqtile's types and the number formatting of co-mock's `println` (C++ ostream defaults).
-import { type DType, coerce, isFloat, load, sizeOf, store } from '../dtypes';
+import { type DType, coerce as coerceAny, fromHalfBits, isFloat, load, sizeOf, store } from '../dtypes';
 import { SimError, type AsyncOp, type SimBarrier } from '../machine';
 import type { Buffer } from '../memory';
+
+// ---------------------------------------------------------------- fast f16 (hot in MMA and copies)
+
+/** Every f16 bit pattern decoded once (exact: built with the runtime's own decoder). */
+const HALF_VALUES = (() => {
+  const t = new Float64Array(65536);
+  for (let h = 0; h < 65536; h++) t[h] = fromHalfBits(h);
+  return t;
+})();
+const f64Scratch = new Float64Array(1);
+const f64Words = new Uint32Array(f64Scratch.buffer);
+const HI = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1 ? 1 : 0; // little-endian: high word is [1]
+
+/**
+ * Double → IEEE half bits, round to nearest even straight from the double (no double rounding),
+ * NaN → 0x7fff: the same results as dtypes' toHalfBits (checked exhaustively-ish in the tests), read
+ * from the double's bits instead of log2/pow.
+ */
+export function halfBits(x: number): number {
+  if (x !== x) return 0x7fff;
+  f64Scratch[0] = x;
+  const hi = f64Words[HI];
+  const lo = f64Words[1 - HI];
+  const sign = (hi >>> 16) & 0x8000;
+  const e = (hi >>> 20) & 0x7ff;
+  if (e >= 1023 + 16) return sign | 0x7c00; // |x| >= 65536 (and ±Inf)
+  if (e < 1023 - 14) {
+    // Subnormal half (or zero): units of 2^-24; the scaling is exact.
+    const v = Math.abs(x) * 16777216;
+    const f = Math.floor(v);
+    const d = v - f;
+    return sign | (d > 0.5 || (d === 0.5 && (f & 1) === 1) ? f + 1 : f);
+  }
+  const mhi = hi & 0xfffff;
+  const keep = mhi >>> 10;
+  const rest = mhi & 0x3ff;
+  const up = rest > 0x200 || (rest === 0x200 && (lo !== 0 || (keep & 1) === 1)) ? 1 : 0;
+  // A mantissa carry runs into the exponent, and past 65504 into 0x7c00 (Inf), as it should.
+  return sign | (((e - 1023 + 15) << 10) + keep + up);
+}
+
+export function halfRound(x: number): number {
+  return HALF_VALUES[halfBits(x)];
+}
+
+function coerce(t: DType, v: number): number {
+  return t === 'f16' ? HALF_VALUES[halfBits(v)] : coerceAny(t, v);
+}
 
 /** A typed scalar. `ub` is set for bounded variables (parallel / foreach / with indices): `#x`. */
 export class Sc {
@@ -339,11 +387,17 @@ export function elementOffset(v: View, idx: number[]): number {
 }
 
 export function readElement(v: View, off: number): number {
-  return load(v.buf.view, off * sizeOf(v.dtype), v.dtype);
+  const t = v.dtype;
+  if (t === 'f16') return HALF_VALUES[v.buf.view.getUint16(off * 2, true)];
+  if (t === 'f32') return v.buf.view.getFloat32(off * 4, true);
+  return load(v.buf.view, off * sizeOf(t), t);
 }
 
 export function writeElement(v: View, off: number, x: number): void {
-  store(v.buf.view, off * sizeOf(v.dtype), v.dtype, coerce(v.dtype, x));
+  const t = v.dtype;
+  if (t === 'f16') v.buf.view.setUint16(off * 2, halfBits(x), true);
+  else if (t === 'f32') v.buf.view.setFloat32(off * 4, x, true);
+  else store(v.buf.view, off * sizeOf(t), t, coerceAny(t, x));
 }
 
 /** Calls `fn(elementOffset, linearIndex)` for every element of `v` in row-major order. */
@@ -397,9 +451,7 @@ export function copyView(src: View, dst: View): void {
       return;
     }
   }
-  const vals = new Float64Array(src.size);
-  forEachElement(src, (off, i) => (vals[i] = readElement(src, off)));
-  forEachElement(dst, (off, i) => writeElement(dst, off, vals[i]));
+  writeAll(dst, readAll(src));
 }
 
 function sameShape(a: number[], b: number[]): boolean {
@@ -409,8 +461,46 @@ function sameShape(a: number[], b: number[]): boolean {
 /** Reads a whole view into a row-major Float64Array. */
 export function readAll(v: View): Float64Array {
   const out = new Float64Array(v.size);
-  forEachElement(v, (off, i) => (out[i] = readElement(v, off)));
+  const dv = v.buf.view;
+  if (v.dtype === 'f16') {
+    stridedOffsets(v, (off, i, n) => {
+      for (let k = 0; k < n; k++) out[i + k] = HALF_VALUES[dv.getUint16((off + k) * 2, true)];
+    });
+  } else if (v.dtype === 'f32') {
+    stridedOffsets(v, (off, i, n) => {
+      for (let k = 0; k < n; k++) out[i + k] = dv.getFloat32((off + k) * 4, true);
+    });
+  } else forEachElement(v, (off, i) => (out[i] = readElement(v, off)));
   return out;
+}
+
+/** Writes row-major `data` into `v` (rounded to its element type); the inverse of readAll. */
+export function writeAll(v: View, data: ArrayLike<number>): void {
+  const dv = v.buf.view;
+  if (v.dtype === 'f16') {
+    stridedOffsets(v, (off, i, n) => {
+      for (let k = 0; k < n; k++) dv.setUint16((off + k) * 2, halfBits(data[i + k]), true);
+    });
+  } else if (v.dtype === 'f32') {
+    stridedOffsets(v, (off, i, n) => {
+      for (let k = 0; k < n; k++) dv.setFloat32((off + k) * 4, data[i + k], true);
+    });
+  } else forEachElement(v, (off, i) => writeElement(v, off, data[i]));
+}
+
+/** Calls `fn(elementOffset, linearIndex, count)` per row of `v`: `count` elements at unit stride. */
+function stridedOffsets(v: View, fn: (off: number, i: number, n: number) => void): void {
+  const nd = v.shape.length;
+  if (nd === 0) return fn(v.off, 0, 1);
+  if (v.contiguous) return fn(v.off, 0, v.size);
+  const last = nd - 1;
+  const inner = v.shape[last];
+  if (v.strides[last] !== 1 || inner === 0) {
+    forEachElement(v, (off, i) => fn(off, i, 1));
+    return;
+  }
+  const outer = new View(v.buf, v.dtype, v.off, v.shape.slice(0, last), v.strides.slice(0, last));
+  forEachElement(outer, (off, i) => fn(off, i * inner, inner));
 }
 
 export function byteSize(v: View): number {

@@ -20,9 +20,10 @@
 // goto/exceptions/range-for), the CUDA runtime (builtins.ts: syncs, warp collectives, atomics,
 // math, printf, assert, cooperative groups, cuda::barrier, cuda::ptx::mbarrier_*, __mbarrier_*,
 // bulk copies, memcpy_async, cp.async pipelines) and inline PTX (ptx.ts: mbarrier.*, cp.async*,
-// bar.sync, fences, tcgen05 alloc/mma kind::f16/commit/ld, wgmma groups). A try_wait blocks until
-// its phase completes, unless it carries a time limit and its result is not retried (then it
-// gives up after that many cycles); a test_wait probes, except in a retry loop, where it blocks.
+// bar.sync, fences, tcgen05 alloc/mma kind::f16/commit/ld, wgmma groups). A try_wait in a retry
+// loop blocks until its phase completes; one whose result is not retried gives up after its time
+// limit in cycles, or at once when it has none (hardware may return false early); a test_wait
+// probes, except in a retry loop, where it blocks.
 // Anything else stops with "not supported by the simulator: <construct> at line N".
 //
 // To add a builtin, see the header of builtins.ts; to add a PTX instruction, `compileOp` in ptx.ts.
