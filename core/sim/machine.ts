@@ -93,6 +93,28 @@ export interface Wait {
   on?: object;
 }
 
+/**
+ * The wait of a thread blocked on an mbarrier phase (parity or token). One per thread, reused for
+ * every such wait: a thread has at most one wait at a time, and waits are the hottest allocation.
+ */
+class MbarrierWait implements Wait {
+  kind: 'mbarrier-parity' | 'mbarrier-token' = 'mbarrier-parity';
+  parity?: number;
+  token?: number;
+  constructor(
+    public barrier: SimBarrier,
+    public on: object,
+  ) {}
+  ready(): boolean {
+    const mb = this.barrier.mb;
+    return this.kind === 'mbarrier-parity' ? mb.parityComplete(this.parity!) : mb.tokenDone(this.token!);
+  }
+  describe(): string {
+    const b = this.barrier;
+    return this.kind === 'mbarrier-parity' ? `${b.label} (parity ${this.parity})` : `${b.label} (token of phase ${this.token}, parity ${this.token! & 1})`;
+  }
+}
+
 export class SimThread {
   status: ThreadStatus = 'ready';
   wait?: Wait;
@@ -109,6 +131,10 @@ export class SimThread {
   pendingSync?: { key: string; gen: number };
   /** Commit-group bookkeeping per async engine (`cp.async`, `wgmma`, Croqtile `mma`). */
   readonly asyncGroups = new Map<string, AsyncGroups>();
+  /** This thread's reusable mbarrier wait (see MbarrierWait). */
+  mbWait?: MbarrierWait;
+  /** The machine's last pass over a waiter list that saw this thread. */
+  wakePass = 0;
   constructor(
     /** Index in `Machine.threads`. */
     readonly index: number,
@@ -160,6 +186,8 @@ export interface SimBarrier {
   arrivedThisPhase: number[];
   /** Completion function (cuda::barrier's CompletionF), run by the last arriver. */
   onComplete?: (m: Machine) => void;
+  /** Executor-owned bookkeeping for this barrier (the CUDA executor's warp arrive groups). */
+  exec?: unknown;
 }
 
 export interface AsyncOp {
@@ -255,66 +283,92 @@ export function rng(seed: number): () => number {
 class ReadyHeap {
   private readonly items: SimThread[] = [];
   private readonly times: number[] = [];
+  private readonly indices: number[] = [];
   private readonly stamps: number[] = [];
+  /** The stamp the thread `pop` returned was pushed with. */
+  poppedStamp = 0;
 
   get size(): number {
     return this.items.length;
   }
 
   push(t: SimThread, stamp: number): void {
-    let i = this.items.length;
-    this.items.push(t);
-    this.times.push(t.time);
-    this.stamps.push(stamp);
+    const items = this.items;
+    const times = this.times;
+    const indices = this.indices;
+    const stamps = this.stamps;
+    const time = t.time;
+    const index = t.index;
+    let i = items.length;
+    items.push(t);
+    times.push(time);
+    indices.push(index);
+    stamps.push(stamp);
+    // Sift up: move parents down until the new entry's place is found.
     while (i > 0) {
       const p = (i - 1) >> 1;
-      if (!this.less(i, p)) break;
-      this.swap(i, p);
+      const pt = times[p];
+      if (pt < time || (pt === time && indices[p] < index)) break;
+      items[i] = items[p];
+      times[i] = pt;
+      indices[i] = indices[p];
+      stamps[i] = stamps[p];
       i = p;
     }
+    items[i] = t;
+    times[i] = time;
+    indices[i] = index;
+    stamps[i] = stamp;
   }
 
-  /** Removes the first entry; returns the thread and the stamp it was pushed with. */
-  pop(): [SimThread, number] | undefined {
-    const n = this.items.length;
+  /** Removes the first entry and returns its thread (its stamp is in `poppedStamp`). */
+  pop(): SimThread | undefined {
+    const items = this.items;
+    const n = items.length;
     if (!n) return undefined;
-    const top: [SimThread, number] = [this.items[0], this.stamps[0]];
-    this.swap(0, n - 1);
-    this.items.pop();
-    this.times.pop();
-    this.stamps.pop();
+    const times = this.times;
+    const indices = this.indices;
+    const stamps = this.stamps;
+    const top = items[0];
+    this.poppedStamp = stamps[0];
+    const lt = items.pop()!;
+    const ltime = times.pop()!;
+    const lindex = indices.pop()!;
+    const lstamp = stamps.pop()!;
+    const m = n - 1;
+    if (m === 0) return top;
+    // Sift the last entry down from the root.
     let i = 0;
     for (;;) {
       const l = 2 * i + 1;
+      if (l >= m) break;
+      let c = l;
       const r = l + 1;
-      let m = i;
-      if (l < n - 1 && this.less(l, m)) m = l;
-      if (r < n - 1 && this.less(r, m)) m = r;
-      if (m === i) break;
-      this.swap(i, m);
-      i = m;
+      if (r < m && (times[r] < times[l] || (times[r] === times[l] && indices[r] < indices[l]))) c = r;
+      const ct = times[c];
+      if (ltime < ct || (ltime === ct && lindex < indices[c])) break;
+      items[i] = items[c];
+      times[i] = ct;
+      indices[i] = indices[c];
+      stamps[i] = stamps[c];
+      i = c;
     }
+    items[i] = lt;
+    times[i] = ltime;
+    indices[i] = lindex;
+    stamps[i] = lstamp;
     return top;
-  }
-
-  private less(a: number, b: number): boolean {
-    return this.times[a] < this.times[b] || (this.times[a] === this.times[b] && this.items[a].index < this.items[b].index);
-  }
-
-  private swap(a: number, b: number): void {
-    const t = this.items[a];
-    this.items[a] = this.items[b];
-    this.items[b] = t;
-    const time = this.times[a];
-    this.times[a] = this.times[b];
-    this.times[b] = time;
-    const stamp = this.stamps[a];
-    this.stamps[a] = this.stamps[b];
-    this.stamps[b] = stamp;
   }
 }
 
-type SyncState = { gen: number; arrived: Set<number>; expected: number };
+type SyncState = {
+  gen: number;
+  arrived: Set<number>;
+  expected: number;
+  /** Its key in `syncs` (`b<block>:<id>`, `w<block>:<warp>`, `cluster`), and the race detector's. */
+  key: string;
+  raceKey: string;
+};
 type ExchangeState = { gen: number; values: number[]; arrived: number; mask: number };
 
 /** Consecutive zero-statement quanta of a ready thread before the machine calls it an executor bug. */
@@ -373,8 +427,12 @@ export class Machine {
   private stalls = 0;
   // Waking: waiters by the object they wait on, objects changed since the last wake (with the time of
   // the change), and waits without `on`, re-checked after any change.
-  private readonly waiters = new Map<object, Set<SimThread>>();
+  private readonly waiters = new Map<object, SimThread[]>();
   private changed = new Map<object, SimThread | number>();
+  /** The other `changed` map, swapped in while one is being processed (no allocation per wake). */
+  private spareChanged = new Map<object, SimThread | number>();
+  /** Stamps a waiter list pass, to drop a thread listed twice (a stale entry and a current one). */
+  private wakePass = 0;
   private readonly genericWaiters = new Set<SimThread>();
   private dirty = false;
   /** Simulated time of what is happening now (the running thread's quantum start, or an async completion). */
@@ -387,6 +445,8 @@ export class Machine {
   private readonly barrierAt = new Map<Buffer, Map<number, SimBarrier>>();
   /** Block-level sync rendezvous: key → generation and arrivals. */
   private readonly syncs = new Map<string, SyncState>();
+  /** The same block and warp syncs by block, then by number (bar id, or -1 - warp): no key strings per call. */
+  private readonly localSyncs = new Map<number, Map<number, SyncState>>();
   /** Warp exchanges: key → values deposited by the lanes of one round. */
   private readonly exchanges = new Map<string, ExchangeState>();
   private readonly exchangeResults = new Map<string, { values: number[]; readers: number }>();
@@ -608,11 +668,12 @@ export class Machine {
     this.readyPos[t.index] = -1;
   }
 
-  private popReady(): [SimThread, number] | undefined {
+  /** The next valid heap entry (its stamp is in `heap.poppedStamp`). */
+  private popReady(): SimThread | undefined {
     for (;;) {
-      const e = this.heap.pop();
-      if (!e) return undefined;
-      if (e[0].status === 'ready' && this.heapStamp[e[0].index] === e[1]) return e;
+      const t = this.heap.pop();
+      if (!t) return undefined;
+      if (t.status === 'ready' && this.heapStamp[t.index] === this.heap.poppedStamp) return t;
     }
   }
 
@@ -628,7 +689,7 @@ export class Machine {
     }
     if (this.policy === 'round-robin') {
       // Lowest simulated time first (ties: lowest thread index) = fair interleaving by time.
-      return this.popReady()?.[0];
+      return this.popReady();
     }
     // Adversarial: keep running the thread that ran last (maximal lag between roles); when it blocks,
     // switch to the ready thread of a *different* role (or warp) that is furthest behind.
@@ -638,10 +699,10 @@ export class Machine {
     const skipped: [SimThread, number][] = [];
     let best: SimThread | undefined;
     while (!best && skipped.length < ADVERSARIAL_SCAN) {
-      const e = this.popReady();
-      if (!e) break;
-      if (lastRole !== undefined && roleOf(e[0]) === lastRole) skipped.push(e);
-      else best = e[0];
+      const t = this.popReady();
+      if (!t) break;
+      if (lastRole !== undefined && roleOf(t) === lastRole) skipped.push([t, this.heap.poppedStamp]);
+      else best = t;
     }
     if (!best && skipped.length) best = skipped.shift()![0];
     for (const [t, stamp] of skipped) this.heap.push(t, stamp);
@@ -665,20 +726,26 @@ export class Machine {
   private wake(): void {
     if (this.changed.size) {
       const changed = this.changed;
-      this.changed = new Map();
+      this.changed = this.spareChanged;
       for (const [on, cause] of changed) {
         const time = typeof cause === 'number' ? cause : cause.time;
         const ws = this.waiters.get(on);
         if (!ws) continue;
-        for (const t of ws) {
-          if (t.status !== 'blocked' || t.wait?.on !== on) ws.delete(t);
-          else if (t.wait.ready()) {
-            ws.delete(t);
-            this.resume(t, time);
-          }
+        // Waiters in the order they blocked; the ones still waiting stay, in order.
+        const pass = ++this.wakePass;
+        let kept = 0;
+        for (let i = 0; i < ws.length; i++) {
+          const t = ws[i];
+          if (t.status !== 'blocked' || t.wait?.on !== on || t.wakePass === pass) continue;
+          t.wakePass = pass;
+          if (t.wait.ready()) this.resume(t, time);
+          else ws[kept++] = t;
         }
-        if (!ws.size) this.waiters.delete(on);
+        if (!kept) this.waiters.delete(on);
+        else if (kept !== ws.length) ws.length = kept;
       }
+      changed.clear();
+      this.spareChanged = changed;
     }
     if (this.dirty) {
       this.dirty = false;
@@ -711,9 +778,9 @@ export class Machine {
     t.status = 'blocked';
     t.wait = wait;
     if (wait.on) {
-      let ws = this.waiters.get(wait.on);
-      if (!ws) this.waiters.set(wait.on, (ws = new Set()));
-      ws.add(t);
+      const ws = this.waiters.get(wait.on);
+      if (!ws) this.waiters.set(wait.on, [t]);
+      else ws.push(t);
     } else this.genericWaiters.add(t);
     if (this.tracing) this.trace.push({ kind: 'wait-start', time: t.time, thread: t.index, what: wait.describe(), loc: t.loc });
     return false;
@@ -737,6 +804,8 @@ export class Machine {
   }
 
   private markDirty(): void {
+    // Custom waits check ready() when they block, so a change before any exists cannot concern them.
+    if (!this.genericWaiters.size) return;
     this.dirty = true;
     const c = this.cause();
     const prev = this.genericCause;
@@ -784,6 +853,7 @@ export class Machine {
       t.state = undefined;
       t.wait = undefined;
       t.pendingSync = undefined;
+      t.mbWait = undefined;
       t.asyncGroups.clear();
     }
     b.state = undefined;
@@ -798,6 +868,7 @@ export class Machine {
     }
     const mine = (key: string) => key.startsWith(`b${b.index}:`) || key.startsWith(`w${b.index}:`);
     for (const [key, s] of this.syncs) if (mine(key)) (this.waiters.delete(s), this.syncs.delete(key));
+    this.localSyncs.delete(b.index);
     for (const [key, s] of this.exchanges) if (mine(key)) (this.waiters.delete(s), this.exchanges.delete(key));
     for (const key of this.exchangeResults.keys()) if (mine(key)) this.exchangeResults.delete(key);
   }
@@ -914,7 +985,7 @@ export class Machine {
 
   /** A barrier that has no memory address (Croqtile events, named objects). */
   newBarrier(label: string, block: number): SimBarrier {
-    const b: SimBarrier = { id: this.nextBarrierId++, label, mb: new Mbarrier(), block, arrivedThisPhase: [] };
+    const b: SimBarrier = { id: this.nextBarrierId++, label, mb: new Mbarrier(), block, arrivedThisPhase: [], onComplete: undefined, exec: undefined };
     b.mb.onPhaseComplete = (completed) => this.phaseCompleted(b, completed);
     this.barriers.push(b);
     return b;
@@ -1018,22 +1089,43 @@ export class Machine {
   mbWaitParity(t: SimThread, b: SimBarrier, parity: number): boolean {
     if (!this.checkInit(t, b, 'wait')) return true;
     const p = parity & 1;
-    const ok = this.blockOn(t, { kind: 'mbarrier-parity', barrier: b, parity: p, on: b, ready: () => b.mb.parityComplete(p), describe: () => `${b.label} (parity ${p})` });
-    if (ok) this.races?.acquire(b.id, t.index);
-    return ok;
+    if (b.mb.parityComplete(p)) {
+      this.races?.acquire(b.id, t.index);
+      return true;
+    }
+    const w = this.mbarrierWait(t, b);
+    w.kind = 'mbarrier-parity';
+    w.parity = p;
+    w.token = undefined;
+    return this.blockOn(t, w);
   }
 
   /** Blocking token wait. */
   mbWaitToken(t: SimThread, b: SimBarrier, token: number): boolean {
     if (!this.checkInit(t, b, 'wait')) return true;
-    const first = b.mb.tokenComplete(token);
-    if (first.misuse) {
-      this.misuse(t, b, first.misuse, 'wait(token)');
+    if (b.mb.tokenDone(token)) {
+      const phase = b.mb.state.phase;
+      if (token < phase - 1 || token > phase) {
+        this.misuse(t, b, b.mb.tokenComplete(token).misuse!, 'wait(token)');
+        return true;
+      }
+      this.races?.acquire(b.id, t.index);
       return true;
     }
-    const ok = this.blockOn(t, { kind: 'mbarrier-token', barrier: b, token, on: b, ready: () => b.mb.tokenComplete(token).done, describe: () => `${b.label} (token of phase ${token}, parity ${token & 1})` });
-    if (ok) this.races?.acquire(b.id, t.index);
-    return ok;
+    const w = this.mbarrierWait(t, b);
+    w.kind = 'mbarrier-token';
+    w.token = token;
+    w.parity = undefined;
+    return this.blockOn(t, w);
+  }
+
+  /** `t`'s reusable mbarrier wait, pointed at `b`. */
+  private mbarrierWait(t: SimThread, b: SimBarrier): MbarrierWait {
+    const w = t.mbWait;
+    if (!w) return (t.mbWait = new MbarrierWait(b, b));
+    w.barrier = b;
+    w.on = b;
+    return w;
   }
 
   /** Non-blocking probe (test_wait / try_wait whose result the program inspects). */
@@ -1060,18 +1152,17 @@ export class Machine {
    */
   syncBlock(t: SimThread, id = 0, count = this.blockSize, what = id === 0 && count === this.blockSize ? '__syncthreads' : `bar.sync ${id}, ${count}`): boolean {
     this.checkNamedBarrier(id, count, what);
-    return this.rendezvous(t, `b${t.block}:${id}`, count, what, 'block-sync');
+    return this.rendezvous(t, this.localSync(t, id, count), count, what, 'block-sync');
   }
 
   /** `bar.arrive id, count`: counts toward the rendezvous without waiting. */
   arriveBlock(t: SimThread, id: number, count: number): void {
     this.checkNamedBarrier(id, count, `bar.arrive ${id}, ${count}`);
-    const key = `b${t.block}:${id}`;
-    const s = this.syncState(key, count);
+    const s = this.localSync(t, id, count);
     s.expected = count;
     s.arrived.add(-1 - s.arrived.size); // anonymous arrival
-    this.races?.arrive(`sync:${key}`, t.index);
-    this.maybeCompleteSync(key, s);
+    this.races?.arrive(s.raceKey, t.index);
+    this.maybeCompleteSync(s);
   }
 
   /** Counts the rendezvous can never reach (or ids that are not ids) are program errors, reported as such. */
@@ -1083,7 +1174,7 @@ export class Machine {
   /** `__syncwarp(mask)`: the lanes in `mask` meet. */
   syncWarp(t: SimThread, mask = 0xffffffff): boolean {
     const n = popcount(this.warpMask(t, mask));
-    return this.rendezvous(t, `w${t.block}:${t.warp}`, n, `__syncwarp(0x${(mask >>> 0).toString(16)})`, 'warp-sync');
+    return this.rendezvous(t, this.localSync(t, -1 - t.warp, n), n, `__syncwarp(0x${(mask >>> 0).toString(16)})`, 'warp-sync');
   }
 
   /** `mask` limited to the lanes the warp has (the last warp of a block may be partial). */
@@ -1094,43 +1185,52 @@ export class Machine {
 
   /** Cluster barrier (barrier.cluster.arrive + wait): all threads of all blocks in the launch's cluster. */
   syncCluster(t: SimThread, blocks: number): boolean {
-    return this.rendezvous(t, 'cluster', blocks * this.blockSize, 'barrier.cluster', 'cluster-sync');
+    return this.rendezvous(t, this.syncState('cluster', blocks * this.blockSize), blocks * this.blockSize, 'barrier.cluster', 'cluster-sync');
   }
 
   private syncState(key: string, expected: number): SyncState {
     let s = this.syncs.get(key);
-    if (!s) this.syncs.set(key, (s = { gen: 0, arrived: new Set(), expected }));
+    if (!s) this.syncs.set(key, (s = { gen: 0, arrived: new Set(), expected, key, raceKey: `sync:${key}` }));
     return s;
   }
 
-  private maybeCompleteSync(key: string, s: SyncState): void {
+  /** Block sync `local` ≥ 0 (a bar id) or warp sync `-1 - warp` of `t`'s block. */
+  private localSync(t: SimThread, local: number, expected: number): SyncState {
+    let byNumber = this.localSyncs.get(t.block);
+    if (!byNumber) this.localSyncs.set(t.block, (byNumber = new Map()));
+    let s = byNumber.get(local);
+    if (!s) byNumber.set(local, (s = this.syncState(local >= 0 ? `b${t.block}:${local}` : `w${t.block}:${-1 - local}`, expected)));
+    return s;
+  }
+
+  private maybeCompleteSync(s: SyncState): void {
     if (s.arrived.size < s.expected) return;
-    this.races?.release(`sync:${key}`, []);
+    this.races?.release(s.raceKey, []);
     s.gen++;
     s.arrived.clear();
     this.notify(s);
   }
 
-  private rendezvous(t: SimThread, key: string, expected: number, what: string, kind: Wait['kind']): boolean {
-    const s = this.syncState(key, expected);
+  private rendezvous(t: SimThread, s: SyncState, expected: number, what: string, kind: Wait['kind']): boolean {
+    const key = s.key;
     const pend = t.pendingSync;
     if (pend && pend.key === key) {
       if (s.gen > pend.gen) {
         t.pendingSync = undefined;
-        this.races?.acquire(`sync:${key}`, t.index);
+        this.races?.acquire(s.raceKey, t.index);
         return true;
       }
       return this.blockOn(t, { kind, on: s, ready: () => s.gen > pend.gen, describe: () => `${what} (${s.arrived.size} of ${s.expected} arrived)` });
     }
     s.expected = expected;
     s.arrived.add(t.index);
-    this.races?.arrive(`sync:${key}`, t.index);
+    this.races?.arrive(s.raceKey, t.index);
     const gen = s.gen;
     t.pendingSync = { key, gen };
-    this.maybeCompleteSync(key, s);
+    this.maybeCompleteSync(s);
     if (s.gen > gen) {
       t.pendingSync = undefined;
-      this.races?.acquire(`sync:${key}`, t.index);
+      this.races?.acquire(s.raceKey, t.index);
       return true;
     }
     return this.blockOn(t, { kind, on: s, ready: () => s.gen > gen, describe: () => `${what} (${s.arrived.size} of ${s.expected} arrived)` });

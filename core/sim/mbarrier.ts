@@ -28,6 +28,8 @@ export type MbarrierMisuse =
 /** Largest arrival count a shared-memory mbarrier accepts (2^20 - 1). */
 export const MAX_COUNT = (1 << 20) - 1;
 
+const NOT_DONE: { done: boolean } = Object.freeze({ done: false });
+
 export class Mbarrier {
   readonly state: MbarrierState = { phase: 0, pending: 0, expected: 0, tx: 0, initialized: false };
   /** Bytes announced and completed in the current phase (for the underflow report). */
@@ -111,9 +113,16 @@ export class Mbarrier {
    * preceding phase is a valid token; anything older is undefined behaviour (reported as stale).
    */
   tokenComplete(token: number): { done: boolean; misuse?: MbarrierMisuse } {
+    if (!this.tokenDone(token)) return NOT_DONE;
     const s = this.state;
     if (token < s.phase - 1 || token > s.phase) return { done: true, misuse: { kind: 'stale-token', tokenPhase: token, phase: s.phase } };
     return { done: s.phase > token };
+  }
+
+  /** `tokenComplete(token).done` without building the result: the phase completed, or the token is stale. */
+  tokenDone(token: number): boolean {
+    const p = this.state.phase;
+    return token < p - 1 || token > p || p > token;
   }
 
   /** The phase completes when no arrival and no transaction byte is outstanding (tx-count exactly 0). */

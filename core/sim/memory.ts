@@ -8,6 +8,11 @@ export type Space = 'global' | 'shared' | 'local' | 'const';
 export class Buffer {
   readonly bytes: Uint8Array;
   readonly view: DataView;
+  /**
+   * Objects the simulator keeps per 8-byte slot of this buffer (the mbarriers living there), so
+   * finding the one at an address is an index rather than a map lookup.
+   */
+  slots?: unknown[];
   constructor(
     readonly id: number,
     /** What the user calls it: a kernel argument, a `__shared__` variable, a Croqtile tensor. */

@@ -3,6 +3,7 @@
 // the outcome into plain data. No I/O here: the caller reads files (sources, .npy inputs) and writes
 // results.
 import type { DType } from './dtypes';
+import { withCommas } from './format';
 import type { Dim3, Machine, RunStatus, SchedulePolicy, SimReport, TraceEvent, Latencies } from './machine';
 import { type Buffer, checksum } from './memory';
 import type { MbarrierState } from './mbarrier';
@@ -96,7 +97,7 @@ export function runLaunch(launch: Launch, req: Pick<SimulateRequest, 'onProgress
     if (stdout.length + e.text.length <= MAX_STDOUT) stdout += e.text;
     else if (!truncated) {
       truncated = true;
-      stdout += `\n… output truncated after ${MAX_STDOUT.toLocaleString('en-US')} characters\n`;
+      stdout += `\n… output truncated after ${withCommas(MAX_STDOUT)} characters\n`;
     }
   });
   for (;;) {
@@ -112,7 +113,7 @@ export function runLaunch(launch: Launch, req: Pick<SimulateRequest, 'onProgress
 export function summarize(m: Machine, status: Exclude<RunStatus, 'paused'>, report: SimReport | undefined, buffers: NamedBuffer[], stdout: string): SimulateResult {
   const message =
     report?.message ??
-    `completed: ${m.threads.length} threads in ${m.numBlocks} block(s) ran ${m.steps.toLocaleString('en-US')} statements, ${m.phaseFlips} phase flip(s), ${m.cycles.toLocaleString('en-US')} simulated cycles`;
+    `completed: ${m.threads.length} threads in ${m.numBlocks} block(s) ran ${withCommas(m.steps)} statements, ${m.phaseFlips} phase flip(s), ${withCommas(m.cycles)} simulated cycles`;
   return {
     status,
     message,

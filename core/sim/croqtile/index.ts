@@ -14,9 +14,11 @@ import { summarize } from '../run';
 import { type Ctx, Env, Flow, HostStepLimit, Interp, viewOf } from './interp';
 import { CroqLaunch } from './launch';
 import { dtypeOf, int, Sc, View } from './values';
+import { withCommas } from '../format';
 
 const SLICE = 500_000;
 const DEFAULT_MAX_STEPS = 50_000_000;
+
 
 /** Stops the host program after a launch that did not complete. */
 class LaunchStopped extends Error {
@@ -194,7 +196,7 @@ export function simulateCroqtile(req: SimulateRequest): SimulateResult {
     const last = launches[launches.length - 1];
     const steps = interp.steps + deviceSteps;
     if (!last) {
-      const msg = message ?? report?.message ?? `completed: host code of ${fn?.name ?? 'the program'} ran ${steps.toLocaleString('en-US')} statements (no parallel region)`;
+      const msg = message ?? report?.message ?? `completed: host code of ${fn?.name ?? 'the program'} ran ${withCommas(steps)} statements (no parallel region)`;
       return errorResult(status, msg, stdout, steps, buffers, report);
     }
     const r = summarize(last, status, report, buffers, stdout);
@@ -204,7 +206,7 @@ export function simulateCroqtile(req: SimulateRequest): SimulateResult {
     r.barriers = launches.flatMap((m) => m.barrierStates());
     if (message) r.message = message;
     else if (status === 'completed' && launches.length > 1) {
-      r.message = `completed: ${launches.length} launches ran ${steps.toLocaleString('en-US')} statements, ${r.phaseFlips} phase flip(s), ${r.cycles.toLocaleString('en-US')} simulated cycles`;
+      r.message = `completed: ${launches.length} launches ran ${withCommas(steps)} statements, ${r.phaseFlips} phase flip(s), ${withCommas(r.cycles)} simulated cycles`;
     }
     if (req.trace) r.trace = launches.flatMap((m) => m.trace);
     return r;
@@ -225,7 +227,7 @@ export function simulateCroqtile(req: SimulateRequest): SimulateResult {
   } catch (e) {
     if (e instanceof LaunchStopped) return finish(e.status, e.report);
     if (e instanceof HostStepLimit) {
-      const msg = `step budget exhausted: ${maxSteps.toLocaleString('en-US')} statements ran without the program finishing (raise --max-steps, or look for an endless loop)`;
+      const msg = `step budget exhausted: ${withCommas(maxSteps)} statements ran without the program finishing (raise --max-steps, or look for an endless loop)`;
       return finish('step-limit', { kind: 'step-limit', message: msg, threads: [] });
     }
     if (e instanceof SimError) {

@@ -1,6 +1,7 @@
 // The Croqtile statement/expression interpreter shared by host code (run directly, sequentially)
 // and device threads (run on the Machine). Statements run as generators so a device thread can be
-// suspended at any wait and resumed by the machine; expressions are plain functions. Device-only
+// suspended at any wait and resumed by the machine (loop bodies that cannot block run inline, without
+// a nested generator); expressions are compiled once per AST node into closures. Device-only
 // behaviour (events, async copies, MMA timing, race hooks, the thread structure of nested
 // `parallel`) asks the launch (./launch.ts) through the `Device` part of the context.
 import type { CoExpr, CoFile, CoStmt } from '../../lang/croqtile/ast';
@@ -38,6 +39,8 @@ import {
   writeAll,
   writeElement,
 } from './values';
+
+type CompiledExpr = (ctx: Ctx) => Value;
 
 /** Raised by host code that ran past the step budget. */
 export class HostStepLimit extends Error {}
@@ -167,6 +170,45 @@ function unquote(text: string): string {
     .join('');
 }
 
+/** binaryOp on two s32 operands for the operators that cannot fail (same results: C's wrap-around). */
+const INT32_OPS: Record<string, ((x: number, y: number) => Sc) | undefined> = {
+  '+': (x, y) => new Sc((x + y) | 0, 's32'),
+  '-': (x, y) => new Sc((x - y) | 0, 's32'),
+  '*': (x, y) => new Sc(Math.imul(x, y), 's32'),
+  '<': (x, y) => bool(x < y),
+  '<=': (x, y) => bool(x <= y),
+  '>': (x, y) => bool(x > y),
+  '>=': (x, y) => bool(x >= y),
+  '==': (x, y) => bool(x === y),
+  '!=': (x, y) => bool(x !== y),
+};
+
+/** Whether evaluating `e` has no side effects (no ++/--, calls, copies or MMAs), so it may be evaluated in another order. */
+function pure(e: CoExpr): boolean {
+  switch (e.kind) {
+    case 'num':
+    case 'string':
+    case 'id':
+      return true;
+    case 'binary':
+      return pure(e.left) && pure(e.right);
+    case 'unary':
+      return e.op !== '++' && e.op !== '--' && e.op !== 'post++' && e.op !== 'post--' && pure(e.arg);
+    case 'cond':
+      return pure(e.test) && pure(e.then) && pure(e.else);
+    case 'member':
+      return pure(e.object);
+    case 'method':
+      return pure(e.object) && e.args.every(pure);
+    case 'index':
+      return pure(e.object) && e.indices.every(pure);
+    case 'list':
+      return e.items.every(pure);
+    default:
+      return false;
+  }
+}
+
 function numLiteral(e: Extract<CoExpr, { kind: 'num' }>): Sc {
   const t = e.text.replace(/'/g, '');
   const hex = /^0[xXbB]/.test(t);
@@ -181,6 +223,7 @@ export class Interp {
   private readonly locs = new WeakMap<object, SourceLoc>();
   private readonly defineCache = new Map<string, Value | null>();
   private readonly heavy = new WeakMap<CoStmt, boolean>();
+  private readonly compiled = new WeakMap<CoExpr, CompiledExpr>();
 
   constructor(readonly o: InterpOptions) {}
 
@@ -233,14 +276,33 @@ export class Interp {
     return h;
   }
 
+  private readonly lightLists = new WeakMap<CoStmt[], boolean>();
+
+  /** Whether no statement of the list can block or holds other statements. */
+  private allLight(list: CoStmt[]): boolean {
+    let v = this.lightLists.get(list);
+    if (v === undefined) this.lightLists.set(list, (v = list.every((x) => !this.isHeavy(x))));
+    return v;
+  }
+
+  /** Source locations of a list's statements (looked up once per list run, not per statement). */
+  private locsOf(list: CoStmt[], func: string): SourceLoc[] {
+    let v = this.listLocs.get(list);
+    if (v === undefined) this.listLocs.set(list, (v = list.map((x) => this.loc(x, func))));
+    return v;
+  }
+
+  private readonly listLocs = new WeakMap<CoStmt[], SourceLoc[]>();
+
   *execList(list: CoStmt[], ctx: Ctx): Generator<void, Flow, void> {
+    const locs = ctx.dev ? this.locsOf(list, ctx.func) : undefined;
     for (let i = 0; i < list.length; i++) {
       const s = list[i];
       const dev = ctx.dev;
       if (dev) {
         const r = dev.run;
         if (r.ran >= r.budget) yield;
-        const loc = this.loc(s, ctx.func);
+        const loc = locs![i];
         dev.t.loc = loc;
         if (dev.m.lineHook) {
           if (!r.hookStopped && dev.m.atStatement(dev.t, loc)) {
@@ -336,7 +398,19 @@ export class Interp {
         for (const target of s.targets) {
           const v = this.ev(target, ctx);
           if (v instanceof Future) {
-            yield* this.waitFuture(v, s, ctx);
+            // Inline rather than a helper generator: one fewer generator per wait.
+            if (v.placeholder) throw this.err(`wait on a dma.any placeholder (${v.label}) that no copy was assigned to`, s, ctx);
+            if (v.run) {
+              v.run();
+              v.run = undefined;
+            }
+            const d = ctx.dev;
+            if (v.op && d) {
+              const { m, t } = d;
+              while (!m.asyncWait(t, v.op, v.label)) yield;
+              if (m.yieldNow) yield;
+            }
+            v.waited = true;
             continue;
           }
           if (v instanceof EventRef) {
@@ -430,18 +504,48 @@ export class Interp {
       if (st <= 0) throw this.err(`loop step must be positive, got ${st}`, s, ctx);
       stepsArr.push(st);
     });
+    // One scope per loop, emptied at each iteration: the induction variables and the body's own
+    // names live together (a body declaration shadows nothing it could not shadow before, and the
+    // next iteration starts from the variables alone, as a fresh scope would).
     const env = new Env(ctx.env);
-    const inner: Ctx = { ...ctx, env, loops: ctx.loops };
+    const body: Ctx = { ...ctx, env, loops: ctx.loops };
     const depth = names.length;
     const idx = starts.slice();
     if (idx.some((v, i) => v >= ends[i])) return Flow.Normal;
+    const light = this.allLight(s.body);
+    const list = s.body;
+    const dev = ctx.dev;
+    const locs = dev ? this.locsOf(list, ctx.func) : undefined;
     for (;;) {
+      if (env.vars.size !== depth) env.vars.clear(); // only the induction variables: nothing to drop
       for (let i = 0; i < depth; i++) env.vars.set(names[i], int(idx[i], ubs[i]));
+      body.returned = undefined;
       ctx.loops.push(idx[depth - 1]);
-      const body: Ctx = { ...inner, env: new Env(env) };
-      let f: Flow;
+      let f: Flow = Flow.Normal;
       try {
-        f = yield* this.execList(s.body, body);
+        if (light) {
+          // The body has no statement that can block: run it here instead of in a nested generator
+          // (same budget, location and step accounting as execList).
+          for (let i = 0; i < list.length; i++) {
+            const st = list[i];
+            if (dev) {
+              const r = dev.run;
+              if (r.ran >= r.budget) yield;
+              const loc = locs![i];
+              dev.t.loc = loc;
+              if (dev.m.lineHook) {
+                if (!r.hookStopped && dev.m.atStatement(dev.t, loc)) {
+                  r.hookStopped = true;
+                  yield;
+                }
+                r.hookStopped = false;
+              }
+              r.ran++;
+            } else if (++this.steps > this.o.maxSteps) throw new HostStepLimit();
+            f = this.execLight(st, body);
+            if (f !== Flow.Normal) break;
+          }
+        } else f = yield* this.execList(list, body);
       } finally {
         ctx.loops.pop();
       }
@@ -458,20 +562,6 @@ export class Interp {
       }
       if (d < 0) return Flow.Normal;
     }
-  }
-
-  private *waitFuture(f: Future, node: CoStmt, ctx: Ctx): Generator<void, void, void> {
-    if (f.placeholder) throw this.err(`wait on a dma.any placeholder (${f.label}) that no copy was assigned to`, node, ctx);
-    if (f.run) {
-      f.run();
-      f.run = undefined;
-    }
-    if (f.op && ctx.dev) {
-      const { m, t } = ctx.dev;
-      while (!m.asyncWait(t, f.op, f.label)) yield;
-      if (m.yieldNow) yield;
-    }
-    f.waited = true;
   }
 
   // ------------------------------------------------------------------ declarations and assignment
@@ -556,8 +646,51 @@ export class Interp {
     return out;
   }
 
+  private readonly assignFast = new WeakMap<CoStmt, ((ctx: Ctx) => boolean) | null>();
+
   private assign(s: Extract<CoStmt, { kind: 'assign' }>, ctx: Ctx): void {
-    let v = this.ev(s.value, ctx, s.target.kind === 'id' ? s.target.name : undefined);
+    let fast = this.assignFast.get(s);
+    if (fast === undefined) this.assignFast.set(s, (fast = this.compileElementAssign(s)));
+    if (fast !== null && fast(ctx)) return;
+    this.assignSlow(s, ctx);
+  }
+
+  /**
+   * `t.at(i…) = v` / `t.at(i…) op= v` on a tensor, with a target free of side effects: the element is
+   * located once (the generic path evaluates the target twice, for the read and for the write).
+   * A target that is not a tensor at run time takes the generic path with the value already computed.
+   */
+  private compileElementAssign(s: Extract<CoStmt, { kind: 'assign' }>): ((ctx: Ctx) => boolean) | null {
+    const t = s.target;
+    if (t.kind !== 'method' || t.name !== 'at' || !pure(t)) return null;
+    const obj = this.sub(t.object);
+    const args = t.args.map((a) => this.sub(a));
+    const val = this.sub(s.value);
+    const op = s.op === '=' ? undefined : s.op.slice(0, -1);
+    const scratch: number[] = [];
+    const targetText = () => this.text(t);
+    const valueText = () => this.text(s.value);
+    return (ctx) => {
+      let v = val(ctx);
+      const base = obj(ctx);
+      if (!(base instanceof View)) {
+        this.assignSlow(s, ctx, v);
+        return true;
+      }
+      const off = this.offsetOf(base, args, t, ctx, scratch);
+      if (op !== undefined) {
+        this.touch(ctx, base, off, false);
+        v = binaryOp(op, new Sc(readElement(base, off), base.dtype), scalarOf(v, valueText));
+      }
+      const x = scalarOf(v, targetText);
+      this.touch(ctx, base, off, true);
+      writeElement(base, off, x.v);
+      return true;
+    };
+  }
+
+  private assignSlow(s: Extract<CoStmt, { kind: 'assign' }>, ctx: Ctx, value?: Value): void {
+    let v = value ?? this.ev(s.value, ctx, s.target.kind === 'id' ? s.target.name : undefined);
     if (s.op !== '=') {
       const old = scalarOf(this.ev(s.target, ctx), () => this.text(s.target));
       v = binaryOp(s.op.slice(0, -1), old, scalarOf(v, () => this.text(s.value)));
@@ -600,6 +733,48 @@ export class Interp {
       if (base instanceof View) return { view: base, off: this.offsetAt(base, e.indices, e, ctx) };
     }
     return undefined;
+  }
+
+  /**
+   * offsetAt with compiled index expressions. `ks` is the call site's own scratch array (evaluation
+   * of one site never nests in itself); plain in-bounds integer indices are resolved here, anything
+   * else (i-tuples, out-of-bounds, errors) goes through elementOffset exactly as offsetAt does.
+   */
+  private offsetOf(view: View, args: CompiledExpr[], node: CoExpr & { args: CoExpr[] }, ctx: Ctx, ks: number[]): number {
+    const n = args.length;
+    let dyn: number[] | undefined;
+    for (let i = 0; i < n; i++) {
+      const v = args[i](ctx);
+      let k: number;
+      if (v instanceof Sc && !isFloat(v.t)) k = v.v;
+      else if (v instanceof Tuple) {
+        if (!dyn) dyn = ks.slice(0, i);
+        for (const it of v.items) dyn.push(it.v);
+        continue;
+      } else k = this.intOf(v, node.args[i], ctx);
+      if (dyn) dyn.push(k);
+      else ks[i] = k;
+    }
+    if (!dyn) {
+      const shape = view.shape;
+      if (n <= shape.length) {
+        let off = view.off;
+        let i = 0;
+        for (; i < n; i++) {
+          const k = ks[i];
+          if (!(Number.isInteger(k) && k >= 0 && k < shape[i])) break;
+          off += k * view.strides[i];
+        }
+        if (i === n) return off;
+      }
+      dyn = ks.slice(0, n);
+    }
+    try {
+      return elementOffset(view, dyn);
+    } catch (err) {
+      if (err instanceof SimError) throw this.err(err.message, node, ctx, 'oob');
+      throw err;
+    }
   }
 
   private offsetAt(view: View, args: CoExpr[], node: CoExpr, ctx: Ctx): number {
@@ -670,6 +845,107 @@ export class Interp {
 
   /** Evaluates an expression. `target` names the variable an assignment defines (for buffer names). */
   ev(e: CoExpr, ctx: Ctx, target?: string): Value {
+    if (target !== undefined && (e.kind === 'dma' || e.kind === 'mma')) return this.evSlow(e, ctx, target);
+    let f = this.compiled.get(e);
+    if (f === undefined) this.compiled.set(e, (f = this.compile(e)));
+    return f(ctx);
+  }
+
+  // Expressions are compiled once into closures (children resolved, literals folded, the hot
+  // forms — variables, arithmetic, element reads — specialised); the rarer forms call evSlow, whose
+  // sub-expressions come back through ev and so are compiled too. Same values, same errors.
+  private compile(e: CoExpr): CompiledExpr {
+    switch (e.kind) {
+      case 'num': {
+        const v = numLiteral(e);
+        return () => v;
+      }
+      case 'string': {
+        const v = unquote(e.text);
+        return () => v;
+      }
+      case 'id': {
+        if (e.name === 'true' || e.name === 'false') {
+          const v = bool(e.name === 'true');
+          return () => v;
+        }
+        const name = e.name;
+        return (ctx) => {
+          const v = ctx.env.lookup(name);
+          return v !== undefined ? v : this.lookup(name, e, ctx);
+        };
+      }
+      case 'binary': {
+        const l = this.sub(e.left);
+        const r = this.sub(e.right);
+        const op = e.op;
+        if (op === '&&' || op === '||') {
+          const and = op === '&&';
+          return (ctx) => {
+            const x = truthy(l(ctx));
+            if (and ? !x : x) return bool(x);
+            return bool(truthy(r(ctx)));
+          };
+        }
+        if (op === '#') {
+          return (ctx) => {
+            const a = l(ctx);
+            const b = r(ctx);
+            if (a instanceof Sc && b instanceof Sc && b.ub !== undefined) return int(a.v * b.ub + b.v, a.ub !== undefined ? a.ub * b.ub : undefined);
+            return this.binaryValues(e, a, b, ctx);
+          };
+        }
+        const int32 = INT32_OPS[op];
+        return (ctx) => {
+          const a = l(ctx);
+          const b = r(ctx);
+          if (a instanceof Sc && b instanceof Sc) {
+            // s32 with s32 (loop arithmetic, indices): what binaryOp computes, without its dispatch.
+            if (int32 !== undefined && a.t === 's32' && b.t === 's32') return int32(a.v, b.v);
+            try {
+              return binaryOp(op, a, b);
+            } catch (err) {
+              if (err instanceof SimError) throw this.err(err.message, e, ctx);
+              throw err;
+            }
+          }
+          return this.binaryValues(e, a, b, ctx);
+        };
+      }
+      case 'cond': {
+        const t = this.sub(e.test);
+        const a = this.sub(e.then);
+        const b = this.sub(e.else);
+        return (ctx) => (truthy(t(ctx)) ? a(ctx) : b(ctx));
+      }
+      case 'method': {
+        if (e.name !== 'at') break;
+        const obj = this.sub(e.object);
+        const args = e.args.map((a) => this.sub(a));
+        const scratch: number[] = [];
+        return (ctx) => {
+          const base = obj(ctx);
+          if (!(base instanceof View)) return this.methodOn(e, base, ctx);
+          const off = this.offsetOf(base, args, e, ctx, scratch);
+          this.touch(ctx, base, off, false);
+          return new Sc(readElement(base, off), base.dtype);
+        };
+      }
+      case 'member': {
+        const obj = this.sub(e.object);
+        return (ctx) => this.memberOn(e, obj(ctx), ctx);
+      }
+    }
+    return (ctx) => this.evSlow(e, ctx);
+  }
+
+  private sub(e: CoExpr): CompiledExpr {
+    let f = this.compiled.get(e);
+    if (f === undefined) this.compiled.set(e, (f = this.compile(e)));
+    return f;
+  }
+
+  private evSlow(e: CoExpr, ctx: Ctx, target?: string): Value {
     switch (e.kind) {
       case 'num':
         return numLiteral(e);
@@ -716,8 +992,10 @@ export class Interp {
       if (e.op === '&&' ? !l : l) return bool(l);
       return bool(truthy(this.ev(e.right, ctx)));
     }
-    const a = this.ev(e.left, ctx);
-    const b = this.ev(e.right, ctx);
+    return this.binaryValues(e, this.ev(e.left, ctx), this.ev(e.right, ctx), ctx);
+  }
+
+  private binaryValues(e: Extract<CoExpr, { kind: 'binary' }>, a: Value, b: Value, ctx: Ctx): Value {
     if (e.op === '#') {
       // Index composition `px#qx`: px * #qx + qx, bounded by #px * #qx.
       const x = scalarOf(a, () => this.text(e.left));
@@ -797,7 +1075,10 @@ export class Interp {
   }
 
   private member(e: Extract<CoExpr, { kind: 'member' }>, ctx: Ctx): Value {
-    const base = this.ev(e.object, ctx);
+    return this.memberOn(e, this.ev(e.object, ctx), ctx);
+  }
+
+  private memberOn(e: Extract<CoExpr, { kind: 'member' }>, base: Value, ctx: Ctx): Value {
     const view = base instanceof Future ? (e.name === 'data' || e.name === 'mdata' || e.name === 'span' ? this.futureData(base, e, ctx) : undefined) : base;
     switch (e.name) {
       case 'data':
@@ -827,7 +1108,10 @@ export class Interp {
   }
 
   private method(e: Extract<CoExpr, { kind: 'method' }>, ctx: Ctx): Value {
-    let base = this.ev(e.object, ctx);
+    return this.methodOn(e, this.ev(e.object, ctx), ctx);
+  }
+
+  private methodOn(e: Extract<CoExpr, { kind: 'method' }>, base: Value, ctx: Ctx): Value {
     if (base instanceof EventRef) {
       if (e.name !== 'at') throw this.err(`'.${e.name}' on an event`, e, ctx, 'unsupported');
       if (base.ev.length === 0) throw this.err(`'.at(order)' requires an event array; '${base.ev.name}' is a scalar event`, e, ctx);
@@ -1402,7 +1686,31 @@ export function mmaCompute(op: string, acc: View, a: View, b: View): void {
   for (let n = 0; n < N; n++) for (let k = 0; k < K; k++) bt[n * K + k] = bRow ? B[n * K + k] : B[k * N + n];
   for (let m = 0; m < M; m++) {
     const ao = m * K;
-    for (let n = 0; n < N; n++) {
+    let n = 0;
+    // Four outputs per pass share the loads of A's row; each sum still runs over k in order.
+    for (; n + 4 <= N; n += 4) {
+      const b0 = n * K;
+      const b1 = b0 + K;
+      const b2 = b1 + K;
+      const b3 = b2 + K;
+      let s0 = 0;
+      let s1 = 0;
+      let s2 = 0;
+      let s3 = 0;
+      for (let k = 0; k < K; k++) {
+        const x = at[ao + k];
+        s0 += x * bt[b0 + k];
+        s1 += x * bt[b1 + k];
+        s2 += x * bt[b2 + k];
+        s3 += x * bt[b3 + k];
+      }
+      const c = m * N + n;
+      C[c] += s0;
+      C[c + 1] += s1;
+      C[c + 2] += s2;
+      C[c + 3] += s3;
+    }
+    for (; n < N; n++) {
       const bo = n * K;
       let s = 0;
       for (let k = 0; k < K; k++) s += at[ao + k] * bt[bo + k];

@@ -8,12 +8,17 @@ import type { Buffer } from '../memory';
 
 // ---------------------------------------------------------------- fast f16 (hot in MMA and copies)
 
-/** Every f16 bit pattern decoded once (exact: built with the runtime's own decoder). */
-const HALF_VALUES = (() => {
-  const t = new Float64Array(65536);
-  for (let h = 0; h < 65536; h++) t[h] = fromHalfBits(h);
-  return t;
-})();
+/** Every f16 bit pattern decoded (exact: the runtime's own decoder), filled on first use. */
+const HALF_VALUES = new Float64Array(65536);
+let halfValuesFilled = false;
+
+function halfTable(): Float64Array {
+  if (!halfValuesFilled) {
+    for (let h = 0; h < 65536; h++) HALF_VALUES[h] = fromHalfBits(h);
+    halfValuesFilled = true;
+  }
+  return HALF_VALUES;
+}
 const f64Scratch = new Float64Array(1);
 const f64Words = new Uint32Array(f64Scratch.buffer);
 const HI = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1 ? 1 : 0; // little-endian: high word is [1]
@@ -47,11 +52,11 @@ export function halfBits(x: number): number {
 }
 
 export function halfRound(x: number): number {
-  return HALF_VALUES[halfBits(x)];
+  return halfTable()[halfBits(x)];
 }
 
 function coerce(t: DType, v: number): number {
-  return t === 'f16' ? HALF_VALUES[halfBits(v)] : coerceAny(t, v);
+  return t === 'f16' ? halfTable()[halfBits(v)] : coerceAny(t, v);
 }
 
 /** A typed scalar. `ub` is set for bounded variables (parallel / foreach / with indices): `#x`. */
@@ -159,8 +164,12 @@ export function int(v: number, ub?: number): Sc {
   return new Sc(v, 's32', ub);
 }
 
+// Scalars are immutable, so the two booleans are shared.
+const TRUE = new Sc(1, 'bool');
+const FALSE = new Sc(0, 'bool');
+
 export function bool(b: boolean): Sc {
-  return new Sc(b ? 1 : 0, 'bool');
+  return b ? TRUE : FALSE;
 }
 
 /** Croqtile type words → simulator element types; 8/6/4-bit floats are stored as raw bytes. */
@@ -388,7 +397,7 @@ export function elementOffset(v: View, idx: number[]): number {
 
 export function readElement(v: View, off: number): number {
   const t = v.dtype;
-  if (t === 'f16') return HALF_VALUES[v.buf.view.getUint16(off * 2, true)];
+  if (t === 'f16') return halfTable()[v.buf.view.getUint16(off * 2, true)];
   if (t === 'f32') return v.buf.view.getFloat32(off * 4, true);
   return load(v.buf.view, off * sizeOf(t), t);
 }
@@ -463,8 +472,9 @@ export function readAll(v: View): Float64Array {
   const out = new Float64Array(v.size);
   const dv = v.buf.view;
   if (v.dtype === 'f16') {
+    const table = halfTable();
     stridedOffsets(v, (off, i, n) => {
-      for (let k = 0; k < n; k++) out[i + k] = HALF_VALUES[dv.getUint16((off + k) * 2, true)];
+      for (let k = 0; k < n; k++) out[i + k] = table[dv.getUint16((off + k) * 2, true)];
     });
   } else if (v.dtype === 'f32') {
     stridedOffsets(v, (off, i, n) => {

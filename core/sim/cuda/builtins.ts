@@ -52,32 +52,38 @@ const KNOWN = new Set<string>();
 
 // ------------------------------------------------------------------ barrier helpers
 
-const barrierCache = new WeakMap<Buffer, Map<number, SimBarrier>>();
-/** Barriers that carry transaction bytes (a wait on one marks the waiter a consumer). */
-const txBarriers = new WeakSet<SimBarrier>();
+/** What the CUDA executor keeps per barrier (`SimBarrier.exec`). */
+interface BarrierExt {
+  /** Per arrive site (its instruction) and warp (`site * 32 + warp`): the group of the latest instance. */
+  groups: (ArriveGroup | undefined)[];
+  /** The barrier carries transaction bytes (a wait on it marks the waiter a consumer). */
+  tx: boolean;
+}
+
+function extOf(b: SimBarrier): BarrierExt {
+  return (b.exec ??= { groups: [], tx: false }) as BarrierExt;
+}
 
 export function barrierAt(m: Machine, p: Pointer | null, what: string): SimBarrier {
   if (!p) throw new SimError(`${what}: null barrier pointer`);
-  let byOff = barrierCache.get(p.buf);
-  if (!byOff) barrierCache.set(p.buf, (byOff = new Map()));
-  let b = byOff.get(p.offset);
-  if (!b) {
-    if (p.buf.space !== 'shared') throw new SimError(`${what}: the mbarrier must live in shared memory, but '${p.buf.name}' is ${p.buf.space} memory`);
-    if (p.offset % 8 !== 0) throw new SimError(`${what}: mbarrier address ${p.buf.name}+${p.offset} is not 8-byte aligned`);
-    if (p.offset < 0 || p.offset + 8 > p.buf.size) throw new SimError(`${what}: mbarrier at byte ${p.offset} is outside '${p.buf.name}' (${p.buf.size} bytes)`, undefined, 'oob');
-    b = m.mbarrierAt(p.buf, p.offset, barrierLabel(p));
-    byOff.set(p.offset, b);
-  }
+  // Found by 8-byte slot (a misaligned offset is no slot and takes the checking path below).
+  const known = p.buf.slots?.[p.offset / 8] as SimBarrier | undefined;
+  if (known) return known;
+  if (p.buf.space !== 'shared') throw new SimError(`${what}: the mbarrier must live in shared memory, but '${p.buf.name}' is ${p.buf.space} memory`);
+  if (p.offset % 8 !== 0) throw new SimError(`${what}: mbarrier address ${p.buf.name}+${p.offset} is not 8-byte aligned`);
+  if (p.offset < 0 || p.offset + 8 > p.buf.size) throw new SimError(`${what}: mbarrier at byte ${p.offset} is outside '${p.buf.name}' (${p.buf.size} bytes)`, undefined, 'oob');
+  const b = m.mbarrierAt(p.buf, p.offset, barrierLabel(p));
+  (p.buf.slots ??= [])[p.offset / 8] = b;
   return b;
 }
 
 export function markProducer(t: SimThread, b?: SimBarrier): void {
   t.role ??= 'producer';
-  if (b) txBarriers.add(b);
+  if (b) extOf(b).tx = true;
 }
 
 function markWaiter(t: SimThread, b: SimBarrier): void {
-  if (!t.role && txBarriers.has(b)) t.role = 'consumer';
+  if (!t.role && (b.exec as BarrierExt | undefined)?.tx) t.role = 'consumer';
 }
 
 /** Runs a completion function (cuda::barrier CompletionF) synchronously on the last arriver. */
@@ -92,22 +98,24 @@ function completionRunner(ts: ThreadCtx, cl: Closure): (m: Machine) => void {
 // Lanes run one at a time here, so the lanes of one dynamic instance of an arrive site (the k-th
 // time each lane executes it) are grouped; if that group's arrivals straddle a phase boundary,
 // the hardware's single N-count update would have overshot the phase (over-arrival).
-const groups = new WeakMap<SimBarrier, Map<string, { instance: number; phase: number; pending: number; lanes: number }>>();
-const siteIds = new WeakMap<object, number>();
-let nextSite = 0;
+interface ArriveGroup {
+  instance: number;
+  phase: number;
+  pending: number;
+  lanes: number;
+}
 
 export function threadArrive(f: Frame, b: SimBarrier, count = 1, tx = 0, drop = false): number {
   const ts = f.ts;
   const { m, t } = ts;
-  const site = f.fn.code[f.pc] as object;
-  let sid = siteIds.get(site);
-  if (sid === undefined) siteIds.set(site, (sid = nextSite++));
-  const inst = (ts.siteCount.get(site) ?? 0) + 1;
-  ts.siteCount.set(site, inst);
-  let g = groups.get(b);
-  if (!g) groups.set(b, (g = new Map()));
-  const key = `${t.warp}:${sid}`;
-  const e = g.get(key);
+  const ins = f.fn.code[f.pc];
+  let site = ins.site;
+  if (site < 0) ins.site = site = ts.ex.newSite();
+  const inst = (ts.siteCount[site] ?? 0) + 1;
+  ts.siteCount[site] = inst;
+  const g = extOf(b).groups;
+  const key = site * 32 + t.warp;
+  const e = g[key];
   const st = b.mb.state;
   if (e && e.instance === inst && st.initialized && e.phase !== st.phase && !drop) {
     e.lanes++;
@@ -120,8 +128,13 @@ export function threadArrive(f: Frame, b: SimBarrier, count = 1, tx = 0, drop = 
       threads: [t.index],
       misuse: { kind: 'over-arrival', arrivals: e.lanes, pending: e.pending },
     });
-  } else if (!e || e.instance !== inst) g.set(key, { instance: inst, phase: st.phase, pending: st.pending, lanes: count });
-  else e.lanes += count;
+  } else if (!e) g[key] = { instance: inst, phase: st.phase, pending: st.pending, lanes: count };
+  else if (e.instance !== inst) {
+    e.instance = inst;
+    e.phase = st.phase;
+    e.pending = st.pending;
+    e.lanes = count;
+  } else e.lanes += count;
   return m.mbArrive(t, b, count, tx, drop);
 }
 
@@ -734,7 +747,8 @@ export function compileMethodCall(c: Compiler, cx: FnCx, t: CType, self: Fn, nam
 
 function barrierMethod(k: Cx, self: Fn, name: string, a: SyntaxNode[]): Ex | undefined {
   const { c, cx, n } = k;
-  const bar = (f: Frame) => barrierAt(f.ts.m, self(f), `cuda::barrier::${name}`);
+  const what = `cuda::barrier::${name}`;
+  const bar = (f: Frame) => barrierAt(f.ts.m, self(f), what);
   switch (name) {
     case 'arrive': {
       const cnt = a[0] ? asNum(k, args(k, [a[0]])[0]) : () => 1;

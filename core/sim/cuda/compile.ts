@@ -756,7 +756,7 @@ export class Compiler {
   // -------------------------------------------------------------- instruction emission
 
   emit(cx: FnCx, n: SyntaxNode, run: (f: Frame) => number, stmt = true): Instr {
-    const ins: Instr = { run, loc: locOf(n, cx.name), stmt, target: -1 };
+    const ins: Instr = { run, loc: locOf(n, cx.name), stmt, target: -1, site: -1 };
     cx.code.push(ins);
     return ins;
   }
@@ -771,14 +771,14 @@ export class Compiler {
   }
 
   emitJump(cx: FnCx, n: SyntaxNode): Instr {
-    const ins: Instr = { run: () => ins.target, loc: locOf(n, cx.name), stmt: false, target: -1 };
+    const ins: Instr = { run: () => ins.target, loc: locOf(n, cx.name), stmt: false, target: -1, site: -1 };
     cx.code.push(ins);
     return ins;
   }
 
   emitBranchFalse(cx: FnCx, n: SyntaxNode, cond: Fn): Instr {
     const next = cx.code.length + 1;
-    const ins: Instr = { run: (f) => (cond(f) ? next : ins.target), loc: locOf(n, cx.name), stmt: true, target: -1 };
+    const ins: Instr = { run: (f) => (cond(f) ? next : ins.target), loc: locOf(n, cx.name), stmt: true, target: -1, site: -1 };
     cx.code.push(ins);
     return ins;
   }
@@ -1093,7 +1093,7 @@ export class Compiler {
       if (!v) continue;
       const val = this.constEval(cx, v);
       const next = cx.code.length + 1;
-      const ins: Instr = { run: (f) => (f.v[tmp] === val ? ins.target : next), loc: locOf(c, cx.name), stmt: false, target: -1 };
+      const ins: Instr = { run: (f) => (f.v[tmp] === val ? ins.target : next), loc: locOf(c, cx.name), stmt: false, target: -1, site: -1 };
       cx.code.push(ins);
       jumps.push({ ins, c });
     }
@@ -1836,7 +1836,7 @@ export class Compiler {
     const tmp = cx.slot();
     this.emitExec(cx, ln, (f) => (f.v[tmp] = lt(f) ? 1 : 0));
     const next = cx.code.length + 1;
-    const skip: Instr = { run: (f) => ((op === '&&' ? f.v[tmp] : !f.v[tmp]) ? next : skip.target), loc: locOf(n, cx.name), stmt: false, target: -1 };
+    const skip: Instr = { run: (f) => ((op === '&&' ? f.v[tmp] : !f.v[tmp]) ? next : skip.target), loc: locOf(n, cx.name), stmt: false, target: -1, site: -1 };
     cx.code.push(skip);
     const r = this.rv(this.expr(cx, rn));
     const rt = this.truth(r, rn);

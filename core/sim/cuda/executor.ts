@@ -34,6 +34,12 @@ export class CudaExecutor implements Executor, ExecutorLike {
     private bufferIds: () => number,
   ) {}
 
+  private sites = 0;
+
+  newSite(): number {
+    return this.sites++;
+  }
+
   nextBufferId(): number {
     return this.bufferIds();
   }
@@ -70,7 +76,9 @@ export class CudaExecutor implements Executor, ExecutorLike {
   }
 
   startThread(m: Machine, t: SimThread): void {
-    const blk = m.blocks.find((b) => b.index === t.block)!.state as BlockCtx;
+    // Blocks are stored by linear index; the search is only a fallback.
+    const byIndex = m.blocks[t.block];
+    const blk = (byIndex?.index === t.block ? byIndex : m.blocks.find((b) => b.index === t.block)!).state as BlockCtx;
     const ts = new ThreadCtx(t, m, blk, this);
     const f = new Frame(this.kernel.fn, ts, null);
     for (let i = 0; i < this.args.length; i++) f.v[i] = this.args[i];

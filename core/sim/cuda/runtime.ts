@@ -21,6 +21,8 @@ export interface Instr {
   stmt: boolean;
   /** Jump target, patched after the target is known. */
   target: number;
+  /** Arrive-site number (assigned by the executor on first use; -1 before). */
+  site: number;
 }
 
 /** A local variable as the debugger sees it. */
@@ -101,6 +103,8 @@ export interface ExecutorLike {
   nextBufferId(): number;
   registerBuffer(buf: Buffer): void;
   bufferById(id: number): Buffer | undefined;
+  /** A new arrive-site number (small, per launch). */
+  newSite(): number;
 }
 
 export class ThreadCtx {
@@ -112,7 +116,7 @@ export class ThreadCtx {
   /** Shared accesses are checked for races (off while a completion function runs). */
   race: boolean;
   /** Per arrive site: how many times this thread executed it (groups converged warp arrivals). */
-  readonly siteCount = new Map<object, number>();
+  readonly siteCount: number[] = [];
   constructor(
     readonly t: SimThread,
     readonly m: Machine,
