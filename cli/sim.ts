@@ -6,7 +6,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { parseArg } from '../core/sim/args';
 import { type DType, sizeOf } from '../core/sim/dtypes';
-import { type Dim3, type SchedulePolicy, SimError, validateGeometry } from '../core/sim/machine';
+import { DEFAULT_LATENCIES, type Dim3, type Latencies, type SchedulePolicy, SimError, validateGeometry } from '../core/sim/machine';
 import { NpyError, parseNpy, toNpy } from '../core/sim/npy';
 import { type ArgSpec, type BarrierSummary, type SimulateRequest, type SimulateResult, simulate as simulateRequest } from '../core/sim/run';
 import { type ChromeTraceEvent, type TraceThread, toChromeTrace } from '../core/sim/trace';
@@ -37,6 +37,9 @@ Options:
   --schedule POLICY        round-robin (default), random, or adversarial (runs one role as far
                            ahead of the others as it can: finds missing waits fast)
   --max-steps N            stop with step-limit after N thread-statements (default 50000000)
+  --latency OP=CYCLES      simulated latency of one kind of operation; repeatable. OP is one of
+                           statement (1), bulkCopy (600: TMA / cp.async.bulk / Croqtile DMA),
+                           cpAsync (300), mma (120: wgmma / Croqtile MMA), tcgen05 (150)
   --json                   print the result as JSON (below) instead of text
   --trace FILE             write a Chrome trace of phase flips, waits, arrives and async copies;
                            open it in ui.perfetto.dev or chrome://tracing (1 µs shown = 1 cycle)
@@ -87,6 +90,7 @@ export interface SimArgs {
   seed?: number;
   schedule?: SchedulePolicy;
   maxSteps?: number;
+  latencies?: Partial<Latencies>;
   json: boolean;
   trace?: string;
   dumps: { name: string; file: string }[];
@@ -161,6 +165,14 @@ export function parseSimArgs(argv: readonly string[]): SimArgs {
       case '--max-steps':
         args.maxSteps = parseCount('--max-steps', takeValue(), 1);
         break;
+      case '--latency': {
+        const value = takeValue();
+        const eq = value.indexOf('=');
+        const op = value.slice(0, eq);
+        if (eq < 0 || !(op in DEFAULT_LATENCIES)) throw new UsageError(`--latency '${value}': expected OP=CYCLES with OP one of ${Object.keys(DEFAULT_LATENCIES).join(', ')}`);
+        args.latencies = { ...args.latencies, [op]: parseCount(`--latency ${op}`, value.slice(eq + 1), op === 'statement' ? 1 : 0) };
+        break;
+      }
       case '--json':
         noValue();
         args.json = true;
@@ -307,6 +319,7 @@ function buildRequest(args: SimArgs): SimulateRequest {
     seed: args.seed,
     schedule: args.schedule,
     maxSteps: args.maxSteps,
+    latencies: args.latencies,
   };
 }
 

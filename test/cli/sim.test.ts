@@ -98,6 +98,8 @@ describe('bad arguments exit 2 before anything runs', () => {
     ['too much shared memory', [at('k.cu'), '--grid', '1', '--block', '32', '--dynamic-smem', '1000000'], /dynamic shared memory 1000000 bytes is outside/],
     ['unknown schedule', [at('k.cu'), '--schedule', 'fair'], /unknown schedule 'fair': expected one of round-robin, random, adversarial/],
     ['zero --max-steps', [at('k.cu'), '--max-steps', '0'], /--max-steps expects a positive integer, got '0'/],
+    ['unknown --latency', [at('k.cu'), '--latency', 'dram=400'], /--latency 'dram=400': expected OP=CYCLES with OP one of statement, bulkCopy, cpAsync, mma, tcgen05/],
+    ['negative --latency', [at('k.cu'), '--latency', 'mma=-1'], /--latency mma expects a non-negative integer, got '-1'/],
     ['negative --seed', [at('k.cu'), '--seed', '-1'], /--seed expects a non-negative integer up to 4294967295, got '-1'/],
     ['fractional --dynamic-smem', [at('k.cu'), '--dynamic-smem', '1.5'], /--dynamic-smem expects a non-negative integer/],
     ['--arg without =', [at('k.cu'), '--arg', 'out'], /--arg 'out': expected NAME=SPEC/],
@@ -138,6 +140,12 @@ describe('the request handed to the simulator', () => {
       { name: 'scale', kind: 'scalar', value: 16, text: 'scale=0x10' },
     ]);
     expect(req.trace).toBeUndefined();
+  });
+
+  it('passes --latency settings through, later ones adding to earlier ones', async () => {
+    const r = await sim([at('p.co'), '--kernel', 'pipeline', '--latency', 'bulkCopy=5000', '--latency', 'mma=0']);
+    expect(r.code).toBe(0);
+    expect(r.seen[0].latencies).toEqual({ bulkCopy: 5000, mma: 0 });
   });
 
   it('lets a Croqtile program leave out --grid and --block', async () => {
