@@ -1,0 +1,929 @@
+// The simulator's debug runtime: runs one CUDA kernel launch under debugger control (continue,
+// step, pause, line / barrier breakpoints, exception filters, time travel by deterministic replay)
+// and exposes what a debugger shows (warps as threads, frames, locals, barriers, async ops, shared
+// memory). It knows nothing of DAP: the debug session (debugger/) maps requests to these methods
+// and the typed events (`stopped`, `output`, `exited`) to DAP events, and converts lines (every line
+// here is zero-based, like the rest of the engine).
+//
+// Threads. The debugger shows one thread per warp (`block b · warp w · role`), ids 1, 2, … in launch
+// order (`block * warpsPerBlock + warp + 1`). Each warp has a displayed lane (default 0, see
+// `setLane`): its frames and locals are shown, line breakpoints and conditions are checked on it,
+// and stepping follows it. So a line only other lanes execute (`if (lane == 5)`) stops nobody until
+// lane 5 is displayed.
+//
+// Execution. `continue` runs the machine in slices (so `pause` called between them is honoured).
+// `stepOver/stepIn/stepOut(warp)` run the whole machine until the displayed lane reaches another
+// line at the same depth (over), any other line or depth (in), or a shallower frame (out); other
+// threads progress normally, so a blocked lane is released by them. A step that does not finish
+// within STEP_BUDGET statements stops with reason `step` and says what the lane waits on; a step
+// whose lane exits stops at once. Breakpoints hit by other warps interrupt a step.
+//
+// Breakpoints. Line breakpoints use `Machine.lineHook` (verified when some compiled statement
+// starts on the line). Conditions and `{expr}` in log messages use a tiny evaluator over the lane's
+// locals plus `threadIdx.x/y/z`, `blockIdx.x/y/z`, `lane`, `warp` (numbers, identifiers,
+// + - * / %, comparisons, && || !, parentheses). A condition that fails to evaluate stops, with
+// the error in the description. Function breakpoints name a barrier label (`full[1]`) or a
+// barrier array (`full` matches `full[0]`, `full[1]` …) and stop right after that barrier
+// completes a phase. Exception filters: `phase-flip` (any barrier), `deadlock`, `misuse`, `race`.
+//
+// Time travel. The machine is deterministic for a request (seed, policy). Every `Machine.run`
+// call ends at a recorded step count (a "segment"), and every phase flip and every stop is a
+// checkpoint (the machine is paused right after each flip to record it). Going back rebuilds the
+// launch from the same request and replays the same segments with `run({ untilSteps })` (a
+// segment where the hook stopped a freshly picked thread before its first statement is replayed
+// as `run({ budget: 0 })`, which makes the same pick: the random policy draws from its generator
+// at each pick). It then checks a fingerprint (steps, flips, cycles, barrier phases) against the
+// recording and, if they differ, stays where it was and throws "replay diverged" rather than show
+// a wrong state. Replay is exact under the round-robin (default) and adversarial policies; under
+// `random` it still diverges after some stops (a scheduling draw the replay does not repeat; not
+// yet found), which the check reports. Breakpoint hit counts are not rewound.
+//
+// Languages. CUDA only: `prepareCudaLaunch` gives the Launch this drives. Croqtile returns only a
+// SimulateResult today; debugging it needs a per-launch entry (a `prepareCroqtileLaunches` that
+// yields each launch's Launch) and a frames/locals view from its executor.
+import type { DType } from './dtypes';
+import { load, sizeOf } from './dtypes';
+import type { AsyncOp, Machine, MachineEvent, RunResult, SimBarrier, SimReport, SimThread, SourceLoc } from './machine';
+import { SimError } from './machine';
+import type { Buffer } from './memory';
+import type { Launch, SimulateRequest } from './run';
+import { CudaExecutor, type FrameInfo, type LocalInfo, prepareCudaLaunch } from './cuda';
+
+export type StopReason = 'entry' | 'breakpoint' | 'step' | 'pause' | 'phase-flip' | 'deadlock' | 'misuse' | 'race' | 'error' | 'completed' | 'step-limit';
+
+export interface DebugStop {
+  reason: StopReason;
+  /** The warp thread the stop concerns (id as in `threads()`). */
+  thread?: number;
+  /** One line for the UI (and the full report text for deadlocks and errors). */
+  description: string;
+  /** Zero-based line of the stopping lane, when there is one. */
+  line?: number;
+  /** The lane a breakpoint or step stopped (the warp's displayed lane when it stopped). */
+  lane?: number;
+  /** Phase flips (function breakpoints, the phase-flip filter, stepping back to a flip). */
+  barrier?: string;
+  block?: number;
+  oldPhase?: number;
+  newPhase?: number;
+  /** Label of the thread whose arrival (or whose async copy) completed the phase. */
+  lastArriver?: string;
+  /** Deadlocks: every blocked warp and what it waits on. */
+  blocked?: { thread: number; label: string; lanes: number; waitsOn: string; barrier?: string; line: number }[];
+  /** The machine's report (deadlock, misuse, race, error, step limit). */
+  report?: SimReport;
+  /** Global statement count at the stop (what time travel replays to). */
+  steps: number;
+}
+
+export interface LineBreakpoint {
+  /** Zero-based. */
+  line: number;
+  condition?: string;
+  /** `5` / `== 5`, `> 5`, `>= 5`, `< 5`, `<= 5`, `% 5` (every fifth hit). */
+  hitCondition?: string;
+  /** Logpoint: `{expr}` parts are evaluated; it prints and never stops. */
+  logMessage?: string;
+}
+
+export interface FunctionBreakpoint {
+  /** A barrier label (`full[1]`) or an array name (`full`). */
+  name: string;
+}
+
+export type ExceptionFilter = 'phase-flip' | 'deadlock' | 'misuse' | 'race';
+
+export interface DebugThread {
+  id: number;
+  block: number;
+  warp: number;
+  lane: number;
+  role?: string;
+  /** `block 0 · warp 1 · consumer` */
+  label: string;
+  status: 'running' | 'blocked' | 'exited';
+}
+
+export interface BarrierView {
+  label: string;
+  block: number;
+  initialized: boolean;
+  phase: number;
+  parity: number;
+  pending: number;
+  expected: number;
+  tx: number;
+  /** Waiting warps with how many lanes wait and on which parity (or token). */
+  waiting: { thread: number; label: string; lanes: number; parity?: number; token?: number }[];
+}
+
+export interface AsyncOpView {
+  id: number;
+  engine: string;
+  label: string;
+  issuer: string;
+  issuedAt: number;
+  doneAt: number;
+  line: number;
+}
+
+export interface SharedBufferView {
+  name: string;
+  block: number;
+  bytes: number;
+  dtype?: DType;
+  shape?: number[];
+  /** The first elements, formatted (`[0, 1, 2, …]`), or the byte count when untyped. */
+  preview: string;
+  buffer: Buffer;
+}
+
+export interface DebugEvents {
+  stopped: DebugStop;
+  output: { text: string; category: 'stdout' | 'console' | 'stderr'; thread?: number };
+  exited: { status: 'completed' | 'deadlock' | 'error' | 'step-limit'; message: string };
+}
+
+/** Statements a step may run before it gives up and says what the lane waits on. */
+export const STEP_BUDGET = 2_000_000;
+/** Statements per slice of `continue` (between slices `pause` is honoured and the event loop runs). */
+const SLICE = 200_000;
+/** Slices of a step are smaller: a step must notice its lane exiting. */
+const STEP_SLICE = 20_000;
+
+interface Checkpoint {
+  /** Index in `segments` of the run call that ended here. */
+  segment: number;
+  steps: number;
+  fingerprint: string;
+  stop?: DebugStop;
+  flip?: { barrier: string; block: number; completed: number; lastArriver?: string };
+}
+
+/**
+ * One `Machine.run` call: the step count it ended at, and whether it picked a thread that the line
+ * hook stopped before its first statement (the replay must make that pick too: under the random
+ * policy a pick draws from the generator).
+ */
+interface Segment {
+  steps: number;
+  emptyPick: boolean;
+}
+
+interface StepTarget {
+  kind: 'over' | 'in' | 'out';
+  warp: number;
+  thread: SimThread;
+  depth: number;
+  line: number;
+}
+
+type Listener<K extends keyof DebugEvents> = (e: DebugEvents[K]) => void;
+
+export class DebugRuntime {
+  private launch?: Launch;
+  private lineBps = new Map<number, LineBreakpoint & { hits: number }>();
+  private functionBps: FunctionBreakpoint[] = [];
+  private filters = new Set<ExceptionFilter>(['deadlock', 'misuse', 'race']);
+  private readonly lanes = new Map<number, number>();
+  private readonly listeners: { [K in keyof DebugEvents]: Listener<K>[] } = { stopped: [], output: [], exited: [] };
+  /** Steps at the end of every `Machine.run` call, in order (what a replay repeats). */
+  private segments: Segment[] = [];
+  /** No statement has run yet in the current quantum (set by the executor wrapper, see `build`). */
+  private quantumFresh = false;
+  /** The last run call ended with the hook stopping a thread before its quantum's first statement. */
+  private emptyPick = false;
+  private checkpoints: Checkpoint[] = [];
+  /** Set while rebuilding a past state: no stops, no output. */
+  private replaying = false;
+  /** Set by the hook or a listener during a run; read when the run returns. */
+  private pendingStop?: DebugStop;
+  private flipsThisRun: NonNullable<Checkpoint['flip']>[] = [];
+  private step?: StepTarget;
+  /**
+   * The statement each thread last reached while the hook was on (by machine thread index). A thread
+   * reaching the same statement again is re-entering it (after blocking in it, or after a stop before
+   * it), which must neither stop nor count a hit.
+   */
+  private lastLoc: (SourceLoc | undefined)[] = [];
+  private pauseRequested = false;
+  private lastStop?: DebugStop;
+  private exited = false;
+  /** The deadlock / error / step-limit stop that ended the run (reported again as `exited`). */
+  private terminalStop?: DebugStop;
+  private verified?: Set<number>;
+  private lineStarts = new Set<SourceLoc>();
+
+  constructor(readonly request: SimulateRequest) {}
+
+  // ------------------------------------------------------------------ events
+
+  on<K extends keyof DebugEvents>(kind: K, fn: Listener<K>): void {
+    (this.listeners[kind] as Listener<K>[]).push(fn);
+  }
+
+  private emit<K extends keyof DebugEvents>(kind: K, e: DebugEvents[K]): void {
+    for (const fn of this.listeners[kind] as Listener<K>[]) fn(e);
+  }
+
+  // ------------------------------------------------------------------ lifecycle
+
+  /**
+   * Builds the launch and stops at entry (blocks launched, nothing run). Bad requests (unknown
+   * kernel, wrong arguments) reject with the simulator's message. Croqtile is not debuggable yet.
+   */
+  async start(): Promise<DebugStop> {
+    const language = this.request.language ?? (/\.co$/i.test(this.request.file) ? 'croqtile' : 'cuda');
+    if (language !== 'cuda') throw new SimError('the debugger supports CUDA kernels only for now (Croqtile programs can be run with `phaseflip sim`)');
+    await this.build();
+    const stop: DebugStop = { reason: 'entry', description: 'stopped at the kernel entry', thread: 1, line: this.displayed(1)?.loc.line, steps: 0 };
+    this.record(stop);
+    return stop;
+  }
+
+  private async build(): Promise<Machine> {
+    const launch = await prepareCudaLaunch(this.request);
+    const m = launch.machine;
+    // The replay must know whether a hook stop came before any statement of the thread's quantum
+    // (see Segment). The machine does not say, so the executor's entry is observed.
+    const executor = m.executor;
+    const runQuantum = executor.run.bind(executor);
+    executor.run = (mm, t, budget) => {
+      this.quantumFresh = true;
+      return runQuantum(mm, t, budget);
+    };
+    // Misuse and races become stops (or output) here rather than ending the run.
+    m.options.continueOnMisuse = true;
+    m.listeners.push((e) => this.onMachineEvent(m, e));
+    this.launch = launch;
+    // Breakpoints match statements by identity: a rebuilt launch has new ones.
+    this.verified = undefined;
+    this.statementLines();
+    this.updateHook();
+    // Launch the blocks without running a statement, so threads exist at entry.
+    this.runMachine({ untilSteps: 0 });
+    return m;
+  }
+
+  private get machine(): Machine {
+    if (!this.launch) throw new Error('the debug runtime has not started (call start() first)');
+    return this.launch.machine;
+  }
+
+  /** The CUDA executor; undefined when the kernel failed to compile (its launch faults at once). */
+  private get executor(): CudaExecutor | undefined {
+    const e = this.machine.executor;
+    return e instanceof CudaExecutor ? e : undefined;
+  }
+
+  // ------------------------------------------------------------------ breakpoints
+
+  /** Replaces the line breakpoints; returns, in order, whether each line has a statement. */
+  setBreakpoints(bps: LineBreakpoint[]): { line: number; verified: boolean; message?: string }[] {
+    const lines = this.statementLines();
+    this.lineBps = new Map();
+    const out = bps.map((bp) => {
+      const verified = lines.has(bp.line);
+      if (verified) this.lineBps.set(bp.line, { ...bp, hits: 0 });
+      return { line: bp.line, verified, message: verified ? undefined : 'no statement starts on this line in the simulated kernel' };
+    });
+    this.updateHook();
+    return out;
+  }
+
+  /** Replaces the barrier breakpoints; each is verified when a barrier of that name exists or may exist. */
+  setFunctionBreakpoints(bps: FunctionBreakpoint[]): { name: string; verified: boolean }[] {
+    this.functionBps = bps.filter((b) => b.name.trim());
+    return bps.map((b) => ({ name: b.name, verified: !!b.name.trim() }));
+  }
+
+  setExceptionFilters(filters: ExceptionFilter[]): void {
+    this.filters = new Set(filters);
+  }
+
+  /** Zero-based lines where some compiled statement starts (kernel, device functions, lambdas). */
+  statementLines(): Set<number> {
+    if (this.verified) return this.verified;
+    const ex = this.executor;
+    const lines = new Set<number>();
+    const starts = new Set<SourceLoc>();
+    // A line's breakpoint is hit where execution enters the line: at its first statement, or at the
+    // first one after a statement of another line (a loop's increment), not at each piece of it.
+    const add = (code: { stmt: boolean; loc: SourceLoc }[]) => {
+      let prev = -1;
+      for (const ins of code) {
+        if (!ins.stmt) continue;
+        lines.add(ins.loc.line);
+        if (ins.loc.line !== prev) starts.add(ins.loc);
+        prev = ins.loc.line;
+      }
+    };
+    if (ex) {
+      for (const inst of ex.compiler.instances.values()) add(inst.fn.code);
+      for (const l of ex.compiler.lambdas.values()) add(l.fn.code);
+      add(ex.kernel.fn.code);
+    }
+    this.verified = lines;
+    this.lineStarts = starts;
+    return lines;
+  }
+
+  private updateHook(): void {
+    if (!this.launch) return;
+    const m = this.machine;
+    const need = !this.replaying && (this.lineBps.size > 0 || !!this.step);
+    if (need && !m.lineHook) {
+      // Blocked threads re-enter the statement they block in, and so does the lane the hook stopped
+      // last (before its statement, the one at its pc): neither is a new arrival.
+      this.lastLoc = m.threads.map((t) => (t.status === 'blocked' ? t.loc : undefined));
+      const last = this.lastStop;
+      const t = last?.lane !== undefined && last.thread !== undefined ? this.laneThread(last.thread, last.lane) : undefined;
+      if (t && t.status === 'ready') this.lastLoc[t.index] = this.executor?.frames(t)[0]?.loc;
+      m.lineHook = (t, loc) => this.atStatement(t, loc);
+    } else if (!need) m.lineHook = undefined;
+  }
+
+  /** The line hook: breakpoints and stepping, on displayed lanes only. Returns true to stop before `loc`. */
+  private atStatement(t: SimThread, loc: SourceLoc): boolean {
+    // Whether this is the quantum's first statement, for the replay (see Segment).
+    const fresh = this.quantumFresh;
+    this.quantumFresh = false;
+    if (this.pendingStop) {
+      this.emptyPick = fresh;
+      return true;
+    }
+    if (this.lastLoc[t.index] === loc) return false;
+    this.lastLoc[t.index] = loc;
+    if (t.lane !== this.laneOf(this.warpId(t))) return false;
+    const s = this.step;
+    if (s && s.thread === t) {
+      const depth = this.executor?.frames(t).length ?? 0;
+      const changed = s.kind === 'out' ? depth < s.depth : s.kind === 'in' ? depth !== s.depth || loc.line !== s.line : depth < s.depth || (depth === s.depth && loc.line !== s.line);
+      if (changed) return this.stopBefore(t, { reason: 'step', description: `stepped to line ${loc.line + 1}` }, loc, fresh);
+    }
+    const bp = this.lineBps.get(loc.line);
+    if (!bp || !this.lineStarts.has(loc)) return false;
+    let conditionError: string | undefined;
+    if (bp.condition?.trim()) {
+      try {
+        if (!truthy(evaluate(bp.condition, this.scope(t)))) return false;
+      } catch (e) {
+        conditionError = `breakpoint condition '${bp.condition}' could not be evaluated: ${(e as Error).message}`;
+      }
+    }
+    bp.hits++;
+    if (!conditionError && bp.hitCondition?.trim() && !hitMatches(bp.hitCondition, bp.hits)) return false;
+    if (bp.logMessage !== undefined && !conditionError) {
+      this.emit('output', { text: `${this.interpolate(bp.logMessage, t)}\n`, category: 'console', thread: this.warpId(t) });
+      return false;
+    }
+    return this.stopBefore(t, { reason: 'breakpoint', description: conditionError ?? `breakpoint at line ${loc.line + 1}` }, loc, fresh);
+  }
+
+  private stopBefore(t: SimThread, s: { reason: StopReason; description: string }, loc: SourceLoc, fresh: boolean): true {
+    this.emptyPick = fresh;
+    this.pendingStop = { ...s, thread: this.warpId(t), lane: t.lane, line: loc.line, steps: 0 };
+    return true;
+  }
+
+  private onMachineEvent(m: Machine, e: MachineEvent): void {
+    if (this.replaying || m !== this.launch?.machine) return;
+    if (e.kind === 'print') {
+      this.emit('output', { text: e.text, category: 'stdout', thread: e.thread ? this.warpId(e.thread) : undefined });
+      return;
+    }
+    if (e.kind === 'phase') {
+      const b = e.barrier;
+      const flip = { barrier: b.label, block: b.block, completed: e.completed, lastArriver: e.lastArriver?.label };
+      this.flipsThisRun.push(flip);
+      // Pause after every flip: it is a checkpoint for stepping back.
+      m.pause();
+      if (!this.pendingStop && (this.filters.has('phase-flip') || this.functionBps.some((f) => barrierMatches(f.name, b)))) {
+        this.pendingStop = {
+          reason: 'phase-flip',
+          description: `${b.label}${m.numBlocks > 1 ? ` (block ${b.block})` : ''} completed phase ${e.completed} → phase ${e.completed + 1}${flip.lastArriver ? `; last arrival by ${flip.lastArriver}` : ''}`,
+          thread: e.lastArriver ? this.warpId(e.lastArriver) : undefined,
+          line: e.lastArriver?.loc.line,
+          barrier: b.label,
+          block: b.block,
+          oldPhase: e.completed,
+          newPhase: e.completed + 1,
+          lastArriver: flip.lastArriver,
+          steps: 0,
+        };
+      }
+      return;
+    }
+    const r = e.report;
+    if (r.kind !== 'misuse' && r.kind !== 'race') return;
+    if (this.filters.has(r.kind) && !this.pendingStop) {
+      const t = r.threads.length ? m.threads[r.threads[0]] : undefined;
+      this.pendingStop = { reason: r.kind, description: r.message, thread: t ? this.warpId(t) : undefined, line: r.loc?.line, report: r, steps: 0 };
+      m.pause();
+    } else this.emit('output', { text: `${r.message}\n`, category: 'stderr' });
+  }
+
+  // ------------------------------------------------------------------ execution
+
+  /** Runs until a stop (breakpoint, flip filter, report, end). */
+  continue(): Promise<DebugStop> {
+    return this.drive(undefined);
+  }
+
+  stepOver(thread: number): Promise<DebugStop> {
+    return this.stepKind('over', thread);
+  }
+
+  stepIn(thread: number): Promise<DebugStop> {
+    return this.stepKind('in', thread);
+  }
+
+  stepOut(thread: number): Promise<DebugStop> {
+    return this.stepKind('out', thread);
+  }
+
+  /** Asks a running `continue`/step to stop at its next slice boundary (reason `pause`). */
+  pause(): void {
+    this.pauseRequested = true;
+  }
+
+  private stepKind(kind: StepTarget['kind'], thread: number): Promise<DebugStop> {
+    const t = this.displayed(thread);
+    if (!t) throw new Error(`no thread ${thread}`);
+    if (t.status === 'done' || t.status === 'faulted') return Promise.resolve(this.stopAt({ reason: 'step', thread, description: `${t.label} has exited`, steps: 0 }));
+    // The line of the lane's pc (after a replay `t.loc` may still name the statement before it).
+    const frames = this.executor?.frames(t) ?? [];
+    return this.drive({ kind, warp: thread, thread: t, depth: frames.length, line: frames[0]?.loc.line ?? t.loc.line });
+  }
+
+  private async drive(step: StepTarget | undefined): Promise<DebugStop> {
+    const m = this.machine;
+    if (this.exited || m.isFinished) return this.finish();
+    this.step = step;
+    this.pauseRequested = false;
+    this.updateHook();
+    const start = m.steps;
+    try {
+      for (;;) {
+        const r = this.runMachine({ untilSteps: m.steps + (step ? STEP_SLICE : SLICE) });
+        if (r.status !== 'paused') return this.terminal(r);
+        if (this.pendingStop) {
+          const stop = this.pendingStop;
+          this.pendingStop = undefined;
+          return this.stopAt(stop);
+        }
+        if (this.flipsThisRun.length) {
+          this.record(undefined);
+          continue;
+        }
+        if (step) {
+          const t = step.thread;
+          if (t.status === 'done' || t.status === 'faulted') return this.stopAt({ reason: 'step', thread: step.warp, description: `${t.label} exited`, steps: 0 });
+          if (m.steps - start >= STEP_BUDGET)
+            return this.stopAt({
+              reason: 'step',
+              thread: step.warp,
+              line: t.loc.line,
+              description: t.status === 'blocked' && t.wait ? `${t.label} is still waiting on ${t.wait.describe()} after ${STEP_BUDGET} statements` : `the step did not reach another line within ${STEP_BUDGET} statements`,
+              steps: 0,
+            });
+        }
+        if (this.pauseRequested) return this.stopAt({ reason: 'pause', description: 'paused', thread: step?.warp ?? 1, steps: 0 });
+        // Let the event loop deliver `pause` (and keep the host responsive) between slices.
+        await new Promise((resolve) => setTimeout(resolve, 0));
+      }
+    } finally {
+      this.step = undefined;
+      this.updateHook();
+    }
+  }
+
+  /** One `Machine.run`, recorded as a segment; flips it saw make a checkpoint. */
+  private runMachine(limits: { untilSteps?: number; budget?: number }): RunResult {
+    const m = this.machine;
+    this.flipsThisRun = [];
+    this.emptyPick = false;
+    const r = m.run(limits);
+    this.segments.push({ steps: m.steps, emptyPick: this.emptyPick });
+    return r;
+  }
+
+  private record(stop: DebugStop | undefined): void {
+    const m = this.machine;
+    const flip = this.flipsThisRun[this.flipsThisRun.length - 1];
+    this.checkpoints.push({ segment: this.segments.length - 1, steps: m.steps, fingerprint: fingerprint(m), stop, flip });
+    this.flipsThisRun = [];
+  }
+
+  private stopAt(stop: DebugStop): DebugStop {
+    stop.steps = this.machine.steps;
+    if (stop.line === undefined && stop.thread !== undefined) stop.line = this.displayed(stop.thread)?.loc.line;
+    this.record(stop);
+    this.lastStop = stop;
+    this.emit('stopped', stop);
+    return stop;
+  }
+
+  private terminal(r: RunResult): DebugStop {
+    const m = this.machine;
+    const report = r.report;
+    if (r.status === 'completed') return this.finish();
+    if (r.status === 'deadlock') {
+      const stop: DebugStop = { reason: 'deadlock', description: report?.message ?? 'deadlock', report, blocked: this.blockedWarps(report), steps: m.steps };
+      stop.thread = stop.blocked?.[0]?.thread;
+      stop.line = stop.blocked?.[0]?.line;
+      if (!this.filters.has('deadlock')) return this.finish(stop);
+      this.terminalStop = stop;
+      return this.stopAt(stop);
+    }
+    const reason: StopReason = r.status === 'step-limit' ? 'step-limit' : 'error';
+    const t = report?.threads.length ? m.threads[report.threads[0]] : undefined;
+    this.terminalStop = { reason, description: report?.message ?? r.status, report, thread: t ? this.warpId(t) : undefined, line: report?.loc?.line, steps: m.steps };
+    return this.stopAt(this.terminalStop);
+  }
+
+  /** The end of the run: `exited` is emitted once; later calls return the same stop. */
+  private finish(stop?: DebugStop): DebugStop {
+    if (this.exited && this.lastStop) return this.lastStop;
+    const m = this.machine;
+    const done: DebugStop = stop ??
+      this.terminalStop ?? { reason: 'completed', description: `completed: ${m.steps} statements, ${m.phaseFlips} phase flip(s), ${m.cycles} simulated cycles`, steps: m.steps };
+    this.exited = true;
+    this.lastStop = done;
+    // The end is a checkpoint too (stepping back from it goes to the stop before), unless it was
+    // already recorded as a stop.
+    if (!this.terminalStop) this.record(done);
+    const status = done.reason === 'completed' ? 'completed' : done.reason === 'deadlock' ? 'deadlock' : done.reason === 'step-limit' ? 'step-limit' : 'error';
+    this.emit('exited', { status, message: done.description });
+    return done;
+  }
+
+  // ------------------------------------------------------------------ time travel
+
+  /** Goes back to the previous checkpoint (phase flip or stop); at the first one, to the entry. */
+  stepBack(): Promise<DebugStop> {
+    return this.goBack(() => true, false);
+  }
+
+  /** Goes back to the previous stop that was not a step (breakpoint, flip filter, report), or the entry. */
+  reverseContinue(): Promise<DebugStop> {
+    return this.goBack((c) => !!c.stop && c.stop.reason !== 'step' && c.stop.reason !== 'pause', true);
+  }
+
+  /** The last checkpoint is where the machine is now; look before it. */
+  private async goBack(wanted: (c: Checkpoint) => boolean, keepReason: boolean): Promise<DebugStop> {
+    let i = this.checkpoints.length - 2;
+    while (i > 0 && !wanted(this.checkpoints[i])) i--;
+    if (i < 0) i = 0;
+    return this.replayTo(i, keepReason);
+  }
+
+  /** Rebuilds the launch and replays the recorded segments up to checkpoint `index`. */
+  private async replayTo(index: number, keepReason: boolean): Promise<DebugStop> {
+    const target = this.checkpoints[index];
+    const segments = this.segments.slice(0, target.segment + 1);
+    const before = { launch: this.launch, segments: this.segments };
+    this.replaying = true;
+    this.segments = [];
+    try {
+      const m = await this.build();
+      for (let s = 1; s < segments.length; s++) {
+        const seg = segments[s];
+        let r = this.runMachine({ untilSteps: seg.steps });
+        // A pick stopped before its first statement is repeated as a pick that runs nothing.
+        if (seg.emptyPick && r.status === 'paused') {
+          r = this.runMachine({ budget: 0 });
+          this.segments.pop();
+          this.segments[this.segments.length - 1].emptyPick = true;
+        }
+        if (r.status !== 'paused' && s < segments.length - 1) throw new Error(`replay diverged: the run ended (${r.status}) at ${m.steps} statements, before the recorded stop at ${target.steps}`);
+      }
+      const fp = fingerprint(m);
+      if (fp !== target.fingerprint) throw new Error(`replay diverged: expected ${target.fingerprint}, got ${fp} (the schedule is not reproducible under this policy)`);
+    } catch (e) {
+      // Stay where we were: the old machine is untouched.
+      this.replaying = false;
+      this.launch = before.launch;
+      this.segments = before.segments;
+      this.verified = undefined;
+      this.statementLines();
+      this.machine.lineHook = undefined;
+      this.updateHook();
+      throw e;
+    } finally {
+      this.replaying = false;
+    }
+    this.checkpoints = this.checkpoints.slice(0, index + 1);
+    this.exited = false;
+    this.terminalStop = undefined;
+    this.pendingStop = undefined;
+    this.flipsThisRun = [];
+    const base = target.stop ?? {
+      reason: 'step' as const,
+      description: target.flip ? `back at the flip of ${target.flip.barrier}: phase ${target.flip.completed} → ${target.flip.completed + 1}` : 'stepped back',
+      barrier: target.flip?.barrier,
+      block: target.flip?.block,
+      oldPhase: target.flip?.completed,
+      newPhase: target.flip ? target.flip.completed + 1 : undefined,
+      lastArriver: target.flip?.lastArriver,
+      steps: target.steps,
+    };
+    // Stepping back reports a step (DAP's convention); reverse-continue, the stop it lands on.
+    const stop: DebugStop = { ...base, reason: base.reason === 'entry' || keepReason ? base.reason : 'step', steps: target.steps };
+    // Installed afresh, so a lane stopped before (or blocked in) a statement does not stop there again.
+    this.lastStop = stop;
+    this.updateHook();
+    this.emit('stopped', stop);
+    return stop;
+  }
+
+  // ------------------------------------------------------------------ state
+
+  get steps(): number {
+    return this.machine.steps;
+  }
+
+  get warpsPerBlock(): number {
+    return Math.ceil(this.machine.blockSize / 32);
+  }
+
+  private warpId(t: SimThread): number {
+    return t.block * this.warpsPerBlock + t.warp + 1;
+  }
+
+  private laneOf(thread: number): number {
+    return this.lanes.get(thread) ?? 0;
+  }
+
+  /** Shows (and follows) another lane of a warp. */
+  setLane(thread: number, lane: number): void {
+    if (!Number.isInteger(lane) || lane < 0 || lane > 31) throw new Error(`lane ${lane} is outside 0..31`);
+    this.lanes.set(thread, lane);
+  }
+
+  /** The displayed lane's machine thread of warp thread `id` (undefined when it does not exist). */
+  displayed(id: number): SimThread | undefined {
+    return this.laneThread(id, this.laneOf(id)) ?? this.laneThread(id, 0);
+  }
+
+  private laneThread(id: number, lane: number): SimThread | undefined {
+    const w = this.warpsPerBlock;
+    return this.machine.blocks[Math.floor((id - 1) / w)]?.threads[((id - 1) % w) * 32 + lane];
+  }
+
+  threads(): DebugThread[] {
+    const out: DebugThread[] = [];
+    for (const b of this.machine.blocks) {
+      for (let w = 0; w * 32 < b.threads.length; w++) {
+        const id = b.index * this.warpsPerBlock + w + 1;
+        const lanes = b.threads.slice(w * 32, w * 32 + 32);
+        const t = this.displayed(id)!;
+        const status = lanes.every((l) => l.status === 'done' || l.status === 'faulted') ? 'exited' : lanes.every((l) => l.status !== 'ready') ? 'blocked' : 'running';
+        out.push({ id, block: b.index, warp: w, lane: t.lane, role: t.role, label: `block ${b.index} · warp ${w}${t.role ? ` · ${t.role}` : ''}`, status });
+      }
+    }
+    return out;
+  }
+
+  /** Call frames of the warp's displayed lane, innermost first. */
+  frames(thread: number): FrameInfo[] {
+    const t = this.displayed(thread);
+    return (t && this.executor?.frames(t)) || [];
+  }
+
+  locals(thread: number, frame = 0): LocalInfo[] {
+    const t = this.displayed(thread);
+    return (t && this.executor?.locals(t, frame)) || [];
+  }
+
+  /** Evaluates an expression (the Watch/hover language of conditions) in a warp's displayed lane. */
+  evaluate(thread: number, expr: string, frame = 0): number {
+    const t = this.displayed(thread);
+    if (!t) throw new Error(`no thread ${thread}`);
+    return evaluate(expr, this.scope(t, frame));
+  }
+
+  barriers(): BarrierView[] {
+    const m = this.machine;
+    return m.barrierStates().map((b) => {
+      const byWarp = new Map<number, BarrierView['waiting'][number]>();
+      for (const w of b.waiting) {
+        const t = m.threads[w.thread];
+        const id = this.warpId(t);
+        const v = byWarp.get(id);
+        if (v) v.lanes++;
+        else byWarp.set(id, { thread: id, label: `block ${t.block} · warp ${t.warp}${t.role ? ` · ${t.role}` : ''}`, lanes: 1, parity: w.parity, token: w.token });
+      }
+      const s = b.state;
+      return { label: b.label, block: b.block, initialized: s.initialized, phase: s.phase, parity: s.phase & 1, pending: s.pending, expected: s.expected, tx: s.tx, waiting: [...byWarp.values()] };
+    });
+  }
+
+  asyncOps(): AsyncOpView[] {
+    const m = this.machine;
+    return m.asyncInFlight.map((op: AsyncOp) => ({ id: op.id, engine: op.engine, label: op.label, issuer: m.threads[op.issuer].label, issuedAt: op.issuedAt, doneAt: op.doneAt, line: op.loc.line }));
+  }
+
+  /** Shared-memory buffers of a block (static `__shared__` variables, then dynamic shared memory). */
+  sharedMemory(block: number): SharedBufferView[] {
+    const st = this.machine.blocks[block]?.state as { shared: Buffer[]; dynamic: Buffer } | undefined;
+    if (!st) return [];
+    return [...st.shared, st.dynamic].map((buf) => ({ name: buf.name, block, bytes: buf.size, dtype: buf.dtype, shape: buf.shape, preview: preview(buf), buffer: buf }));
+  }
+
+  /** Global buffers bound to the kernel's arguments. */
+  globals(): Launch['buffers'] {
+    return this.launch?.buffers ?? [];
+  }
+
+  private blockedWarps(report: SimReport | undefined): DebugStop['blocked'] {
+    const m = this.machine;
+    const byWarp = new Map<string, NonNullable<DebugStop['blocked']>[number]>();
+    for (const b of report?.blocked ?? []) {
+      const t = m.threads[b.thread];
+      const id = this.warpId(t);
+      const key = `${id}\u0000${b.waitsOn}`;
+      const v = byWarp.get(key);
+      if (v) v.lanes++;
+      else byWarp.set(key, { thread: id, label: `block ${t.block} · warp ${t.warp}${t.role ? ` · ${t.role}` : ''}`, lanes: 1, waitsOn: b.waitsOn, barrier: b.barrier, line: b.loc.line });
+    }
+    return [...byWarp.values()];
+  }
+
+  /** Values a condition can name: the lane's locals (innermost binding wins) and its coordinates. */
+  private scope(t: SimThread, frame = 0): Map<string, number> {
+    const vars = new Map<string, number>();
+    vars.set('threadIdx.x', t.threadIdx[0]).set('threadIdx.y', t.threadIdx[1]).set('threadIdx.z', t.threadIdx[2]);
+    vars.set('blockIdx.x', t.blockIdx[0]).set('blockIdx.y', t.blockIdx[1]).set('blockIdx.z', t.blockIdx[2]);
+    vars.set('lane', t.lane).set('warp', t.warp);
+    // Later entries are inner scopes: they shadow outer ones.
+    for (const l of this.executor?.locals(t, frame) ?? []) {
+      const v = l.value === 'true' ? 1 : l.value === 'false' ? 0 : Number(l.value);
+      if (Number.isFinite(v) && l.value.trim() !== '') vars.set(l.name, v);
+    }
+    return vars;
+  }
+
+  private interpolate(message: string, t: SimThread): string {
+    const scope = this.scope(t);
+    return message.replace(/\{([^{}]*)\}/g, (_all, expr: string) => {
+      try {
+        return String(evaluate(expr, scope));
+      } catch (e) {
+        return `<${(e as Error).message}>`;
+      }
+    });
+  }
+}
+
+function barrierMatches(name: string, b: SimBarrier): boolean {
+  const n = name.trim();
+  return b.label === n || b.label.startsWith(`${n}[`);
+}
+
+/** Cheap identity of a machine state for replay checks. */
+function fingerprint(m: Machine): string {
+  let phases = 0;
+  for (const b of m.barriers) phases = (phases * 31 + b.mb.state.phase * 1021 + b.mb.state.pending) >>> 0;
+  return `steps ${m.steps}, flips ${m.phaseFlips}, cycles ${m.cycles}, barriers ${m.barriers.length}/${phases}`;
+}
+
+function preview(buf: Buffer): string {
+  if (!buf.dtype || buf.dtype === 'bool') return `${buf.size} bytes`;
+  const es = sizeOf(buf.dtype);
+  const n = Math.floor(buf.size / es);
+  const items: string[] = [];
+  for (let i = 0; i < Math.min(n, 16); i++) items.push(String(load(buf.view, i * es, buf.dtype)));
+  return `[${items.join(', ')}${n > 16 ? ', …' : ''}]`;
+}
+
+function hitMatches(cond: string, hits: number): boolean {
+  const m = /^\s*(==|>=|<=|>|<|%)?\s*(\d+)\s*$/.exec(cond);
+  if (!m) return true;
+  const n = Number(m[2]);
+  switch (m[1] ?? '==') {
+    case '==':
+      return hits === n;
+    case '>=':
+      return hits >= n;
+    case '<=':
+      return hits <= n;
+    case '>':
+      return hits > n;
+    case '<':
+      return hits < n;
+    default:
+      return n > 0 && hits % n === 0;
+  }
+}
+
+function truthy(v: number): boolean {
+  return v !== 0 && !Number.isNaN(v);
+}
+
+// ------------------------------------------------------------------ expressions
+
+const TOKEN = /\s*(?:(\d+(?:\.\d*)?(?:[eE][-+]?\d+)?|0[xX][0-9a-fA-F]+)|([A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*)|(==|!=|<=|>=|&&|\|\||[-+*/%<>!()]))/y;
+
+/**
+ * Evaluates a condition or log expression: numbers, names from `scope`, unary `- !`, binary
+ * `* / % + - < <= > >= == != && ||` (C precedence), parentheses. Integer `/` truncates like C when
+ * both sides are integers. Unknown names and syntax errors throw with a message that says which.
+ */
+export function evaluate(expr: string, scope: Map<string, number>): number {
+  const tokens: string[] = [];
+  const kinds: ('num' | 'id' | 'op')[] = [];
+  TOKEN.lastIndex = 0;
+  let pos = 0;
+  const text = expr.trimEnd();
+  while (pos < text.length) {
+    TOKEN.lastIndex = pos;
+    const m = TOKEN.exec(text);
+    if (!m) throw new Error(`unexpected '${text.slice(pos).trim()[0]}' in '${expr}'`);
+    pos = TOKEN.lastIndex;
+    if (m[1] !== undefined) (tokens.push(m[1]), kinds.push('num'));
+    else if (m[2] !== undefined) (tokens.push(m[2]), kinds.push('id'));
+    else (tokens.push(m[3]), kinds.push('op'));
+  }
+  let i = 0;
+  const peek = () => (kinds[i] === 'op' ? tokens[i] : undefined);
+  const levels: string[][] = [['||'], ['&&'], ['==', '!='], ['<', '<=', '>', '>='], ['+', '-'], ['*', '/', '%']];
+  const binary = (level: number): number => {
+    if (level === levels.length) return unary();
+    let left = binary(level + 1);
+    for (let op = peek(); op && levels[level].includes(op); op = peek()) {
+      i++;
+      const right = binary(level + 1);
+      left = apply(op, left, right);
+    }
+    return left;
+  };
+  const unary = (): number => {
+    const op = peek();
+    if (op === '-' || op === '!' || op === '+') {
+      i++;
+      const v = unary();
+      return op === '-' ? -v : op === '!' ? (truthy(v) ? 0 : 1) : v;
+    }
+    return primary();
+  };
+  const primary = (): number => {
+    if (i >= tokens.length) throw new Error(`'${expr}' ends too early`);
+    const tok = tokens[i];
+    const kind = kinds[i++];
+    if (kind === 'num') return Number(tok);
+    if (kind === 'id') {
+      if (tok === 'true') return 1;
+      if (tok === 'false') return 0;
+      const v = scope.get(tok);
+      if (v === undefined) throw new Error(`'${tok}' is not a number in scope here`);
+      return v;
+    }
+    if (tok === '(') {
+      const v = binary(0);
+      if (tokens[i++] !== ')') throw new Error(`missing ')' in '${expr}'`);
+      return v;
+    }
+    throw new Error(`unexpected '${tok}' in '${expr}'`);
+  };
+  if (!tokens.length) throw new Error('empty expression');
+  const v = binary(0);
+  if (i < tokens.length) throw new Error(`unexpected '${tokens[i]}' in '${expr}'`);
+  return v;
+}
+
+function apply(op: string, a: number, b: number): number {
+  switch (op) {
+    case '||':
+      return truthy(a) || truthy(b) ? 1 : 0;
+    case '&&':
+      return truthy(a) && truthy(b) ? 1 : 0;
+    case '==':
+      return a === b ? 1 : 0;
+    case '!=':
+      return a !== b ? 1 : 0;
+    case '<':
+      return a < b ? 1 : 0;
+    case '<=':
+      return a <= b ? 1 : 0;
+    case '>':
+      return a > b ? 1 : 0;
+    case '>=':
+      return a >= b ? 1 : 0;
+    case '+':
+      return a + b;
+    case '-':
+      return a - b;
+    case '*':
+      return a * b;
+    case '/':
+      if (Number.isInteger(a) && Number.isInteger(b)) {
+        if (b === 0) throw new Error('division by zero');
+        return Math.trunc(a / b);
+      }
+      return a / b;
+    default:
+      if (b === 0) throw new Error('division by zero');
+      return a % b;
+  }
+}

@@ -1,0 +1,310 @@
+// Tests for the simulator's debug runtime (core/sim/debug.ts) on example kernels: barrier
+// breakpoints, deadlock stops, stepping back by replay, conditional breakpoints, logpoints,
+// stepping and bad requests. Lines are found by the text on them, never by number.
+import { readFileSync } from 'node:fs';
+import * as path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { parseArg } from '../../../core/sim/args';
+import { DebugRuntime, type DebugEvents, evaluate } from '../../../core/sim/debug';
+import type { SimulateRequest } from '../../../core/sim/run';
+
+const examples = path.join(__dirname, '..', '..', '..', 'examples');
+
+function request(rel: string, opts: Omit<Partial<SimulateRequest>, 'args'> & { args: string[] }): SimulateRequest {
+  const file = path.join(examples, rel);
+  const { args, ...rest } = opts;
+  return { file, text: readFileSync(file, 'utf8'), maxSteps: 5_000_000, ...rest, args: args.map(parseArg) };
+}
+
+const seed = () =>
+  request('seeds/producer_consumer_cuda_barrier.cu', {
+    kernel: 'producer_consumer_pattern',
+    grid: [1, 1, 1],
+    block: [128, 1, 1],
+    dynamicSmem: 512,
+    args: ['N=1024', 'buffer_len=64', 'in=f32[1024]:iota', 'out=f32[1024]'],
+  });
+
+const bootstrap = () => request('bugs/producer_missing_bootstrap.cu', { grid: [1, 1, 1], block: [160, 1, 1], args: ['in=f32[16384]:iota', 'out=f32[128]', 'num_tiles=8'] });
+
+/** Zero-based line of the only line containing `text` in the request's source. */
+function lineOf(req: SimulateRequest, text: string): number {
+  const lines = req.text.split('\n');
+  const found = lines.flatMap((l, i) => (l.includes(text) ? [i] : []));
+  if (found.length !== 1) throw new Error(`'${text}' is on ${found.length} lines`);
+  return found[0];
+}
+
+function local(rt: DebugRuntime, thread: number, name: string): string | undefined {
+  return rt.locals(thread, 0).find((l) => l.name === name)?.value;
+}
+
+function collect<K extends keyof DebugEvents>(rt: DebugRuntime, kind: K): DebugEvents[K][] {
+  const out: DebugEvents[K][] = [];
+  rt.on(kind, (e) => out.push(e));
+  return out;
+}
+
+describe('DebugRuntime', () => {
+  it('stops at entry with one thread per warp', async () => {
+    const rt = new DebugRuntime(seed());
+    const stop = await rt.start();
+    expect(stop.reason).toBe('entry');
+    expect(rt.threads().map((t) => t.label)).toHaveLength(4);
+    for (const [i, t] of rt.threads().entries()) expect(t.label).toMatch(new RegExp(`^block 0 · warp ${i}( · \\S.*)?$`));
+    expect(rt.threads()[1]).toMatchObject({ id: 2, block: 0, warp: 1, lane: 0 });
+    expect(rt.frames(1)[0].name).toBe('producer_consumer_pattern');
+  });
+
+  it('verifies breakpoints only on lines with statements', async () => {
+    const req = seed();
+    const rt = new DebugRuntime(req);
+    await rt.start();
+    const wait = lineOf(req, 'ready[i % 2].arrive_and_wait()');
+    const comment = lineOf(req, '/* produce, i.e., fill in');
+    expect(rt.setBreakpoints([{ line: wait }, { line: comment }]).map((b) => b.verified)).toEqual([true, false]);
+  });
+
+  it('a function breakpoint on bar[1] stops when bar[1] completes its first phase', async () => {
+    const rt = new DebugRuntime(seed());
+    const stopped = collect(rt, 'stopped');
+    await rt.start();
+    rt.setFunctionBreakpoints([{ name: 'bar[1]' }]);
+    const stop = await rt.continue();
+    expect(stop).toMatchObject({ reason: 'phase-flip', barrier: 'bar[1]', block: 0, oldPhase: 0, newPhase: 1 });
+    expect(stop.lastArriver).toMatch(/^block 0 · warp \d · lane \d+/);
+    expect(stopped).toEqual([stop]);
+    const bar1 = rt.barriers().find((b) => b.label === 'bar[1]')!;
+    // A fresh phase: every one of the 128 threads must arrive again, nobody has yet.
+    expect(bar1).toMatchObject({ initialized: true, phase: 1, parity: 1, expected: 128, pending: 128, tx: 0 });
+    // Only bar[1] stops: the next stop is its second phase.
+    const next = await rt.continue();
+    expect(next).toMatchObject({ reason: 'phase-flip', barrier: 'bar[1]', oldPhase: 1, newPhase: 2 });
+    // bar[0] flips alongside (ready[0] and ready[1] alternate), so it has flipped at least once by now.
+    expect(rt.barriers().find((b) => b.label === 'bar[0]')!.phase).toBeGreaterThanOrEqual(1);
+  });
+
+  it('the missing-bootstrap kernel stops with a deadlock naming the blocked warps and barriers', async () => {
+    const rt = new DebugRuntime(bootstrap());
+    const exited = collect(rt, 'exited');
+    await rt.start();
+    const stop = await rt.continue();
+    expect(stop.reason).toBe('deadlock');
+    expect(stop.description).toMatch(/slot_free\[0\]/);
+    const blocked = stop.blocked!.map((b) => `${b.label}: ${b.barrier} ×${b.lanes}`);
+    expect(blocked.sort()).toEqual(['block 0 · warp 0: slot_free[0] ×1', ...[1, 2, 3, 4].map((w) => `block 0 · warp ${w}: slot_ready[0] ×32`)].sort());
+    const free0 = rt.barriers().find((b) => b.label === 'slot_free[0]')!;
+    expect(free0).toMatchObject({ phase: 0, pending: 4, expected: 4 });
+    expect(free0.waiting.map((w) => w.label)).toEqual(['block 0 · warp 0']);
+    // The producer's lane 0 is shown waiting inside bar_wait, called from the kernel.
+    expect(rt.frames(1).map((f) => f.name)).toEqual(['bar_wait', 'stream_sum']);
+    expect(exited).toEqual([]);
+    // Continuing a deadlocked kernel ends the session.
+    const end = await rt.continue();
+    expect(end.reason).toBe('deadlock');
+    expect(exited).toEqual([{ status: 'deadlock', message: stop.description }]);
+  });
+
+  it('stepBack returns to the previous phase flip with identical state', async () => {
+    const rt = new DebugRuntime(seed());
+    await rt.start();
+    rt.setExceptionFilters(['phase-flip']);
+    for (let i = 0; i < 4; i++) await rt.continue();
+    const atFlip = await rt.continue();
+    expect(atFlip.reason).toBe('phase-flip');
+    const state = { barriers: rt.barriers(), frames: rt.frames(1), locals: rt.locals(1, 0), consumer: rt.locals(3, 0), steps: rt.steps };
+    const later = await rt.continue();
+    expect(later.reason).toBe('phase-flip');
+    expect(later.steps).toBeGreaterThan(atFlip.steps);
+    expect(rt.barriers()).not.toEqual(state.barriers);
+    const back = await rt.stepBack();
+    expect(back).toMatchObject({ reason: 'step', barrier: atFlip.barrier, oldPhase: atFlip.oldPhase, newPhase: atFlip.newPhase, steps: atFlip.steps });
+    expect({ barriers: rt.barriers(), frames: rt.frames(1), locals: rt.locals(1, 0), consumer: rt.locals(3, 0), steps: rt.steps }).toEqual(state);
+    // Going forward again reaches the same next flip.
+    const again = await rt.continue();
+    expect(again).toMatchObject({ reason: 'phase-flip', barrier: later.barrier, oldPhase: later.oldPhase, steps: later.steps });
+  });
+
+  it('reverseContinue goes back to the previous barrier stop, and from the end to the last stop', async () => {
+    const rt = new DebugRuntime(seed());
+    await rt.start();
+    rt.setFunctionBreakpoints([{ name: 'bar[1]' }]);
+    const first = await rt.continue();
+    const firstBarriers = rt.barriers();
+    await rt.continue();
+    const back = await rt.reverseContinue();
+    expect(back).toMatchObject({ reason: 'phase-flip', barrier: 'bar[1]', oldPhase: 0, newPhase: 1, steps: first.steps });
+    expect(rt.barriers()).toEqual(firstBarriers);
+    rt.setFunctionBreakpoints([]);
+    expect((await rt.continue()).reason).toBe('completed');
+    const fromEnd = await rt.reverseContinue();
+    expect(fromEnd).toMatchObject({ reason: 'phase-flip', steps: first.steps });
+    expect((await rt.reverseContinue()).reason).toBe('entry');
+    expect(rt.steps).toBe(0);
+  });
+
+  it('a conditional breakpoint stops only when its condition holds', async () => {
+    const req = seed();
+    const rt = new DebugRuntime(req);
+    await rt.start();
+    const line = lineOf(req, 'ready[i % 2].arrive_and_wait()');
+    rt.setBreakpoints([{ line, condition: 'i == 3' }]);
+    const stop = await rt.continue();
+    expect(stop).toMatchObject({ reason: 'breakpoint', thread: 1, line });
+    expect(local(rt, 1, 'i')).toBe('3');
+    expect(rt.frames(1).map((f) => f.name)).toEqual(['produce', 'producer_consumer_pattern']);
+    // The condition is false for every later iteration: the kernel completes.
+    expect((await rt.continue()).reason).toBe('completed');
+  });
+
+  it('a logpoint prints its interpolated message without stopping', async () => {
+    const req = seed();
+    const rt = new DebugRuntime(req);
+    const output = collect(rt, 'output');
+    await rt.start();
+    const line = lineOf(req, 'barrier_t::arrival_token token3');
+    rt.setBreakpoints([{ line, logMessage: 'consumer warp {warp} i={i} next={i + 1}' }]);
+    const stop = await rt.continue();
+    expect(stop.reason).toBe('completed');
+    const texts = output.map((o) => o.text);
+    // Three consumer warps (lane 0 of each) × 16 iterations.
+    expect(texts).toHaveLength(48);
+    expect(texts).toContain('consumer warp 2 i=15 next=16\n');
+    expect(output.every((o) => o.category === 'console')).toBe(true);
+  });
+
+  it('a hit condition stops on the n-th hit', async () => {
+    const req = seed();
+    const rt = new DebugRuntime(req);
+    await rt.start();
+    rt.setBreakpoints([{ line: lineOf(req, 'ready[i % 2].arrive_and_wait()'), hitCondition: '>= 5' }]);
+    await rt.continue();
+    expect(local(rt, 1, 'i')).toBe('4');
+    await rt.continue();
+    expect(local(rt, 1, 'i')).toBe('5');
+  });
+
+  it('stepOver moves the displayed lane to the next line, stepIn enters a call and stepOut leaves it', async () => {
+    const req = seed();
+    const rt = new DebugRuntime(req);
+    await rt.start();
+    rt.setBreakpoints([{ line: lineOf(req, 'ready[i % 2].arrive_and_wait()'), condition: 'i == 1' }]);
+    await rt.continue();
+    rt.setBreakpoints([]);
+    const over = await rt.stepOver(1);
+    expect(over).toMatchObject({ reason: 'step', thread: 1, line: lineOf(req, 'barrier_t::arrival_token token = filled[i % 2].arrive()') });
+    expect(local(rt, 1, 'i')).toBe('1');
+
+    const rt2 = new DebugRuntime(req);
+    await rt2.start();
+    rt2.setBreakpoints([{ line: lineOf(req, '{ produce(bar, bar + 2') }]);
+    await rt2.continue();
+    rt2.setBreakpoints([]);
+    const into = await rt2.stepIn(1);
+    expect(into.reason).toBe('step');
+    expect(rt2.frames(1).map((f) => f.name)).toEqual(['produce', 'producer_consumer_pattern']);
+    const out = await rt2.stepOut(1);
+    expect(out.reason).toBe('step');
+    expect(rt2.frames(1).map((f) => f.name)).toEqual(['producer_consumer_pattern']);
+  });
+
+  it('breakpoints still hit after stepping back', async () => {
+    const req = seed();
+    const rt = new DebugRuntime(req);
+    await rt.start();
+    // Set before going back: the rebuilt launch must still match them.
+    rt.setBreakpoints([{ line: lineOf(req, 'ready[i % 2].arrive_and_wait()'), condition: 'i == 6' }]);
+    rt.setFunctionBreakpoints([{ name: 'bar' }]);
+    await rt.continue();
+    await rt.continue();
+    const back = await rt.stepBack();
+    expect(back.barrier).toMatch(/^bar\[\d\]$/);
+    rt.setFunctionBreakpoints([]);
+    expect(await rt.continue()).toMatchObject({ reason: 'breakpoint', thread: 1 });
+    expect(local(rt, 1, 'i')).toBe('6');
+  });
+
+  it('continuing after reverseContinue to a breakpoint goes past it', async () => {
+    const req = seed();
+    const rt = new DebugRuntime(req);
+    await rt.start();
+    rt.setBreakpoints([{ line: lineOf(req, 'ready[i % 2].arrive_and_wait()') }]);
+    await rt.continue();
+    expect(local(rt, 1, 'i')).toBe('0');
+    await rt.continue();
+    expect(local(rt, 1, 'i')).toBe('1');
+    const back = await rt.reverseContinue();
+    expect(back).toMatchObject({ reason: 'breakpoint', thread: 1, lane: 0 });
+    expect(local(rt, 1, 'i')).toBe('0');
+    await rt.continue();
+    expect(local(rt, 1, 'i')).toBe('1');
+  });
+
+  it('misuse stops under the misuse filter and is only printed without it', async () => {
+    const req = () => request('bugs/every_thread_arrives_on_count1.cu', { grid: [1, 1, 1], block: [160, 1, 1], args: ['in=f32[16384]:iota', 'out=f32[128]', 'num_tiles=8'] });
+    const rt = new DebugRuntime(req());
+    await rt.start();
+    const stop = await rt.continue();
+    expect(stop.reason).toBe('misuse');
+    expect(stop.report?.misuse?.kind).toBe('over-arrival');
+    expect(stop.description).toMatch(/empty\[0\]/);
+    expect(rt.barriers().some((b) => b.label === 'empty[0]')).toBe(true);
+
+    const quiet = new DebugRuntime(req());
+    const output = collect(quiet, 'output');
+    await quiet.start();
+    quiet.setExceptionFilters(['deadlock']);
+    const end = await quiet.continue();
+    expect(end.reason).not.toBe('misuse');
+    expect(output.some((o) => o.category === 'stderr' && /barrier misuse: .*empty\[0\]/.test(o.text))).toBe(true);
+  });
+
+  it('pause stops a kernel that spins forever, and it can go on afterwards', async () => {
+    const text = '__global__ void spin(int *out) {\n  int i = 0;\n  while (out[0] == 0) {\n    i++;\n  }\n}\n';
+    const rt = new DebugRuntime({ file: 'spin.cu', text, block: [32, 1, 1], maxSteps: 50_000_000, args: [parseArg('out=s32[1]')] });
+    await rt.start();
+    const running = rt.continue();
+    rt.pause();
+    const stop = await running;
+    expect(stop.reason).toBe('pause');
+    expect(Number(local(rt, 1, 'i'))).toBeGreaterThan(0);
+    const before = rt.steps;
+    const again = rt.continue();
+    rt.pause();
+    await again;
+    expect(rt.steps).toBeGreaterThan(before);
+  });
+
+  it('a kernel the simulator cannot compile stops with the unsupported construct on the first continue', async () => {
+    const text = '__global__ void k(int *out) {\n  goto done;\ndone:\n  out[0] = 1;\n}\n';
+    const rt = new DebugRuntime({ file: 'k.cu', text, block: [32, 1, 1], args: [parseArg('out=s32[1]')] });
+    await rt.start();
+    expect(rt.setBreakpoints([{ line: 3 }])[0].verified).toBe(false);
+    const stop = await rt.continue();
+    expect(stop.reason).toBe('error');
+    expect(stop.description).toMatch(/not supported by the simulator: .*goto/);
+  });
+
+  it('a bad request gives a clear error', async () => {
+    const rt = new DebugRuntime({ ...seed(), kernel: 'no_such_kernel' });
+    await expect(rt.start()).rejects.toThrow(/no __global__ kernel named 'no_such_kernel' \(kernels: producer_consumer_pattern\)/);
+    await expect(new DebugRuntime({ ...seed(), file: 'k.co', language: 'croqtile' }).start()).rejects.toThrow(/CUDA kernels only/);
+  });
+});
+
+describe('evaluate (breakpoint conditions)', () => {
+  const scope = new Map([
+    ['i', 3],
+    ['n', 7],
+  ]);
+  it('follows C precedence and integer division', () => {
+    expect(evaluate('i == 3 && !(n < 5)', scope)).toBe(1);
+    expect(evaluate('n / 2 + n % 4 * 2', scope)).toBe(9);
+    expect(evaluate('-i + 1 || 0', scope)).toBe(1);
+  });
+  it('names what it cannot evaluate', () => {
+    expect(() => evaluate('j > 1', scope)).toThrow(/'j' is not a number/);
+    expect(() => evaluate('i ==', scope)).toThrow(/ends too early/);
+    expect(() => evaluate('i $ 2', scope)).toThrow(/unexpected '\$'/);
+  });
+});
