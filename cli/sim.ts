@@ -6,6 +6,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { parseArg } from '../core/sim/args';
 import { type DType, sizeOf } from '../core/sim/dtypes';
+import { numberRanges, withCommas } from '../core/sim/format';
 import { DEFAULT_LATENCIES, type Dim3, type Latencies, type SchedulePolicy, SimError, validateGeometry } from '../core/sim/machine';
 import { NpyError, parseNpy, toNpy } from '../core/sim/npy';
 import { type ArgSpec, type BarrierSummary, type SimulateRequest, type SimulateResult, simulate as simulateRequest } from '../core/sim/run';
@@ -401,7 +402,7 @@ export function formatJson(result: SimulateResult): string {
 const MAX_BARRIER_ROWS = 24;
 
 export function formatText(result: SimulateResult, args: Pick<SimArgs, 'file' | 'kernel' | 'seed' | 'schedule'>, programOutputShown: boolean): string {
-  const n = (x: number) => x.toLocaleString('en-US');
+  const n = withCommas;
   const where = [args.file, args.kernel && `kernel ${args.kernel}`, `seed ${args.seed ?? 1}`, `${args.schedule ?? 'round-robin'} schedule`].filter(Boolean).join(', ');
   const lines = [`status: ${result.status} (${where})`, result.message.trimEnd()];
   lines.push(`phase flips: ${n(result.phaseFlips)}   cycles: ${n(result.cycles)}   statements: ${n(result.steps)}`);
@@ -443,17 +444,6 @@ function waitingText(b: BarrierSummary): string {
   return [...groups].map(([key, threads]) => `thread${threads.length > 1 ? 's' : ''} ${numberRanges(threads)} on ${key}`).join('; ');
 }
 
-function numberRanges(values: number[]): string {
-  const sorted = [...new Set(values)].sort((a, b) => a - b);
-  const parts: string[] = [];
-  for (let i = 0; i < sorted.length; ) {
-    let j = i;
-    while (j + 1 < sorted.length && sorted[j + 1] === sorted[j] + 1) j++;
-    parts.push(i === j ? `${sorted[i]}` : `${sorted[i]}-${sorted[j]}`);
-    i = j + 1;
-  }
-  return parts.join(',');
-}
 
 function table(rows: string[][]): string[] {
   const widths: number[] = [];
@@ -474,7 +464,7 @@ function writeTrace(file: string, result: SimulateResult, req: SimulateRequest, 
     say(`cannot write ${file}: ${describeError(e)}`);
     return false;
   }
-  if (verbose) say(`wrote ${file}: ${events.length.toLocaleString('en-US')} simulator events (open it in ui.perfetto.dev)`);
+  if (verbose) say(`wrote ${file}: ${withCommas(events.length)} simulator events (open it in ui.perfetto.dev)`);
   return true;
 }
 
@@ -545,7 +535,7 @@ class Progress {
     const seconds = Math.max((this.now() - this.started) / 1000, 1e-3);
     const rate = steps / seconds;
     const rateText = rate >= 1e6 ? `${(rate / 1e6).toFixed(1)}M` : rate >= 1e3 ? `${(rate / 1e3).toFixed(0)}k` : rate.toFixed(0);
-    this.write(`\rsimulating: ${steps.toLocaleString('en-US')} of ${max.toLocaleString('en-US')} statements (${rateText}/s)\x1b[K`);
+    this.write(`\rsimulating: ${withCommas(steps)} of ${withCommas(max)} statements (${rateText}/s)\x1b[K`);
     this.shown = true;
   }
   clear(): void {

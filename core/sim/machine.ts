@@ -22,6 +22,7 @@
 //   into a report that names the thread and the line.
 import type { Range } from '../api';
 import { Mbarrier, type MbarrierMisuse, type MbarrierState } from './mbarrier';
+import { numberRanges, withCommas } from './format';
 import { type Buffer, OutOfBounds } from './memory';
 import { RaceDetector } from './races';
 
@@ -544,7 +545,7 @@ export class Machine {
       }
       if (limits.untilSteps !== undefined && this.steps >= limits.untilSteps) return { status: 'paused' };
       if (this.steps >= this.maxSteps) {
-        return this.stopWith({ kind: 'step-limit', message: `step budget exhausted: ${this.maxSteps.toLocaleString('en-US')} thread-statements ran without the kernel finishing (raise --max-steps, or look for a spin loop)`, threads: [] });
+        return this.stopWith({ kind: 'step-limit', message: `step budget exhausted: ${withCommas(this.maxSteps)} thread-statements ran without the kernel finishing (raise --max-steps, or look for a spin loop)`, threads: [] });
       }
       if (this.changed.size || this.dirty) this.wake();
       const t = limits.thread ?? this.pick();
@@ -1500,15 +1501,7 @@ function popcount(x: number): number {
 
 /** "3", "0-3", "0-3, 7" */
 function ranges(ns: number[]): string {
-  const s = [...new Set(ns)].sort((a, b) => a - b);
-  const out: string[] = [];
-  for (let i = 0; i < s.length; ) {
-    let j = i;
-    while (j + 1 < s.length && s[j + 1] === s[j] + 1) j++;
-    out.push(j === i ? `${s[i]}` : `${s[i]}-${s[j]}`);
-    i = j + 1;
-  }
-  return out.join(', ');
+  return numberRanges(ns, ', ');
 }
 
 function plural(ns: number[], noun: string): string {

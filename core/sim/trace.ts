@@ -6,6 +6,7 @@
 // Timestamps are simulated cycles written as microseconds (1 µs in the viewer = 1 cycle): whole
 // numbers, so no viewer rounds them, and the note in `otherData` says so.
 import type { SourceLoc, TraceEvent } from './machine';
+import { numberRanges } from './format';
 
 /** Where a simulator thread lives. */
 export interface TraceThread {
@@ -220,8 +221,8 @@ function mergeWaits(t: Track, spans: WaitSpan[]): ChromeTraceEvent[] {
       pid: t.pid,
       tid: t.tid,
       args: {
-        threads: ranges(group.map((s) => s.thread)),
-        ...(lanes.length ? { lanes: ranges(lanes) } : {}),
+        threads: numberRanges(group.map((s) => s.thread)),
+        ...(lanes.length ? { lanes: numberRanges(lanes) } : {}),
         waits: whats.length > 8 ? [...whats.slice(0, 8), `… ${whats.length - 8} more`] : whats,
         ...(first.loc ? { line: first.loc.line + 1 } : {}),
         ...(unfinished ? { unfinished: true } : {}),
@@ -255,15 +256,3 @@ export function waitName(what: string): string {
     .trim();
 }
 
-/** [0,1,2,3,7,9,10] → "0-3,7,9-10". */
-export function ranges(values: readonly number[]): string {
-  const sorted = [...new Set(values)].sort((a, b) => a - b);
-  const parts: string[] = [];
-  for (let i = 0; i < sorted.length; ) {
-    let j = i;
-    while (j + 1 < sorted.length && sorted[j + 1] === sorted[j] + 1) j++;
-    parts.push(i === j ? `${sorted[i]}` : `${sorted[i]}-${sorted[j]}`);
-    i = j + 1;
-  }
-  return parts.join(',');
-}

@@ -22,7 +22,7 @@ export interface PtxInstr {
 }
 
 /** Splits operands at top-level commas, respecting [] and {}. */
-function splitOperands(s: string): string[] {
+export function splitOperands(s: string): string[] {
   const out: string[] = [];
   let depth = 0;
   let cur = '';

@@ -6,6 +6,7 @@
 // (alloc, mma kind::f16 with no-swizzle K-major descriptors, commit, ld) and wgmma group
 // bookkeeping; anything else stops with "not supported by the simulator: PTX instruction …".
 import type { SyntaxNode } from '../../lang/cuda/parser';
+import { splitOperands } from '../../lang/cuda/ptx';
 import { type Machine, SimError } from '../machine';
 import type { Pointer } from '../memory';
 import { barrierAt, bulkCopy, markProducer, threadArrive, waitParity, waitToken, type WaitMode } from './builtins';
@@ -110,21 +111,6 @@ interface Parsed {
   operands: string[];
 }
 
-function splitOperands(s: string): string[] {
-  const out: string[] = [];
-  let depth = 0;
-  let cur = '';
-  for (const ch of s) {
-    if (ch === '[' || ch === '{') depth++;
-    if (ch === ']' || ch === '}') depth--;
-    if (ch === ',' && depth === 0) {
-      out.push(cur.trim());
-      cur = '';
-    } else cur += ch;
-  }
-  if (cur.trim()) out.push(cur.trim());
-  return out;
-}
 
 function parseLines(text: string): Parsed[] {
   const cleaned = text.replace(/\/\/[^\n]*/g, '').replace(/\/\*[\s\S]*?\*\//g, '');

@@ -4,7 +4,8 @@
 import { describe, expect, it } from 'vitest';
 import type { TraceEvent } from '../../../core/sim/machine';
 import type { SimulateRequest } from '../../../core/sim/run';
-import { type ChromeTraceEvent, type TraceThread, TIME_NOTE, ranges, toChromeTrace, waitName } from '../../../core/sim/trace';
+import { numberRanges as ranges } from '../../../core/sim/format';
+import { type ChromeTraceEvent, type TraceThread, TIME_NOTE, toChromeTrace, waitName } from '../../../core/sim/trace';
 import { type FakeKernel, fakeSimulate } from '../../cli/fake-simulate';
 
 const BLOCK = 64;
