@@ -1,4 +1,4 @@
-// The command line: `phaseflip lint|rules|ir|sim|lsp|--help|--version`. cli/main.ts runs it.
+// The command line: `phaseflip lint|rules|ir|sim|lsp|dap|--help|--version`. cli/main.ts runs it.
 import * as path from 'node:path';
 import { readFileSync } from 'node:fs';
 import { languageForPath, loadEngine } from '../core/index';
@@ -8,6 +8,7 @@ import { EXIT_ERROR, EXIT_OK, UsageError } from './errors';
 import { parseLintArgs, runLint } from './lint';
 import { formatRules } from './rules';
 import { runSim } from './sim';
+import { runDebugAdapter } from '../debugger/main';
 
 export const HELP = `phaseflip ${version}: finds mbarrier bugs (wrong parity, missing bootstrap, missing commit,
 arrival count mismatches) in CUDA kernels.
@@ -21,6 +22,7 @@ Usage:
                                      deadlocks, misuses a barrier or races ('phaseflip sim --help')
   phaseflip lsp [--stdio | --node-ipc | --socket=PORT | --pipe=NAME]
                                      run the language server (stdio by default)
+  phaseflip dap                      run the debug adapter (Debug Adapter Protocol on stdio)
   phaseflip --version                print the version
   phaseflip --help                   print this help
 
@@ -32,7 +34,12 @@ Lint options:
 Exit status: 0 no warnings or errors, 1 warnings or errors found, 2 usage or I/O error.
 `;
 
-const NOT_YET = 'not available yet: arrives with the simulator (issue 4/5)';
+export const DAP_HELP = `Usage: phaseflip dap
+
+Runs Phaseflip's debug adapter on stdin/stdout (Debug Adapter Protocol), for editors other than
+VS Code: debug type 'phaseflip', request 'launch', fields program, kernel, grid, block, args,
+dynamicSmem, seed, schedule, stopOnEntry, maxSteps, trace, cwd (see docs/debugger.md).
+`;
 
 export interface Streams {
   stdout: (s: string) => void;
@@ -79,8 +86,13 @@ export async function main(argv: readonly string[], io: Streams): Promise<number
         return EXIT_OK;
       }
       case 'dap':
-        io.stderr(`phaseflip ${command}: ${NOT_YET}\n`);
-        return EXIT_ERROR;
+        if (rest.includes('-h') || rest.includes('--help')) {
+          io.stdout(DAP_HELP);
+          return EXIT_OK;
+        }
+        if (rest.length) throw new UsageError(`dap takes no arguments (got ${rest.join(' ')}): it speaks the Debug Adapter Protocol on stdin/stdout`);
+        runDebugAdapter();
+        return undefined;
       case 'sim':
         return runSim(rest, io, { stderrIsTTY: process.stderr.isTTY === true });
       case 'lint': {

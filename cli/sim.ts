@@ -4,8 +4,8 @@
 // here: the source, `:file(PATH.npy)` inputs, the `--trace` Chrome trace and `--dump` outputs.
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { parseArg } from '../core/sim/args';
-import { type DType, sizeOf } from '../core/sim/dtypes';
+import { bindNpyInput, parseArg, parseDim3 } from '../core/sim/args';
+import { sizeOf } from '../core/sim/dtypes';
 import { numberRanges, withCommas } from '../core/sim/format';
 import { DEFAULT_LATENCIES, type Dim3, type Latencies, type SchedulePolicy, SimError, validateGeometry } from '../core/sim/machine';
 import { NpyError, parseNpy, toNpy } from '../core/sim/npy';
@@ -134,10 +134,10 @@ export function parseSimArgs(argv: readonly string[]): SimArgs {
         if (!args.kernel) throw new UsageError('--kernel needs a name');
         break;
       case '--grid':
-        args.grid = parseDim3('--grid', takeValue());
+        args.grid = dim3Flag('--grid', takeValue());
         break;
       case '--block':
-        args.block = parseDim3('--block', takeValue());
+        args.block = dim3Flag('--block', takeValue());
         break;
       case '--arg': {
         const value = takeValue();
@@ -200,14 +200,11 @@ export function parseSimArgs(argv: readonly string[]): SimArgs {
   return args;
 }
 
-/** `X[,Y,Z]` (or `XxYxZ`): missing dimensions are 1. */
-export function parseDim3(flag: string, text: string): Dim3 {
-  const parts = text.split(/[,x×]/).map((p) => p.trim());
-  if (parts.length > 3 || parts.some((p) => !/^\d+$/.test(p) || Number(p) < 1 || Number(p) > 0x7fffffff)) {
-    throw new UsageError(`${flag} expects X[,Y,Z] with positive integers, got '${text}'`);
-  }
-  const d = parts.map(Number);
-  return [d[0], d[1] ?? 1, d[2] ?? 1];
+/** `--grid`/`--block` values: `X[,Y,Z]` (or `XxYxZ`). */
+function dim3Flag(flag: string, text: string): Dim3 {
+  const d = parseDim3(text);
+  if (!d) throw new UsageError(`${flag} expects X[,Y,Z] with positive integers, got '${text}'`);
+  return d;
 }
 
 function parseCount(flag: string, text: string, min: number, max = Number.MAX_SAFE_INTEGER): number {
@@ -336,17 +333,8 @@ function readNpyInput(spec: Extract<ArgSpec, { kind: 'buffer' }>): void {
     if (e instanceof NpyError) throw new InputError(`${where}: ${file}: ${e.message}`);
     throw new InputError(`${where}: cannot read ${file}: ${describeError(e)}`);
   }
-  let dtype: DType = npy.dtype;
-  // bf16 travels as its raw bits in a uint16 array.
-  if (spec.dtype === 'bf16' && npy.dtype === 'u16') dtype = 'bf16';
-  if (dtype !== spec.dtype) {
-    const hint = spec.dtype === 'bf16' ? ' (a bf16 argument reads its raw bits from a uint16 (<u2) file: save x.view(numpy.uint16))' : '';
-    throw new InputError(`${where}: ${file} holds ${npy.dtype} ('${npy.descr}'), not ${spec.dtype}${hint}`);
-  }
-  if (npy.shape.join(',') !== spec.shape.join(',')) {
-    throw new InputError(`${where}: ${file} has shape [${npy.shape.join(',')}], not [${spec.shape.join(',')}]`);
-  }
-  spec.init.data = { dtype, shape: npy.shape, bytes: npy.bytes };
+  const mismatch = bindNpyInput(spec, file, npy);
+  if (mismatch) throw new InputError(`${where}: ${mismatch}`);
 }
 
 function renderSimError(e: SimError): string {

@@ -1,7 +1,12 @@
 // VS Code client: starts the bundled language server (dist/server.js) over Node IPC and lets
-// vscode-languageclient do the rest. All features live in the server.
+// vscode-languageclient do the rest (diagnostics, hovers, quick fixes, code lenses); registers the
+// inline debug adapter, the launch configuration provider, the code lens commands and the
+// walkthrough's commands.
 import * as path from 'node:path';
 import * as vscode from 'vscode';
+import { registerInlineDebugAdapter } from './debug';
+import { KernelTemplates, registerDebugging } from './debugging';
+import { registerWalkthrough } from './walkthrough';
 import {
   LanguageClient,
   type LanguageClientOptions,
@@ -12,6 +17,12 @@ import {
 let client: LanguageClient | undefined;
 
 export async function activate(context: vscode.ExtensionContext): Promise<void> {
+  // Debugging first: it must work even if the language server fails to start.
+  const templates = new KernelTemplates(context.asAbsolutePath('dist'));
+  registerInlineDebugAdapter(context);
+  registerDebugging(context, templates);
+  registerWalkthrough(context, templates);
+
   const module = context.asAbsolutePath(path.join('dist', 'server.js'));
   const serverOptions: ServerOptions = {
     run: { module, transport: TransportKind.ipc },
@@ -30,6 +41,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     initializationOptions: {
       lint: { debounceMs: config.get<number>('lint.debounceMs') },
       rules: config.get<Record<string, string>>('rules'),
+      codeLens: { enabled: config.get<boolean>('codeLens.enabled') },
     },
   };
   // The id 'phaseflip' makes the client honour the `phaseflip.trace.server` setting.

@@ -8,6 +8,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { benchCroqtile } from './bench/croqtile.mjs';
+import { benchDap } from './bench/dap.mjs';
 import { benchLsp } from './bench/lsp.mjs';
 import { benchSim } from './bench/sim.mjs';
 
@@ -21,6 +22,7 @@ const SECTIONS = [
   { name: 'lsp', title: 'Language server (dist/server.js --stdio, debounce 0)', run: () => benchLsp({ quick: QUICK }) },
   { name: 'croqtile', title: 'Croqtile (.co) through the language server (debounce 0)', run: () => benchCroqtile({ quick: QUICK }) },
   { name: 'sim', title: 'Simulator (in-process simulate(), one child process per case)', run: () => benchSim({ quick: QUICK }) },
+  { name: 'dap', title: 'Debug adapter (phaseflip dap over stdio, DebugClient; seed p/c, 128 threads)', run: () => benchDap({ quick: QUICK }) },
 ];
 
 function environment() {

@@ -1,8 +1,10 @@
 // Conversions between the engine's plain data (core/api.ts) and LSP types. Positions already share
 // LSP's convention (zero-based line, UTF-16 character), so ranges are copied field by field; this
 // keeps core free of any LSP dependency and keeps LSP objects free of engine-private fields.
+import { fileURLToPath } from 'node:url';
 import {
   CodeAction,
+  type CodeLens,
   CodeActionKind,
   Diagnostic,
   DiagnosticRelatedInformation,
@@ -28,6 +30,7 @@ import type {
   Range,
   Severity,
 } from '../core/index';
+import { type LaunchTemplate, launchConfiguration } from '../core/sim/launch-template';
 
 export const SOURCE = 'phaseflip';
 
@@ -160,4 +163,30 @@ export function rangesTouch(a: LspRange, b: LspRange): boolean {
 
 function before(p: LspPosition, q: LspPosition): boolean {
   return p.line < q.line || (p.line === q.line && p.character < q.character);
+}
+
+/** The path a file: URI names; other schemes (untitled:) stay URIs for the client to resolve. */
+export function programOf(uri: string): string {
+  if (!uri.startsWith('file:')) return uri;
+  try {
+    return fileURLToPath(uri);
+  } catch {
+    return uri;
+  }
+}
+
+/**
+ * Two lenses per launchable kernel, on its first line: `debugCommand` and `addCommand`, each with
+ * the derived launch configuration and the document URI as arguments.
+ */
+export function toCodeLenses(templates: LaunchTemplate[], uri: string, debugCommand: string, addCommand: string): CodeLens[] {
+  const lenses: CodeLens[] = [];
+  for (const t of templates) {
+    if (t.unsupported) continue;
+    const range: LspRange = { start: { line: t.line, character: 0 }, end: { line: t.line, character: 0 } };
+    const config = launchConfiguration(t, programOf(uri));
+    lenses.push({ range, command: { title: 'Debug kernel', command: debugCommand, arguments: [config, uri] } });
+    lenses.push({ range, command: { title: 'Add to launch.json', command: addCommand, arguments: [config, uri] } });
+  }
+  return lenses;
 }

@@ -1,10 +1,14 @@
 // The Phaseflip language server: tracks open CUDA documents with incremental sync, lints them on
-// open and (debounced) on change, and answers hover, quick-fix code actions and document symbols.
+// open and (debounced) on change, and answers hover, quick-fix code actions, document symbols and
+// code lenses ("Debug kernel" with a launch configuration derived from the kernel's signature).
 // Everything is delegated to the engine (core/); this file only speaks LSP. Every handler is
 // guarded: an exception is logged to the client's console and the server keeps serving.
 import {
   type CodeAction,
   type CodeActionParams,
+  type CodeLens,
+  type CodeLensParams,
+  CodeLensRefreshRequest,
   type Connection,
   type Diagnostic,
   DidChangeConfigurationNotification,
@@ -31,12 +35,14 @@ import {
   languageForPath,
   loadEngine,
 } from '../core/index';
+import { launchTemplates } from '../core/sim/launch-template';
 import {
   SOURCE,
   fixesOf,
   rangesTouch,
   toCodeAction,
   toContentChanges,
+  toCodeLenses,
   toCorePosition,
   toDiagnostic,
   toDocumentSymbol,
@@ -61,6 +67,10 @@ export interface ServerOptions {
   version?: string;
 }
 
+/** Command ids the client registers; the code lenses carry a launch configuration to them. */
+export const DEBUG_KERNEL_COMMAND = 'phaseflip.debugKernel';
+export const ADD_LAUNCH_CONFIGURATION_COMMAND = 'phaseflip.addLaunchConfiguration';
+
 interface TrackedDocument {
   uri: string;
   language: LanguageId;
@@ -73,6 +83,8 @@ interface TrackedDocument {
   findings: Finding[];
   findingsVersion: number | null;
   lastError: string | undefined;
+  /** Code lenses computed for `version` (a document without edits keeps them). */
+  lenses: { version: number; lenses: CodeLens[] } | undefined;
 }
 
 export class PhaseflipServer {
@@ -83,6 +95,7 @@ export class PhaseflipServer {
   private readonly registerConfiguration: boolean;
   private readonly hierarchicalSymbols: boolean;
   private readonly versionedEdits: boolean;
+  private readonly codeLensRefresh: boolean;
 
   private constructor(
     private readonly connection: Connection,
@@ -95,6 +108,7 @@ export class PhaseflipServer {
     this.registerConfiguration = caps.workspace?.didChangeConfiguration?.dynamicRegistration === true;
     this.hierarchicalSymbols = caps.textDocument?.documentSymbol?.hierarchicalDocumentSymbolSupport === true;
     this.versionedEdits = caps.workspace?.workspaceEdit?.documentChanges === true;
+    this.codeLensRefresh = caps.workspace?.codeLens?.refreshSupport === true;
     this.settings = parseSettings(params.initializationOptions, (m) => this.warn(m), defaultSettings());
     this.lintOptions = toLintOptions(this.settings);
   }
@@ -116,6 +130,7 @@ export class PhaseflipServer {
       hoverProvider: true,
       codeActionProvider: { codeActionKinds: ['quickfix'] },
       documentSymbolProvider: true,
+      codeLensProvider: { resolveProvider: false },
     };
   }
 
@@ -132,6 +147,7 @@ export class PhaseflipServer {
     connection.onHover(this.guard('hover', (p) => this.onHover(p), null));
     connection.onCodeAction(this.guard('codeAction', (p) => this.onCodeAction(p), []));
     connection.onDocumentSymbol(this.guard('documentSymbol', (p) => this.onDocumentSymbol(p), []));
+    connection.onCodeLens(this.guard('codeLens', (p) => this.onCodeLens(p), []));
     connection.onShutdown(() => this.dispose());
   }
 
@@ -164,7 +180,11 @@ export class PhaseflipServer {
 
   private applySettings(next: Settings): void {
     const rulesChanged = JSON.stringify(next.rules) !== JSON.stringify(this.settings.rules);
+    const lensesChanged = next.codeLens !== this.settings.codeLens;
     this.settings = next;
+    if (lensesChanged && this.codeLensRefresh) {
+      void this.connection.sendRequest(CodeLensRefreshRequest.type).catch((e: unknown) => this.error(`codeLens/refresh failed: ${describe(e)}`));
+    }
     if (!rulesChanged) return;
     this.lintOptions = toLintOptions(next);
     for (const doc of this.documents.values()) this.schedule(doc, 0);
@@ -186,6 +206,7 @@ export class PhaseflipServer {
       findings: [],
       findingsVersion: null,
       lastError: undefined,
+      lenses: undefined,
     };
     this.documents.set(doc.uri, doc);
     doc.engine = this.openEngineDocument(doc);
@@ -330,6 +351,19 @@ export class PhaseflipServer {
     return this.hierarchicalSymbols
       ? symbols.map(toDocumentSymbol)
       : symbols.map((s) => toSymbolInformation(s, doc.uri));
+  }
+
+  /** "Debug kernel" and "Add to launch.json" above every kernel the simulator can launch. */
+  private async onCodeLens(params: CodeLensParams): Promise<CodeLens[]> {
+    const doc = this.documents.get(params.textDocument.uri);
+    if (!doc || !this.settings.codeLens) return [];
+    const version = doc.mirror.version;
+    if (doc.lenses?.version === version) return doc.lenses.lenses;
+    const wasmDir = this.options.wasmDir ?? (typeof __dirname !== 'undefined' ? __dirname : undefined);
+    const templates = await launchTemplates(doc.mirror.getText(), doc.language, doc.uri, wasmDir);
+    const lenses = toCodeLenses(templates, doc.uri, DEBUG_KERNEL_COMMAND, ADD_LAUNCH_CONFIGURATION_COMMAND);
+    if (this.documents.get(doc.uri) === doc && doc.mirror.version === version) doc.lenses = { version, lenses };
+    return lenses;
   }
 
   // ---- error handling ------------------------------------------------------------------------

@@ -12,10 +12,12 @@ const MAX_DEBOUNCE_MS = 60_000;
 export interface Settings {
   debounceMs: number;
   rules: Record<string, RuleSetting>;
+  /** `phaseflip.codeLens.enabled`: "Debug kernel" lenses above every kernel. */
+  codeLens: boolean;
 }
 
 export function defaultSettings(): Settings {
-  return { debounceMs: DEFAULT_DEBOUNCE_MS, rules: {} };
+  return { debounceMs: DEFAULT_DEBOUNCE_MS, rules: {}, codeLens: true };
 }
 
 export function isRuleSetting(value: unknown): value is RuleSetting {
@@ -28,12 +30,13 @@ export function isKnownRule(key: string): boolean {
 }
 
 /**
- * Reads the `phaseflip` section: `{ lint: { debounceMs }, rules: { [idOrCode]: severity | 'off' } }`.
+ * Reads the `phaseflip` section: `{ lint: { debounceMs }, rules: { [idOrCode]: severity | 'off' },
+ * codeLens: { enabled } }` (the `simulator.*` defaults are the debugger's, read by the client).
  * Dotted keys (`"lint.debounceMs"`, `"phaseflip.rules"`) are accepted too, as some clients send them
  * flat. Problems go to `warn`; missing or invalid values fall back to `base`.
  */
 export function parseSettings(raw: unknown, warn: (message: string) => void, base: Settings = defaultSettings()): Settings {
-  const settings: Settings = { debounceMs: base.debounceMs, rules: { ...base.rules } };
+  const settings: Settings = { debounceMs: base.debounceMs, rules: { ...base.rules }, codeLens: base.codeLens };
   if (raw === null || typeof raw !== 'object') return settings;
   const obj = raw as Record<string, unknown>;
   const section = isObject(obj.phaseflip) ? obj.phaseflip : obj;
@@ -46,6 +49,12 @@ export function parseSettings(raw: unknown, warn: (message: string) => void, bas
     } else {
       warn(`phaseflip.lint.debounceMs must be a number >= 0, got ${JSON.stringify(debounce)}; using ${settings.debounceMs}`);
     }
+  }
+
+  const codeLens = isObject(section.codeLens) ? section.codeLens.enabled : section['codeLens.enabled'] ?? section['phaseflip.codeLens.enabled'];
+  if (codeLens !== undefined) {
+    if (typeof codeLens === 'boolean') settings.codeLens = codeLens;
+    else warn(`phaseflip.codeLens.enabled must be true or false, got ${JSON.stringify(codeLens)}; using ${settings.codeLens}`);
   }
 
   const rules = section.rules ?? section['phaseflip.rules'];

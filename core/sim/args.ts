@@ -5,7 +5,8 @@
 // or C's (half, float, int, uint8_t …). Croqtile dimensions may be symbolic
 // only in the program, never in a SPEC.
 import { type DType, DTYPES, coerce, isDType, isFloat, sizeOf, store } from './dtypes';
-import { rng, SimError } from './machine';
+import { type Dim3, rng, SimError } from './machine';
+import type { NpyArray } from './npy';
 import { Buffer } from './memory';
 import type { ArgSpec, InitSpec, NamedBuffer } from './run';
 
@@ -129,4 +130,28 @@ export function materialize(spec: Extract<ArgSpec, { kind: 'buffer' }>, id: numb
     }
   }
   return { name: spec.name, dtype: spec.dtype, shape: spec.shape, buffer: buf };
+}
+
+/** `X[,Y,Z]` (or `XxYxZ`): missing dimensions are 1; undefined when `text` is not that. */
+export function parseDim3(text: string): Dim3 | undefined {
+  const parts = text.split(/[,x×]/).map((p) => p.trim());
+  if (parts.length > 3 || parts.some((p) => !/^\d+$/.test(p) || Number(p) < 1 || Number(p) > 0x7fffffff)) return undefined;
+  const d = parts.map(Number);
+  return [d[0], d[1] ?? 1, d[2] ?? 1];
+}
+
+/**
+ * Binds a parsed `.npy` file to a `:file(PATH)` argument, checking element type and shape against
+ * the argument's; returns the mismatch as a sentence (callers prefix where the argument came from).
+ */
+export function bindNpyInput(spec: Extract<ArgSpec, { kind: 'buffer' }>, file: string, npy: NpyArray): string | undefined {
+  // bf16 travels as its raw bits in a uint16 array.
+  const dtype: DType = spec.dtype === 'bf16' && npy.dtype === 'u16' ? 'bf16' : npy.dtype;
+  if (dtype !== spec.dtype) {
+    const hint = spec.dtype === 'bf16' ? ' (a bf16 argument reads its raw bits from a uint16 (<u2) file: save x.view(numpy.uint16))' : '';
+    return `${file} holds ${npy.dtype} ('${npy.descr}'), not ${spec.dtype}${hint}`;
+  }
+  if (npy.shape.join(',') !== spec.shape.join(',')) return `${file} has shape [${npy.shape.join(',')}], not [${spec.shape.join(',')}]`;
+  if (spec.init.kind === 'file') spec.init.data = { dtype, shape: npy.shape, bytes: npy.bytes };
+  return undefined;
 }

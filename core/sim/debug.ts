@@ -1,46 +1,74 @@
-// The simulator's debug runtime: runs one CUDA kernel launch under debugger control (continue,
-// step, pause, line / barrier breakpoints, exception filters, time travel by deterministic replay)
-// and exposes what a debugger shows (warps as threads, frames, locals, barriers, async ops, shared
-// memory). It knows nothing of DAP: the debug session (debugger/) maps requests to these methods
-// and the typed events (`stopped`, `output`, `exited`) to DAP events, and converts lines (every line
-// here is zero-based, like the rest of the engine).
+// The simulator's debug runtime: runs one CUDA kernel launch or one whole Croqtile program under
+// debugger control (continue, step, pause, line / barrier breakpoints, barrier watches, exception
+// filters, time travel by deterministic replay) and exposes what a debugger shows (threads, frames,
+// locals, barriers, async ops, futures, shared memory). It knows nothing of DAP: the debug session
+// (debugger/) maps requests to these methods and the typed events (`stopped`, `output`, `exited`)
+// to DAP events, and converts lines (every line here is zero-based, like the rest of the engine).
+// `language` says which of the two it runs.
 //
-// Threads. The debugger shows one thread per warp (`block b · warp w · role`), ids 1, 2, … in launch
-// order (`block * warpsPerBlock + warp + 1`). Each warp has a displayed lane (default 0, see
-// `setLane`): its frames and locals are shown, line breakpoints and conditions are checked on it,
-// and stepping follows it. So a line only other lanes execute (`if (lane == 5)`) stops nobody until
-// lane 5 is displayed.
+// Threads, CUDA. One debugger thread per warp (`block b · warp w · role`), ids 1, 2, … in launch
+// order (`block * warpsPerBlock + warp + 1`); `lanes` is 32, or fewer for a partial last warp. Each
+// warp has a displayed lane (default 0, see `setLane`): its frames and locals are shown, line
+// breakpoints and conditions are checked on it, and stepping follows it. So a line only other lanes
+// execute (`if (lane == 5)`) stops nobody until lane 5 is displayed. `laneValues` gives a variable
+// (or any expression `evaluate` accepts) in every lane of a warp.
+//
+// Threads, Croqtile. One debugger thread per simulated Croqtile thread (an instance of the innermost
+// `parallel`, which may stand for a whole warpgroup), named by its block, the indices of the nested
+// parallels and its `inthreads.async` role: `block 0 · wg 1 · consumer` (`role` holds the full role,
+// `consumer (wg == 1)`). `warp` is the simulated thread's index in its block, `lane` 0, `lanes` 1.
+// Ids are `block * threadsPerBlock + index + 1`, stable within a launch. Each outermost `parallel`
+// host code reaches is one launch; the runtime runs them one after another (host code between them
+// runs without stopping, its println output arrives as `output`), and a new launch reuses ids from
+// 1 (`launchIndex` says which launch the ids belong to; a `console` output line announces every
+// launch after the first). `exited` comes after the last launch and the host code after it.
+// Frames are the constructs a thread is inside, innermost first: `foreach iv_k = 3`,
+// `inthreads.async (wg == 1)`, `parallel wg = 1`, then the function (`gemm_1p1c`); `if`/`while`
+// bodies belong to the frame around them. Locals are each frame's own variables (the function frame
+// also shows block indices and host variables), spans and events as one-line descriptions.
+// `futures()` lists the copies and MMAs each thread holds futures of. Breakpoints verify on
+// statements device threads run (host code runs without stopping).
 //
 // Execution. `continue` runs the machine in slices (so `pause` called between them is honoured).
-// `stepOver/stepIn/stepOut(warp)` run the whole machine until the displayed lane reaches another
+// `stepOver/stepIn/stepOut(thread)` run the whole machine until the displayed lane reaches another
 // line at the same depth (over), any other line or depth (in), or a shallower frame (out); other
 // threads progress normally, so a blocked lane is released by them. A step that does not finish
 // within STEP_BUDGET statements stops with reason `step` and says what the lane waits on; a step
-// whose lane exits stops at once. Breakpoints hit by other warps interrupt a step.
+// whose lane exits stops at once; a step across the end of a Croqtile launch stops at the next
+// launch's entry. Breakpoints hit by other threads interrupt a step.
 //
-// Breakpoints. Line breakpoints use `Machine.lineHook` (verified when some compiled statement
-// starts on the line). Conditions and `{expr}` in log messages use a tiny evaluator over the lane's
-// locals plus `threadIdx.x/y/z`, `blockIdx.x/y/z`, `lane`, `warp` (numbers, identifiers,
-// + - * / %, comparisons, && || !, parentheses). A condition that fails to evaluate stops, with
-// the error in the description. Function breakpoints name a barrier label (`full[1]`) or a
-// barrier array (`full` matches `full[0]`, `full[1]` …) and stop right after that barrier
-// completes a phase. Exception filters: `phase-flip` (any barrier), `deadlock`, `misuse`, `race`.
+// Breakpoints. Line breakpoints use `Machine.lineHook` (verified when some statement starts on the
+// line). Conditions and `{expr}` in log messages use a tiny evaluator over the lane's locals (CUDA
+// also `threadIdx.x/y/z`, `blockIdx.x/y/z`, `lane`, `warp`; Croqtile every scalar in scope: parallel
+// indices, loop variables, host scalars) with numbers, + - * / %, comparisons, && || !,
+// parentheses. A condition that fails to evaluate stops, with the error in the description.
+// Function breakpoints name a barrier label (`full[1]`; Croqtile event slots are labelled by their
+// source names) or a barrier array (`full` matches `full[0]`, `full[1]` …) and stop (reason
+// `phase-flip`, `hitBreakpoint` = { kind: 'function', name as given }) right after that barrier
+// completes a phase. Barrier watches (`setBarrierWatches`, DAP data breakpoints; `BarrierView.id` is
+// their key `${block}:${label}`) stop with reason `data` (`hitBreakpoint` = { kind: 'data', name:
+// label }) right after that barrier of that block changes phase; one is verified when the barrier
+// exists now, and one set before its barrier exists (initialised later, or a later Croqtile launch)
+// still stops when it appears. A flip matching both stops once, as the function breakpoint.
+// Exception filters: `phase-flip` (any barrier; no `hitBreakpoint`), `deadlock`, `misuse`, `race`.
 //
-// Time travel. The machine is deterministic for a request (seed, policy). Every `Machine.run`
-// call ends at a recorded step count (a "segment"), and every phase flip and every stop is a
-// checkpoint (the machine is paused right after each flip to record it). Going back rebuilds the
-// launch from the same request and replays the same segments with `run({ untilSteps })` (a
-// segment where the hook stopped a freshly picked thread before its first statement is replayed
-// as `run({ budget: 0 })`, which makes the same pick: the random policy draws from its generator
-// at each pick). It then checks a fingerprint (steps, flips, cycles, barrier phases) against the
-// recording and, if they differ, stays where it was and throws "replay diverged" rather than show
-// a wrong state. Replay is exact under the round-robin (default) and adversarial policies; under
-// `random` it still diverges after some stops (a scheduling draw the replay does not repeat; not
-// yet found), which the check reports. Breakpoint hit counts are not rewound.
-//
-// Languages. CUDA only: `prepareCudaLaunch` gives the Launch this drives. Croqtile returns only a
-// SimulateResult today; debugging it needs a per-launch entry (a `prepareCroqtileLaunches` that
-// yields each launch's Launch) and a frames/locals view from its executor.
+// Time travel. The machine is deterministic for a request (seed, policy), and so is Croqtile host
+// code. Every `Machine.run` call ends at a recorded step count (a "segment"), and every phase flip
+// and every stop is a checkpoint (the machine is paused right after each flip to record it). Going
+// back rebuilds from the same request (a Croqtile program from its start, running the launches
+// before the target's to their end: time travel works across launches) and replays the same
+// segments with `run({ untilSteps })`, pausing after every flip as the recording did (a thread that
+// caused a flip hands control back mid-statement, and a segment ending at a flip is replayed up to
+// that pause, not to its step count: an async completion can flip after the last statement). A
+// segment where the hook stopped a freshly picked thread before its first statement, told by
+// `Machine.quanta`, is replayed as `run({ budget: 0 })`, which makes the same pick (the random
+// policy draws from its generator at each pick). It then checks a
+// fingerprint (launch, steps, flips, cycles, barrier phases) against the recording and, if they
+// differ, stays where it was and throws "replay diverged" rather than show a wrong state. Replay is
+// exact under the round-robin (default) and adversarial policies; under `random` it still diverges
+// after some stops (a scheduling draw the replay does not repeat; not yet found), which the check
+// reports. Breakpoint hit counts are not rewound. `steps` (and `DebugStop.steps`) count the whole
+// program: for Croqtile, host statements and earlier launches included.
 import type { DType } from './dtypes';
 import { load, sizeOf } from './dtypes';
 import type { AsyncOp, Machine, MachineEvent, RunResult, SimBarrier, SimReport, SimThread, SourceLoc } from './machine';
@@ -48,12 +76,13 @@ import { SimError } from './machine';
 import type { Buffer } from './memory';
 import type { Launch, SimulateRequest } from './run';
 import { CudaExecutor, type FrameInfo, type LocalInfo, prepareCudaLaunch } from './cuda';
+import { CroqtileProgram, type CroqtileLaunch, deviceLists } from './croqtile';
 
-export type StopReason = 'entry' | 'breakpoint' | 'step' | 'pause' | 'phase-flip' | 'deadlock' | 'misuse' | 'race' | 'error' | 'completed' | 'step-limit';
+export type StopReason = 'entry' | 'breakpoint' | 'step' | 'pause' | 'phase-flip' | 'data' | 'deadlock' | 'misuse' | 'race' | 'error' | 'completed' | 'step-limit';
 
 export interface DebugStop {
   reason: StopReason;
-  /** The warp thread the stop concerns (id as in `threads()`). */
+  /** The thread the stop concerns (id as in `threads()`). */
   thread?: number;
   /** One line for the UI (and the full report text for deadlocks and errors). */
   description: string;
@@ -61,18 +90,20 @@ export interface DebugStop {
   line?: number;
   /** The lane a breakpoint or step stopped (the warp's displayed lane when it stopped). */
   lane?: number;
-  /** Phase flips (function breakpoints, the phase-flip filter, stepping back to a flip). */
+  /** Phase flips (function breakpoints, watches, the phase-flip filter, stepping back to a flip). */
   barrier?: string;
   block?: number;
   oldPhase?: number;
   newPhase?: number;
   /** Label of the thread whose arrival (or whose async copy) completed the phase. */
   lastArriver?: string;
-  /** Deadlocks: every blocked warp and what it waits on. */
+  /** The function breakpoint (its name as given) or barrier watch (its label) that stopped. */
+  hitBreakpoint?: { kind: 'function' | 'data'; name: string };
+  /** Deadlocks: every blocked thread and what it waits on. */
   blocked?: { thread: number; label: string; lanes: number; waitsOn: string; barrier?: string; line: number }[];
   /** The machine's report (deadlock, misuse, race, error, step limit). */
   report?: SimReport;
-  /** Global statement count at the stop (what time travel replays to). */
+  /** Statement count at the stop (what time travel replays to). */
   steps: number;
 }
 
@@ -91,20 +122,32 @@ export interface FunctionBreakpoint {
   name: string;
 }
 
+/** A data breakpoint on one barrier: stop when it changes phase. */
+export interface BarrierWatch {
+  label: string;
+  block: number;
+}
+
 export type ExceptionFilter = 'phase-flip' | 'deadlock' | 'misuse' | 'race';
 
 export interface DebugThread {
   id: number;
   block: number;
+  /** CUDA: warp in the block. Croqtile: the simulated thread's index in its block. */
   warp: number;
+  /** The displayed lane (0 for Croqtile). */
   lane: number;
+  /** Lanes of the thread: 32 (fewer for a partial last warp) for CUDA, 1 for Croqtile. */
+  lanes: number;
   role?: string;
-  /** `block 0 · warp 1 · consumer` */
+  /** `block 0 · warp 1 · consumer`, `block 0 · wg 1 · consumer` */
   label: string;
   status: 'running' | 'blocked' | 'exited';
 }
 
 export interface BarrierView {
+  /** `${block}:${label}`: stable across stops and replays (the key of a barrier watch). */
+  id: string;
   label: string;
   block: number;
   initialized: boolean;
@@ -113,7 +156,7 @@ export interface BarrierView {
   pending: number;
   expected: number;
   tx: number;
-  /** Waiting warps with how many lanes wait and on which parity (or token). */
+  /** Waiting threads with how many lanes wait and on which parity (or token). */
   waiting: { thread: number; label: string; lanes: number; parity?: number; token?: number }[];
 }
 
@@ -124,6 +167,18 @@ export interface AsyncOpView {
   issuer: string;
   issuedAt: number;
   doneAt: number;
+  line: number;
+}
+
+/** A Croqtile future (DMA/TMA copy or MMA) a thread holds. */
+export interface FutureView {
+  /** The variable holding it. */
+  name: string;
+  block: number;
+  thread?: number;
+  /** In flight, landed but not waited, or waited. */
+  state: 'pending' | 'ready' | 'waited';
+  what: string;
   line: number;
 }
 
@@ -152,7 +207,9 @@ const SLICE = 200_000;
 const STEP_SLICE = 20_000;
 
 interface Checkpoint {
-  /** Index in `segments` of the run call that ended here. */
+  /** Croqtile launch the checkpoint is in (0 for CUDA). */
+  launch: number;
+  /** Index in that launch's segments of the run call that ended here. */
   segment: number;
   steps: number;
   fingerprint: string;
@@ -168,6 +225,8 @@ interface Checkpoint {
 interface Segment {
   steps: number;
   emptyPick: boolean;
+  /** `Machine.phaseFlips` at its end: more than before means the call ended at a flip. */
+  flips: number;
 }
 
 interface StepTarget {
@@ -178,19 +237,34 @@ interface StepTarget {
   line: number;
 }
 
+/** What the runtime asks of a language's executor to show a thread. */
+interface ThreadView {
+  frames(t: SimThread): FrameInfo[];
+  locals(t: SimThread, index: number): LocalInfo[];
+}
+
 type Listener<K extends keyof DebugEvents> = (e: DebugEvents[K]) => void;
 
 export class DebugRuntime {
+  readonly language: 'cuda' | 'croqtile';
   private launch?: Launch;
+  /** Croqtile: the host runner and the launch running now. */
+  private program?: CroqtileProgram;
+  private croq?: CroqtileLaunch;
+  /** Segments of the Croqtile launches before the current one, by launch index. */
+  private launchSegments: Segment[][] = [];
+  /** Statements before the current launch (host code and earlier launches). */
+  private stepBase = 0;
   private lineBps = new Map<number, LineBreakpoint & { hits: number }>();
   private functionBps: FunctionBreakpoint[] = [];
+  private watches: BarrierWatch[] = [];
   private filters = new Set<ExceptionFilter>(['deadlock', 'misuse', 'race']);
   private readonly lanes = new Map<number, number>();
   private readonly listeners: { [K in keyof DebugEvents]: Listener<K>[] } = { stopped: [], output: [], exited: [] };
-  /** Steps at the end of every `Machine.run` call, in order (what a replay repeats). */
+  /** Steps at the end of every `Machine.run` call of the current launch, in order (what a replay repeats). */
   private segments: Segment[] = [];
-  /** No statement has run yet in the current quantum (set by the executor wrapper, see `build`). */
-  private quantumFresh = false;
+  /** `Machine.quanta` at the hook's last call: a different count means a quantum's first statement. */
+  private hookQuantum = -1;
   /** The last run call ended with the hook stopping a thread before its quantum's first statement. */
   private emptyPick = false;
   private checkpoints: Checkpoint[] = [];
@@ -201,9 +275,10 @@ export class DebugRuntime {
   private flipsThisRun: NonNullable<Checkpoint['flip']>[] = [];
   private step?: StepTarget;
   /**
-   * The statement each thread last reached while the hook was on (by machine thread index). A thread
-   * reaching the same statement again is re-entering it (after blocking in it, or after a stop before
-   * it), which must neither stop nor count a hit.
+   * CUDA: the statement each thread last reached while the hook was on (by machine thread index). A
+   * thread reaching the same statement again is re-entering it (after blocking in it, or after a
+   * stop before it), which must neither stop nor count a hit. Croqtile threads never re-enter a
+   * statement; only a thread a replay left before its statement has an entry, used once.
    */
   private lastLoc: (SourceLoc | undefined)[] = [];
   private pauseRequested = false;
@@ -214,7 +289,9 @@ export class DebugRuntime {
   private verified?: Set<number>;
   private lineStarts = new Set<SourceLoc>();
 
-  constructor(readonly request: SimulateRequest) {}
+  constructor(readonly request: SimulateRequest) {
+    this.language = request.language ?? (/\.co$/i.test(request.file) ? 'croqtile' : 'cuda');
+  }
 
   // ------------------------------------------------------------------ events
 
@@ -229,51 +306,109 @@ export class DebugRuntime {
   // ------------------------------------------------------------------ lifecycle
 
   /**
-   * Builds the launch and stops at entry (blocks launched, nothing run). Bad requests (unknown
-   * kernel, wrong arguments) reject with the simulator's message. Croqtile is not debuggable yet.
+   * Builds the (first) launch and stops at entry (blocks launched, nothing run). Bad requests
+   * (unknown kernel or function, wrong arguments, syntax errors) reject with the simulator's message.
    */
   async start(): Promise<DebugStop> {
-    const language = this.request.language ?? (/\.co$/i.test(this.request.file) ? 'croqtile' : 'cuda');
-    if (language !== 'cuda') throw new SimError('the debugger supports CUDA kernels only for now (Croqtile programs can be run with `phaseflip sim`)');
     await this.build();
-    const stop: DebugStop = { reason: 'entry', description: 'stopped at the kernel entry', thread: 1, line: this.displayed(1)?.loc.line, steps: 0 };
+    const stop: DebugStop = this.launch
+      ? { reason: 'entry', description: this.language === 'cuda' ? 'stopped at the kernel entry' : 'stopped at the first launch of the program', thread: 1, line: this.displayed(1)?.loc.line, steps: this.steps }
+      : { reason: 'entry', description: 'stopped at the program entry (host code only: no parallel region to debug)', steps: this.steps };
     this.record(stop);
     return stop;
   }
 
-  private async build(): Promise<Machine> {
-    const launch = await prepareCudaLaunch(this.request);
+  private async build(): Promise<void> {
+    this.stepBase = 0;
+    this.launch = undefined;
+    this.croq = undefined;
+    this.verified = undefined;
+    if (this.language === 'cuda') {
+      const launch = await prepareCudaLaunch(this.request);
+      // Misuse and races become stops (or output) here rather than ending the run.
+      launch.machine.options.continueOnMisuse = true;
+      this.attach(launch);
+      return;
+    }
+    const program = new CroqtileProgram(this.request, { onOutput: (text, t) => this.programOutput(text, t), continueOnMisuse: true });
+    this.program = program;
+    const first = program.next();
+    if (first) {
+      this.attachCroqtile(first);
+      return;
+    }
+    const r = program.result();
+    if (r.status !== 'completed') throw new SimError(r.message);
+  }
+
+  private attachCroqtile(l: CroqtileLaunch): void {
+    this.croq = l;
+    this.stepBase = this.program!.steps;
+    this.attach({ machine: l.machine, buffers: this.program!.buffers });
+  }
+
+  /** Takes over a launch: listeners, breakpoints, and its blocks launched without running a statement. */
+  private attach(launch: Launch): void {
     const m = launch.machine;
-    // The replay must know whether a hook stop came before any statement of the thread's quantum
-    // (see Segment). The machine does not say, so the executor's entry is observed.
-    const executor = m.executor;
-    const runQuantum = executor.run.bind(executor);
-    executor.run = (mm, t, budget) => {
-      this.quantumFresh = true;
-      return runQuantum(mm, t, budget);
-    };
-    // Misuse and races become stops (or output) here rather than ending the run.
-    m.options.continueOnMisuse = true;
     m.listeners.push((e) => this.onMachineEvent(m, e));
     this.launch = launch;
+    this.hookQuantum = -1;
     // Breakpoints match statements by identity: a rebuilt launch has new ones.
     this.verified = undefined;
     this.statementLines();
     this.updateHook();
-    // Launch the blocks without running a statement, so threads exist at entry.
     this.runMachine({ untilSteps: 0 });
-    return m;
+  }
+
+  /** Host and device output of a Croqtile program (device output carries its thread). */
+  private programOutput(text: string, t?: SimThread): void {
+    if (this.replaying) return;
+    this.emit('output', { text, category: 'stdout', thread: t && this.croq && t === this.croq.machine.threads[t.index] ? this.threadId(t) : undefined });
+  }
+
+  /**
+   * A Croqtile launch completed: host code runs on to the next launch (true, it is attached) or to
+   * the end of the program (false).
+   */
+  private nextLaunch(r: RunResult): boolean {
+    const program = this.program!;
+    program.endLaunch(r);
+    const l = program.next();
+    // After the last launch its segments stay current: stepping back from the end replays them.
+    if (!l) return false;
+    this.launchSegments.push(this.segments);
+    this.segments = [];
+    this.attachCroqtile(l);
+    if (!this.replaying) {
+      const m = l.machine;
+      const line = program.interp!.line(l.launch.root.span) + 1;
+      this.emit('output', { text: `launch ${l.index + 1}: the parallel at line ${line} (${m.numBlocks} block(s) × ${m.blockSize} thread(s)); thread ids restart at 1\n`, category: 'console' });
+    }
+    return true;
   }
 
   private get machine(): Machine {
-    if (!this.launch) throw new Error('the debug runtime has not started (call start() first)');
+    if (!this.launch) {
+      if (this.program) throw new Error('the program has no parallel region running');
+      throw new Error('the debug runtime has not started (call start() first)');
+    }
     return this.launch.machine;
+  }
+
+  /** Which Croqtile launch runs now (0 for the first; always 0 for CUDA). */
+  get launchIndex(): number {
+    return this.croq?.index ?? 0;
   }
 
   /** The CUDA executor; undefined when the kernel failed to compile (its launch faults at once). */
   private get executor(): CudaExecutor | undefined {
-    const e = this.machine.executor;
+    const e = this.launch?.machine.executor;
     return e instanceof CudaExecutor ? e : undefined;
+  }
+
+  /** The executor's view of threads (frames, locals) for either language. */
+  private get view(): ThreadView | undefined {
+    return this.croq?.launch ?? this.executor;
   }
 
   // ------------------------------------------------------------------ breakpoints
@@ -282,10 +417,11 @@ export class DebugRuntime {
   setBreakpoints(bps: LineBreakpoint[]): { line: number; verified: boolean; message?: string }[] {
     const lines = this.statementLines();
     this.lineBps = new Map();
+    const why = this.language === 'cuda' ? 'no statement starts on this line in the simulated kernel' : 'no device statement starts on this line (breakpoints stop inside parallel regions; host code runs without stopping)';
     const out = bps.map((bp) => {
       const verified = lines.has(bp.line);
       if (verified) this.lineBps.set(bp.line, { ...bp, hits: 0 });
-      return { line: bp.line, verified, message: verified ? undefined : 'no statement starts on this line in the simulated kernel' };
+      return { line: bp.line, verified, message: verified ? undefined : why };
     });
     this.updateHook();
     return out;
@@ -297,14 +433,23 @@ export class DebugRuntime {
     return bps.map((b) => ({ name: b.name, verified: !!b.name.trim() }));
   }
 
+  /**
+   * Replaces the barrier watches (data breakpoints): each stops right after its barrier (label in
+   * block) changes phase. Verified when that barrier exists now.
+   */
+  setBarrierWatches(watches: BarrierWatch[]): (BarrierWatch & { verified: boolean })[] {
+    this.watches = watches.filter((w) => w.label.trim()).map((w) => ({ label: w.label.trim(), block: w.block }));
+    const known = this.launch?.machine.barriers ?? [];
+    return watches.map((w) => ({ label: w.label, block: w.block, verified: !!w.label.trim() && known.some((b) => b.label === w.label.trim() && b.block === w.block) }));
+  }
+
   setExceptionFilters(filters: ExceptionFilter[]): void {
     this.filters = new Set(filters);
   }
 
-  /** Zero-based lines where some compiled statement starts (kernel, device functions, lambdas). */
+  /** Zero-based lines where some statement starts (CUDA: kernel, device functions, lambdas; Croqtile: device code). */
   statementLines(): Set<number> {
     if (this.verified) return this.verified;
-    const ex = this.executor;
     const lines = new Set<number>();
     const starts = new Set<SourceLoc>();
     // A line's breakpoint is hit where execution enters the line: at its first statement, or at the
@@ -318,10 +463,17 @@ export class DebugRuntime {
         prev = ins.loc.line;
       }
     };
+    const ex = this.executor;
     if (ex) {
       for (const inst of ex.compiler.instances.values()) add(inst.fn.code);
       for (const l of ex.compiler.lambdas.values()) add(l.fn.code);
       add(ex.kernel.fn.code);
+    }
+    const program = this.program;
+    if (program?.fn && program.interp) {
+      const interp = program.interp;
+      const func = program.fn.name;
+      for (const list of deviceLists(program.fn.body)) add(list.map((s) => ({ stmt: true, loc: interp.loc(s, func) })));
     }
     this.verified = lines;
     this.lineStarts = starts;
@@ -333,31 +485,47 @@ export class DebugRuntime {
     const m = this.machine;
     const need = !this.replaying && (this.lineBps.size > 0 || !!this.step);
     if (need && !m.lineHook) {
-      // Blocked threads re-enter the statement they block in, and so does the lane the hook stopped
-      // last (before its statement, the one at its pc): neither is a new arrival.
-      this.lastLoc = m.threads.map((t) => (t.status === 'blocked' ? t.loc : undefined));
       const last = this.lastStop;
       const t = last?.lane !== undefined && last.thread !== undefined ? this.laneThread(last.thread, last.lane) : undefined;
-      if (t && t.status === 'ready') this.lastLoc[t.index] = this.executor?.frames(t)[0]?.loc;
-      m.lineHook = (t, loc) => this.atStatement(t, loc);
+      const croq = this.croq?.launch;
+      if (croq) {
+        // A thread the hook stopped does not ask again; one a replay left before its statement does.
+        this.lastLoc = [];
+        if (t && t.status === 'ready' && !croq.stoppedByHook(t)) this.lastLoc[t.index] = t.loc;
+      } else {
+        // Blocked threads re-enter the statement they block in, and so does the lane the hook stopped
+        // last (before its statement, the one at its pc): neither is a new arrival.
+        this.lastLoc = m.threads.map((x) => (x.status === 'blocked' ? x.loc : undefined));
+        if (t && t.status === 'ready') this.lastLoc[t.index] = this.executor?.frames(t)[0]?.loc;
+      }
+      m.lineHook = (x, loc) => this.atStatement(x, loc);
     } else if (!need) m.lineHook = undefined;
   }
 
   /** The line hook: breakpoints and stepping, on displayed lanes only. Returns true to stop before `loc`. */
   private atStatement(t: SimThread, loc: SourceLoc): boolean {
     // Whether this is the quantum's first statement, for the replay (see Segment).
-    const fresh = this.quantumFresh;
-    this.quantumFresh = false;
+    const quanta = this.machine.quanta;
+    const fresh = quanta !== this.hookQuantum;
+    this.hookQuantum = quanta;
     if (this.pendingStop) {
       this.emptyPick = fresh;
       return true;
     }
-    if (this.lastLoc[t.index] === loc) return false;
-    this.lastLoc[t.index] = loc;
-    if (t.lane !== this.laneOf(this.warpId(t))) return false;
+    if (this.croq) {
+      if (this.lastLoc[t.index] !== undefined) {
+        const again = this.lastLoc[t.index] === loc;
+        this.lastLoc[t.index] = undefined;
+        if (again) return false;
+      }
+    } else {
+      if (this.lastLoc[t.index] === loc) return false;
+      this.lastLoc[t.index] = loc;
+    }
+    if (t.lane !== this.laneOf(this.threadId(t)) && !this.croq) return false;
     const s = this.step;
     if (s && s.thread === t) {
-      const depth = this.executor?.frames(t).length ?? 0;
+      const depth = this.view?.frames(t).length ?? 0;
       const changed = s.kind === 'out' ? depth < s.depth : s.kind === 'in' ? depth !== s.depth || loc.line !== s.line : depth < s.depth || (depth === s.depth && loc.line !== s.line);
       if (changed) return this.stopBefore(t, { reason: 'step', description: `stepped to line ${loc.line + 1}` }, loc, fresh);
     }
@@ -374,7 +542,7 @@ export class DebugRuntime {
     bp.hits++;
     if (!conditionError && bp.hitCondition?.trim() && !hitMatches(bp.hitCondition, bp.hits)) return false;
     if (bp.logMessage !== undefined && !conditionError) {
-      this.emit('output', { text: `${this.interpolate(bp.logMessage, t)}\n`, category: 'console', thread: this.warpId(t) });
+      this.emit('output', { text: `${this.interpolate(bp.logMessage, t)}\n`, category: 'console', thread: this.threadId(t) });
       return false;
     }
     return this.stopBefore(t, { reason: 'breakpoint', description: conditionError ?? `breakpoint at line ${loc.line + 1}` }, loc, fresh);
@@ -382,33 +550,45 @@ export class DebugRuntime {
 
   private stopBefore(t: SimThread, s: { reason: StopReason; description: string }, loc: SourceLoc, fresh: boolean): true {
     this.emptyPick = fresh;
-    this.pendingStop = { ...s, thread: this.warpId(t), lane: t.lane, line: loc.line, steps: 0 };
+    this.pendingStop = { ...s, thread: this.threadId(t), lane: this.croq ? 0 : t.lane, line: loc.line, steps: 0 };
     return true;
   }
 
   private onMachineEvent(m: Machine, e: MachineEvent): void {
-    if (this.replaying || m !== this.launch?.machine) return;
+    if (m !== this.launch?.machine) return;
+    if (this.replaying) {
+      // The recording paused after every flip (a thread hands control back mid-statement there):
+      // the replay must too, to leave every thread where it was.
+      if (e.kind === 'phase') m.pause();
+      return;
+    }
     if (e.kind === 'print') {
-      this.emit('output', { text: e.text, category: 'stdout', thread: e.thread ? this.warpId(e.thread) : undefined });
+      // Croqtile output (host and device) arrives through the program (programOutput).
+      if (!this.croq) this.emit('output', { text: e.text, category: 'stdout', thread: e.thread ? this.threadId(e.thread) : undefined });
       return;
     }
     if (e.kind === 'phase') {
       const b = e.barrier;
-      const flip = { barrier: b.label, block: b.block, completed: e.completed, lastArriver: e.lastArriver?.label };
+      const flip = { barrier: b.label, block: b.block, completed: e.completed, lastArriver: e.lastArriver ? this.arriverLabel(e.lastArriver) : undefined };
       this.flipsThisRun.push(flip);
       // Pause after every flip: it is a checkpoint for stepping back.
       m.pause();
-      if (!this.pendingStop && (this.filters.has('phase-flip') || this.functionBps.some((f) => barrierMatches(f.name, b)))) {
+      if (this.pendingStop) return;
+      const fbp = this.functionBps.find((f) => barrierMatches(f.name, b));
+      const watch = fbp ? undefined : this.watches.find((w) => w.label === b.label && w.block === b.block);
+      if (fbp || watch || this.filters.has('phase-flip')) {
+        const what = `${b.label}${m.numBlocks > 1 ? ` (block ${b.block})` : ''} completed phase ${e.completed} → phase ${e.completed + 1}${flip.lastArriver ? `; last arrival by ${flip.lastArriver}` : ''}`;
         this.pendingStop = {
-          reason: 'phase-flip',
-          description: `${b.label}${m.numBlocks > 1 ? ` (block ${b.block})` : ''} completed phase ${e.completed} → phase ${e.completed + 1}${flip.lastArriver ? `; last arrival by ${flip.lastArriver}` : ''}`,
-          thread: e.lastArriver ? this.warpId(e.lastArriver) : undefined,
+          reason: watch ? 'data' : 'phase-flip',
+          description: watch ? `watched barrier ${what}` : what,
+          thread: e.lastArriver ? this.threadId(e.lastArriver) : undefined,
           line: e.lastArriver?.loc.line,
           barrier: b.label,
           block: b.block,
           oldPhase: e.completed,
           newPhase: e.completed + 1,
           lastArriver: flip.lastArriver,
+          hitBreakpoint: fbp ? { kind: 'function', name: fbp.name } : watch ? { kind: 'data', name: watch.label } : undefined,
           steps: 0,
         };
       }
@@ -418,7 +598,7 @@ export class DebugRuntime {
     if (r.kind !== 'misuse' && r.kind !== 'race') return;
     if (this.filters.has(r.kind) && !this.pendingStop) {
       const t = r.threads.length ? m.threads[r.threads[0]] : undefined;
-      this.pendingStop = { reason: r.kind, description: r.message, thread: t ? this.warpId(t) : undefined, line: r.loc?.line, report: r, steps: 0 };
+      this.pendingStop = { reason: r.kind, description: r.message, thread: t ? this.threadId(t) : undefined, line: r.loc?.line, report: r, steps: 0 };
       m.pause();
     } else this.emit('output', { text: `${r.message}\n`, category: 'stderr' });
   }
@@ -448,24 +628,35 @@ export class DebugRuntime {
   }
 
   private stepKind(kind: StepTarget['kind'], thread: number): Promise<DebugStop> {
+    if (this.exited || !this.launch) return this.drive(undefined);
     const t = this.displayed(thread);
     if (!t) throw new Error(`no thread ${thread}`);
-    if (t.status === 'done' || t.status === 'faulted') return Promise.resolve(this.stopAt({ reason: 'step', thread, description: `${t.label} has exited`, steps: 0 }));
+    if (t.status === 'done' || t.status === 'faulted') return Promise.resolve(this.stopAt({ reason: 'step', thread, description: `${this.threadLabel(t)} has exited`, steps: 0 }));
     // The line of the lane's pc (after a replay `t.loc` may still name the statement before it).
-    const frames = this.executor?.frames(t) ?? [];
+    const frames = this.view?.frames(t) ?? [];
     return this.drive({ kind, warp: thread, thread: t, depth: frames.length, line: frames[0]?.loc.line ?? t.loc.line });
   }
 
   private async drive(step: StepTarget | undefined): Promise<DebugStop> {
-    const m = this.machine;
-    if (this.exited || m.isFinished) return this.finish();
+    if (this.exited || !this.launch || this.machine.isFinished) return this.finish();
     this.step = step;
     this.pauseRequested = false;
     this.updateHook();
-    const start = m.steps;
+    let start = this.steps;
     try {
       for (;;) {
+        const m = this.machine;
         const r = this.runMachine({ untilSteps: m.steps + (step ? STEP_SLICE : SLICE) });
+        if (r.status === 'completed' && this.croq) {
+          if (!this.nextLaunch(r)) return this.programEnd();
+          this.updateHook();
+          if (step) {
+            const l = this.croq;
+            return this.stopAt({ reason: 'step', thread: 1, line: this.displayed(1)?.loc.line, description: `launch ${l.index + 1} started: the parallel at line ${this.program!.interp!.line(l.launch.root.span) + 1}`, steps: 0 });
+          }
+          start = this.steps;
+          continue;
+        }
         if (r.status !== 'paused') return this.terminal(r);
         if (this.pendingStop) {
           const stop = this.pendingStop;
@@ -478,13 +669,13 @@ export class DebugRuntime {
         }
         if (step) {
           const t = step.thread;
-          if (t.status === 'done' || t.status === 'faulted') return this.stopAt({ reason: 'step', thread: step.warp, description: `${t.label} exited`, steps: 0 });
-          if (m.steps - start >= STEP_BUDGET)
+          if (t.status === 'done' || t.status === 'faulted') return this.stopAt({ reason: 'step', thread: step.warp, description: `${this.threadLabel(t)} exited`, steps: 0 });
+          if (this.steps - start >= STEP_BUDGET)
             return this.stopAt({
               reason: 'step',
               thread: step.warp,
               line: t.loc.line,
-              description: t.status === 'blocked' && t.wait ? `${t.label} is still waiting on ${t.wait.describe()} after ${STEP_BUDGET} statements` : `the step did not reach another line within ${STEP_BUDGET} statements`,
+              description: t.status === 'blocked' && t.wait ? `${this.threadLabel(t)} is still waiting on ${t.wait.describe()} after ${STEP_BUDGET} statements` : `the step did not reach another line within ${STEP_BUDGET} statements`,
               steps: 0,
             });
         }
@@ -504,19 +695,22 @@ export class DebugRuntime {
     this.flipsThisRun = [];
     this.emptyPick = false;
     const r = m.run(limits);
-    this.segments.push({ steps: m.steps, emptyPick: this.emptyPick });
+    this.segments.push({ steps: m.steps, emptyPick: this.emptyPick, flips: m.phaseFlips });
     return r;
   }
 
   private record(stop: DebugStop | undefined): void {
-    const m = this.machine;
     const flip = this.flipsThisRun[this.flipsThisRun.length - 1];
-    this.checkpoints.push({ segment: this.segments.length - 1, steps: m.steps, fingerprint: fingerprint(m), stop, flip });
+    this.checkpoints.push({ launch: this.launchIndex, segment: this.segments.length - 1, steps: this.steps, fingerprint: this.fingerprint(), stop, flip });
     this.flipsThisRun = [];
   }
 
+  private fingerprint(): string {
+    return this.launch ? `launch ${this.launchIndex}, ${fingerprint(this.launch.machine)}, total ${this.steps}` : `no launch, ${this.steps}`;
+  }
+
   private stopAt(stop: DebugStop): DebugStop {
-    stop.steps = this.machine.steps;
+    stop.steps = this.steps;
     if (stop.line === undefined && stop.thread !== undefined) stop.line = this.displayed(stop.thread)?.loc.line;
     this.record(stop);
     this.lastStop = stop;
@@ -528,8 +722,9 @@ export class DebugRuntime {
     const m = this.machine;
     const report = r.report;
     if (r.status === 'completed') return this.finish();
+    if (this.program?.launchRunning) this.program.endLaunch(r);
     if (r.status === 'deadlock') {
-      const stop: DebugStop = { reason: 'deadlock', description: report?.message ?? 'deadlock', report, blocked: this.blockedWarps(report), steps: m.steps };
+      const stop: DebugStop = { reason: 'deadlock', description: report?.message ?? 'deadlock', report, blocked: this.blockedThreads(report), steps: this.steps };
       stop.thread = stop.blocked?.[0]?.thread;
       stop.line = stop.blocked?.[0]?.line;
       if (!this.filters.has('deadlock')) return this.finish(stop);
@@ -538,16 +733,29 @@ export class DebugRuntime {
     }
     const reason: StopReason = r.status === 'step-limit' ? 'step-limit' : 'error';
     const t = report?.threads.length ? m.threads[report.threads[0]] : undefined;
-    this.terminalStop = { reason, description: report?.message ?? r.status, report, thread: t ? this.warpId(t) : undefined, line: report?.loc?.line, steps: m.steps };
+    this.terminalStop = { reason, description: report?.message ?? r.status, report, thread: t ? this.threadId(t) : undefined, line: report?.loc?.line, steps: this.steps };
+    return this.stopAt(this.terminalStop);
+  }
+
+  /** A Croqtile program ended in host code (after its last launch): completed, or failed there. */
+  private programEnd(): DebugStop {
+    const r = this.program!.result();
+    if (r.status === 'completed') return this.finish();
+    const reason: StopReason = r.status === 'step-limit' ? 'step-limit' : 'error';
+    this.terminalStop = { reason, description: r.message, report: r.report, line: r.report?.loc?.line, steps: this.steps };
     return this.stopAt(this.terminalStop);
   }
 
   /** The end of the run: `exited` is emitted once; later calls return the same stop. */
   private finish(stop?: DebugStop): DebugStop {
     if (this.exited && this.lastStop) return this.lastStop;
-    const m = this.machine;
-    const done: DebugStop = stop ??
-      this.terminalStop ?? { reason: 'completed', description: `completed: ${m.steps} statements, ${m.phaseFlips} phase flip(s), ${m.cycles} simulated cycles`, steps: m.steps };
+    // Croqtile ends here only once the program has (after its last launch and host code).
+    const completed = (): DebugStop => {
+      if (this.program) return { reason: 'completed', description: this.program.done ? this.program.result().message : 'completed', steps: this.steps };
+      const m = this.machine;
+      return { reason: 'completed', description: `completed: ${m.steps} statements, ${m.phaseFlips} phase flip(s), ${m.cycles} simulated cycles`, steps: m.steps };
+    };
+    const done = stop ?? this.terminalStop ?? completed();
     this.exited = true;
     this.lastStop = done;
     // The end is a checkpoint too (stepping back from it goes to the stop before), unless it was
@@ -578,41 +786,57 @@ export class DebugRuntime {
     return this.replayTo(i, keepReason);
   }
 
-  /** Rebuilds the launch and replays the recorded segments up to checkpoint `index`. */
+  /** Rebuilds from the request and replays the recorded segments up to checkpoint `index`. */
   private async replayTo(index: number, keepReason: boolean): Promise<DebugStop> {
     const target = this.checkpoints[index];
-    const segments = this.segments.slice(0, target.segment + 1);
-    const before = { launch: this.launch, segments: this.segments };
+    const current = this.launchIndex;
+    const recorded = target.launch === current ? this.segments : this.launchSegments[target.launch];
+    const segments = recorded.slice(0, target.segment + 1);
+    const before = { launch: this.launch, segments: this.segments, program: this.program, croq: this.croq, launchSegments: this.launchSegments, stepBase: this.stepBase };
     this.replaying = true;
     this.segments = [];
+    this.launchSegments = [];
     try {
-      const m = await this.build();
-      for (let s = 1; s < segments.length; s++) {
-        const seg = segments[s];
-        let r = this.runMachine({ untilSteps: seg.steps });
-        // A pick stopped before its first statement is repeated as a pick that runs nothing.
-        if (seg.emptyPick && r.status === 'paused') {
-          r = this.runMachine({ budget: 0 });
-          this.segments.pop();
-          this.segments[this.segments.length - 1].emptyPick = true;
-        }
-        if (r.status !== 'paused' && s < segments.length - 1) throw new Error(`replay diverged: the run ended (${r.status}) at ${m.steps} statements, before the recorded stop at ${target.steps}`);
+      await this.build();
+      // Croqtile: the launches before the target's run to their end.
+      while (this.launchIndex < target.launch) {
+        let r = this.machine.run();
+        while (r.status === 'paused') r = this.machine.run();
+        if (r.status !== 'completed' || !this.nextLaunch(r)) throw new Error(`replay diverged: launch ${this.launchIndex + 1} ended (${r.status}) differently than recorded`);
       }
-      const fp = fingerprint(m);
+      if (this.launch) {
+        const m = this.machine;
+        for (let s = 1; s < segments.length; s++) {
+          const seg = segments[s];
+          // A call that ended at a flip ran until the flip paused it (which may come after its last
+          // statement, when an async completion flips); the replay pauses there too. Other calls end
+          // at their statement count.
+          const atFlip = seg.flips > segments[s - 1].flips;
+          let r = this.runMachine({ untilSteps: atFlip ? seg.steps + 1 : seg.steps });
+          // A pick stopped before its first statement is repeated as a pick that runs nothing.
+          if (seg.emptyPick && r.status === 'paused') {
+            r = this.runMachine({ budget: 0 });
+            this.segments.pop();
+            this.segments[this.segments.length - 1].emptyPick = true;
+          }
+          if (r.status !== 'paused' && s < segments.length - 1) throw new Error(`replay diverged: the run ended (${r.status}) at ${this.stepBase + m.steps} statements, before the recorded stop at ${target.steps}`);
+        }
+      }
+      const fp = this.fingerprint();
       if (fp !== target.fingerprint) throw new Error(`replay diverged: expected ${target.fingerprint}, got ${fp} (the schedule is not reproducible under this policy)`);
     } catch (e) {
       // Stay where we were: the old machine is untouched.
       this.replaying = false;
-      this.launch = before.launch;
-      this.segments = before.segments;
+      Object.assign(this, before);
       this.verified = undefined;
       this.statementLines();
-      this.machine.lineHook = undefined;
+      if (this.launch) this.machine.lineHook = undefined;
       this.updateHook();
       throw e;
     } finally {
       this.replaying = false;
     }
+    this.launchSegments = before.launchSegments.slice(0, target.launch);
     this.checkpoints = this.checkpoints.slice(0, index + 1);
     this.exited = false;
     this.terminalStop = undefined;
@@ -639,16 +863,37 @@ export class DebugRuntime {
 
   // ------------------------------------------------------------------ state
 
+  /** Statements run so far (Croqtile: the whole program's, host code included). */
   get steps(): number {
-    return this.machine.steps;
+    // Between and after Croqtile launches the program counts (host code after the last one too).
+    if (this.program && !this.program.launchRunning) return this.program.steps;
+    return this.stepBase + (this.launch?.machine.steps ?? 0);
   }
 
+  /** Lanes per debugger thread: a warp for CUDA, one simulated thread for Croqtile. */
+  private get groupSize(): number {
+    return this.language === 'cuda' ? 32 : 1;
+  }
+
+  /** Debugger threads per block (warps for CUDA, simulated threads for Croqtile). */
   get warpsPerBlock(): number {
-    return Math.ceil(this.machine.blockSize / 32);
+    return Math.ceil(this.machine.blockSize / this.groupSize);
   }
 
-  private warpId(t: SimThread): number {
-    return t.block * this.warpsPerBlock + t.warp + 1;
+  private threadId(t: SimThread): number {
+    return t.block * this.warpsPerBlock + Math.floor(t.tid / this.groupSize) + 1;
+  }
+
+  /** The debugger thread's name for a machine thread (its warp for CUDA). */
+  private threadLabel(t: SimThread): string {
+    const c = this.croq?.launch;
+    if (c) return c.threadLabel(t);
+    return `block ${t.block} · warp ${t.warp}${t.role ? ` · ${t.role}` : ''}`;
+  }
+
+  /** Who arrived last: a CUDA lane (`block 0 · warp 1 · lane 3 · producer`) or a Croqtile thread. */
+  private arriverLabel(t: SimThread): string {
+    return this.croq ? this.threadLabel(t) : t.label;
   }
 
   private laneOf(thread: number): number {
@@ -657,101 +902,167 @@ export class DebugRuntime {
 
   /** Shows (and follows) another lane of a warp. */
   setLane(thread: number, lane: number): void {
+    if (this.language === 'croqtile') {
+      if (lane !== 0) throw new Error(`Croqtile threads have one lane (0), not ${lane}`);
+      return;
+    }
     if (!Number.isInteger(lane) || lane < 0 || lane > 31) throw new Error(`lane ${lane} is outside 0..31`);
     this.lanes.set(thread, lane);
   }
 
-  /** The displayed lane's machine thread of warp thread `id` (undefined when it does not exist). */
+  /** The displayed lane's machine thread of debugger thread `id` (undefined when it does not exist). */
   displayed(id: number): SimThread | undefined {
     return this.laneThread(id, this.laneOf(id)) ?? this.laneThread(id, 0);
   }
 
   private laneThread(id: number, lane: number): SimThread | undefined {
+    if (!this.launch || !Number.isInteger(id) || id < 1) return undefined;
     const w = this.warpsPerBlock;
-    return this.machine.blocks[Math.floor((id - 1) / w)]?.threads[((id - 1) % w) * 32 + lane];
+    return this.machine.blocks[Math.floor((id - 1) / w)]?.threads[((id - 1) % w) * this.groupSize + lane];
   }
 
   threads(): DebugThread[] {
+    if (!this.launch) return [];
     const out: DebugThread[] = [];
+    const g = this.groupSize;
     for (const b of this.machine.blocks) {
-      for (let w = 0; w * 32 < b.threads.length; w++) {
+      for (let w = 0; w * g < b.threads.length; w++) {
         const id = b.index * this.warpsPerBlock + w + 1;
-        const lanes = b.threads.slice(w * 32, w * 32 + 32);
+        const lanes = b.threads.slice(w * g, w * g + g);
         const t = this.displayed(id)!;
         const status = lanes.every((l) => l.status === 'done' || l.status === 'faulted') ? 'exited' : lanes.every((l) => l.status !== 'ready') ? 'blocked' : 'running';
-        out.push({ id, block: b.index, warp: w, lane: t.lane, role: t.role, label: `block ${b.index} · warp ${w}${t.role ? ` · ${t.role}` : ''}`, status });
+        out.push({ id, block: b.index, warp: w, lane: this.croq ? 0 : t.lane, lanes: lanes.length, role: t.role, label: this.threadLabel(t), status });
       }
     }
     return out;
   }
 
-  /** Call frames of the warp's displayed lane, innermost first. */
+  /** Call frames of the thread's displayed lane, innermost first. */
   frames(thread: number): FrameInfo[] {
     const t = this.displayed(thread);
-    return (t && this.executor?.frames(t)) || [];
+    return (t && this.view?.frames(t)) || [];
   }
 
   locals(thread: number, frame = 0): LocalInfo[] {
     const t = this.displayed(thread);
-    return (t && this.executor?.locals(t, frame)) || [];
+    return (t && this.view?.locals(t, frame)) || [];
   }
 
-  /** Evaluates an expression (the Watch/hover language of conditions) in a warp's displayed lane. */
+  /** Evaluates an expression (the Watch/hover language of conditions) in a thread's displayed lane. */
   evaluate(thread: number, expr: string, frame = 0): number {
     const t = this.displayed(thread);
     if (!t) throw new Error(`no thread ${thread}`);
     return evaluate(expr, this.scope(t, frame));
   }
 
+  /**
+   * A variable (a local's formatted value) or an expression (evaluated) in every lane of a thread:
+   * 32 entries for a full CUDA warp, one for Croqtile. A lane where it cannot be evaluated shows why.
+   */
+  laneValues(thread: number, name: string, frame = 0): { lane: number; value: string }[] {
+    if (!this.displayed(thread)) throw new Error(`no thread ${thread}`);
+    const out: { lane: number; value: string }[] = [];
+    for (let lane = 0; lane < this.groupSize; lane++) {
+      const t = this.laneThread(thread, lane);
+      if (!t) continue;
+      const local = this.view?.locals(t, frame).find((l) => l.name === name.trim());
+      let value: string;
+      if (local) value = local.value;
+      else {
+        try {
+          value = String(evaluate(name, this.scope(t, frame)));
+        } catch (e) {
+          value = `<${(e as Error).message}>`;
+        }
+      }
+      out.push({ lane: t.lane % this.groupSize, value });
+    }
+    return out;
+  }
+
   barriers(): BarrierView[] {
+    if (!this.launch) return [];
     const m = this.machine;
     return m.barrierStates().map((b) => {
-      const byWarp = new Map<number, BarrierView['waiting'][number]>();
+      const byThread = new Map<number, BarrierView['waiting'][number]>();
       for (const w of b.waiting) {
         const t = m.threads[w.thread];
-        const id = this.warpId(t);
-        const v = byWarp.get(id);
+        const id = this.threadId(t);
+        const v = byThread.get(id);
         if (v) v.lanes++;
-        else byWarp.set(id, { thread: id, label: `block ${t.block} · warp ${t.warp}${t.role ? ` · ${t.role}` : ''}`, lanes: 1, parity: w.parity, token: w.token });
+        else byThread.set(id, { thread: id, label: this.threadLabel(t), lanes: 1, parity: w.parity, token: w.token });
       }
       const s = b.state;
-      return { label: b.label, block: b.block, initialized: s.initialized, phase: s.phase, parity: s.phase & 1, pending: s.pending, expected: s.expected, tx: s.tx, waiting: [...byWarp.values()] };
+      return { id: `${b.block}:${b.label}`, label: b.label, block: b.block, initialized: s.initialized, phase: s.phase, parity: s.phase & 1, pending: s.pending, expected: s.expected, tx: s.tx, waiting: [...byThread.values()] };
     });
   }
 
   asyncOps(): AsyncOpView[] {
+    if (!this.launch) return [];
     const m = this.machine;
-    return m.asyncInFlight.map((op: AsyncOp) => ({ id: op.id, engine: op.engine, label: op.label, issuer: m.threads[op.issuer].label, issuedAt: op.issuedAt, doneAt: op.doneAt, line: op.loc.line }));
+    return m.asyncInFlight.map((op: AsyncOp) => ({ id: op.id, engine: op.engine, label: op.label, issuer: this.arriverLabel(m.threads[op.issuer]), issuedAt: op.issuedAt, doneAt: op.doneAt, line: op.loc.line }));
   }
 
-  /** Shared-memory buffers of a block (static `__shared__` variables, then dynamic shared memory). */
+  /** Croqtile futures every live thread holds (in flight, landed, or waited); `[]` for CUDA. */
+  futures(): FutureView[] {
+    const c = this.croq?.launch;
+    if (!c || !this.launch) return [];
+    const out: FutureView[] = [];
+    for (const t of this.machine.threads) {
+      if (t.status === 'done' || t.status === 'faulted') continue;
+      for (const f of c.futures(t)) out.push({ name: f.name, block: t.block, thread: this.threadId(t), state: f.state, what: f.what, line: f.line });
+    }
+    return out;
+  }
+
+  /** Shared-memory buffers of a block (CUDA: static `__shared__` variables, then dynamic shared memory). */
   sharedMemory(block: number): SharedBufferView[] {
+    if (!this.launch) return [];
+    if (this.croq) return this.croqShared(block);
     const st = this.machine.blocks[block]?.state as { shared: Buffer[]; dynamic: Buffer } | undefined;
     if (!st) return [];
     return [...st.shared, st.dynamic].map((buf) => ({ name: buf.name, block, bytes: buf.size, dtype: buf.dtype, shape: buf.shape, preview: preview(buf), buffer: buf }));
   }
 
-  /** Global buffers bound to the kernel's arguments. */
-  globals(): Launch['buffers'] {
-    return this.launch?.buffers ?? [];
+  /** Croqtile shared tensors of a block: the buffers its threads' shared declarations made. */
+  private croqShared(block: number): SharedBufferView[] {
+    const st = this.machine.blocks[block]?.state as Map<string, unknown> | undefined;
+    if (!st) return [];
+    const bufs = new Set<Buffer>();
+    const visit = (v: unknown): void => {
+      if (!v || typeof v !== 'object') return;
+      if ('buf' in v && 'shape' in v) {
+        const buf = (v as { buf: Buffer }).buf;
+        if (buf.space === 'shared') bufs.add(buf);
+      } else if ('items' in v && Array.isArray((v as { items: unknown[] }).items)) for (const x of (v as { items: unknown[] }).items) visit(x);
+    };
+    for (const [key, v] of st) if (key.startsWith('decl:')) visit(v);
+    return [...bufs].map((buf) => ({ name: buf.name, block, bytes: buf.size, dtype: buf.dtype, shape: buf.shape, preview: preview(buf), buffer: buf }));
   }
 
-  private blockedWarps(report: SimReport | undefined): DebugStop['blocked'] {
+  /** Global buffers bound to the kernel's (or program's) arguments. */
+  globals(): Launch['buffers'] {
+    return this.launch?.buffers ?? this.program?.buffers ?? [];
+  }
+
+  private blockedThreads(report: SimReport | undefined): DebugStop['blocked'] {
     const m = this.machine;
-    const byWarp = new Map<string, NonNullable<DebugStop['blocked']>[number]>();
+    const byThread = new Map<string, NonNullable<DebugStop['blocked']>[number]>();
     for (const b of report?.blocked ?? []) {
       const t = m.threads[b.thread];
-      const id = this.warpId(t);
+      const id = this.threadId(t);
       const key = `${id}\u0000${b.waitsOn}`;
-      const v = byWarp.get(key);
+      const v = byThread.get(key);
       if (v) v.lanes++;
-      else byWarp.set(key, { thread: id, label: `block ${t.block} · warp ${t.warp}${t.role ? ` · ${t.role}` : ''}`, lanes: 1, waitsOn: b.waitsOn, barrier: b.barrier, line: b.loc.line });
+      else byThread.set(key, { thread: id, label: this.threadLabel(t), lanes: 1, waitsOn: b.waitsOn, barrier: b.barrier, line: b.loc.line });
     }
-    return [...byWarp.values()];
+    return [...byThread.values()];
   }
 
   /** Values a condition can name: the lane's locals (innermost binding wins) and its coordinates. */
   private scope(t: SimThread, frame = 0): Map<string, number> {
+    const c = this.croq?.launch;
+    if (c) return c.scope(t, frame);
     const vars = new Map<string, number>();
     vars.set('threadIdx.x', t.threadIdx[0]).set('threadIdx.y', t.threadIdx[1]).set('threadIdx.z', t.threadIdx[2]);
     vars.set('blockIdx.x', t.blockIdx[0]).set('blockIdx.y', t.blockIdx[1]).set('blockIdx.z', t.blockIdx[2]);

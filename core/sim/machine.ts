@@ -3,7 +3,7 @@
 // (deadlock with its wait-for picture, misuse, races, out-of-bounds, step limit). It knows nothing of
 // CUDA or Croqtile syntax — a language *executor* runs each thread's statements and calls the
 // services here for everything that synchronises — and nothing of DAP: the debugger drives it
-// through `run` limits, `pause` and the event listener.
+// through `run` limits, `pause`, the event listener, `lineHook` and the `quanta` counter.
 //
 // Contract for executors (core/sim/cuda, core/sim/croqtile):
 // - `run(m, t, budget)` executes at most `budget` statements of thread `t` and returns how many ran.
@@ -403,6 +403,8 @@ export class Machine {
   yieldNow = false;
   /** Breakpoint/step hook; executors call `atStatement` before each statement while it is set. */
   lineHook?: (t: SimThread, loc: SourceLoc) => boolean;
+  /** Quanta started so far (one per executor `run` call): the debugger tells a quantum's first statement by it. */
+  quanta = 0;
   listeners: ((e: MachineEvent) => void)[] = [];
   /** Reports raised and not yet returned by `run`. */
   private pendingReport?: SimReport;
@@ -589,6 +591,7 @@ export class Machine {
     this.lastThread = t.index;
     this.eventTime = t.time;
     this.running = t;
+    this.quanta++;
     let ran = 0;
     try {
       ran = this.executor.run(this, t, budget);

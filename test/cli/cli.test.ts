@@ -93,10 +93,14 @@ describe('phaseflip (no lint)', () => {
     expect(json.map((x) => x.code).sort()).toEqual(RULES.map((x) => x.meta.code).sort());
   });
 
-  it.each(['dap'])('%s is not available yet (exit 2)', async (command) => {
-    const r = await phaseflip([command]);
-    expect(r.status).toBe(2);
-    expect(r.stderr).toContain('not available yet: arrives with the simulator (issue 4/5)');
+  it('dap --help describes the debug adapter; stray arguments are a usage error (exit 2)', async () => {
+    const help = await phaseflip(['dap', '--help']);
+    expect(help.status).toBe(0);
+    expect(help.stdout).toMatch(/^Usage: phaseflip dap\n/);
+    expect(help.stdout).toContain('Debug Adapter Protocol');
+    const bad = await phaseflip(['dap', 'extra']);
+    expect(bad.status).toBe(2);
+    expect(bad.stderr).toMatch(/^phaseflip: dap takes no arguments \(got extra\)/);
   });
 
   it('bin/phaseflip.js explains a missing build', async () => {

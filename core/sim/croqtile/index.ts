@@ -2,13 +2,19 @@
 // function runs sequentially here; every outermost `parallel` it reaches is one device launch on a
 // Machine (./launch.ts). Output is what the program prints, formatted like co-mock (the reference
 // interpreter). Parameters bind from the request's arguments, symbolic dimensions from their shapes.
+//
+// One host runner (`CroqtileProgram`) serves both faces: `next()` runs host code up to the next
+// device launch and hands it over, the caller runs that launch's machine (to the end for
+// `simulateCroqtile`, under debugger control for core/sim/debug.ts) and reports how it ended with
+// `endLaunch`; host code resumes at the next `next()`. Host code is deterministic, so running a new
+// program object again reproduces every launch (the debugger's time travel relies on it).
 import type { CoFunction, CoStmt } from '../../lang/croqtile/ast';
 import { detectEra } from '../../lang/croqtile/lower';
 import { parseCroqtile } from '../../lang/croqtile/parser';
 import { makeLineIndex } from '../../lang/croqtile/positions';
 import { materialize } from '../args';
 import { checksum } from '../memory';
-import { Machine, SimError, type SimReport } from '../machine';
+import { type Machine, type RunResult, SimError, type SimReport, type SimThread } from '../machine';
 import type { NamedBuffer, SimulateRequest, SimulateResult } from '../run';
 import { summarize } from '../run';
 import { type Ctx, Env, Flow, HostStepLimit, Interp, viewOf } from './interp';
@@ -20,16 +26,6 @@ const SLICE = 500_000;
 const DEFAULT_MAX_STEPS = 50_000_000;
 
 
-/** Stops the host program after a launch that did not complete. */
-class LaunchStopped extends Error {
-  constructor(
-    readonly machine: Machine,
-    readonly status: Exclude<SimulateResult['status'], 'completed'>,
-    readonly report: SimReport | undefined,
-  ) {
-    super('launch stopped');
-  }
-}
 
 /** Whether any function uses the current era's event syntax (to reject era-A `mma.commit` mixed into it). */
 function usesCurrentEraSyntax(fns: CoFunction[]): boolean {
@@ -130,74 +126,188 @@ function reportOf(e: SimError, fallbackLine: number): SimReport {
   return { kind: e.kind, message, loc: e.loc, threads: [] };
 }
 
-export function simulateCroqtile(req: SimulateRequest): SimulateResult {
-  let stdout = '';
-  const out = (text: string) => {
-    stdout += text;
-    req.onPrint?.(text);
-  };
-  const file = parseCroqtile(req.text);
-  const lines = makeLineIndex(req.text);
-  if (file.errors.length) {
-    const shown = file.errors.slice(0, 5).map((e) => `  line ${lines.position(e.span.start).line + 1}: ${e.message}`);
-    const more = file.errors.length > 5 ? `\n  … and ${file.errors.length - 5} more` : '';
-    const msg = `${req.file}: the program has syntax errors, nothing was run\n${shown.join('\n')}${more}`;
-    return errorResult('error', msg, stdout, 0, [], { kind: 'error', message: msg, loc: { line: lines.position(file.errors[0].span.start).line }, threads: [] });
+export { CroqLaunch, deviceLists, launchBody, showValue, type FutureInfo } from './launch';
+
+/** One device launch handed over by the host runner. */
+export interface CroqtileLaunch {
+  /** 0 for the program's first launch. */
+  index: number;
+  launch: CroqLaunch;
+  machine: Machine;
+}
+
+export interface CroqtileProgramOptions {
+  /** Every output text (host and device), with the device thread that printed it. */
+  onOutput?: (text: string, t?: SimThread) => void;
+  /** Machines keep running after misuse and races (the debugger reports them itself). */
+  continueOnMisuse?: boolean;
+}
+
+/** The host runner: host code in order, one launch at a time (see the header). */
+export class CroqtileProgram {
+  /** Undefined when the file has syntax errors. */
+  readonly interp?: Interp;
+  /** The `__co__` function that runs (set by the first `next()`). */
+  fn?: CoFunction;
+  readonly launches: Machine[] = [];
+  stdout = '';
+  /** Global buffers bound to the parameters (and the returned tensor, once the program has ended). */
+  buffers: NamedBuffer[] = [];
+  private deviceSteps = 0;
+  private readonly maxSteps: number;
+  private gen?: Generator<void, Flow, void>;
+  private ctx?: Ctx;
+  private pending?: CroqLaunch;
+  private final?: SimulateResult;
+  private started = false;
+
+  constructor(
+    readonly req: SimulateRequest,
+    private readonly opts: CroqtileProgramOptions = {},
+  ) {
+    const file = parseCroqtile(req.text);
+    const lines = makeLineIndex(req.text);
+    this.maxSteps = req.maxSteps ?? DEFAULT_MAX_STEPS;
+    if (file.errors.length) {
+      const shown = file.errors.slice(0, 5).map((e) => `  line ${lines.position(e.span.start).line + 1}: ${e.message}`);
+      const more = file.errors.length > 5 ? `\n  … and ${file.errors.length - 5} more` : '';
+      const msg = `${req.file}: the program has syntax errors, nothing was run\n${shown.join('\n')}${more}`;
+      this.final = errorResult('error', msg, '', 0, [], { kind: 'error', message: msg, loc: { line: lines.position(file.errors[0].span.start).line }, threads: [] });
+      return;
+    }
+    const era = detectEra(file);
+    const interp: Interp = new Interp({
+      file,
+      currentEraSyntax: usesCurrentEraSyntax(file.functions),
+      text: req.text,
+      lines,
+      maxSteps: this.maxSteps,
+      print: (text, t) => {
+        const m = this.launches[this.launches.length - 1];
+        if (t && m) m.print(text, t);
+        else this.out(text);
+      },
+      launch: (s, ctx) => {
+        const launch = new CroqLaunch({
+          interp,
+          root: s,
+          hostCtx: ctx,
+          era,
+          onPrint: (text, t) => this.out(text, t),
+          options: {
+            seed: req.seed,
+            schedule: req.schedule,
+            maxSteps: Math.max(1, this.maxSteps - interp.steps - this.deviceSteps),
+            latencies: req.latencies,
+            trace: req.trace,
+            detectRaces: req.detectRaces,
+            continueOnMisuse: opts.continueOnMisuse,
+          },
+        });
+        this.launches.push(launch.machine);
+        this.pending = launch;
+      },
+    });
+    this.interp = interp;
   }
-  const fns = file.functions.filter((f) => f.body.length > 0 || f.span.end > f.nameSpan.end);
-  const maxSteps = req.maxSteps ?? DEFAULT_MAX_STEPS;
-  const launches: Machine[] = [];
-  let deviceSteps = 0;
-  const era = detectEra(file);
-  let buffers: NamedBuffer[] = [];
-  let fn: CoFunction | undefined;
-  const interp: Interp = new Interp({
-    file,
-    currentEraSyntax: usesCurrentEraSyntax(file.functions),
-    text: req.text,
-    lines,
-    maxSteps,
-    print: (text, t) => {
-      const m = launches[launches.length - 1];
-      if (t && m) m.print(text, t);
-      else out(text);
-    },
-    launch: (s, ctx) => {
-      const launch = new CroqLaunch({
-        interp,
-        root: s,
-        hostCtx: ctx,
-        era,
-        onPrint: out,
-        options: {
-          seed: req.seed,
-          schedule: req.schedule,
-          maxSteps: Math.max(1, maxSteps - interp.steps - deviceSteps),
-          latencies: req.latencies,
-          trace: req.trace,
-          detectRaces: req.detectRaces,
-        },
-      });
-      const m = launch.machine;
-      launches.push(m);
-      for (;;) {
-        const r = m.run({ untilSteps: m.steps + SLICE });
-        if (r.status === 'paused') {
-          req.onProgress?.(interp.steps + deviceSteps + m.steps, maxSteps);
-          continue;
-        }
-        deviceSteps += m.steps;
-        if (r.status !== 'completed') throw new LaunchStopped(m, r.status, r.report);
-        return;
+
+  private out(text: string, t?: SimThread): void {
+    this.stdout += text;
+    this.req.onPrint?.(text);
+    this.opts.onOutput?.(text, t);
+  }
+
+  /** Statements run so far: host code plus every finished launch. */
+  get steps(): number {
+    return (this.interp?.steps ?? 0) + this.deviceSteps;
+  }
+
+  /** Whether a launch `next()` returned has not been ended with `endLaunch` yet. */
+  get launchRunning(): boolean {
+    return !!this.pending;
+  }
+
+  /** Whether the program has ended (then `result()` says how). */
+  get done(): boolean {
+    return !!this.final;
+  }
+
+  /**
+   * Runs host code up to the next device launch and returns it (blocks not launched yet), or
+   * returns undefined when the program has ended. Call `endLaunch` before calling it again.
+   */
+  next(): CroqtileLaunch | undefined {
+    if (this.final || !this.interp) return undefined;
+    if (this.pending) throw new Error('CroqtileProgram.next: the previous launch has not ended (call endLaunch)');
+    const interp = this.interp;
+    try {
+      if (!this.started) {
+        this.started = true;
+        const fns = interp.o.file.functions.filter((f) => f.body.length > 0 || f.span.end > f.nameSpan.end);
+        this.fn = pickFunction(this.req, fns);
+        this.ctx = { env: new Env(), loops: [], func: this.fn.name };
+        this.buffers = bindParams(this.fn, this.req, interp, this.ctx);
+        this.gen = interp.execList(this.fn.body, this.ctx);
       }
-    },
-  });
-  const finish = (status: SimulateResult['status'], report?: SimReport, message?: string): SimulateResult => {
+      const r = this.gen!.next();
+      if (!r.done) {
+        const launch = this.pending as CroqLaunch | undefined;
+        if (!launch) throw new Error('host code yielded without a launch');
+        return { index: this.launches.length - 1, launch, machine: launch.machine };
+      }
+      if (r.value === Flow.Break || r.value === Flow.Continue) throw new SimError(`'${r.value === Flow.Break ? 'break' : 'continue'}' outside a loop`);
+      const ret = this.ctx!.returned;
+      if (ret instanceof View && !this.buffers.some((b) => b.buffer === ret.buf)) {
+        this.buffers = [...this.buffers, { name: 'return', dtype: ret.dtype, shape: ret.shape.slice(), buffer: ret.buf }];
+      }
+      this.finish('completed');
+    } catch (e) {
+      this.pending = undefined;
+      this.fail(e);
+    }
+    return undefined;
+  }
+
+  /** How the launch `next()` returned ended; anything but completion ends the program. */
+  endLaunch(r: RunResult): void {
+    const launch = this.pending;
+    if (!launch) throw new Error('CroqtileProgram.endLaunch: no launch is running');
+    if (r.status === 'paused') throw new Error('CroqtileProgram.endLaunch: the launch has not ended');
+    this.pending = undefined;
+    this.deviceSteps += launch.machine.steps;
+    if (r.status !== 'completed') this.finish(r.status, r.report);
+  }
+
+  /** The outcome, once `done`. */
+  result(): SimulateResult {
+    if (!this.final) throw new Error('CroqtileProgram.result: the program has not ended');
+    return this.final;
+  }
+
+  private fail(e: unknown): void {
+    const fn = this.fn;
+    if (e instanceof HostStepLimit) {
+      const msg = `step budget exhausted: ${withCommas(this.maxSteps)} statements ran without the program finishing (raise --max-steps, or look for an endless loop)`;
+      this.finish('step-limit', { kind: 'step-limit', message: msg, threads: [] });
+    } else if (e instanceof SimError) {
+      const rep = reportOf(e, fn && this.interp ? this.interp.line(fn.span) : 0);
+      this.finish('error', rep, rep.message);
+    } else {
+      const err = e instanceof Error ? e : new Error(String(e));
+      const msg = `internal simulator error: ${err.message}`;
+      this.finish('error', { kind: 'error', message: msg, threads: [] }, msg);
+    }
+  }
+
+  private finish(status: SimulateResult['status'], report?: SimReport, message?: string): void {
+    const launches = this.launches;
     const last = launches[launches.length - 1];
-    const steps = interp.steps + deviceSteps;
+    const steps = this.steps;
+    const { buffers, stdout } = this;
     if (!last) {
-      const msg = message ?? report?.message ?? `completed: host code of ${fn?.name ?? 'the program'} ran ${withCommas(steps)} statements (no parallel region)`;
-      return errorResult(status, msg, stdout, steps, buffers, report);
+      const msg = message ?? report?.message ?? `completed: host code of ${this.fn?.name ?? 'the program'} ran ${withCommas(steps)} statements (no parallel region)`;
+      this.final = errorResult(status, msg, stdout, steps, buffers, report);
+      return;
     }
     const r = summarize(last, status, report, buffers, stdout);
     r.steps = steps;
@@ -208,34 +318,25 @@ export function simulateCroqtile(req: SimulateRequest): SimulateResult {
     else if (status === 'completed' && launches.length > 1) {
       r.message = `completed: ${launches.length} launches ran ${withCommas(steps)} statements, ${r.phaseFlips} phase flip(s), ${withCommas(r.cycles)} simulated cycles`;
     }
-    if (req.trace) r.trace = launches.flatMap((m) => m.trace);
-    return r;
-  };
-  try {
-    fn = pickFunction(req, fns);
-    const ctx: Ctx = { env: new Env(), loops: [], func: fn.name };
-    buffers = bindParams(fn, req, interp, ctx);
-    const gen = interp.execList(fn.body, ctx);
-    let r = gen.next();
-    while (!r.done) r = gen.next();
-    if (r.value === Flow.Break || r.value === Flow.Continue) throw new SimError(`'${r.value === Flow.Break ? 'break' : 'continue'}' outside a loop`);
-    const ret = ctx.returned;
-    if (ret instanceof View && !buffers.some((b) => b.buffer === ret.buf)) {
-      buffers = [...buffers, { name: 'return', dtype: ret.dtype, shape: ret.shape.slice(), buffer: ret.buf }];
-    }
-    return finish('completed');
-  } catch (e) {
-    if (e instanceof LaunchStopped) return finish(e.status, e.report);
-    if (e instanceof HostStepLimit) {
-      const msg = `step budget exhausted: ${withCommas(maxSteps)} statements ran without the program finishing (raise --max-steps, or look for an endless loop)`;
-      return finish('step-limit', { kind: 'step-limit', message: msg, threads: [] });
-    }
-    if (e instanceof SimError) {
-      const rep = reportOf(e, fn ? lines.position(fn.span.start).line : 0);
-      return finish('error', rep, rep.message);
-    }
-    const err = e instanceof Error ? e : new Error(String(e));
-    const msg = `internal simulator error: ${err.message}`;
-    return finish('error', { kind: 'error', message: msg, threads: [] }, msg);
+    if (this.req.trace) r.trace = launches.flatMap((m) => m.trace);
+    this.final = r;
   }
+}
+
+/** Runs a whole program: every launch to its end, in order. */
+export function simulateCroqtile(req: SimulateRequest): SimulateResult {
+  const program = new CroqtileProgram(req);
+  for (let l = program.next(); l; l = program.next()) {
+    const m = l.machine;
+    for (;;) {
+      const r = m.run({ untilSteps: m.steps + SLICE });
+      if (r.status === 'paused') {
+        req.onProgress?.(program.steps + m.steps, req.maxSteps ?? DEFAULT_MAX_STEPS);
+        continue;
+      }
+      program.endLaunch(r);
+      break;
+    }
+  }
+  return program.result();
 }

@@ -3,7 +3,9 @@
 // suspended at any wait and resumed by the machine (loop bodies that cannot block run inline, without
 // a nested generator); expressions are compiled once per AST node into closures. Device-only
 // behaviour (events, async copies, MMA timing, race hooks, the thread structure of nested
-// `parallel`) asks the launch (./launch.ts) through the `Device` part of the context.
+// `parallel`) asks the launch (./launch.ts) through the `Device` part of the context, which also
+// keeps what a debugger shows: the constructs a thread is inside (`frames`) and its current scope.
+// Host code yields only at an outermost `parallel`, to let its runner (./index.ts) run the launch.
 import type { CoExpr, CoFile, CoStmt } from '../../lang/croqtile/ast';
 import type { LineIndex } from '../../lang/croqtile/positions';
 import { parseCoExpression } from '../../lang/croqtile/parser';
@@ -106,6 +108,22 @@ export interface Device {
   sites: Map<number, number>;
   /** Scalar event phase bits (current era): per event object. */
   phases: Map<EventObj, number>;
+  /** The debugger's view: enclosing constructs (parallel, foreach, with, inthreads), outermost first. */
+  frames: DeviceFrame[];
+  /** The scope of the statement the thread is at (kept current at every statement, for the debugger). */
+  env: Env;
+}
+
+/**
+ * One construct a device thread is inside, for the debugger's call stack: its statement, the scope
+ * that statement ran in (`outer`; the frame's own variables live below it) and, for loops and
+ * parallels, the variables it binds. Kept cheap (a foreach pushes one per run): names and lines
+ * are worked out only when a debugger asks.
+ */
+export interface DeviceFrame {
+  node: Extract<CoStmt, { kind: 'parallel' | 'foreach' | 'with' | 'inthreads' }>;
+  outer: Env;
+  vars: string[];
 }
 
 /** Services of the launch the interpreter calls for device statements (implemented in ./launch.ts). */
@@ -136,10 +154,14 @@ export interface InterpOptions {
   print: (text: string, t?: SimThread) => void;
   /** The file uses current-era event syntax (`= ready`, `.at(order)`, `trigger … after`). */
   currentEraSyntax?: boolean;
-  /** Launch hook for an outermost `parallel` in host code. */
+  /**
+   * Launch hook for an outermost `parallel` in host code: it prepares the launch; the host code's
+   * generator then yields (the only place host code yields) and is resumed once the launch completed.
+   */
   launch: (s: Extract<CoStmt, { kind: 'parallel' }>, ctx: Ctx) => void;
 }
 
+const NO_VARS: string[] = [];
 const STORAGE_WORDS = new Set(['shared', 'local', 'global']);
 const MATH1: Record<string, (x: number) => number> = {
   sqrt: Math.sqrt, sin: Math.sin, cos: Math.cos, tan: Math.tan, exp: Math.exp, log: Math.log, floor: Math.floor, ceil: Math.ceil,
@@ -296,14 +318,17 @@ export class Interp {
 
   *execList(list: CoStmt[], ctx: Ctx): Generator<void, Flow, void> {
     const locs = ctx.dev ? this.locsOf(list, ctx.func) : undefined;
+    // The debugger's scope of the thread: this list's, until a nested statement enters another.
+    if (ctx.dev) ctx.dev.env = ctx.env;
     for (let i = 0; i < list.length; i++) {
       const s = list[i];
       const dev = ctx.dev;
       if (dev) {
         const r = dev.run;
-        if (r.ran >= r.budget) yield;
+        // The location first: a thread suspended here by its budget is shown before this statement.
         const loc = locs![i];
         dev.t.loc = loc;
+        if (r.ran >= r.budget) yield;
         if (dev.m.lineHook) {
           if (!r.hookStopped && dev.m.atStatement(dev.t, loc)) {
             r.hookStopped = true;
@@ -313,7 +338,11 @@ export class Interp {
         }
         r.ran++;
       } else if (++this.steps > this.o.maxSteps) throw new HostStepLimit();
-      const f = this.isHeavy(s) ? yield* this.execHeavy(s, ctx) : this.execLight(s, ctx);
+      let f: Flow;
+      if (this.isHeavy(s)) {
+        f = yield* this.execHeavy(s, ctx);
+        if (dev) dev.env = ctx.env;
+      } else f = this.execLight(s, ctx);
       if (f !== Flow.Normal) return f;
     }
     return Flow.Normal;
@@ -376,20 +405,35 @@ export class Interp {
         const { names, ubs } = this.boundedList(s.vars, s.extents, s, ctx);
         names.forEach((n, i) => env.vars.set(n, int(0, ubs[i])));
         const inner: Ctx = { ...ctx, env };
-        const f = yield* this.execList(s.body, inner);
+        const pop = this.pushFrame(ctx, s, names);
+        let f: Flow;
+        try {
+          f = yield* this.execList(s.body, inner);
+        } finally {
+          if (pop) this.popFrame(ctx);
+        }
         ctx.returned = inner.returned;
         return f;
       }
       case 'parallel':
         if (!ctx.dev) {
+          // Host code hands the launch to its runner and resumes when the launch has completed.
           this.o.launch(s, ctx);
+          yield;
           return Flow.Normal;
         }
         return yield* ctx.dev.launch.parallel(s, ctx);
       case 'inthreads': {
         const c = truthy(this.ev(s.cond, ctx));
         let f = Flow.Normal;
-        if (c) f = yield* this.scoped(s.body, ctx);
+        if (c) {
+          const pop = this.pushFrame(ctx, s, NO_VARS);
+          try {
+            f = yield* this.scoped(s.body, ctx);
+          } finally {
+            if (pop) this.popFrame(ctx);
+          }
+        }
         if (f === Flow.Break || f === Flow.Continue) throw this.err(`'${f === Flow.Break ? 'break' : 'continue'}' out of an inthreads block`, s, ctx);
         if (!s.async && ctx.dev) yield* ctx.dev.launch.inthreadsEnd(ctx, this.loc(s, ctx.func));
         return f;
@@ -451,6 +495,21 @@ export class Interp {
     return this.execLight(s, ctx);
   }
 
+  /** Enters a construct in the debugger's view of a device thread; returns whether to pop it (host code keeps none). */
+  pushFrame(ctx: Ctx, node: DeviceFrame['node'], vars: string[]): boolean {
+    const dev = ctx.dev;
+    if (!dev) return false;
+    dev.frames.push({ node, outer: ctx.env, vars });
+    return true;
+  }
+
+  /** Leaves the innermost construct: the thread is back at its statement, in the scope it ran in. */
+  popFrame(ctx: Ctx): void {
+    const dev = ctx.dev!;
+    const f = dev.frames.pop();
+    if (f) dev.env = f.outer;
+  }
+
   private *scoped(body: CoStmt[], ctx: Ctx): Generator<void, Flow, void> {
     const inner: Ctx = { ...ctx, env: new Env(ctx.env) };
     const f = yield* this.execList(body, inner);
@@ -509,58 +568,64 @@ export class Interp {
     // next iteration starts from the variables alone, as a fresh scope would).
     const env = new Env(ctx.env);
     const body: Ctx = { ...ctx, env, loops: ctx.loops };
-    const depth = names.length;
-    const idx = starts.slice();
-    if (idx.some((v, i) => v >= ends[i])) return Flow.Normal;
+    if (starts.some((v, i) => v >= ends[i])) return Flow.Normal;
     const light = this.allLight(s.body);
     const list = s.body;
     const dev = ctx.dev;
     const locs = dev ? this.locsOf(list, ctx.func) : undefined;
-    for (;;) {
-      if (env.vars.size !== depth) env.vars.clear(); // only the induction variables: nothing to drop
-      for (let i = 0; i < depth; i++) env.vars.set(names[i], int(idx[i], ubs[i]));
-      body.returned = undefined;
-      ctx.loops.push(idx[depth - 1]);
-      let f: Flow = Flow.Normal;
-      try {
-        if (light) {
-          // The body has no statement that can block: run it here instead of in a nested generator
-          // (same budget, location and step accounting as execList).
-          for (let i = 0; i < list.length; i++) {
-            const st = list[i];
-            if (dev) {
-              const r = dev.run;
-              if (r.ran >= r.budget) yield;
-              const loc = locs![i];
-              dev.t.loc = loc;
-              if (dev.m.lineHook) {
-                if (!r.hookStopped && dev.m.atStatement(dev.t, loc)) {
-                  r.hookStopped = true;
-                  yield;
+    const depth = names.length;
+    const idx = starts.slice();
+    const pop = this.pushFrame(ctx, s, names);
+    try {
+      for (;;) {
+        if (env.vars.size !== depth) env.vars.clear(); // only the induction variables: nothing to drop
+        for (let i = 0; i < depth; i++) env.vars.set(names[i], int(idx[i], ubs[i]));
+        body.returned = undefined;
+        ctx.loops.push(idx[depth - 1]);
+        let f: Flow = Flow.Normal;
+        try {
+          if (light) {
+            if (dev) dev.env = env;
+            // The body has no statement that can block: run it here instead of in a nested generator
+            // (same budget, location and step accounting as execList).
+            for (let i = 0; i < list.length; i++) {
+              const st = list[i];
+              if (dev) {
+                const r = dev.run;
+                const loc = locs![i];
+                dev.t.loc = loc;
+                if (r.ran >= r.budget) yield;
+                if (dev.m.lineHook) {
+                  if (!r.hookStopped && dev.m.atStatement(dev.t, loc)) {
+                    r.hookStopped = true;
+                    yield;
+                  }
+                  r.hookStopped = false;
                 }
-                r.hookStopped = false;
-              }
-              r.ran++;
-            } else if (++this.steps > this.o.maxSteps) throw new HostStepLimit();
-            f = this.execLight(st, body);
-            if (f !== Flow.Normal) break;
-          }
-        } else f = yield* this.execList(list, body);
-      } finally {
-        ctx.loops.pop();
+                r.ran++;
+              } else if (++this.steps > this.o.maxSteps) throw new HostStepLimit();
+              f = this.execLight(st, body);
+              if (f !== Flow.Normal) break;
+            }
+          } else f = yield* this.execList(list, body);
+        } finally {
+          ctx.loops.pop();
+        }
+        if (f === Flow.Break) return Flow.Normal;
+        if (f === Flow.Return || f === Flow.Exit) {
+          ctx.returned = body.returned;
+          return f;
+        }
+        let d = depth - 1;
+        for (; d >= 0; d--) {
+          idx[d] += stepsArr[d];
+          if (idx[d] < ends[d]) break;
+          idx[d] = starts[d];
+        }
+        if (d < 0) return Flow.Normal;
       }
-      if (f === Flow.Break) return Flow.Normal;
-      if (f === Flow.Return || f === Flow.Exit) {
-        ctx.returned = body.returned;
-        return f;
-      }
-      let d = depth - 1;
-      for (; d >= 0; d--) {
-        idx[d] += stepsArr[d];
-        if (idx[d] < ends[d]) break;
-        idx[d] = starts[d];
-      }
-      if (d < 0) return Flow.Normal;
+    } finally {
+      if (pop) this.popFrame(ctx);
     }
   }
 
@@ -977,8 +1042,11 @@ export class Interp {
         return this.index(e, ctx);
       case 'call':
         return this.call(e, ctx);
-      case 'dma':
-        return this.dma(e, ctx, target);
+      case 'dma': {
+        const v = this.dma(e, ctx, target);
+        if (v instanceof Future && v.line === undefined) v.line = this.line(e.span);
+        return v;
+      }
       case 'mma':
         return this.mmaExpr(e, ctx, target);
       case 'opaque':
@@ -1603,6 +1671,7 @@ export class Interp {
       if (e.async) {
         if (s.kind !== 'assign') throw this.err(`mma.${e.op}.async needs a future name (q = mma.${e.op}.async …)`, s, ctx);
         const f = new Future(`${this.text(s.target)} (${label})`, op, undefined, 0);
+        f.line = this.line(e.span);
         this.store(s.target, f, ctx);
         return Flow.Normal;
       }

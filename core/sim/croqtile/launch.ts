@@ -6,10 +6,17 @@
 // kernels run at warpgroup granularity. Nested parallels fork and join with a rendezvous of their
 // enclosing instance; events map onto machine mbarriers with the arrival counts and wait rules of the
 // file's synchronisation era (notes: croqtile.md §2.2–2.4).
+//
+// Debugger view (`frames`, `locals`, `scope`, `futures`, `threadLabel`): a thread's frames are the
+// constructs it is inside (the block body, then each nested `parallel` instance, `inthreads`,
+// `foreach` and `with`), innermost first; `if`/`while`/braced bodies are scopes of the frame around
+// them. Each frame's locals are the variables declared in it (the block body's frame also shows the
+// block's indices and the host's variables: parameters, symbolic dimensions).
 import type { CoExpr, CoStmt } from '../../lang/croqtile/ast';
+import type { FrameInfo, LocalInfo } from '../cuda/executor';
 import { type Executor, Machine, type MachineOptions, type SimBlock, SimError, type SimThread, type SourceLoc } from '../machine';
-import { type Ctx, type Device, Env, Flow, type Interp, type LaunchHooks, type SyncGroup } from './interp';
-import { type EventObj, EventRef, type Future, int, Sc, Tuple, truthy } from './values';
+import { type Ctx, type Device, type DeviceFrame, Env, Flow, type Interp, type LaunchHooks, type SyncGroup } from './interp';
+import { type EventObj, EventRef, formatScalar, Future, int, PendingView, Sc, Tuple, truthy, type Value, View, ViewArray } from './values';
 
 type ParallelStmt = Extract<CoStmt, { kind: 'parallel' }>;
 
@@ -137,8 +144,74 @@ function rootName(e: CoExpr): string | undefined {
   return undefined;
 }
 
-export interface LaunchResult {
-  machine: Machine;
+/** Whether an outermost `parallel` is the grid (its body runs per block) rather than one block's threads. */
+function isBlockLevel(root: ParallelStmt): boolean {
+  return root.level === undefined || root.level === 'block' || root.level === 'cluster' || root.level === 'device';
+}
+
+/** The statements every device thread of a launch of `root` runs (what breakpoints can stop in). */
+export function launchBody(root: ParallelStmt): CoStmt[] {
+  return isBlockLevel(root) ? root.body : [root];
+}
+
+/** Every statement list nested in `stmts` (itself included), in source order. */
+function statementLists(stmts: CoStmt[]): CoStmt[][] {
+  const out: CoStmt[][] = [stmts];
+  for (const s of stmts) for (const l of childLists(s)) out.push(...statementLists(l));
+  return out;
+}
+
+/** The statement lists device threads run, for host code `host` (every launch it can reach). */
+export function deviceLists(host: CoStmt[]): CoStmt[][] {
+  const out: CoStmt[][] = [];
+  const visit = (list: CoStmt[]): void => {
+    for (const s of list) {
+      if (s.kind === 'parallel') out.push(...statementLists(launchBody(s)));
+      else for (const l of childLists(s)) visit(l);
+    }
+  };
+  visit(host);
+  return out;
+}
+
+/** A Croqtile future as the debugger lists it. */
+export interface FutureInfo {
+  name: string;
+  thread: SimThread;
+  state: 'pending' | 'ready' | 'waited';
+  what: string;
+  line: number;
+}
+
+/** `full`, `full[1]`, `full.at(3)` with its slots' phases. */
+function showEvent(r: EventRef): string {
+  const ev = r.ev;
+  const name = r.order !== undefined ? `${ev.name}.at(${r.order})` : r.slot !== undefined ? `${ev.name}[${r.slot}]` : ev.name;
+  const slots = r.slot !== undefined ? [r.slot] : r.order !== undefined && ev.length ? [r.order % ev.length] : ev.slots.map((_, i) => i);
+  if (ev.flags) return `${name}: ${ev.storage} event, ${(r.slot !== undefined ? [ev.flags[r.slot]] : ev.flags).map((f) => (f ? 'set' : 'clear')).join(', ')}`;
+  const phases = slots.map((i) => ev.slots[i]?.mb.state.phase).filter((x) => x !== undefined);
+  return `${name}: ${ev.storage} event${ev.length ? ` [${ev.length}]` : ''}, phase${phases.length > 1 ? 's' : ''} ${phases.join(', ')}`;
+}
+
+function showView(v: View): string {
+  return `${v.buf.space} ${v.declared ?? v.dtype} [${v.shape.join(', ')}] in ${v.buf.name}${v.off ? ` + ${v.off}` : ''}`;
+}
+
+function futureState(f: Future): FutureInfo['state'] {
+  if (f.waited) return 'waited';
+  return f.op && !f.op.done ? 'pending' : 'ready';
+}
+
+/** A value as the Variables view shows it: a type and a one-line description. */
+export function showValue(v: Value): { type: string; value: string } {
+  if (v instanceof Sc) return { type: v.t, value: formatScalar(v) };
+  if (typeof v === 'string') return { type: 'string', value: JSON.stringify(v) };
+  if (v instanceof Tuple) return { type: 'ituple', value: `{${v.items.map(formatScalar).join(', ')}}` };
+  if (v instanceof View) return { type: `${v.declared ?? v.dtype} [${v.shape.join(', ')}]`, value: showView(v) };
+  if (v instanceof ViewArray) return { type: `tensor[${v.items.length}]`, value: v.items.length ? `${v.items.length} × ${showView(v.items[0])} …` : 'empty' };
+  if (v instanceof PendingView) return { type: 'view', value: `.${v.kind}(${v.ext.join(', ')}) of ${showView(v.base)}` };
+  if (v instanceof Future) return { type: 'future', value: `${futureState(v)}: ${v.label}` };
+  return { type: 'event', value: showEvent(v) };
 }
 
 export interface LaunchSetup {
@@ -147,7 +220,8 @@ export interface LaunchSetup {
   hostCtx: Ctx;
   era: 'A' | 'B' | 'C';
   options: Omit<MachineOptions, 'grid' | 'block'>;
-  onPrint: (text: string) => void;
+  /** Device output (println in a parallel region), with the thread that printed. */
+  onPrint: (text: string, t?: SimThread) => void;
 }
 
 /** Builds the machine for `root` (an outermost parallel reached by host code). */
@@ -156,6 +230,8 @@ export class CroqLaunch implements Executor, LaunchHooks {
   readonly era: 'A' | 'B' | 'C';
   private readonly interp: Interp;
   private readonly hostEnv: Env;
+  /** The outermost parallel this launch runs. */
+  readonly root: ParallelStmt;
   private readonly func: string;
   private readonly blockBody: CoStmt[];
   private readonly blockVars: string[];
@@ -172,6 +248,8 @@ export class CroqLaunch implements Executor, LaunchHooks {
   private warpSpecialised: boolean;
   private readonly participants = new Map<string, Set<number>>();
   private readonly fillEvents = new Set<string>();
+  /** Per simulated thread of a block: the nested parallels' indices it runs with (for its name). */
+  private readonly coords: [string, number][][];
 
   constructor(s: LaunchSetup) {
     this.interp = s.interp;
@@ -179,7 +257,8 @@ export class CroqLaunch implements Executor, LaunchHooks {
     this.hostEnv = s.hostCtx.env;
     this.func = s.hostCtx.func;
     const root = s.root;
-    const blockLevel = root.level === undefined || root.level === 'block' || root.level === 'cluster' || root.level === 'device';
+    this.root = root;
+    const blockLevel = isBlockLevel(root);
     const staticCtx = (binds?: Map<string, Sc>): Ctx => {
       const env = new Env(this.hostEnv, true);
       if (binds) for (const [k, v] of binds) env.vars.set(k, v);
@@ -204,6 +283,7 @@ export class CroqLaunch implements Executor, LaunchHooks {
     // Static walk: weights, roles and the threads that trigger each event.
     this.weights = new Array<number>(this.blockThreads).fill(1);
     this.roles = new Array<string | undefined>(this.blockThreads);
+    this.coords = Array.from({ length: this.blockThreads }, () => []);
     this.warpSpecialised = false;
     const entries = Array.from({ length: this.blockThreads }, (_, tid) => ({ tid, local: tid, binds: new Map(block0), weight: 1 }));
     this.warpSpecialised = this.walk(this.blockBody, entries, staticCtx);
@@ -221,7 +301,7 @@ export class CroqLaunch implements Executor, LaunchHooks {
       residentBlocks: Math.max(1, Math.floor(2048 / this.blockThreads)),
     });
     this.machine.listeners.push((e) => {
-      if (e.kind === 'print') s.onPrint(e.text);
+      if (e.kind === 'print') s.onPrint(e.text, e.thread);
     });
   }
 
@@ -307,6 +387,9 @@ export class CroqLaunch implements Executor, LaunchHooks {
             const inst = Math.floor(en.local / d.inner);
             const binds = new Map(en.binds);
             this.bindInstance(s, d, inst, binds);
+            const own = new Map<string, Sc>();
+            this.bindInstance(s, d, inst, own);
+            for (const [k, v] of own) if (!this.coords[en.tid].some(([n]) => n === k)) this.coords[en.tid].push([k, v.v]);
             const weight = leaf ? (d.collapsed ? d.n : (LEVEL_SIZE[s.level ?? 'thread'] ?? 1)) : en.weight;
             if (leaf) this.weights[en.tid] = weight;
             next.push({ tid: en.tid, local: en.local % d.inner, binds, weight });
@@ -375,9 +458,14 @@ export class CroqLaunch implements Executor, LaunchHooks {
       weight: this.weights[t.tid],
       sites: new Map(),
       phases: new Map(),
+      frames: [],
+      env: blockEnv,
     };
     const ctx: Ctx = { env: new Env(blockEnv), dev, loops: [], func: this.func };
+    dev.env = ctx.env;
     t.role = this.roles[t.tid];
+    // Where a debugger shows a thread that has not run yet: its first statement.
+    t.loc = this.interp.loc(this.blockBody[0] ?? this.root, this.func);
     t.state = { dev, gen: this.threadMain(ctx) };
   }
 
@@ -393,6 +481,120 @@ export class CroqLaunch implements Executor, LaunchHooks {
     const r = st.gen.next();
     if (r.done) t.status = 'done';
     return st.dev.run.ran;
+  }
+
+  // ------------------------------------------------------------------ debugger view
+
+  /** `block 0 · wg 1 · consumer`: the block, the nested parallels' indices and the role. */
+  threadLabel(t: SimThread): string {
+    const parts = [`block ${t.block}`];
+    const coords = this.coords[t.tid] ?? [];
+    for (const [k, v] of coords) parts.push(`${k} ${v}`);
+    if (!coords.length && this.blockThreads > 1) parts.push(`thread ${t.tid}`);
+    const role = this.roles[t.tid];
+    if (role) parts.push(role.split(' ')[0]);
+    return parts.join(' · ');
+  }
+
+  private device(t: SimThread): Device | undefined {
+    return (t.state as { dev: Device } | undefined)?.dev;
+  }
+
+  /**
+   * Whether the thread is suspended by the line hook before its current statement (it will not
+   * ask the hook again for that statement), rather than by its budget (it will).
+   */
+  stoppedByHook(t: SimThread): boolean {
+    return this.device(t)?.run.hookStopped ?? false;
+  }
+
+  /** The thread's constructs, innermost first; each frame's line is where the thread is in it. */
+  frames(t: SimThread): FrameInfo[] {
+    const dev = this.device(t);
+    if (!dev) return [];
+    const out: FrameInfo[] = [];
+    const fs = dev.frames;
+    let loc = t.loc;
+    for (let i = fs.length - 1; i >= 0; i--) {
+      const f = fs[i];
+      const top = i === fs.length - 1 ? dev.env : fs[i + 1].outer;
+      out.push({ name: this.frameName(f.node, f.vars.map((v) => top.lookup(v))), loc });
+      loc = this.interp.loc(f.node, this.func);
+    }
+    out.push({ name: this.func, loc });
+    return out;
+  }
+
+  /** `foreach iv_k = 3`, `parallel wg = 1`, `parallel t (128 threads as one)`, `inthreads.async (wg == 1)`. */
+  private frameName(node: DeviceFrame['node'], values: (Value | undefined)[]): string {
+    const shown = values.map((v) => (v instanceof Sc ? formatScalar(v) : '?'));
+    const eq = shown.length ? ` = ${shown.length > 1 ? `{${shown.join(', ')}}` : shown[0]}` : '';
+    switch (node.kind) {
+      case 'inthreads':
+        return `inthreads${node.async ? '.async' : ''} (${this.interp.text(node.cond)})`;
+      case 'parallel': {
+        const d = this.descs.get(node);
+        return `parallel${node.vars.length ? ` ${node.vars.join(', ')}` : ''}${d?.collapsed ? (d.n > 1 ? ` (${d.n} threads as one)` : '') : eq}`;
+      }
+      default:
+        return `${node.kind} ${node.vars.join(', ')}${eq}`;
+    }
+  }
+
+  /** The scopes frame `index` (0 = innermost) owns, innermost first, and where they stop. */
+  private frameEnvs(dev: Device, index: number): Env[] {
+    const fs = dev.frames;
+    const n = fs.length;
+    if (index < 0 || index > n) return [];
+    const top = index === 0 ? dev.env : fs[n - index].outer;
+    const stop = index < n ? fs[n - 1 - index].outer : undefined;
+    const out: Env[] = [];
+    for (let e: Env | undefined = top; e && e !== stop; e = e.parent) out.push(e);
+    return out;
+  }
+
+  /** Variables declared in frame `index` (0 = innermost), inner scopes first, each name once. */
+  locals(t: SimThread, index = 0): LocalInfo[] {
+    const dev = this.device(t);
+    if (!dev) return [];
+    const seen = new Set<string>();
+    const out: LocalInfo[] = [];
+    for (const env of this.frameEnvs(dev, index)) {
+      for (const [name, v] of env.vars) {
+        if (seen.has(name)) continue;
+        seen.add(name);
+        out.push({ name, ...showValue(v) });
+      }
+    }
+    return out;
+  }
+
+  /** Numbers visible in frame `index` and the frames around it (conditions, logpoints, watches). */
+  scope(t: SimThread, index = 0): Map<string, number> {
+    const out = new Map<string, number>();
+    const dev = this.device(t);
+    if (!dev) return out;
+    const top = index === 0 ? dev.env : dev.frames[dev.frames.length - index]?.outer;
+    for (let e: Env | undefined = top; e; e = e.parent) {
+      for (const [name, v] of e.vars) if (v instanceof Sc && !out.has(name)) out.set(name, v.v);
+    }
+    return out;
+  }
+
+  /** Futures in scope of a thread (its own copies and MMAs, not the host's), innermost binding of each name. */
+  futures(t: SimThread): FutureInfo[] {
+    const dev = this.device(t);
+    if (!dev) return [];
+    const seen = new Set<string>();
+    const out: FutureInfo[] = [];
+    for (let e: Env | undefined = dev.env; e && e !== this.hostEnv; e = e.parent) {
+      for (const [name, v] of e.vars) {
+        if (seen.has(name)) continue;
+        seen.add(name);
+        if (v instanceof Future && !v.placeholder) out.push({ name, thread: t, state: futureState(v), what: v.label, line: v.op?.loc.line ?? v.line ?? t.loc.line });
+      }
+    }
+    return out;
   }
 
   // ------------------------------------------------------------------ hooks
@@ -422,11 +624,14 @@ export class CroqLaunch implements Executor, LaunchHooks {
       if (id === undefined) this.groupIds.set(key, (id = this.groupIds.size + 1));
       dev.local.push(local % d.inner);
       dev.groups.push({ id, count: d.inner });
+      const vars = [...env.vars.keys()];
+      this.interp.pushFrame(ctx, s, vars);
       try {
         f = yield* this.interp.execList(s.body, { ...ctx, env });
       } finally {
         dev.local.pop();
         dev.groups.pop();
+        this.interp.popFrame(ctx);
       }
       if (f === Flow.Break || f === Flow.Continue) throw this.interp.err(`'${f === Flow.Break ? 'break' : 'continue'}' out of a parallel region`, s, ctx);
       if (f === Flow.Exit) return f;

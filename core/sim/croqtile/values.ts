@@ -121,6 +121,8 @@ export class PendingView {
 /** A DMA/TMA/MMA future. `op` is absent for synchronous copies and `dma.any` placeholders. */
 export class Future {
   waited = false;
+  /** Zero-based line of the copy or MMA that made it (the debugger's Futures view). */
+  line?: number;
   constructor(
     readonly label: string,
     readonly op: AsyncOp | undefined,

@@ -1,7 +1,8 @@
 // SPEC parsing for `phaseflip sim --arg NAME=SPEC` and buffer initialisers: every error names the
 // argument and says what was expected.
 import { describe, expect, it } from 'vitest';
-import { materialize, parseArg, parseSpec } from '../../../core/sim/args';
+import { bindNpyInput, materialize, parseArg, parseDim3, parseSpec } from '../../../core/sim/args';
+import { parseNpy, toNpy } from '../../../core/sim/npy';
 import { load } from '../../../core/sim/dtypes';
 import type { ArgSpec } from '../../../core/sim/run';
 
@@ -96,5 +97,22 @@ describe('materialize', () => {
     expect(() => materialize(withData('s8', [2, 2], 4), 1)).toThrow('--arg a=u8[2,2]:file(a.npy): a.npy holds s8, not u8');
     expect(() => materialize(withData('u8', [4], 4), 1)).toThrow('--arg a=u8[2,2]:file(a.npy): a.npy has shape [4], not [2,2]');
     expect(() => materialize(withData('u8', [2, 2], 3), 1)).toThrow('--arg a=u8[2,2]:file(a.npy): a.npy holds 3 bytes of data, not the 4 its shape needs');
+  });
+
+  it('parses launch dimensions the CLI and the debugger share', () => {
+    expect(parseDim3('4')).toEqual([4, 1, 1]);
+    expect(parseDim3('2, 3')).toEqual([2, 3, 1]);
+    expect(parseDim3('2x3x4')).toEqual([2, 3, 4]);
+    for (const bad of ['0', '-1', '1,2,3,4', 'a', '', '1.5']) expect(parseDim3(bad), bad).toBeUndefined();
+  });
+
+  it('binds a .npy file to a :file argument only when its type and shape match', () => {
+    const npy = parseNpy(toNpy('u16', [2, 2], new Uint8Array(8)));
+    const bf = buffer('w=bf16[2,2]:file(w.npy)');
+    expect(bindNpyInput(bf, 'w.npy', npy)).toBeUndefined();
+    expect(bf.init).toMatchObject({ data: { dtype: 'bf16', shape: [2, 2] } });
+    expect(bindNpyInput(buffer('w=f16[2,2]:file(w.npy)'), 'w.npy', npy)).toBe("w.npy holds u16 ('<u2'), not f16");
+    expect(bindNpyInput(buffer('w=u16[4]:file(w.npy)'), 'w.npy', npy)).toBe('w.npy has shape [2,2], not [4]');
+    expect(bindNpyInput(buffer('w=f32[2,2]:file(w.npy)'), 'w.npy', parseNpy(toNpy('f16', [2, 2], new Uint8Array(8))))).toContain('holds f16');
   });
 });

@@ -1,6 +1,7 @@
-// Tests for the simulator's debug runtime (core/sim/debug.ts) on example kernels: barrier
-// breakpoints, deadlock stops, stepping back by replay, conditional breakpoints, logpoints,
-// stepping and bad requests. Lines are found by the text on them, never by number.
+// Tests for the simulator's debug runtime (core/sim/debug.ts) on example CUDA kernels: barrier
+// breakpoints and watches, deadlock stops, stepping back by replay, conditional breakpoints,
+// logpoints, stepping, lanes and bad requests (Croqtile: debug-croqtile.test.ts). Lines are found
+// by the text on them, never by number (inline kernels excepted).
 import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -288,7 +289,61 @@ describe('DebugRuntime', () => {
   it('a bad request gives a clear error', async () => {
     const rt = new DebugRuntime({ ...seed(), kernel: 'no_such_kernel' });
     await expect(rt.start()).rejects.toThrow(/no __global__ kernel named 'no_such_kernel' \(kernels: producer_consumer_pattern\)/);
-    await expect(new DebugRuntime({ ...seed(), file: 'k.co', language: 'croqtile' }).start()).rejects.toThrow(/CUDA kernels only/);
+    // The language comes from the request: CUDA text run as Croqtile names what is missing.
+    const asCroqtile = new DebugRuntime({ ...seed(), file: 'k.co', language: 'croqtile' });
+    expect(asCroqtile.language).toBe('croqtile');
+    await expect(asCroqtile.start()).rejects.toThrow(/k\.co has no __co__ function 'producer_consumer_pattern'/);
+  });
+
+  it('threads have 32 lanes or fewer for a partial last warp; laneValues shows a variable in every lane', async () => {
+    // The second __syncthreads keeps every lane (and its `v`) alive while lane 0 of warp 1 is stopped.
+    const text = '__global__ void k(int *out) {\n  int v = threadIdx.x * 2;\n  __syncthreads();\n  out[threadIdx.x] = v;\n  __syncthreads();\n}\n';
+    const rt = new DebugRuntime({ file: 'k.cu', text, block: [40, 1, 1], args: [parseArg('out=s32[40]')] });
+    expect(rt.language).toBe('cuda');
+    await rt.start();
+    expect(rt.threads().map((t) => [t.id, t.lanes])).toEqual([
+      [1, 32],
+      [2, 8],
+    ]);
+    rt.setBreakpoints([{ line: 3, condition: 'warp == 1' }]);
+    expect(await rt.continue()).toMatchObject({ reason: 'breakpoint', thread: 2, lane: 0 });
+    expect(rt.laneValues(2, 'v')).toEqual([0, 1, 2, 3, 4, 5, 6, 7].map((lane) => ({ lane, value: String(2 * (32 + lane)) })));
+    // Expressions too, evaluated in each lane's own scope.
+    const warp0 = rt.laneValues(1, 'v / 2 - lane');
+    expect(warp0).toHaveLength(32);
+    expect(new Set(warp0.map((x) => x.value))).toEqual(new Set(['0']));
+    expect(rt.laneValues(1, 'nope')[5]).toEqual({ lane: 5, value: "<'nope' is not a number in scope here>" });
+    expect(() => rt.laneValues(9, 'v')).toThrow(/no thread 9/);
+  });
+
+  it('function breakpoints and barrier watches say which one stopped', async () => {
+    const rt = new DebugRuntime(seed());
+    await rt.start();
+    rt.setFunctionBreakpoints([{ name: 'bar' }]);
+    const byArray = await rt.continue();
+    expect(byArray).toMatchObject({ reason: 'phase-flip', hitBreakpoint: { kind: 'function', name: 'bar' } });
+    rt.setFunctionBreakpoints([{ name: ' bar[3] ' }]);
+    expect(await rt.continue()).toMatchObject({ reason: 'phase-flip', barrier: 'bar[3]', hitBreakpoint: { kind: 'function', name: ' bar[3] ' } });
+
+    // Watches: bar[2] of block 0 exists now; block 1 does not (one block).
+    const watched = new DebugRuntime(seed());
+    await watched.start();
+    // Nothing is initialised at entry: a watch is unverified, and still stops once its barrier exists.
+    expect(watched.setBarrierWatches([{ label: 'bar[2]', block: 0 }])).toEqual([{ label: 'bar[2]', block: 0, verified: false }]);
+    const first = await watched.continue();
+    expect(first).toMatchObject({ reason: 'data', barrier: 'bar[2]', block: 0, oldPhase: 0, newPhase: 1, hitBreakpoint: { kind: 'data', name: 'bar[2]' } });
+    expect(first.lastArriver).toMatch(/^block 0 · warp \d · lane \d+/);
+    const bar2 = watched.barriers().find((b) => b.label === 'bar[2]')!;
+    expect(bar2).toMatchObject({ id: '0:bar[2]', phase: 1 });
+    expect(watched.setBarrierWatches([{ label: 'bar[2]', block: 1 }, { label: 'bar[7]', block: 0 }, { label: 'bar[0]', block: 0 }]).map((w) => w.verified)).toEqual([false, false, true]);
+    const next = await watched.continue();
+    expect(next).toMatchObject({ reason: 'data', barrier: 'bar[0]', hitBreakpoint: { kind: 'data', name: 'bar[0]' } });
+    // A function breakpoint on the same barrier wins (one stop, named by the function breakpoint).
+    watched.setFunctionBreakpoints([{ name: 'bar[0]' }]);
+    expect(await watched.continue()).toMatchObject({ reason: 'phase-flip', barrier: 'bar[0]', hitBreakpoint: { kind: 'function', name: 'bar[0]' } });
+    watched.setFunctionBreakpoints([]);
+    watched.setBarrierWatches([{ label: 'bar[2]', block: 1 }]);
+    expect((await watched.continue()).reason).toBe('completed');
   });
 });
 

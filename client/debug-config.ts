@@ -1,0 +1,127 @@
+// The VS Code side of launching the simulator, as plain functions (no `vscode` import, so they are
+// unit-tested): reading the `phaseflip.simulator.*` defaults, completing a launch configuration
+// from the kernel templates of its program (F5 without launch.json, a configuration without args),
+// and adding a configuration to launch.json's list without clobbering the user's.
+import type { LaunchConfiguration, LaunchTemplate } from '../core/sim/launch-template';
+import { launchConfiguration } from '../core/sim/launch-template';
+
+export const DEBUG_TYPE = 'phaseflip';
+export const SCHEDULES = ['round-robin', 'random', 'adversarial'] as const;
+export type Schedule = (typeof SCHEDULES)[number];
+
+/** `phaseflip.simulator.*`: what a launch gets when its configuration does not say. */
+export interface SimulatorDefaults {
+  schedule: Schedule;
+  seed: number;
+  maxSteps: number;
+  stopOnEntry: boolean;
+}
+
+export const SIMULATOR_DEFAULTS: SimulatorDefaults = { schedule: 'round-robin', seed: 1, maxSteps: 50_000_000, stopOnEntry: false };
+
+/**
+ * Reads the settings through `get(key)` (a `WorkspaceConfiguration.get` on the `phaseflip`
+ * section); invalid values fall back to the defaults and are reported through `warn`.
+ */
+export function readSimulatorDefaults(get: (key: string) => unknown, warn: (message: string) => void = () => {}): SimulatorDefaults {
+  const out: SimulatorDefaults = { ...SIMULATOR_DEFAULTS };
+  const schedule = get('simulator.schedule');
+  if (schedule !== undefined) {
+    if ((SCHEDULES as readonly unknown[]).includes(schedule)) out.schedule = schedule as Schedule;
+    else warn(`phaseflip.simulator.schedule must be one of ${SCHEDULES.join(', ')}, got ${JSON.stringify(schedule)}; using ${out.schedule}`);
+  }
+  const seed = get('simulator.seed');
+  if (seed !== undefined) {
+    if (typeof seed === 'number' && Number.isSafeInteger(seed) && seed >= 0 && seed <= 0xffffffff) out.seed = seed;
+    else warn(`phaseflip.simulator.seed must be an integer in 0..4294967295, got ${JSON.stringify(seed)}; using ${out.seed}`);
+  }
+  const maxSteps = get('simulator.maxSteps');
+  if (maxSteps !== undefined) {
+    if (typeof maxSteps === 'number' && Number.isSafeInteger(maxSteps) && maxSteps >= 1) out.maxSteps = maxSteps;
+    else warn(`phaseflip.simulator.maxSteps must be a positive integer, got ${JSON.stringify(maxSteps)}; using ${out.maxSteps}`);
+  }
+  const stopOnEntry = get('simulator.stopOnEntry');
+  if (stopOnEntry !== undefined) {
+    if (typeof stopOnEntry === 'boolean') out.stopOnEntry = stopOnEntry;
+    else warn(`phaseflip.simulator.stopOnEntry must be true or false, got ${JSON.stringify(stopOnEntry)}; using ${out.stopOnEntry}`);
+  }
+  return out;
+}
+
+/** A debug configuration as VS Code hands it over: anything may be missing or of the wrong type. */
+export type DebugConfigurationLike = { type?: string; request?: string; name?: string; [key: string]: unknown };
+
+export type Resolution =
+  | { config: DebugConfigurationLike; message?: undefined }
+  /** Launching makes no sense; `message` says why and what to do. */
+  | { config?: undefined; message: string };
+
+export interface ResolveContext {
+  /** Path of the active editor's document, when it is a CUDA or Croqtile file. */
+  activeProgram?: string;
+  /** Templates of the configuration's program (or the active document), by kernel. */
+  templatesOf: (program: string) => Promise<LaunchTemplate[]>;
+  defaults: SimulatorDefaults;
+}
+
+/**
+ * Completes a configuration before launch: an empty one (F5 without launch.json) becomes a launch of
+ * the active file's first kernel; `kernel`, `grid`, `block`, `args` and `dynamicSmem` missing from a
+ * configuration come from its kernel's template; simulator settings fill `schedule`, `seed`,
+ * `maxSteps` and `stopOnEntry`. Values the user wrote are never replaced; the session validates them.
+ */
+export async function resolveConfiguration(input: DebugConfigurationLike, ctx: ResolveContext): Promise<Resolution> {
+  const config: DebugConfigurationLike = { ...input };
+  const empty = !config.type && !config.request && !config.name;
+  if (empty) {
+    if (!ctx.activeProgram) return { message: 'Phaseflip: open a .cu or .co file to debug, or add a "phaseflip" configuration to launch.json.' };
+    Object.assign(config, { type: DEBUG_TYPE, request: 'launch', name: 'Debug kernel', program: ctx.activeProgram });
+  }
+  config.type ??= DEBUG_TYPE;
+  config.request ??= 'launch';
+  config.name ??= 'Debug kernel';
+  if (config.program === undefined && ctx.activeProgram) config.program = ctx.activeProgram;
+  if (typeof config.program === 'string' && config.program.trim()) {
+    const templates = (await ctx.templatesOf(config.program)).filter((t) => !t.unsupported);
+    const wanted = typeof config.kernel === 'string' ? config.kernel : undefined;
+    const template = wanted ? templates.find((t) => t.kernel === wanted) : templates[0];
+    if (template) {
+      const derived = launchConfiguration(template, config.program);
+      // A kernel chosen by the template only when the file has more than one would surprise nobody,
+      // but argument lists are per kernel: never mix a template's args into another kernel's launch.
+      if (wanted === undefined) config.kernel = template.kernel;
+      for (const key of ['grid', 'block', 'args', 'dynamicSmem'] as const) {
+        if (config[key] === undefined && derived[key] !== undefined) config[key] = derived[key];
+      }
+    }
+  }
+  config.schedule ??= ctx.defaults.schedule;
+  config.seed ??= ctx.defaults.seed;
+  config.maxSteps ??= ctx.defaults.maxSteps;
+  config.stopOnEntry ??= ctx.defaults.stopOnEntry;
+  return { config };
+}
+
+/** One configuration per launchable kernel, for launch.json's initial and dynamic lists. */
+export function configurationsFor(templates: LaunchTemplate[], program: string): LaunchConfiguration[] {
+  return templates.filter((t) => !t.unsupported).map((t) => launchConfiguration(t, program));
+}
+
+/**
+ * launch.json's `configurations` with `config` added: a configuration of the same name is replaced
+ * (clicking the lens twice must not pile up copies), anything else is kept in order.
+ */
+export function withConfiguration(existing: unknown, config: DebugConfigurationLike): DebugConfigurationLike[] {
+  const list = Array.isArray(existing) ? (existing.filter((c) => c && typeof c === 'object') as DebugConfigurationLike[]) : [];
+  const i = list.findIndex((c) => c.name === config.name);
+  if (i >= 0) return [...list.slice(0, i), config, ...list.slice(i + 1)];
+  return [...list, config];
+}
+
+/** `program` relative to the workspace folder as `${workspaceFolder}/…`, so launch.json stays portable. */
+export function portableProgram(program: string, workspaceFolder: string | undefined, sep = '/'): string {
+  if (!workspaceFolder) return program;
+  const root = workspaceFolder.endsWith(sep) ? workspaceFolder : workspaceFolder + sep;
+  if (!program.startsWith(root)) return program;
+  return '${workspaceFolder}/' + program.slice(root.length).split(sep).join('/');
+}

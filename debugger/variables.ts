@@ -1,0 +1,242 @@
+// The Variables view of a stopped kernel: scopes (Locals, Barriers, Async operations, Shared memory,
+// Globals, Futures) and their variables, rendered from the debug runtime's plain-data views. DAP
+// variable references are handles into `VariableStore`, valid until the next resume (DAP's rule).
+// Everything here reads the runtime; nothing changes it.
+import { Handles } from '@vscode/debugadapter';
+import type { DebugProtocol } from '@vscode/debugprotocol';
+import type { BarrierView, DebugRuntime } from '../core/sim/debug';
+import { type DType, load, sizeOf } from '../core/sim/dtypes';
+import type { Buffer } from '../core/sim/memory';
+
+/**
+ * Runtime features another change adds to core/sim/debug.ts (all lanes of a local, Croqtile
+ * futures, barrier watches, the language). Used only when present, so this face works with both.
+ */
+export interface RuntimeExtras {
+  language?: string;
+  laneValues?: (thread: number, name: string, frame?: number) => unknown;
+  futures?: () => { name: string; block: number; thread?: number; state: string; what: string; line: number }[];
+  setBarrierWatches?: (watches: { label: string; block: number }[]) => unknown;
+}
+
+export type Runtime = DebugRuntime & RuntimeExtras;
+
+/** What a variables reference points at. */
+export type VarRef =
+  | { kind: 'locals'; thread: number; frame: number }
+  | { kind: 'lanes'; thread: number; frame: number; name: string }
+  | { kind: 'barriers'; block: number }
+  | { kind: 'barrier'; block: number; label: string }
+  | { kind: 'waiting'; block: number; label: string }
+  | { kind: 'async' }
+  | { kind: 'shared'; block: number }
+  | { kind: 'globals' }
+  | { kind: 'elements'; buffer: Buffer; dtype?: DType }
+  | { kind: 'futures' }
+  | { kind: 'object'; value: Record<string, unknown> };
+
+/** The pseudo-variable in Locals that chooses the displayed lane (settable). */
+export const LANE_VARIABLE = 'lane (shown)';
+
+export class VariableStore {
+  private readonly handles = new Handles<VarRef>();
+
+  constructor(private readonly rt: () => Runtime | undefined) {}
+
+  /** Forgets every reference (on resume). */
+  reset(): void {
+    this.handles.reset();
+  }
+
+  ref(r: VarRef): number {
+    return this.handles.create(r);
+  }
+
+  get(ref: number): VarRef | undefined {
+    return this.handles.get(ref);
+  }
+
+  scopes(thread: number, frame: number): DebugProtocol.Scope[] {
+    const rt = this.rt();
+    if (!rt) return [];
+    const block = rt.threads().find((t) => t.id === thread)?.block ?? 0;
+    const scope = (name: string, r: VarRef, expensive = false, presentationHint?: string): DebugProtocol.Scope => ({ name, variablesReference: this.ref(r), expensive, presentationHint });
+    const out = [
+      scope('Locals', { kind: 'locals', thread, frame }, false, 'locals'),
+      scope(rt.threads().length > rt.warpsPerBlock ? `Barriers (block ${block})` : 'Barriers', { kind: 'barriers', block }),
+      scope('Async operations', { kind: 'async' }),
+      scope(rt.threads().length > rt.warpsPerBlock ? `Shared memory (block ${block})` : 'Shared memory', { kind: 'shared', block }),
+      scope('Globals', { kind: 'globals' }),
+    ];
+    if (rt.language === 'croqtile' && typeof rt.futures === 'function') out.push(scope('Futures', { kind: 'futures' }));
+    return out;
+  }
+
+  variables(ref: VarRef, args: Pick<DebugProtocol.VariablesArguments, 'filter' | 'start' | 'count'>): DebugProtocol.Variable[] {
+    const rt = this.rt();
+    if (!rt) return [];
+    switch (ref.kind) {
+      case 'locals':
+        return this.locals(rt, ref.thread, ref.frame);
+      case 'lanes':
+        return laneValues(rt, ref.thread, ref.name, ref.frame).map((l) => ({ name: `lane ${l.lane}`, value: l.value, variablesReference: 0 }));
+      case 'barriers':
+        return rt
+          .barriers()
+          .filter((b) => b.block === ref.block)
+          .map((b) => this.barrierVariable(b));
+      case 'barrier': {
+        const b = findBarrier(rt, ref.block, ref.label);
+        return b ? this.barrierChildren(b) : [];
+      }
+      case 'waiting': {
+        const b = findBarrier(rt, ref.block, ref.label);
+        return (b?.waiting ?? []).map((w) => ({
+          name: w.label,
+          value: `${w.lanes} lane${w.lanes === 1 ? '' : 's'} wait${w.lanes === 1 ? 's' : ''} for ${w.token !== undefined ? `token ${w.token}` : `parity ${w.parity}`}`,
+          variablesReference: 0,
+        }));
+      }
+      case 'async':
+        return rt.asyncOps().map((op) => ({
+          name: `#${op.id} ${op.engine}`,
+          value: `${op.label} · issued by ${op.issuer} at cycle ${op.issuedAt} (line ${op.line + 1}) · completes at cycle ${op.doneAt}`,
+          variablesReference: 0,
+        }));
+      case 'shared':
+        return rt
+          .sharedMemory(ref.block)
+          .filter((b) => b.bytes > 0)
+          .map((b) => this.bufferVariable(b.name, b.buffer, b.dtype, b.shape, b.preview));
+      case 'globals':
+        return rt.globals().map((b) => this.bufferVariable(b.name, b.buffer, b.dtype, b.shape));
+      case 'elements':
+        return elements(ref.buffer, ref.dtype, args.start ?? 0, args.count);
+      case 'futures': {
+        const multiBlock = rt.threads().length > rt.warpsPerBlock;
+        return (rt.futures?.() ?? []).map((f) => ({
+          name: f.name,
+          value: `${f.state} · ${f.what} (line ${f.line + 1}${multiBlock ? `, block ${f.block}` : ''})`,
+          variablesReference: 0,
+        }));
+      }
+      case 'object':
+        return Object.entries(ref.value).map(([k, v]) => this.objectVariable(k, v));
+    }
+  }
+
+  private locals(rt: Runtime, thread: number, frame: number): DebugProtocol.Variable[] {
+    const t = rt.threads().find((x) => x.id === thread) as (ReturnType<Runtime['threads']>[number] & { lanes?: number }) | undefined;
+    // Croqtile threads are whole thread groups with one value per variable: no lanes to choose.
+    const lanes = rt.language !== 'croqtile' && (t?.lanes ?? 32) > 1;
+    const out: DebugProtocol.Variable[] = [];
+    if (t && lanes) out.push({ name: LANE_VARIABLE, value: String(t.lane), type: 'lane 0..31', variablesReference: 0, presentationHint: { kind: 'virtual' } });
+    // Later locals shadow earlier ones (inner scopes): show each name once, the visible binding.
+    const shown = new Map<string, ReturnType<Runtime['locals']>[number]>();
+    for (const l of rt.locals(thread, frame)) shown.set(l.name, l);
+    for (const l of shown.values()) {
+      out.push({ name: l.name, value: l.value, type: l.type, evaluateName: l.name, variablesReference: lanes ? this.ref({ kind: 'lanes', thread, frame, name: l.name }) : 0, namedVariables: lanes ? (t?.lanes ?? 32) : undefined });
+    }
+    return out;
+  }
+
+  barrierVariable(b: BarrierView): DebugProtocol.Variable {
+    return { name: b.label, value: barrierSummary(b), evaluateName: b.label, variablesReference: this.ref({ kind: 'barrier', block: b.block, label: b.label }), namedVariables: 7 };
+  }
+
+  private barrierChildren(b: BarrierView): DebugProtocol.Variable[] {
+    const v = (name: string, value: string | number) => ({ name, value: String(value), variablesReference: 0 });
+    const waiting = b.waiting.length
+      ? { name: 'waiting', value: b.waiting.map((w) => `${w.label} (${w.token !== undefined ? `token ${w.token}` : `parity ${w.parity}`})`).join('; '), variablesReference: this.ref({ kind: 'waiting', block: b.block, label: b.label }) }
+      : v('waiting', 'nobody');
+    return [v('initialized', String(b.initialized)), v('phase', b.phase), v('parity', b.parity), v('pending', b.pending), v('expected', b.expected), v('tx-count', b.tx), waiting, v('block', b.block)];
+  }
+
+  bufferVariable(name: string, buffer: Buffer, dtype: DType | undefined, shape: number[] | undefined, preview?: string): DebugProtocol.Variable {
+    const typed = dtype && dtype !== 'bool' ? dtype : undefined;
+    const count = typed ? Math.floor(buffer.size / sizeOf(typed)) : buffer.size;
+    const type = typed ? `${typed}[${(shape ?? [count]).join(',')}]` : `${buffer.size} bytes`;
+    return {
+      name,
+      value: preview ?? previewOf(buffer, typed, count),
+      type,
+      evaluateName: name,
+      variablesReference: count ? this.ref({ kind: 'elements', buffer, dtype: typed }) : 0,
+      indexedVariables: count,
+    };
+  }
+
+  private objectVariable(name: string, value: unknown): DebugProtocol.Variable {
+    if (value && typeof value === 'object') {
+      const record = value as Record<string, unknown>;
+      const summary = Object.entries(record)
+        .filter(([, v]) => v === null || typeof v !== 'object')
+        .map(([k, v]) => `${k} ${String(v)}`)
+        .join(' · ');
+      return { name, value: summary || '{…}', variablesReference: this.ref({ kind: 'object', value: record }) };
+    }
+    return { name, value: String(value), variablesReference: 0 };
+  }
+}
+
+/** `phase 3 · pending 1/2 · tx 0` (pending arrivals of the expected count). */
+export function barrierSummary(b: BarrierView): string {
+  if (!b.initialized) return 'not initialised';
+  const waiting = b.waiting.length ? ` · ${b.waiting.reduce((n, w) => n + w.lanes, 0)} waiting` : '';
+  return `phase ${b.phase} · pending ${b.pending}/${b.expected} · tx ${b.tx}${waiting}`;
+}
+
+/** The barrier a data breakpoint or an expression names: `${block}:${label}` or a label in `block`. */
+export function findBarrier(rt: Runtime, block: number, label: string): BarrierView | undefined {
+  return rt.barriers().find((b) => b.block === block && b.label === label);
+}
+
+/** Every lane's value of a local (the runtime's `laneValues` when it has one). */
+export function laneValues(rt: Runtime, thread: number, name: string, frame: number): { lane: number; value: string }[] {
+  if (typeof rt.laneValues === 'function') {
+    const raw = rt.laneValues(thread, name, frame);
+    const list = raw instanceof Map ? [...raw.entries()].map(([lane, value]) => ({ lane, value })) : Array.isArray(raw) ? raw : [];
+    return list.map((v, i) => (v && typeof v === 'object' && 'value' in v ? { lane: Number((v as { lane?: number }).lane ?? i), value: String((v as { value: unknown }).value) } : { lane: i, value: String(v) }));
+  }
+  // Without it: show each lane in turn and read its locals, then restore the displayed lane. A lane
+  // in another function (or exited) has no such local in this frame.
+  const t = rt.threads().find((x) => x.id === thread);
+  if (!t) return [];
+  const frameName = rt.frames(thread)[frame]?.name;
+  const out: { lane: number; value: string }[] = [];
+  try {
+    for (let lane = 0; lane < 32; lane++) {
+      rt.setLane(thread, lane);
+      const shown = rt.threads().find((x) => x.id === thread);
+      if (shown?.lane !== lane) continue;
+      const frames = rt.frames(thread);
+      const locals = frames[frame]?.name === frameName ? rt.locals(thread, frame) : [];
+      const value = [...locals].reverse().find((l) => l.name === name)?.value;
+      out.push({ lane, value: value ?? 'not in scope' });
+    }
+  } finally {
+    rt.setLane(thread, t.lane);
+  }
+  return out;
+}
+
+function previewOf(buffer: Buffer, dtype: DType | undefined, count: number): string {
+  const shown = Math.min(count, 16);
+  const items = elementValues(buffer, dtype, 0, shown);
+  return `[${items.join(', ')}${count > shown ? ', …' : ''}]`;
+}
+
+function elementValues(buffer: Buffer, dtype: DType | undefined, start: number, count: number): string[] {
+  const out: string[] = [];
+  const es = dtype ? sizeOf(dtype) : 1;
+  for (let i = start; i < start + count; i++) out.push(String(dtype ? load(buffer.view, i * es, dtype) : buffer.bytes[i]));
+  return out;
+}
+
+/** Elements `[start, start + count)` of a buffer (VS Code pages through them 100 at a time). */
+function elements(buffer: Buffer, dtype: DType | undefined, start: number, count: number | undefined): DebugProtocol.Variable[] {
+  const total = dtype ? Math.floor(buffer.size / sizeOf(dtype)) : buffer.size;
+  const from = Math.max(0, Math.min(start, total));
+  const n = Math.max(0, Math.min(count ?? Math.min(total - from, 1000), total - from));
+  return elementValues(buffer, dtype, from, n).map((value, k) => ({ name: `[${from + k}]`, value, variablesReference: 0 }));
+}

@@ -1,0 +1,116 @@
+// The client's launch logic without VS Code: simulator defaults read from settings, configurations
+// completed from the program's kernel templates (user values always win), launch.json updates.
+import { describe, expect, it } from 'vitest';
+import type { LaunchTemplate } from '../../core/sim/launch-template';
+import {
+  configurationsFor,
+  portableProgram,
+  readSimulatorDefaults,
+  resolveConfiguration,
+  SIMULATOR_DEFAULTS,
+  withConfiguration,
+} from '../../client/debug-config';
+
+const TEMPLATES: LaunchTemplate[] = [
+  { kernel: 'tmpl', language: 'cuda', line: 0, args: [], unsupported: 'kernel is a template' },
+  { kernel: 'first', language: 'cuda', line: 2, grid: [1, 1, 1], block: [160, 1, 1], args: ['in=f32[16]:iota', 'n=4'] },
+  { kernel: 'second', language: 'cuda', line: 9, grid: [1, 1, 1], block: [64, 2, 1], args: ['out=f32[8]'], dynamicSmem: 4096 },
+];
+
+function ctx(activeProgram?: string, seen: string[] = []) {
+  return {
+    activeProgram,
+    templatesOf: async (program: string) => {
+      seen.push(program);
+      return TEMPLATES;
+    },
+    defaults: { ...SIMULATOR_DEFAULTS, seed: 9 },
+  };
+}
+
+describe('readSimulatorDefaults', () => {
+  it('uses the settings when valid and the simulator defaults when unset', () => {
+    const values: Record<string, unknown> = { 'simulator.schedule': 'adversarial', 'simulator.seed': 7, 'simulator.stopOnEntry': true };
+    expect(readSimulatorDefaults((k) => values[k])).toEqual({ schedule: 'adversarial', seed: 7, maxSteps: 50_000_000, stopOnEntry: true });
+  });
+
+  it('warns, naming the setting, and falls back on bad values', () => {
+    const warnings: string[] = [];
+    const values: Record<string, unknown> = { 'simulator.schedule': 'fast', 'simulator.seed': -1, 'simulator.maxSteps': 0.5, 'simulator.stopOnEntry': 'no' };
+    expect(readSimulatorDefaults((k) => values[k], (m) => warnings.push(m))).toEqual(SIMULATOR_DEFAULTS);
+    expect(warnings).toHaveLength(4);
+    expect(warnings[0]).toMatch(/^phaseflip\.simulator\.schedule must be one of round-robin, random, adversarial, got "fast"/);
+    expect(warnings[1]).toMatch(/^phaseflip\.simulator\.seed/);
+    expect(warnings[2]).toMatch(/^phaseflip\.simulator\.maxSteps/);
+    expect(warnings[3]).toMatch(/^phaseflip\.simulator\.stopOnEntry/);
+  });
+});
+
+describe('resolveConfiguration', () => {
+  it('turns F5 without launch.json into a launch of the active file’s first launchable kernel', async () => {
+    const r = await resolveConfiguration({}, ctx('/w/k.cu'));
+    expect(r.config).toEqual({
+      type: 'phaseflip',
+      request: 'launch',
+      name: 'Debug kernel',
+      program: '/w/k.cu',
+      kernel: 'first',
+      grid: 1,
+      block: 160,
+      args: ['in=f32[16]:iota', 'n=4'],
+      schedule: 'round-robin',
+      seed: 9,
+      maxSteps: 50_000_000,
+      stopOnEntry: false,
+    });
+  });
+
+  it('says what to do when there is nothing to debug', async () => {
+    const r = await resolveConfiguration({}, ctx(undefined));
+    expect(r.config).toBeUndefined();
+    expect(r.message).toMatch(/open a \.cu or \.co file/);
+  });
+
+  it('fills only what is missing, from the named kernel’s template', async () => {
+    const seen: string[] = [];
+    const r = await resolveConfiguration({ type: 'phaseflip', request: 'launch', name: 'mine', program: '/w/x.cu', kernel: 'second', block: 32, seed: 3 }, ctx('/w/other.cu', seen));
+    expect(seen).toEqual(['/w/x.cu']);
+    expect(r.config).toMatchObject({ program: '/w/x.cu', kernel: 'second', grid: 1, block: 32, args: ['out=f32[8]'], dynamicSmem: 4096, seed: 3, schedule: 'round-robin' });
+  });
+
+  it('never mixes another kernel’s args into a kernel without a template', async () => {
+    const r = await resolveConfiguration({ type: 'phaseflip', request: 'launch', name: 'x', program: '/w/x.cu', kernel: 'tmpl' }, ctx());
+    expect(r.config?.args).toBeUndefined();
+    expect(r.config?.kernel).toBe('tmpl');
+  });
+
+  it('leaves a wrong program for the session to report, naming the field', async () => {
+    const r = await resolveConfiguration({ type: 'phaseflip', request: 'launch', name: 'x', program: 42 }, ctx());
+    expect(r.config?.program).toBe(42);
+    expect(r.config?.args).toBeUndefined();
+  });
+});
+
+describe('launch.json helpers', () => {
+  it('offers one configuration per launchable kernel', () => {
+    expect(configurationsFor(TEMPLATES, '${workspaceFolder}/k.cu').map((c) => [c.name, c.program, c.block])).toEqual([
+      ['Debug first', '${workspaceFolder}/k.cu', 160],
+      ['Debug second', '${workspaceFolder}/k.cu', [64, 2, 1]],
+    ]);
+  });
+
+  it('replaces a configuration of the same name and keeps the others in order', () => {
+    const existing = [{ name: 'a', type: 'node' }, { name: 'Debug first', type: 'phaseflip', block: 1 }, 'junk'];
+    const next = withConfiguration(existing, { name: 'Debug first', type: 'phaseflip', block: 160 });
+    expect(next).toEqual([{ name: 'a', type: 'node' }, { name: 'Debug first', type: 'phaseflip', block: 160 }]);
+    expect(withConfiguration(undefined, { name: 'n' })).toEqual([{ name: 'n' }]);
+    expect(withConfiguration(next, { name: 'new' }).map((c) => c.name)).toEqual(['a', 'Debug first', 'new']);
+  });
+
+  it('writes programs inside the workspace as ${workspaceFolder}/…', () => {
+    expect(portableProgram('/w/src/k.cu', '/w')).toBe('${workspaceFolder}/src/k.cu');
+    expect(portableProgram('/other/k.cu', '/w')).toBe('/other/k.cu');
+    expect(portableProgram('/w2/k.cu', '/w')).toBe('/w2/k.cu');
+    expect(portableProgram('C:\\w\\src\\k.cu', 'C:\\w', '\\')).toBe('${workspaceFolder}/src/k.cu');
+  });
+});
