@@ -4,3 +4,5 @@ export { Engine, EngineDocument, loadEngine, languageForPath } from './engine';
 export type { EngineOptions, ContentChange } from './engine';
 export { RULES, ruleByIdOrCode } from './rules/index';
 export type { RuleDef } from './rules/types';
+export { inlineValueNames } from './lang/inline-values';
+export type { InlineValueName } from './lang/inline-values';

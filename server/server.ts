@@ -1,6 +1,7 @@
 // The Phaseflip language server: tracks open CUDA documents with incremental sync, lints them on
 // open and (debounced) on change, and answers hover, quick-fix code actions, document symbols and
-// code lenses ("Debug kernel" with a launch configuration derived from the kernel's signature).
+// code lenses ("Debug kernel" with a launch configuration derived from the kernel's signature) and
+// inline-value locations for a stopped debug session.
 // Everything is delegated to the engine (core/); this file only speaks LSP. Every handler is
 // guarded: an exception is logged to the client's console and the server keeps serving.
 import {
@@ -21,6 +22,9 @@ import {
   type Hover,
   type HoverParams,
   type InitializeParams,
+  type InlineValue,
+  type InlineValueParams,
+  InlineValueVariableLookup,
   type ServerCapabilities,
   type SymbolInformation,
   TextDocumentSyncKind,
@@ -32,6 +36,7 @@ import {
   type Finding,
   type LanguageId,
   type LintOptions,
+  inlineValueNames,
   languageForPath,
   loadEngine,
 } from '../core/index';
@@ -131,6 +136,7 @@ export class PhaseflipServer {
       codeActionProvider: { codeActionKinds: ['quickfix'] },
       documentSymbolProvider: true,
       codeLensProvider: { resolveProvider: false },
+      inlineValueProvider: true,
     };
   }
 
@@ -148,6 +154,7 @@ export class PhaseflipServer {
     connection.onCodeAction(this.guard('codeAction', (p) => this.onCodeAction(p), []));
     connection.onDocumentSymbol(this.guard('documentSymbol', (p) => this.onDocumentSymbol(p), []));
     connection.onCodeLens(this.guard('codeLens', (p) => this.onCodeLens(p), []));
+    connection.languages.inlineValue.on(this.guard('inlineValue', (p) => this.onInlineValue(p), []));
     connection.onShutdown(() => this.dispose());
   }
 
@@ -364,6 +371,19 @@ export class PhaseflipServer {
     const lenses = toCodeLenses(templates, doc.uri, DEBUG_KERNEL_COMMAND, ADD_LAUNCH_CONFIGURATION_COMMAND);
     if (this.documents.get(doc.uri) === doc && doc.mirror.version === version) doc.lenses = { version, lenses };
     return lenses;
+  }
+
+  /**
+   * Variable lookups from the stopped function's start to the stopped line: the editor shows the
+   * values the debug adapter's Locals scope has for those names, and skips the others.
+   */
+  private onInlineValue(params: InlineValueParams): InlineValue[] {
+    const doc = this.documents.get(params.textDocument.uri);
+    if (!doc) return [];
+    const stop = params.context.stoppedLocation.end.line;
+    return inlineValueNames(doc.mirror.getText(), doc.language, stop, params.range.start.line, params.range.end.line).map((n) =>
+      InlineValueVariableLookup.create({ start: { line: n.line, character: n.start }, end: { line: n.line, character: n.end } }, n.name, true),
+    );
   }
 
   // ---- error handling ------------------------------------------------------------------------
