@@ -29,6 +29,8 @@ export interface PhaseflipLaunchArguments {
   trace?: unknown;
   /** Directory for relative paths (defaults to the adapter's working directory). */
   cwd?: unknown;
+  /** Print every phase flip to the Debug Console (without stopping). */
+  logPhaseFlips?: unknown;
 }
 
 export interface LaunchPlan {
@@ -38,6 +40,8 @@ export interface LaunchPlan {
   tracePath?: string;
   /** Absolute path of the program (what stack frames and breakpoints name). */
   programPath: string;
+  /** One Debug Console line per phase flip. */
+  logPhaseFlips: boolean;
 }
 
 export class LaunchConfigError extends Error {
@@ -91,6 +95,7 @@ export function planLaunch(args: PhaseflipLaunchArguments, defaultCwd: string = 
   }
   const maxSteps = integer('maxSteps', args.maxSteps, 1, Number.MAX_SAFE_INTEGER);
   if (args.stopOnEntry !== undefined && typeof args.stopOnEntry !== 'boolean') throw new LaunchConfigError('stopOnEntry', `expected true or false, got ${JSON.stringify(args.stopOnEntry)}`);
+  if (args.logPhaseFlips !== undefined && typeof args.logPhaseFlips !== 'boolean') throw new LaunchConfigError('logPhaseFlips', `expected true or false, got ${JSON.stringify(args.logPhaseFlips)}`);
   if (args.trace !== undefined && (typeof args.trace !== 'string' || !args.trace.trim())) throw new LaunchConfigError('trace', 'expected a file path for the Chrome trace, e.g. "trace": "kernel.trace.json"');
   const tracePath = typeof args.trace === 'string' ? path.resolve(cwd, args.trace) : undefined;
   if (tracePath && !isDirectory(path.dirname(tracePath))) throw new LaunchConfigError('trace', `the directory of ${tracePath} does not exist`);
@@ -98,6 +103,7 @@ export function planLaunch(args: PhaseflipLaunchArguments, defaultCwd: string = 
   return {
     programPath,
     stopOnEntry: args.stopOnEntry === true,
+    logPhaseFlips: args.logPhaseFlips === true,
     tracePath,
     request: {
       file: programPath,

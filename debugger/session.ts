@@ -20,15 +20,15 @@ import {
   StoppedEvent,
   TerminatedEvent,
   Thread,
+  ThreadEvent,
 } from '@vscode/debugadapter';
 import type { DebugProtocol } from '@vscode/debugprotocol';
 import { loadCudaLanguage } from '../core/lang/cuda/parser';
-import { DebugRuntime, type DebugStop, type ExceptionFilter } from '../core/sim/debug';
-import type { Launch } from '../core/sim/run';
+import { DebugRuntime, type DebugStop, type ExceptionFilter, type PhaseFlip } from '../core/sim/debug';
 import { toChromeTrace } from '../core/sim/trace';
 import { LaunchConfigError, type LaunchPlan, type PhaseflipLaunchArguments, fieldOfSimError, planLaunch } from './launch-config';
-import { type BreakpointIds, DEFAULT_FILTERS, EXCEPTION_FILTERS, type RuntimeStop, exceptionInfo, toDapStop } from './stops';
-import { LANE_VARIABLE, type Runtime, VariableStore, barrierSummary, laneValues } from './variables';
+import { type BreakpointIds, DEFAULT_FILTERS, EXCEPTION_FILTERS, exceptionInfo, toDapStop } from './stops';
+import { LANE_VARIABLE, VariableStore, barrierSummary } from './variables';
 
 /** How long a `continue` runs before the client gets a progress notification. */
 const PROGRESS_AFTER_MS = 500;
@@ -47,7 +47,7 @@ const REPL_HELP = `Phaseflip debug console:
 `;
 
 export class PhaseflipDebugSession extends LoggingDebugSession {
-  private rt?: Runtime;
+  private rt?: DebugRuntime;
   private plan?: LaunchPlan;
   private launchArgs?: PhaseflipLaunchArguments;
   private readonly vars = new VariableStore(() => this.rt);
@@ -62,7 +62,10 @@ export class PhaseflipDebugSession extends LoggingDebugSession {
   private functionNames: string[] = [];
   private filters: ExceptionFilter[] = [...DEFAULT_FILTERS];
   private watches: { label: string; block: number }[] = [];
-  private lastStop?: RuntimeStop;
+  private lastStop?: DebugStop;
+  /** The Croqtile launch whose threads the client was last told about, and their ids. */
+  private shownLaunch = 0;
+  private shownThreads: number[] = [];
   /** The warp the last stop concerned: evaluate without a frame runs in it. */
   private focus = 1;
   private running = false;
@@ -103,8 +106,8 @@ export class PhaseflipDebugSession extends LoggingDebugSession {
       supportsRestartRequest: true,
       supportsDelayedStackTraceLoading: true,
       supportsCancelRequest: true,
-      // Stepping runs every warp (a waiting lane needs the others to release it).
-      supportsSingleThreadExecutionRequests: false,
+      // next/stepIn/stepOut with singleThread run only that warp's lanes (Croqtile: that thread).
+      supportsSingleThreadExecutionRequests: true,
     };
     this.sendResponse(response);
   }
@@ -166,13 +169,23 @@ export class PhaseflipDebugSession extends LoggingDebugSession {
   /** Validates the configuration and builds the runtime (stopped at entry). */
   private async startRuntime(args: PhaseflipLaunchArguments): Promise<void> {
     const plan = planLaunch(args);
-    const rt = new DebugRuntime(plan.request) as Runtime;
+    const rt = new DebugRuntime(plan.request);
+    // Croqtile host code runs up to the first launch inside start(): keep its output until the launch
+    // is accepted, then send it after the banner.
+    let generation: number | undefined;
+    const early: OutputEvent[] = [];
+    rt.on('output', (e) => {
+      const event = new OutputEvent(e.text, e.category);
+      if (generation === undefined) early.push(event);
+      else if (generation === this.generation) this.sendEvent(event);
+    });
     try {
       await rt.start();
     } catch (e) {
       throw new LaunchConfigError(...simErrorField((e as Error).message, plan));
     }
     this.generation++;
+    generation = this.generation;
     this.launchArgs = args;
     this.plan = plan;
     this.rt = rt;
@@ -180,19 +193,19 @@ export class PhaseflipDebugSession extends LoggingDebugSession {
     this.exit = undefined;
     this.terminated = false;
     this.lastStop = undefined;
-    const generation = this.generation;
-    rt.on('output', (e) => {
-      if (generation === this.generation) this.sendEvent(new OutputEvent(e.text, e.category));
-    });
     rt.on('exited', (e) => {
       if (generation !== this.generation) return;
       this.ended = true;
       this.exit = e;
     });
+    if (plan.logPhaseFlips) rt.on('flip', (e) => generation === this.generation && this.console(this.flipLine(e)));
+    this.shownLaunch = rt.launchIndex;
+    this.shownThreads = rt.threads().map((t) => t.id);
     rt.setExceptionFilters(this.filters);
     const r = plan.request;
     const geometry = r.grid && r.block ? ` on grid ${r.grid.join('×')}, block ${r.block.join('×')}` : '';
     this.console(`Phaseflip: simulating ${path.basename(plan.programPath)}${r.kernel ? ` · ${r.kernel}` : ''}${geometry} (${r.schedule ?? 'round-robin'} schedule, seed ${r.seed ?? 1})`);
+    for (const event of early) this.sendEvent(event);
   }
 
   /** After configuration: stop at entry or run. */
@@ -209,7 +222,7 @@ export class PhaseflipDebugSession extends LoggingDebugSession {
     if (this.lineArgs) this.applyLineBreakpoints(this.lineArgs);
     rt.setFunctionBreakpoints(this.functionNames.map((name) => ({ name })));
     rt.setExceptionFilters(this.filters);
-    if (this.watches.length && typeof rt.setBarrierWatches === 'function') rt.setBarrierWatches(this.watches);
+    if (this.watches.length) rt.setBarrierWatches(this.watches);
   }
 
   // ------------------------------------------------------------------ breakpoints
@@ -287,7 +300,6 @@ export class PhaseflipDebugSession extends LoggingDebugSession {
       const block = ref?.kind === 'barriers' ? ref.block : ref ? undefined : this.blockOf(this.focus);
       const barrier = rt && block !== undefined ? rt.barriers().find((b) => b.block === block && b.label === args.name) : undefined;
       if (!barrier) response.body = { dataId: null, description: 'only barriers in the Barriers scope can have data breakpoints' };
-      else if (typeof rt?.setBarrierWatches !== 'function') response.body = { dataId: null, description: 'data breakpoints on barriers need a newer simulator runtime' };
       else response.body = { dataId: `${barrier.block}:${barrier.label}`, description: `phase changes of ${barrier.label}${this.multiBlock() ? ` (block ${barrier.block})` : ''}`, accessTypes: ['write'], canPersist: false };
       this.sendResponse(response);
     });
@@ -301,14 +313,13 @@ export class PhaseflipDebugSession extends LoggingDebugSession {
       const breakpoints = (args?.breakpoints ?? []).map((d) => {
         const m = /^(\d+):(.+)$/.exec(d.dataId);
         if (!m) return this.breakpoint(false, undefined, `'${d.dataId}' is not a barrier`);
-        if (typeof rt?.setBarrierWatches !== 'function') return this.breakpoint(false, undefined, 'data breakpoints on barriers need a newer simulator runtime');
         watches.push({ block: Number(m[1]), label: m[2] });
         const bp = this.breakpoint(true, undefined, `stops when ${m[2]} changes phase`);
         this.ids.data.push({ id: bp.id!, barrier: d.dataId });
         return bp;
       });
       this.watches = watches;
-      if (typeof rt?.setBarrierWatches === 'function') rt.setBarrierWatches(watches);
+      rt?.setBarrierWatches(watches);
       response.body = { breakpoints };
       this.sendResponse(response);
     });
@@ -332,18 +343,18 @@ export class PhaseflipDebugSession extends LoggingDebugSession {
   }
 
   protected override nextRequest(response: DebugProtocol.NextResponse, args: DebugProtocol.NextArguments): void {
-    this.step(response, (rt) => rt.stepOver(args.threadId));
+    this.step(response, (rt) => rt.stepOver(args.threadId, { singleThread: args.singleThread === true }));
   }
 
   protected override stepInRequest(response: DebugProtocol.StepInResponse, args: DebugProtocol.StepInArguments): void {
-    this.step(response, (rt) => rt.stepIn(args.threadId));
+    this.step(response, (rt) => rt.stepIn(args.threadId, { singleThread: args.singleThread === true }));
   }
 
   protected override stepOutRequest(response: DebugProtocol.StepOutResponse, args: DebugProtocol.StepOutArguments): void {
-    this.step(response, (rt) => rt.stepOut(args.threadId));
+    this.step(response, (rt) => rt.stepOut(args.threadId, { singleThread: args.singleThread === true }));
   }
 
-  private step(response: DebugProtocol.Response, action: (rt: Runtime) => Promise<DebugStop>): void {
+  private step(response: DebugProtocol.Response, action: (rt: DebugRuntime) => Promise<DebugStop>): void {
     const rt = this.runtime(response);
     if (!rt) return;
     this.sendResponse(response);
@@ -359,7 +370,7 @@ export class PhaseflipDebugSession extends LoggingDebugSession {
   }
 
   /** Time travel replays synchronously-ish and can fail ("replay diverged"): answer after it. */
-  private async travel(response: DebugProtocol.Response, action: (rt: Runtime) => Promise<DebugStop>): Promise<void> {
+  private async travel(response: DebugProtocol.Response, action: (rt: DebugRuntime) => Promise<DebugStop>): Promise<void> {
     const rt = this.runtime(response);
     if (!rt) return;
     if (this.ended) {
@@ -436,16 +447,38 @@ export class PhaseflipDebugSession extends LoggingDebugSession {
     };
   }
 
-  private reportStop(stop: RuntimeStop): void {
+  private reportStop(stop: DebugStop): void {
     this.lastStop = stop;
     if (stop.thread !== undefined) this.focus = stop.thread;
-    const dap = toDapStop(stop, this.ids);
+    this.announceThreads();
+    const dap = toDapStop(stop, this.ids, this.rt?.language !== 'croqtile');
     const event = new StoppedEvent(dap.reason, stop.thread ?? this.focus) as DebugProtocol.StoppedEvent;
     event.body.allThreadsStopped = true;
     event.body.description = dap.description;
     if (dap.text) event.body.text = dap.text;
     if (dap.hitBreakpointIds) event.body.hitBreakpointIds = dap.hitBreakpointIds;
     this.sendEvent(event);
+  }
+
+  /**
+   * Croqtile thread ids restart with each launch: when the launch changed (forward, or back by time
+   * travel), the old threads exit and the new ones start, so clients drop what they cached.
+   */
+  private announceThreads(): void {
+    const rt = this.rt;
+    if (!rt || rt.launchIndex === this.shownLaunch) return;
+    for (const id of this.shownThreads) this.sendEvent(new ThreadEvent('exited', id));
+    this.shownLaunch = rt.launchIndex;
+    this.shownThreads = rt.threads().map((t) => t.id);
+    for (const id of this.shownThreads) this.sendEvent(new ThreadEvent('started', id));
+    if (this.client.invalidated) this.sendEvent(new InvalidatedEvent(['threads']));
+  }
+
+  /** The Debug Console line of a phase flip (`logPhaseFlips`); lines one-based like the client's. */
+  private flipLine(e: PhaseFlip): string {
+    const who = e.lastArriver ? `, last arrival by ${e.lastArriver}${e.line !== undefined ? `, line ${this.convertDebuggerLineToClient(e.line)}` : ''}` : '';
+    const launch = this.rt?.language === 'croqtile' && e.launch > 0 ? `launch ${e.launch + 1}, ` : '';
+    return `${e.barrier} (${launch}block ${e.block}): phase ${e.oldPhase} → ${e.newPhase}${who}`;
   }
 
   private reportEnd(): void {
@@ -460,19 +493,12 @@ export class PhaseflipDebugSession extends LoggingDebugSession {
     const file = this.plan?.tracePath;
     const rt = this.rt;
     if (!file || !rt) return;
-    // The runtime does not expose its machine yet; its trace is read from the launch it drives.
-    const machine = (rt as unknown as { launch?: Launch }).launch?.machine;
-    if (!machine) return;
-    const trace = toChromeTrace(machine.trace, {
-      thread: (i) => {
-        const t = machine.threads[i];
-        return t && { block: t.block, warp: t.warp, lane: t.lane, role: t.role };
-      },
-      title: [path.basename(this.plan!.programPath), this.plan!.request.kernel].filter(Boolean).join(' · '),
-    });
+    const recorded = rt.trace();
+    const trace = toChromeTrace(recorded.events, { thread: recorded.thread, title: [path.basename(this.plan!.programPath), this.plan!.request.kernel].filter(Boolean).join(' · ') });
+    const launches = recorded.launches > 1 ? `, ${recorded.launches} launches` : '';
     try {
       fs.writeFileSync(file, JSON.stringify(trace));
-      this.console(`Phaseflip: wrote the trace to ${file} (${machine.trace.length} events; open it in ui.perfetto.dev)`);
+      this.console(`Phaseflip: wrote the trace to ${file} (${recorded.events.length} events${launches}; open it in ui.perfetto.dev)`);
     } catch (e) {
       this.sendEvent(new OutputEvent(`Phaseflip: cannot write the trace to ${file}: ${(e as Error).message}\n`, 'stderr'));
     }
@@ -532,7 +558,7 @@ export class PhaseflipDebugSession extends LoggingDebugSession {
   }
 
   protected override exceptionInfoRequest(response: DebugProtocol.ExceptionInfoResponse): void {
-    const info = exceptionInfo(this.lastStop);
+    const info = exceptionInfo(this.lastStop, this.rt?.language !== 'croqtile');
     if (!info) {
       this.sendErrorResponse(response, { id: 2004, format: 'the last stop was not an exception', showUser: false });
       return;
@@ -558,7 +584,7 @@ export class PhaseflipDebugSession extends LoggingDebugSession {
     );
   }
 
-  private evaluate(rt: Runtime, expr: string, thread: number, frame: number): DebugProtocol.EvaluateResponse['body'] {
+  private evaluate(rt: DebugRuntime, expr: string, thread: number, frame: number): DebugProtocol.EvaluateResponse['body'] {
     if (expr === ':help' || expr === 'help') return { result: REPL_HELP, variablesReference: 0 };
     const lane = /^:lane(?:\s+(.*))?$/.exec(expr);
     if (lane) {
@@ -569,8 +595,9 @@ export class PhaseflipDebugSession extends LoggingDebugSession {
     if (expr.startsWith(':')) throw new Error(`unknown command '${expr.split(/\s/)[0]}': try :lane N or :help`);
     const all = /^([A-Za-z_]\w*)@lanes$/.exec(expr);
     if (all) {
-      const values = laneValues(rt, thread, all[1], frame);
-      if (!values.some((v) => v.value !== 'not in scope')) throw new Error(`'${all[1]}' is not a local of this frame in any lane`);
+      const values = rt.laneValues(thread, all[1], frame);
+      // The runtime shows a lane it cannot evaluate the name in as `<why>`.
+      if (values.every((v) => /^<.*>$/.test(v.value))) throw new Error(`'${all[1]}' is not a local of this frame in any lane`);
       return { result: values.map((v) => `${v.lane}: ${v.value}`).join(', '), variablesReference: this.vars.ref({ kind: 'lanes', thread, frame, name: all[1] }), namedVariables: values.length };
     }
     const block = this.blockOf(thread);
@@ -634,7 +661,7 @@ export class PhaseflipDebugSession extends LoggingDebugSession {
   }
 
   /** The runtime, or an error response when there is none (no launch yet). */
-  private runtime(response: DebugProtocol.Response): Runtime | undefined {
+  private runtime(response: DebugProtocol.Response): DebugRuntime | undefined {
     if (this.rt) return this.rt;
     this.sendErrorResponse(response, { id: 2001, format: 'no kernel is being debugged: launch one first', showUser: false });
     return undefined;

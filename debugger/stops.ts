@@ -24,12 +24,6 @@ const EXCEPTIONS: Record<string, string> = {
   'step-limit': 'Step limit',
 };
 
-/** A runtime stop with the fields a newer runtime adds (which breakpoint a flip hit). */
-export type RuntimeStop = Omit<DebugStop, 'reason'> & {
-  reason: DebugStop['reason'] | 'data';
-  hitBreakpoint?: { kind: 'function' | 'data'; name: string };
-};
-
 export interface BreakpointIds {
   /** Line breakpoints (zero-based line → id). */
   lines: { id: number; line: number }[];
@@ -51,7 +45,8 @@ export function barrierNameMatches(name: string, label: string): boolean {
   return label === n || label.startsWith(`${n}[`);
 }
 
-export function toDapStop(stop: RuntimeStop, ids: BreakpointIds): DapStop {
+/** `lanes`: whether a thread has lanes to count (CUDA warps), not one value per variable (Croqtile). */
+export function toDapStop(stop: DebugStop, ids: BreakpointIds, lanes = true): DapStop {
   switch (stop.reason) {
     case 'entry':
       return { reason: 'entry', description: 'Stopped at the kernel entry (blocks launched, nothing run yet)' };
@@ -73,36 +68,37 @@ export function toDapStop(stop: RuntimeStop, ids: BreakpointIds): DapStop {
       return { reason: 'exception', description: stop.description, text: EXCEPTIONS['phase-flip'] };
     }
     case 'deadlock':
-      return { reason: 'exception', description: deadlockSummary(stop), text: EXCEPTIONS.deadlock };
+      return { reason: 'exception', description: deadlockSummary(stop, lanes), text: EXCEPTIONS.deadlock };
     default:
       return { reason: 'exception', description: stop.description.split('\n')[0], text: EXCEPTIONS[stop.reason] ?? stop.reason };
   }
 }
 
-function dataStop(stop: RuntimeStop, ids: BreakpointIds): DapStop {
+function dataStop(stop: DebugStop, ids: BreakpointIds): DapStop {
   const key = stop.barrier !== undefined ? `${stop.block ?? 0}:${stop.barrier}` : undefined;
   const hit = ids.data.filter((d) => d.barrier === key).map((d) => d.id);
   return { reason: 'data breakpoint', description: stop.description, hitBreakpointIds: hit.length ? hit : undefined };
 }
 
 /**
- * One line per blocked warp: who, what it waits on (barrier, slot, parity), where (one-based line),
- * and the arrivals its barrier still misses. Joined with `; ` (the call stack shows one line).
+ * One line per blocked warp (or Croqtile thread, `lanes` false): who, what it waits on (barrier,
+ * slot, parity), where (one-based line), and the arrivals its barrier still misses. Joined with `; `
+ * (the call stack shows one line).
  */
-export function deadlockSummary(stop: Pick<DebugStop, 'blocked' | 'report' | 'description'>): string {
+export function deadlockSummary(stop: Pick<DebugStop, 'blocked' | 'report' | 'description'>, lanes = true): string {
   if (!stop.blocked?.length) return stop.description.split('\n')[0];
   const missing = new Map((stop.report?.missing ?? []).map((m) => [m.barrier, m]));
   const parts = stop.blocked.map((b) => {
     const m = b.barrier !== undefined ? missing.get(b.barrier) : undefined;
-    const lanes = `${b.lanes} lane${b.lanes === 1 ? '' : 's'}`;
+    const count = lanes ? ` (${b.lanes} lane${b.lanes === 1 ? '' : 's'})` : '';
     const needs = m ? `, ${m.pending} of ${m.expected} arrival${m.expected === 1 ? '' : 's'} missing${m.tx ? ` and ${m.tx} tx bytes` : ''}` : '';
-    return `${b.label} (${lanes}) waits on ${b.waitsOn} at line ${b.line + 1}${needs}`;
+    return `${b.label}${count} waits on ${b.waitsOn} at line ${b.line + 1}${needs}`;
   });
   return `Deadlock: ${parts.join('; ')}`;
 }
 
 /** exceptionInfo for the stop, when it is an exception stop. */
-export function exceptionInfo(stop: RuntimeStop | undefined): DebugProtocol.ExceptionInfoResponse['body'] | undefined {
+export function exceptionInfo(stop: DebugStop | undefined, lanes = true): DebugProtocol.ExceptionInfoResponse['body'] | undefined {
   if (!stop || !(stop.reason in EXCEPTIONS)) return undefined;
   // A phase flip stops only under its filter; the rest stop unless their filter is off (deadlock,
   // misuse, race) or always (error, step limit).
@@ -110,7 +106,7 @@ export function exceptionInfo(stop: RuntimeStop | undefined): DebugProtocol.Exce
   const full = stop.report?.message ?? stop.description;
   return {
     exceptionId: stop.reason,
-    description: stop.reason === 'deadlock' ? deadlockSummary(stop) : stop.description.split('\n')[0],
+    description: stop.reason === 'deadlock' ? deadlockSummary(stop, lanes) : stop.description.split('\n')[0],
     breakMode,
     details: { message: full, typeName: EXCEPTIONS[stop.reason], stackTrace: full },
   };

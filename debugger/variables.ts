@@ -4,22 +4,10 @@
 // Everything here reads the runtime; nothing changes it.
 import { Handles } from '@vscode/debugadapter';
 import type { DebugProtocol } from '@vscode/debugprotocol';
+import type { LocalInfo } from '../core/sim/cuda';
 import type { BarrierView, DebugRuntime } from '../core/sim/debug';
 import { type DType, load, sizeOf } from '../core/sim/dtypes';
 import type { Buffer } from '../core/sim/memory';
-
-/**
- * Runtime features another change adds to core/sim/debug.ts (all lanes of a local, Croqtile
- * futures, barrier watches, the language). Used only when present, so this face works with both.
- */
-export interface RuntimeExtras {
-  language?: string;
-  laneValues?: (thread: number, name: string, frame?: number) => unknown;
-  futures?: () => { name: string; block: number; thread?: number; state: string; what: string; line: number }[];
-  setBarrierWatches?: (watches: { label: string; block: number }[]) => unknown;
-}
-
-export type Runtime = DebugRuntime & RuntimeExtras;
 
 /** What a variables reference points at. */
 export type VarRef =
@@ -41,7 +29,7 @@ export const LANE_VARIABLE = 'lane (shown)';
 export class VariableStore {
   private readonly handles = new Handles<VarRef>();
 
-  constructor(private readonly rt: () => Runtime | undefined) {}
+  constructor(private readonly rt: () => DebugRuntime | undefined) {}
 
   /** Forgets every reference (on resume). */
   reset(): void {
@@ -68,7 +56,7 @@ export class VariableStore {
       scope(rt.threads().length > rt.warpsPerBlock ? `Shared memory (block ${block})` : 'Shared memory', { kind: 'shared', block }),
       scope('Globals', { kind: 'globals' }),
     ];
-    if (rt.language === 'croqtile' && typeof rt.futures === 'function') out.push(scope('Futures', { kind: 'futures' }));
+    if (rt.language === 'croqtile') out.push(scope('Futures', { kind: 'futures' }));
     return out;
   }
 
@@ -79,7 +67,7 @@ export class VariableStore {
       case 'locals':
         return this.locals(rt, ref.thread, ref.frame);
       case 'lanes':
-        return laneValues(rt, ref.thread, ref.name, ref.frame).map((l) => ({ name: `lane ${l.lane}`, value: l.value, variablesReference: 0 }));
+        return rt.laneValues(ref.thread, ref.name, ref.frame).map((l) => ({ name: `lane ${l.lane}`, value: l.value, variablesReference: 0 }));
       case 'barriers':
         return rt
           .barriers()
@@ -114,7 +102,7 @@ export class VariableStore {
         return elements(ref.buffer, ref.dtype, args.start ?? 0, args.count);
       case 'futures': {
         const multiBlock = rt.threads().length > rt.warpsPerBlock;
-        return (rt.futures?.() ?? []).map((f) => ({
+        return rt.futures().map((f) => ({
           name: f.name,
           value: `${f.state} · ${f.what} (line ${f.line + 1}${multiBlock ? `, block ${f.block}` : ''})`,
           variablesReference: 0,
@@ -125,14 +113,14 @@ export class VariableStore {
     }
   }
 
-  private locals(rt: Runtime, thread: number, frame: number): DebugProtocol.Variable[] {
-    const t = rt.threads().find((x) => x.id === thread) as (ReturnType<Runtime['threads']>[number] & { lanes?: number }) | undefined;
+  private locals(rt: DebugRuntime, thread: number, frame: number): DebugProtocol.Variable[] {
+    const t = rt.threads().find((x) => x.id === thread);
     // Croqtile threads are whole thread groups with one value per variable: no lanes to choose.
     const lanes = rt.language !== 'croqtile' && (t?.lanes ?? 32) > 1;
     const out: DebugProtocol.Variable[] = [];
     if (t && lanes) out.push({ name: LANE_VARIABLE, value: String(t.lane), type: 'lane 0..31', variablesReference: 0, presentationHint: { kind: 'virtual' } });
     // Later locals shadow earlier ones (inner scopes): show each name once, the visible binding.
-    const shown = new Map<string, ReturnType<Runtime['locals']>[number]>();
+    const shown = new Map<string, LocalInfo>();
     for (const l of rt.locals(thread, frame)) shown.set(l.name, l);
     for (const l of shown.values()) {
       out.push({ name: l.name, value: l.value, type: l.type, evaluateName: l.name, variablesReference: lanes ? this.ref({ kind: 'lanes', thread, frame, name: l.name }) : 0, namedVariables: lanes ? (t?.lanes ?? 32) : undefined });
@@ -187,37 +175,8 @@ export function barrierSummary(b: BarrierView): string {
 }
 
 /** The barrier a data breakpoint or an expression names: `${block}:${label}` or a label in `block`. */
-export function findBarrier(rt: Runtime, block: number, label: string): BarrierView | undefined {
+export function findBarrier(rt: DebugRuntime, block: number, label: string): BarrierView | undefined {
   return rt.barriers().find((b) => b.block === block && b.label === label);
-}
-
-/** Every lane's value of a local (the runtime's `laneValues` when it has one). */
-export function laneValues(rt: Runtime, thread: number, name: string, frame: number): { lane: number; value: string }[] {
-  if (typeof rt.laneValues === 'function') {
-    const raw = rt.laneValues(thread, name, frame);
-    const list = raw instanceof Map ? [...raw.entries()].map(([lane, value]) => ({ lane, value })) : Array.isArray(raw) ? raw : [];
-    return list.map((v, i) => (v && typeof v === 'object' && 'value' in v ? { lane: Number((v as { lane?: number }).lane ?? i), value: String((v as { value: unknown }).value) } : { lane: i, value: String(v) }));
-  }
-  // Without it: show each lane in turn and read its locals, then restore the displayed lane. A lane
-  // in another function (or exited) has no such local in this frame.
-  const t = rt.threads().find((x) => x.id === thread);
-  if (!t) return [];
-  const frameName = rt.frames(thread)[frame]?.name;
-  const out: { lane: number; value: string }[] = [];
-  try {
-    for (let lane = 0; lane < 32; lane++) {
-      rt.setLane(thread, lane);
-      const shown = rt.threads().find((x) => x.id === thread);
-      if (shown?.lane !== lane) continue;
-      const frames = rt.frames(thread);
-      const locals = frames[frame]?.name === frameName ? rt.locals(thread, frame) : [];
-      const value = [...locals].reverse().find((l) => l.name === name)?.value;
-      out.push({ lane, value: value ?? 'not in scope' });
-    }
-  } finally {
-    rt.setLane(thread, t.lane);
-  }
-  return out;
 }
 
 function previewOf(buffer: Buffer, dtype: DType | undefined, count: number): string {

@@ -35,7 +35,12 @@
 // threads progress normally, so a blocked lane is released by them. A step that does not finish
 // within STEP_BUDGET statements stops with reason `step` and says what the lane waits on; a step
 // whose lane exits stops at once; a step across the end of a Croqtile launch stops at the next
-// launch's entry. Breakpoints hit by other threads interrupt a step.
+// launch's entry. Breakpoints hit by other threads interrupt a step. With `singleThread` only that
+// thread's lanes run (the other threads are frozen; a CUDA warp's lanes take turns, a quantum each,
+// displayed lane first); when none of its lanes can run, because what they wait on only frozen
+// threads (or async operations that land only as other threads run) can release, the step stops with
+// reason `step` and says what the lane waits on. Single-thread runs are recorded as segments of their
+// own (the machine thread, whether it blocked), so time travel replays them exactly.
 //
 // Breakpoints. Line breakpoints use `Machine.lineHook` (verified when some statement starts on the
 // line). Conditions and `{expr}` in log messages use a tiny evaluator over the lane's locals (CUDA
@@ -51,6 +56,13 @@
 // exists now, and one set before its barrier exists (initialised later, or a later Croqtile launch)
 // still stops when it appears. A flip matching both stops once, as the function breakpoint.
 // Exception filters: `phase-flip` (any barrier; no `hitBreakpoint`), `deadlock`, `misuse`, `race`.
+// Every phase flip, stopping or not, is also a `flip` event (not while replaying), for a log of flips.
+//
+// Stops. A stop's `line` is the line of its thread's top frame (the displayed lane), so the editor and
+// the call stack agree. A CUDA flip stop names the warp of the lane that arrived last; when that lane is
+// not the displayed one, the description adds where it is (`lane 30 arrived at line 23; ':lane 30' shows it`).
+// `trace()` gives the recorded trace (request `trace: true`) with thread placement for
+// `toChromeTrace`: for Croqtile every launch so far, renumbered and laid end to end in time.
 //
 // Time travel. The machine is deterministic for a request (seed, policy), and so is Croqtile host
 // code. Every `Machine.run` call ends at a recorded step count (a "segment"), and every phase flip
@@ -59,22 +71,24 @@
 // before the target's to their end: time travel works across launches) and replays the same
 // segments with `run({ untilSteps })`, pausing after every flip as the recording did (a thread that
 // caused a flip hands control back mid-statement, and a segment ending at a flip is replayed up to
-// that pause, not to its step count: an async completion can flip after the last statement). A
-// segment where the hook stopped a freshly picked thread before its first statement, told by
-// `Machine.quanta`, is replayed as `run({ budget: 0 })`, which makes the same pick (the random
-// policy draws from its generator at each pick). It then checks a
+// that pause, not to its step count: an async completion can flip after the last statement).
+// Segments also record how many quanta (`Machine.quanta`, thread picks) they ran: when the hook
+// stopped a freshly picked thread before its first statement, the replay of the statements makes one
+// pick fewer, and repeats that pick with a hook that stops at once (its wake-ups, async deliveries and
+// random draw happen as recorded; no statement runs). Single-thread calls (`singleThread` steps) are
+// replayed as `run({ thread, budget })` with their statement count. It then checks a
 // fingerprint (launch, steps, flips, cycles, barrier phases) against the recording and, if they
 // differ, stays where it was and throws "replay diverged" rather than show a wrong state. Replay is
-// exact under the round-robin (default) and adversarial policies; under `random` it still diverges
-// after some stops (a scheduling draw the replay does not repeat; not yet found), which the check
-// reports. Breakpoint hit counts are not rewound. `steps` (and `DebugStop.steps`) count the whole
+// exact under the round-robin (default), adversarial and random policies in the tests' scenarios,
+// single-thread steps included. Breakpoint hit counts are not rewound. `steps` (and `DebugStop.steps`) count the whole
 // program: for Croqtile, host statements and earlier launches included.
 import type { DType } from './dtypes';
 import { load, sizeOf } from './dtypes';
-import type { AsyncOp, Machine, MachineEvent, RunResult, SimBarrier, SimReport, SimThread, SourceLoc } from './machine';
+import type { AsyncOp, Machine, MachineEvent, RunResult, SimBarrier, SimReport, SimThread, SourceLoc, TraceEvent } from './machine';
 import { SimError } from './machine';
 import type { Buffer } from './memory';
 import type { Launch, SimulateRequest } from './run';
+import type { TraceThread } from './trace';
 import { CudaExecutor, type FrameInfo, type LocalInfo, prepareCudaLaunch } from './cuda';
 import { CroqtileProgram, type CroqtileLaunch, deviceLists } from './croqtile';
 
@@ -193,10 +207,42 @@ export interface SharedBufferView {
   buffer: Buffer;
 }
 
+/** A barrier (or Croqtile event) completing a phase, whether or not anything stops on it. */
+export interface PhaseFlip {
+  barrier: string;
+  block: number;
+  oldPhase: number;
+  newPhase: number;
+  /** Who arrived last (a CUDA lane, a Croqtile thread), when a thread did. */
+  lastArriver?: string;
+  /** Its debugger thread. */
+  thread?: number;
+  /** Zero-based line where the last arriver is. */
+  line?: number;
+  /** Croqtile launch (0 for CUDA). */
+  launch: number;
+}
+
 export interface DebugEvents {
   stopped: DebugStop;
   output: { text: string; category: 'stdout' | 'console' | 'stderr'; thread?: number };
   exited: { status: 'completed' | 'deadlock' | 'error' | 'step-limit'; message: string };
+  /** Every phase flip while running (never while replaying). */
+  flip: PhaseFlip;
+}
+
+/** The recorded trace with what `toChromeTrace` needs to place its threads. */
+export interface DebugTrace {
+  events: TraceEvent[];
+  /** Where the machine thread an event names (`thread`, `lastArriver`) lives. */
+  thread: (index: number) => TraceThread | undefined;
+  /** Launches the events cover (Croqtile: every launch so far; 1 for CUDA). */
+  launches: number;
+}
+
+export interface StepOptions {
+  /** Run only this thread's lanes (DAP `singleThread`); the other threads stay where they are. */
+  singleThread?: boolean;
 }
 
 /** Statements a step may run before it gives up and says what the lane waits on. */
@@ -218,19 +264,24 @@ interface Checkpoint {
 }
 
 /**
- * One `Machine.run` call: the step count it ended at, and whether it picked a thread that the line
- * hook stopped before its first statement (the replay must make that pick too: under the random
- * policy a pick draws from the generator).
+ * One `Machine.run` call: the step count it ended at and the quanta it ran (one more than a replay
+ * of its statements makes when the line hook stopped its last pick before its first statement: the
+ * replay must make that pick too, since under the random policy a pick draws from the generator).
  */
 interface Segment {
   steps: number;
-  emptyPick: boolean;
+  quanta: number;
   /** `Machine.phaseFlips` at its end: more than before means the call ended at a flip. */
   flips: number;
+  /** A single-thread call: the machine thread it ran, and whether that thread ended blocked or done. */
+  thread?: number;
+  notReady?: boolean;
 }
 
 interface StepTarget {
   kind: 'over' | 'in' | 'out';
+  /** Only the warp's lanes run. */
+  single: boolean;
   warp: number;
   thread: SimThread;
   depth: number;
@@ -260,13 +311,9 @@ export class DebugRuntime {
   private watches: BarrierWatch[] = [];
   private filters = new Set<ExceptionFilter>(['deadlock', 'misuse', 'race']);
   private readonly lanes = new Map<number, number>();
-  private readonly listeners: { [K in keyof DebugEvents]: Listener<K>[] } = { stopped: [], output: [], exited: [] };
+  private readonly listeners: { [K in keyof DebugEvents]: Listener<K>[] } = { stopped: [], output: [], exited: [], flip: [] };
   /** Steps at the end of every `Machine.run` call of the current launch, in order (what a replay repeats). */
   private segments: Segment[] = [];
-  /** `Machine.quanta` at the hook's last call: a different count means a quantum's first statement. */
-  private hookQuantum = -1;
-  /** The last run call ended with the hook stopping a thread before its quantum's first statement. */
-  private emptyPick = false;
   private checkpoints: Checkpoint[] = [];
   /** Set while rebuilding a past state: no stops, no output. */
   private replaying = false;
@@ -352,7 +399,6 @@ export class DebugRuntime {
     const m = launch.machine;
     m.listeners.push((e) => this.onMachineEvent(m, e));
     this.launch = launch;
-    this.hookQuantum = -1;
     // Breakpoints match statements by identity: a rebuilt launch has new ones.
     this.verified = undefined;
     this.statementLines();
@@ -504,14 +550,7 @@ export class DebugRuntime {
 
   /** The line hook: breakpoints and stepping, on displayed lanes only. Returns true to stop before `loc`. */
   private atStatement(t: SimThread, loc: SourceLoc): boolean {
-    // Whether this is the quantum's first statement, for the replay (see Segment).
-    const quanta = this.machine.quanta;
-    const fresh = quanta !== this.hookQuantum;
-    this.hookQuantum = quanta;
-    if (this.pendingStop) {
-      this.emptyPick = fresh;
-      return true;
-    }
+    if (this.pendingStop) return true;
     if (this.croq) {
       if (this.lastLoc[t.index] !== undefined) {
         const again = this.lastLoc[t.index] === loc;
@@ -527,7 +566,7 @@ export class DebugRuntime {
     if (s && s.thread === t) {
       const depth = this.view?.frames(t).length ?? 0;
       const changed = s.kind === 'out' ? depth < s.depth : s.kind === 'in' ? depth !== s.depth || loc.line !== s.line : depth < s.depth || (depth === s.depth && loc.line !== s.line);
-      if (changed) return this.stopBefore(t, { reason: 'step', description: `stepped to line ${loc.line + 1}` }, loc, fresh);
+      if (changed) return this.stopBefore(t, { reason: 'step', description: `stepped to line ${loc.line + 1}` }, loc);
     }
     const bp = this.lineBps.get(loc.line);
     if (!bp || !this.lineStarts.has(loc)) return false;
@@ -545,11 +584,10 @@ export class DebugRuntime {
       this.emit('output', { text: `${this.interpolate(bp.logMessage, t)}\n`, category: 'console', thread: this.threadId(t) });
       return false;
     }
-    return this.stopBefore(t, { reason: 'breakpoint', description: conditionError ?? `breakpoint at line ${loc.line + 1}` }, loc, fresh);
+    return this.stopBefore(t, { reason: 'breakpoint', description: conditionError ?? `breakpoint at line ${loc.line + 1}` }, loc);
   }
 
-  private stopBefore(t: SimThread, s: { reason: StopReason; description: string }, loc: SourceLoc, fresh: boolean): true {
-    this.emptyPick = fresh;
+  private stopBefore(t: SimThread, s: { reason: StopReason; description: string }, loc: SourceLoc): true {
     this.pendingStop = { ...s, thread: this.threadId(t), lane: this.croq ? 0 : t.lane, line: loc.line, steps: 0 };
     return true;
   }
@@ -573,11 +611,15 @@ export class DebugRuntime {
       this.flipsThisRun.push(flip);
       // Pause after every flip: it is a checkpoint for stepping back.
       m.pause();
+      const arriver = e.lastArriver;
+      this.emit('flip', { barrier: b.label, block: b.block, oldPhase: e.completed, newPhase: e.completed + 1, lastArriver: flip.lastArriver, thread: arriver ? this.threadId(arriver) : undefined, line: arriver?.loc.line, launch: this.launchIndex });
       if (this.pendingStop) return;
       const fbp = this.functionBps.find((f) => barrierMatches(f.name, b));
       const watch = fbp ? undefined : this.watches.find((w) => w.label === b.label && w.block === b.block);
       if (fbp || watch || this.filters.has('phase-flip')) {
-        const what = `${b.label}${m.numBlocks > 1 ? ` (block ${b.block})` : ''} completed phase ${e.completed} → phase ${e.completed + 1}${flip.lastArriver ? `; last arrival by ${flip.lastArriver}` : ''}`;
+        // The stop names the last arriver's warp, whose frames show its displayed lane: say where the arriving lane is when it is another.
+        const elsewhere = arriver && !this.croq && arriver.lane !== this.laneOf(this.threadId(arriver)) ? ` (lane ${arriver.lane} arrived at line ${arriver.loc.line + 1}; ':lane ${arriver.lane}' shows it)` : '';
+        const what = `${b.label}${m.numBlocks > 1 ? ` (block ${b.block})` : ''} completed phase ${e.completed} → phase ${e.completed + 1}${flip.lastArriver ? `; last arrival by ${flip.lastArriver}` : ''}${elsewhere}`;
         this.pendingStop = {
           reason: watch ? 'data' : 'phase-flip',
           description: watch ? `watched barrier ${what}` : what,
@@ -610,16 +652,16 @@ export class DebugRuntime {
     return this.drive(undefined);
   }
 
-  stepOver(thread: number): Promise<DebugStop> {
-    return this.stepKind('over', thread);
+  stepOver(thread: number, options: StepOptions = {}): Promise<DebugStop> {
+    return this.stepKind('over', thread, options);
   }
 
-  stepIn(thread: number): Promise<DebugStop> {
-    return this.stepKind('in', thread);
+  stepIn(thread: number, options: StepOptions = {}): Promise<DebugStop> {
+    return this.stepKind('in', thread, options);
   }
 
-  stepOut(thread: number): Promise<DebugStop> {
-    return this.stepKind('out', thread);
+  stepOut(thread: number, options: StepOptions = {}): Promise<DebugStop> {
+    return this.stepKind('out', thread, options);
   }
 
   /** Asks a running `continue`/step to stop at its next slice boundary (reason `pause`). */
@@ -627,14 +669,14 @@ export class DebugRuntime {
     this.pauseRequested = true;
   }
 
-  private stepKind(kind: StepTarget['kind'], thread: number): Promise<DebugStop> {
+  private stepKind(kind: StepTarget['kind'], thread: number, options: StepOptions): Promise<DebugStop> {
     if (this.exited || !this.launch) return this.drive(undefined);
     const t = this.displayed(thread);
     if (!t) throw new Error(`no thread ${thread}`);
     if (t.status === 'done' || t.status === 'faulted') return Promise.resolve(this.stopAt({ reason: 'step', thread, description: `${this.threadLabel(t)} has exited`, steps: 0 }));
     // The line of the lane's pc (after a replay `t.loc` may still name the statement before it).
     const frames = this.view?.frames(t) ?? [];
-    return this.drive({ kind, warp: thread, thread: t, depth: frames.length, line: frames[0]?.loc.line ?? t.loc.line });
+    return this.drive({ kind, single: options.singleThread === true, warp: thread, thread: t, depth: frames.length, line: frames[0]?.loc.line ?? t.loc.line });
   }
 
   private async drive(step: StepTarget | undefined): Promise<DebugStop> {
@@ -646,7 +688,8 @@ export class DebugRuntime {
     try {
       for (;;) {
         const m = this.machine;
-        const r = this.runMachine({ untilSteps: m.steps + (step ? STEP_SLICE : SLICE) });
+        const r = step?.single ? this.runFrozen(step) : this.runMachine({ untilSteps: m.steps + (step ? STEP_SLICE : SLICE) });
+        if (!r) return this.stopAt(this.frozenStop(step!));
         if (r.status === 'completed' && this.croq) {
           if (!this.nextLaunch(r)) return this.programEnd();
           this.updateHook();
@@ -690,13 +733,98 @@ export class DebugRuntime {
   }
 
   /** One `Machine.run`, recorded as a segment; flips it saw make a checkpoint. */
-  private runMachine(limits: { untilSteps?: number; budget?: number }): RunResult {
+  private runMachine(limits: { untilSteps?: number; budget?: number; thread?: SimThread }): RunResult {
     const m = this.machine;
     this.flipsThisRun = [];
-    this.emptyPick = false;
+    const quanta = m.quanta;
     const r = m.run(limits);
-    this.segments.push({ steps: m.steps, emptyPick: this.emptyPick, flips: m.phaseFlips });
+    const t = limits.thread;
+    const seg: Segment = { steps: m.steps, quanta: m.quanta - quanta, flips: m.phaseFlips };
+    if (t) Object.assign(seg, { thread: t.index, notReady: t.status !== 'ready' });
+    this.segments.push(seg);
     return r;
+  }
+
+  /**
+   * Replays one recorded `Machine.run` call. A single-thread call runs the same thread for as many
+   * statements (`ran`), plus one when it ended at a flip or by blocking (or finishing) in its next
+   * statement, which the replay must attempt too; any other call runs to its step count (one more
+   * when it ended at a flip: the flip's pause ends it). When the recording made one more pick (the
+   * hook stopped it before its first statement), that pick is repeated with a hook that stops at once.
+   */
+  private replaySegment(seg: Segment, ran: number, atFlip: boolean, thread: SimThread | undefined): RunResult {
+    const m = this.machine;
+    const quanta = m.quanta;
+    let r: RunResult = { status: 'paused' };
+    if (thread) {
+      const budget = ran + (atFlip || seg.notReady ? 1 : 0);
+      if (budget > 0) r = m.run({ thread, budget });
+    } else r = m.run({ untilSteps: atFlip ? seg.steps + 1 : seg.steps });
+    if (r.status === 'paused' && m.quanta - quanta < seg.quanta) {
+      m.lineHook = () => true;
+      try {
+        r = m.run(thread ? { thread, budget: 1 } : { budget: 1 });
+      } finally {
+        m.lineHook = undefined;
+      }
+    }
+    this.segments.push({ ...seg });
+    return r;
+  }
+
+  /** The machine threads of debugger thread `id`: a warp's lanes (CUDA) or one simulated thread. */
+  private lanesOf(id: number): SimThread[] {
+    const out: SimThread[] = [];
+    for (let lane = 0; lane < this.groupSize; lane++) {
+      const t = this.laneThread(id, lane);
+      if (t) out.push(t);
+    }
+    return out;
+  }
+
+  /**
+   * One slice of a single-thread step: the thread's lanes that can run take turns (the displayed lane
+   * first), a quantum each, until STEP_SLICE statements ran, a run stops (hook, flip, report, pause)
+   * or no lane can run. Undefined when no lane could run at all: they wait on frozen threads.
+   */
+  private runFrozen(step: StepTarget): RunResult | undefined {
+    const m = this.machine;
+    const lanes = this.lanesOf(step.warp);
+    const order = [step.thread, ...lanes.filter((l) => l !== step.thread)];
+    // A blocked lane whose wait is met is woken by the machine before it runs (at the top of `run`).
+    const runnable = (l: SimThread) => l.status === 'ready' || (l.status === 'blocked' && !!l.wait?.ready());
+    const end = m.steps + STEP_SLICE;
+    let ran = false;
+    for (;;) {
+      let any = false;
+      for (const lane of order) {
+        if (!runnable(lane)) continue;
+        any = ran = true;
+        const r = this.runMachine({ thread: lane, budget: Math.min(m.quantum, end - m.steps) });
+        if (r.status !== 'paused' || this.pendingStop || this.flipsThisRun.length || this.pauseRequested || m.steps >= end) return r;
+        if (step.thread.status === 'done' || step.thread.status === 'faulted') return r;
+      }
+      if (!any) return ran ? { status: 'paused' } : undefined;
+    }
+  }
+
+  /** The stop of a single-thread step none of whose lanes can run. */
+  private frozenStop(step: StepTarget): DebugStop {
+    const m = this.machine;
+    const t = step.thread;
+    if (t.status === 'done' || t.status === 'faulted') return { reason: 'step', thread: step.warp, description: `${this.threadLabel(t)} exited`, steps: 0 };
+    const lane = t.status === 'blocked' ? t : (this.lanesOf(step.warp).find((l) => l.status === 'blocked') ?? t);
+    const line = this.view?.frames(lane)[0]?.loc.line ?? lane.loc.line;
+    const wait = lane.wait?.describe();
+    const what = wait ? `waits on ${wait}${/ at line \d+/.test(wait) ? '' : ` at line ${line + 1}`}` : `cannot run at line ${line + 1}`;
+    const who = lane === step.thread || this.croq ? this.threadLabel(lane) : lane.label;
+    const inFlight = m.asyncInFlight.length;
+    // Async work lands as simulated time passes, which only running threads (or an idle machine) advance.
+    const onAsync = lane.wait?.kind === 'async-group' || lane.wait?.kind === 'future';
+    const why = onAsync
+      ? ', asynchronous work that lands only while other threads run, and a single-thread step froze them'
+      : `, which only the other threads can release, and a single-thread step froze them${inFlight ? ` (${inFlight} async operation${inFlight === 1 ? '' : 's'} in flight land only while they run)` : ''}`;
+    return { reason: 'step', thread: step.warp, description: `${who} ${what}${why}: continue, or step without singleThread`, steps: 0 };
   }
 
   private record(stop: DebugStop | undefined): void {
@@ -711,11 +839,20 @@ export class DebugRuntime {
 
   private stopAt(stop: DebugStop): DebugStop {
     stop.steps = this.steps;
-    if (stop.line === undefined && stop.thread !== undefined) stop.line = this.displayed(stop.thread)?.loc.line;
+    this.placeStop(stop);
     this.record(stop);
     this.lastStop = stop;
     this.emit('stopped', stop);
     return stop;
+  }
+
+  /** Points the stop at its thread's top frame (the displayed lane's pc: `loc` may still name the statement before it). */
+  private placeStop(stop: DebugStop): void {
+    if (stop.thread === undefined) return;
+    const shown = this.displayed(stop.thread);
+    const top = shown && shown.status !== 'done' && shown.status !== 'faulted' ? this.view?.frames(shown)[0] : undefined;
+    if (top) stop.line = top.loc.line;
+    else stop.line ??= shown?.loc.line;
   }
 
   private terminal(r: RunResult): DebugStop {
@@ -812,13 +949,8 @@ export class DebugRuntime {
           // statement, when an async completion flips); the replay pauses there too. Other calls end
           // at their statement count.
           const atFlip = seg.flips > segments[s - 1].flips;
-          let r = this.runMachine({ untilSteps: atFlip ? seg.steps + 1 : seg.steps });
-          // A pick stopped before its first statement is repeated as a pick that runs nothing.
-          if (seg.emptyPick && r.status === 'paused') {
-            r = this.runMachine({ budget: 0 });
-            this.segments.pop();
-            this.segments[this.segments.length - 1].emptyPick = true;
-          }
+          const thread = seg.thread !== undefined ? m.threads[seg.thread] : undefined;
+          const r = this.replaySegment(seg, seg.steps - segments[s - 1].steps, atFlip, thread);
           if (r.status !== 'paused' && s < segments.length - 1) throw new Error(`replay diverged: the run ended (${r.status}) at ${this.stepBase + m.steps} statements, before the recorded stop at ${target.steps}`);
         }
       }
@@ -1043,6 +1175,39 @@ export class DebugRuntime {
   /** Global buffers bound to the kernel's (or program's) arguments. */
   globals(): Launch['buffers'] {
     return this.launch?.buffers ?? this.program?.buffers ?? [];
+  }
+
+  /**
+   * The trace recorded so far (empty unless the request asked for `trace`). Croqtile launches each
+   * number their threads and async operations from 0 and start at cycle 0: here they are renumbered
+   * and laid end to end, so one Chrome trace shows the whole program.
+   */
+  trace(): DebugTrace {
+    const machines = this.program ? this.program.launches : this.launch ? [this.launch.machine] : [];
+    const placed: TraceThread[] = [];
+    const events: TraceEvent[] = [];
+    let threadBase = 0;
+    let opBase = 0;
+    let timeBase = 0;
+    for (const m of machines) {
+      for (const t of m.threads) placed.push(this.language === 'croqtile' ? { block: t.block, warp: t.tid, role: t.role?.split(' ')[0] } : { block: t.block, warp: t.warp, lane: t.lane, role: t.role });
+      if (machines.length === 1) events.push(...m.trace);
+      else {
+        let ops = 0;
+        for (const e of m.trace) {
+          const time = e.time + timeBase;
+          if (e.kind === 'phase') events.push({ ...e, time, lastArriver: e.lastArriver === undefined ? undefined : e.lastArriver + threadBase });
+          else if (e.kind === 'async-issue' || e.kind === 'async-complete') {
+            ops = Math.max(ops, e.op + 1);
+            events.push({ ...e, time, thread: e.thread + threadBase, op: e.op + opBase });
+          } else events.push({ ...e, time, thread: e.thread + threadBase });
+        }
+        opBase += ops;
+      }
+      threadBase += m.threads.length;
+      timeBase += m.cycles;
+    }
+    return { events, thread: (i) => placed[i], launches: machines.length };
   }
 
   private blockedThreads(report: SimReport | undefined): DebugStop['blocked'] {

@@ -1,8 +1,9 @@
 // Bench section "dap": the debug adapter over the real protocol (`node dist/cli.js dap`, a fresh
 // process per run, driven by @vscode/debugadapter-testsupport's DebugClient) on the CUDA guide's
 // producer/consumer seed with 128 threads: launch → first stop (stopOnEntry; includes loading the
-// CUDA grammar and compiling the kernel), step over in the producer's loop, and continue → the next
-// phase flip (phase-flip filter on). Medians over several runs.
+// CUDA grammar and compiling the kernel), step over in the producer's loop (also with singleThread:
+// only the producer warp runs, and a step it cannot finish alone stops at once), and continue → the
+// next phase flip (phase-flip filter on). Medians over several runs.
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import * as path from 'node:path';
@@ -85,6 +86,15 @@ async function session(steps, flips) {
       if (body.reason !== 'step') throw new Error(`expected a step stop, got ${body.reason}: ${body.description}`);
       stepMs.push(now() - t);
     }
+    const singleMs = [];
+    for (let i = 0; i < steps; i++) {
+      const t = now();
+      const s = nextStop(dc);
+      await dc.nextRequest({ threadId: 1, singleThread: true });
+      const body = await s;
+      if (body.reason !== 'step') throw new Error(`expected a step stop, got ${body.reason}: ${body.description}`);
+      singleMs.push(now() - t);
+    }
     await dc.setExceptionBreakpointsRequest({ filters: ['phase-flip'] });
     const flipMs = [];
     for (let i = 0; i < flips; i++) {
@@ -95,7 +105,7 @@ async function session(steps, flips) {
       if (!/completed phase/.test(body.description ?? '')) throw new Error(`expected a phase flip, got ${body.reason}: ${body.description}`);
       flipMs.push(now() - t);
     }
-    return { firstStop, stepMs, flipMs };
+    return { firstStop, stepMs, singleMs, flipMs };
   } finally {
     await dc.stop();
   }
@@ -107,10 +117,12 @@ export async function benchDap({ quick = false } = {}) {
   for (let i = 0; i < runs; i++) results.push(await session(quick ? 3 : 10, quick ? 3 : 10));
   const firstStop = median(results.map((r) => r.firstStop));
   const step = median(results.flatMap((r) => r.stepMs));
+  const single = median(results.flatMap((r) => r.singleMs));
   const flip = median(results.flatMap((r) => r.flipMs));
   const rows = [
     { metric: 'launch → first stop (stopOnEntry, fresh adapter), median', value: `${firstStop.toFixed(0)} ms`, target: '≤ 300 ms', ok: firstStop <= 300 },
     { metric: 'step over (producer warp), median', value: `${step.toFixed(1)} ms`, target: '≤ 50 ms', ok: step <= 50 },
+    { metric: 'step over with singleThread (producer warp only), median', value: `${single.toFixed(1)} ms`, target: '≤ 50 ms', ok: single <= 50 },
     { metric: 'continue → next phase flip, median', value: `${flip.toFixed(1)} ms`, target: '≤ 100 ms', ok: flip <= 100 },
   ];
   return { rows, data: { runs, kernel: 'seeds/producer_consumer_cuda_barrier.cu, 128 threads, 1,024 iterations', results } };

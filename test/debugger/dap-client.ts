@@ -12,6 +12,8 @@ export { ROOT };
 export const EXAMPLES = path.join(ROOT, 'examples');
 export const GPU_FIXTURES = path.join(ROOT, 'test', 'fixtures', 'sim', 'gpu');
 
+const capabilitiesOf = new WeakMap<DebugClient, DebugProtocol.Capabilities>();
+
 /** Starts an adapter process (`phaseflip dap`) and initializes it like VS Code does. */
 export async function startAdapter(): Promise<DebugClient> {
   requireBuild();
@@ -19,8 +21,23 @@ export async function startAdapter(): Promise<DebugClient> {
   const dc = new DebugClient(CLI_JS, 'dap', 'phaseflip');
   dc.defaultTimeout = 20_000;
   await dc.start();
-  await dc.initializeRequest({ adapterID: 'phaseflip', linesStartAt1: true, columnsStartAt1: true, pathFormat: 'path', supportsInvalidatedEvent: true });
+  const r = await dc.initializeRequest({ adapterID: 'phaseflip', linesStartAt1: true, columnsStartAt1: true, pathFormat: 'path', supportsInvalidatedEvent: true });
+  capabilitiesOf.set(dc, r.body ?? {});
   return dc;
+}
+
+/** What the adapter answered to `initialize`. */
+export function capabilities(dc: DebugClient): DebugProtocol.Capabilities {
+  const c = capabilitiesOf.get(dc);
+  if (!c) throw new Error('the adapter was not started with startAdapter');
+  return c;
+}
+
+/** Every event of `kind` from now on (bodies, in order). */
+export function collectEvents<T>(dc: DebugClient, kind: string): T[] {
+  const out: T[] = [];
+  dc.on(kind, (e: { body: T }) => out.push(e.body));
+  return out;
 }
 
 /**

@@ -1,13 +1,13 @@
 // Debug adapter protocol tests: `phaseflip dap` as a real process driven by DebugClient over the
 // seeds, the bug examples and the GPU fixtures. Expected stops and states come from the kernels'
 // logic (which tile a flip carries, who waits on what), lines from the text on them.
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import type { DebugClient } from '@vscode/debugadapter-testsupport';
 import type { DebugProtocol } from '@vscode/debugprotocol';
 import { afterEach, describe, expect, it } from 'vitest';
-import { EXAMPLES, GPU_FIXTURES, children, collectOutput, failure, frames, launch, lineOf, nextStop, scope, startAdapter, stopAfter } from './dap-client';
+import { EXAMPLES, GPU_FIXTURES, capabilities, children, collectOutput, failure, frames, launch, lineOf, nextStop, scope, startAdapter, stopAfter } from './dap-client';
 
 const seedFile = path.join(EXAMPLES, 'seeds', 'producer_consumer_cuda_barrier.cu');
 /** The CUDA guide's producer/consumer: 128 threads, warp 0 produces, N / buffer_len = 16 iterations. */
@@ -121,6 +121,21 @@ describe('phaseflip dap: deadlock', () => {
     const exited = c.waitForEvent('exited');
     expect(await stopAfter(c, () => c.continueRequest({ threadId: 1 }))).toBeUndefined();
     expect(((await exited) as DebugProtocol.ExitedEvent).body.exitCode).toBe(1);
+  });
+
+  it("every blocked warp's top frame is its wait, on the line the deadlock description names", async () => {
+    const c = await adapter();
+    const stop = await launch(c, bootstrap);
+    expect(stop?.body.reason).toBe('exception');
+    const waits = [...stop!.body.description!.matchAll(/block 0 · warp (\d+) \(\d+ lanes?\) waits on (\S+) \(parity \d\) at line (\d+)/g)];
+    expect(waits.map((w) => Number(w[1]))).toEqual([0, 1, 2, 3, 4]);
+    const threads = (await c.threadsRequest()).body.threads;
+    for (const [, warp, barrier, line] of waits) {
+      const thread = threads.find((t) => t.name.startsWith(`block 0 · warp ${warp}`))!;
+      const top = (await frames(c, thread.id))[0];
+      expect([top.name, top.line], `warp ${warp} on ${barrier}`).toEqual(['bar_wait', Number(line)]);
+      expect(top.source?.path).toBe(bootstrapFile);
+    }
   });
 
   it('with the deadlock filter off the run ends and says why in the console', async () => {
@@ -288,6 +303,72 @@ describe('phaseflip dap: threads, lanes and views', () => {
   });
 });
 
+describe('phaseflip dap: single-thread stepping', () => {
+  it('next with singleThread moves only that warp, stops on a wait only frozen warps can release, and steps back exactly', async () => {
+    const c = await adapter();
+    expect(capabilities(c).supportsSingleThreadExecutionRequests).toBe(true);
+    await launch(c, { ...seed, stopOnEntry: true });
+    const first = lineOf(seedFile, 'if (threadIdx.x < 4)');
+    const sync = lineOf(seedFile, '__syncthreads();');
+    const tops = async () => Promise.all([1, 2, 3, 4].map(async (t) => (await frames(c, t))[0].line));
+    expect(await tops()).toEqual([first, first, first, first]);
+    const init = await stopAfter(c, () => c.nextRequest({ threadId: 1, singleThread: true }));
+    expect(init?.body).toMatchObject({ reason: 'step', threadId: 1 });
+    expect(await tops()).toEqual([lineOf(seedFile, 'init(bar + threadIdx.x, blockDim.x)'), first, first, first]);
+    await stopAfter(c, () => c.nextRequest({ threadId: 1, singleThread: true }));
+    expect(await tops()).toEqual([sync, first, first, first]);
+    const stuck = await stopAfter(c, () => c.nextRequest({ threadId: 1, singleThread: true }));
+    expect(stuck?.body).toMatchObject({ reason: 'step', threadId: 1 });
+    expect(stuck!.body.description).toMatch(new RegExp(`^block 0 · warp 0 waits on __syncthreads.* at line ${sync}, which only the other threads can release, and a single-thread step froze them`));
+    const frozen = await tops();
+    expect(frozen).toEqual([sync, first, first, first]);
+    // Without singleThread every warp runs and the sync completes.
+    const past = await stopAfter(c, () => c.nextRequest({ threadId: 1 }));
+    expect(past?.body.reason).toBe('step');
+    expect((await tops())[0]).toBeGreaterThan(sync);
+    // Back (over the flips in between) to the frozen state: the replay repeats the single-thread steps.
+    let back = await stopAfter(c, () => c.stepBackRequest({ threadId: 1 }));
+    for (let i = 0; i < 20 && back?.body.description !== stuck!.body.description; i++) back = await stopAfter(c, () => c.stepBackRequest({ threadId: 1 }));
+    expect(back?.body).toMatchObject({ reason: 'step', description: stuck!.body.description });
+    expect(await tops()).toEqual(frozen);
+  });
+});
+
+describe('phaseflip dap: logPhaseFlips', () => {
+  const FLIP = /^(bar\[(\d)\]) \(block 0\): phase (\d+) → (\d+), last arrival by block 0 · warp (\d) · lane (\d+)(?: · \w+)?, line (\d+)\n$/;
+
+  it('prints one console line per phase flip without stopping, naming the last arrival and its line', async () => {
+    const c = await adapter();
+    const output = collectOutput(c);
+    const exited = c.waitForEvent('exited');
+    expect(await launch(c, { ...seed, logPhaseFlips: true })).toBeUndefined();
+    await exited;
+    const total = Number(/(\d+) phase flip/.exec(output.find((o) => /^Phaseflip: completed/.test(o.output))!.output)![1]);
+    const flips = output.filter((o) => o.category === 'console' && FLIP.test(o.output)).map((o) => FLIP.exec(o.output)!);
+    expect(flips).toHaveLength(total);
+    const text = readFileSync(seedFile, 'utf8').split('\n');
+    const next = new Map<string, number>();
+    for (const [, label, index, from, to, , , line] of flips) {
+      // Each barrier's phases count up one flip at a time.
+      expect([Number(from), Number(to)], label).toEqual([next.get(label) ?? 0, (next.get(label) ?? 0) + 1]);
+      next.set(label, Number(to));
+      // The line is an arrival on that barrier: bar[0..1] are ready[], bar[2..3] filled[].
+      expect(text[Number(line) - 1], `${label} at line ${line}`).toMatch(new RegExp(`${Number(index) < 2 ? 'ready' : 'filled'}\\[(0|1|i % 2)\\]\\.arrive`));
+    }
+    // Every barrier flips once per iteration (plus the consumers' two bootstrap arrivals on ready[]).
+    expect([...next.keys()].sort()).toEqual(['bar[0]', 'bar[1]', 'bar[2]', 'bar[3]']);
+  });
+
+  it('prints nothing of the kind by default', async () => {
+    const c = await adapter();
+    const output = collectOutput(c);
+    const exited = c.waitForEvent('exited');
+    expect(await launch(c, seed)).toBeUndefined();
+    await exited;
+    expect(output.some((o) => FLIP.test(o.output))).toBe(false);
+  });
+});
+
 describe('phaseflip dap: bad configurations', () => {
   const cases: [string, Record<string, unknown>, RegExp][] = [
     ['unknown kernel', { ...seed, kernel: 'foo' }, /^kernel: no __global__ function 'foo' in producer_consumer_cuda_barrier\.cu \(kernels: producer_consumer_pattern\)$/],
@@ -303,6 +384,7 @@ describe('phaseflip dap: bad configurations', () => {
     ['bad schedule', { ...seed, schedule: 'fast' }, /^schedule: expected one of round-robin, random, adversarial/],
     ['bad seed', { ...seed, seed: -1 }, /^seed: expected an integer/],
     ['bad cwd', { ...seed, cwd: '/no/such/dir' }, /^cwd: not a directory/],
+    ['logPhaseFlips text', { ...seed, logPhaseFlips: 'yes' }, /^logPhaseFlips: expected true or false, got "yes"$/],
   ];
 
   it('every bad field fails the launch with a message naming it, and the adapter keeps answering', async () => {

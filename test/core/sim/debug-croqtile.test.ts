@@ -375,4 +375,88 @@ describe('DebugRuntime on Croqtile', () => {
     expect(exited).toHaveLength(1);
     expect(() => host.setLane(1, 3)).toThrow(/one lane/);
   });
+
+  it("trace() renumbers every launch's threads and lays the launches end to end in time", async () => {
+    // Two launches of two threads each: their start-of-parallel syncs put every thread in the trace.
+    const text = TWO_LAUNCHES.replace('parallel u by 1 : thread', 'parallel u by 2 : thread');
+    const rt = new DebugRuntime({ file: 'two.co', text, args: [], trace: true });
+    await rt.start();
+    expect((await rt.continue()).reason).toBe('completed');
+    const trace = rt.trace();
+    expect(trace.launches).toBe(2);
+    // Launch 1's threads (t 0, t 1) keep indices 0 and 1; launch 2's (u 0, u 1) become 2 and 3.
+    expect([0, 1, 2, 3].map((i) => trace.thread(i))).toEqual([
+      { block: 0, warp: 0, role: undefined },
+      { block: 0, warp: 1, role: undefined },
+      { block: 0, warp: 0, role: undefined },
+      { block: 0, warp: 1, role: undefined },
+    ]);
+    expect(trace.thread(4)).toBeUndefined();
+    const threadOf = (e: (typeof trace.events)[number]) => (e.kind === 'phase' ? -1 : e.thread);
+    expect([...new Set(trace.events.map(threadOf))].sort()).toEqual([0, 1, 2, 3]);
+    // Launch 2's events come after every event of launch 1.
+    const end1 = Math.max(...trace.events.filter((e) => threadOf(e) < 2).map((e) => e.time));
+    const start2 = Math.min(...trace.events.filter((e) => threadOf(e) >= 2).map((e) => e.time));
+    expect(start2).toBeGreaterThanOrEqual(end1);
+  });
+
+  it('a single-thread step runs only its thread, stops on what frozen threads or async work must release, and replays exactly', async () => {
+    const req = gemm();
+    const rt = new DebugRuntime(req);
+    await rt.start();
+    const waitEmpty = lineOf(req, 'wait empty.at(iv_k)');
+    rt.setBreakpoints([{ line: waitEmpty, condition: 'iv_k == 0' }]);
+    expect(await rt.continue()).toMatchObject({ reason: 'breakpoint', thread: 1 });
+    rt.setBreakpoints([]);
+    const consumer = JSON.stringify([rt.frames(2), rt.locals(2, 0)]);
+    // The producer issues tiles 0 and 1 (both stages start free), then waits for a stage the frozen consumer must free.
+    const states: { steps: number; state: string }[] = [];
+    let stop = await rt.stepOver(1, { singleThread: true });
+    for (let i = 0; i < 20 && !/froze/.test(stop.description); i++) {
+      expect(stop.reason).toBe('step');
+      expect(JSON.stringify([rt.frames(2), rt.locals(2, 0)])).toBe(consumer);
+      states.push({ steps: rt.steps, state: JSON.stringify([rt.frames(1), rt.locals(1, 0), rt.barriers(), rt.futures()]) });
+      stop = await rt.stepOver(1, { singleThread: true });
+    }
+    expect(stop).toMatchObject({ reason: 'step', thread: 1, line: waitEmpty });
+    // Its four TMA copies (a and b of tiles 0 and 1) are still in flight: simulated time stood still with the others.
+    expect(stop.description).toBe(`block 0 · wg 0 · producer waits on empty[0] (parity 0) at line ${waitEmpty + 1}, which only the other threads can release, and a single-thread step froze them (4 async operations in flight land only while they run): continue, or step without singleThread`);
+    expect(rt.frames(1)[0].name).toBe('foreach iv_k = 2');
+    expect(states.length).toBeGreaterThanOrEqual(8);
+    // The consumer's first MMA waits on asynchronous work: its step says so.
+    await rt.setBreakpoints([{ line: lineOf(req, 'mma.row.row acc'), condition: 'iv_k == 0 && iv_w == 1' }]);
+    await rt.continue();
+    rt.setBreakpoints([]);
+    const mma = await rt.stepOver(2, { singleThread: true });
+    expect(mma.description).toMatch(/^block 0 · wg 1 · consumer waits on .*asynchronous work that lands only while other threads run, and a single-thread step froze them: continue, or step without singleThread$/);
+    for (const want of states.reverse()) {
+      while (rt.steps > want.steps) await rt.stepBack();
+      expect(rt.steps).toBe(want.steps);
+      expect(JSON.stringify([rt.frames(1), rt.locals(1, 0), rt.barriers(), rt.futures()])).toBe(want.state);
+    }
+  });
+
+  it('mixed single-thread and ordinary steps replay exactly under every schedule', async () => {
+    for (const schedule of ['round-robin', 'random', 'adversarial'] as const) {
+      const req = { ...gemm(), schedule, seed: 3 };
+      const rt = new DebugRuntime(req);
+      await rt.start();
+      rt.setBreakpoints([{ line: lineOf(req, 'mma.row.row acc'), condition: 'iv_k == 1 && iv_w == 1' }]);
+      await rt.continue();
+      rt.setBreakpoints([]);
+      const snap = () => JSON.stringify([rt.steps, rt.frames(1), rt.frames(2), rt.locals(1, 0), rt.locals(2, 0), rt.barriers(), rt.futures()]);
+      const states = [snap()];
+      for (let k = 0; k < 8; k++) {
+        await rt.stepOver(k % 3 ? 1 : 2, { singleThread: k % 2 === 0 });
+        states.push(snap());
+      }
+      // Back through every step (flip checkpoints in between are passed over by their step counts).
+      for (let k = states.length - 2; k >= 0; k--) {
+        const steps = JSON.parse(states[k])[0] as number;
+        do await rt.stepBack();
+        while (rt.steps > steps);
+        expect(snap(), `${schedule}: state ${k}`).toBe(states[k]);
+      }
+    }
+  });
 });

@@ -363,3 +363,154 @@ describe('evaluate (breakpoint conditions)', () => {
     expect(() => evaluate('i $ 2', scope)).toThrow(/unexpected '\$'/);
   });
 });
+
+/** Every thread's top frame line (the displayed lane's), by thread id. */
+function tops(rt: DebugRuntime): Record<number, number | undefined> {
+  return Object.fromEntries(rt.threads().map((t) => [t.id, rt.frames(t.id)[0]?.loc.line]));
+}
+
+describe('DebugRuntime: single-thread steps, flip events, stop lines and the trace', () => {
+  it('a single-thread step runs only that warp; a step blocked on frozen warps stops and says so; time travel replays both', async () => {
+    const req = seed();
+    const rt = new DebugRuntime(req);
+    await rt.start();
+    const first = lineOf(req, 'if (threadIdx.x < 4)');
+    const sync = lineOf(req, '__syncthreads();');
+    expect(tops(rt)).toEqual({ 1: first, 2: first, 3: first, 4: first });
+    const history: { stop: string; tops: Record<number, number | undefined>; barriers: unknown; steps: number }[] = [];
+    const snap = (stop: string) => history.push({ stop, tops: tops(rt), barriers: rt.barriers(), steps: rt.steps });
+    snap('entry');
+
+    // Lane 0 of warp 0 initialises bar[0] (threadIdx.x < 4); no other warp moves.
+    const into = await rt.stepOver(1, { singleThread: true });
+    expect(into).toMatchObject({ reason: 'step', thread: 1, line: lineOf(req, 'init(bar + threadIdx.x, blockDim.x)') });
+    expect(tops(rt)).toEqual({ 1: into.line, 2: first, 3: first, 4: first });
+    snap('init');
+    const atSync = await rt.stepOver(1, { singleThread: true });
+    expect(atSync).toMatchObject({ reason: 'step', thread: 1, line: sync });
+    expect(tops(rt)).toEqual({ 1: sync, 2: first, 3: first, 4: first });
+    // The displayed lane ran first and initialised bar[0]; its other lanes are behind it.
+    expect(rt.barriers().filter((b) => b.initialized).map((b) => b.label)).toEqual(['bar[0]']);
+    snap('sync');
+
+    // __syncthreads needs the 96 frozen threads of warps 1-3.
+    const stuck = await rt.stepOver(1, { singleThread: true });
+    expect(stuck.reason).toBe('step');
+    expect(stuck.thread).toBe(1);
+    expect(stuck.line).toBe(sync);
+    expect(stuck.description).toMatch(new RegExp(`^block 0 · warp 0 waits on __syncthreads.* at line ${sync + 1}, which only the other threads can release, and a single-thread step froze them: continue, or step without singleThread$`));
+    // Every lane of warp 0 ran up to the sync meanwhile (lanes 0-3 initialising bar[0..3]); no other warp ran.
+    expect(rt.threads().map((t) => t.status)).toEqual(['blocked', 'running', 'running', 'running']);
+    expect(rt.barriers().map((b) => `${b.label}:${b.initialized}:${b.expected}`)).toEqual(['bar[0]:true:128', 'bar[1]:true:128', 'bar[2]:true:128', 'bar[3]:true:128']);
+    expect(tops(rt)).toEqual({ 1: sync, 2: first, 3: first, 4: first });
+    snap('stuck');
+
+    // The same step with every warp running gets past the sync.
+    const past = await rt.stepOver(1);
+    expect(past.reason).toBe('step');
+    expect(past.line).toBeGreaterThan(sync);
+    expect(tops(rt)[2]).not.toBe(first);
+
+    // Back through every stop: the replay of the single-thread segments lands on the same states.
+    for (const want of history.reverse()) {
+      const back = await rt.stepBack();
+      expect(back.steps, want.stop).toBe(want.steps);
+      expect({ tops: tops(rt), barriers: rt.barriers() }, want.stop).toEqual({ tops: want.tops, barriers: want.barriers });
+    }
+    // And forward again from the entry to the end.
+    expect((await rt.continue()).reason).toBe('completed');
+  });
+
+  it('a Croqtile single-thread step of the consumer stops on its wait for the frozen producer', async () => {
+    const file = path.join(examples, 'croqtile', 'sim', 'gemm_1p1c.co');
+    const req: SimulateRequest = { file, text: readFileSync(file, 'utf8'), maxSteps: 5_000_000, args: ['lhs=f16[128,512]:random(1)', 'rhs=f16[128,512]:random(2)', 'output=f16[128,128]'].map(parseArg) };
+    const rt = new DebugRuntime(req);
+    await rt.start();
+    const wait = lineOf(req, 'wait full.at(iv_k)');
+    rt.setBreakpoints([{ line: wait }]);
+    const hit = await rt.continue();
+    expect(hit).toMatchObject({ reason: 'breakpoint', thread: 2, line: wait });
+    rt.setBreakpoints([]);
+    const producer = { top: rt.frames(1)[0].loc.line, frames: rt.frames(1).map((f) => f.name) };
+    const stuck = await rt.stepOver(2, { singleThread: true });
+    expect(stuck).toMatchObject({ reason: 'step', thread: 2, line: wait });
+    expect(stuck.description).toMatch(new RegExp(`^block 0 · wg 1 · consumer waits on full\\[0\\] .* at line ${wait + 1}, which only the other threads can release, and a single-thread step froze them`));
+    expect({ top: rt.frames(1)[0].loc.line, frames: rt.frames(1).map((f) => f.name) }).toEqual(producer);
+    // Without singleThread the producer delivers the tile and the consumer moves on.
+    const moved = await rt.stepOver(2);
+    expect(moved.reason).toBe('step');
+    expect(moved.line).not.toBe(wait);
+  });
+
+  it('emits one flip event per phase flip while running and none while replaying', async () => {
+    const rt = new DebugRuntime(seed());
+    await rt.start();
+    const flips = collect(rt, 'flip');
+    rt.setFunctionBreakpoints([{ name: 'bar[3]' }]);
+    const stop = await rt.continue();
+    expect(stop.reason).toBe('phase-flip');
+    // The stop's flip is the last event, with the same phases and last arriver.
+    expect(flips[flips.length - 1]).toMatchObject({ barrier: 'bar[3]', block: 0, oldPhase: stop.oldPhase, newPhase: stop.newPhase, lastArriver: stop.lastArriver, launch: 0 });
+    const seen = flips.length;
+    await rt.stepBack();
+    expect(flips).toHaveLength(seen);
+    rt.setFunctionBreakpoints([]);
+    const end = await rt.continue();
+    expect(end.reason).toBe('completed');
+    // Each barrier's flips go 0 → 1 → 2 … without gaps, and their total is the machine's count.
+    const total = Number(/(\d+) phase flip/.exec(end.description)![1]);
+    const afterBack = flips.slice(seen);
+    const before = flips.slice(0, seen);
+    const byBarrier = new Map<string, number[]>();
+    // Stepping back rewound to the flip before the stop: the run after it repeats from there.
+    const rewound = [...before.slice(0, -1), ...afterBack];
+    for (const f of rewound) byBarrier.set(f.barrier, [...(byBarrier.get(f.barrier) ?? []), f.oldPhase]);
+    expect(rewound).toHaveLength(total);
+    for (const [label, phases] of byBarrier) expect(phases, label).toEqual(phases.map((_, i) => i));
+    for (const f of rewound) expect(f.newPhase).toBe(f.oldPhase + 1);
+    expect(rewound.every((f) => f.lastArriver !== undefined && f.thread !== undefined && f.line !== undefined)).toBe(true);
+  });
+
+  it("a flip stop's line is its warp's top frame; another lane's arrival is named with its line", async () => {
+    const seedText = seed().text;
+    const rt = new DebugRuntime(seed());
+    await rt.start();
+    rt.setExceptionFilters(['phase-flip']);
+    let elsewhere = 0;
+    for (let i = 0; i < 12; i++) {
+      const stop = await rt.continue();
+      expect(stop.reason).toBe('phase-flip');
+      expect(stop.line).toBe(rt.frames(stop.thread!)[0].loc.line);
+      const lane = Number(/lane (\d+)/.exec(stop.lastArriver!)![1]);
+      const hint = /\(lane (\d+) arrived at line (\d+); ':lane (\d+)' shows it\)$/.exec(stop.description);
+      if (lane === 0) {
+        expect(hint).toBeNull();
+        continue;
+      }
+      elsewhere++;
+      expect(hint?.slice(1)).toEqual([String(lane), hint![2], String(lane)]);
+      // The line named is that lane's arrival on the barrier that flipped (bar[0..1] are ready[], bar[2..3] filled[]).
+      const array = Number(/^bar\[(\d)\]/.exec(stop.barrier!)![1]) < 2 ? 'ready' : 'filled';
+      expect(seedText.split('\n')[Number(hint![2]) - 1]).toMatch(new RegExp(`${array}\\[(0|1|i % 2)\\]\\.arrive`));
+    }
+    // Lanes arrive in order, so the last arrival of a warp's 32 is seldom lane 0.
+    expect(elsewhere).toBeGreaterThan(0);
+  });
+
+  it('trace() gives the recorded events with every thread placed by block, warp and lane', async () => {
+    const rt = new DebugRuntime({ ...seed(), trace: true });
+    await rt.start();
+    expect(rt.trace().events).toEqual([]);
+    expect((await rt.continue()).reason).toBe('completed');
+    const trace = rt.trace();
+    expect(trace.launches).toBe(1);
+    const phases = trace.events.filter((e) => e.kind === 'phase');
+    expect(phases.length).toBe(Number(/(\d+) phase flip/.exec((await rt.continue()).description)![1]));
+    for (const e of trace.events) {
+      const index = e.kind === 'phase' ? e.lastArriver : e.thread;
+      if (index === undefined) continue;
+      expect(trace.thread(index)).toMatchObject({ block: 0, warp: Math.floor(index / 32), lane: index % 32 });
+    }
+    expect(new DebugRuntime(seed()).trace()).toEqual({ events: [], thread: expect.any(Function), launches: 0 });
+  });
+});
