@@ -37,10 +37,13 @@
 // whose lane exits stops at once; a step across the end of a Croqtile launch stops at the next
 // launch's entry. Breakpoints hit by other threads interrupt a step. With `singleThread` only that
 // thread's lanes run (the other threads are frozen; a CUDA warp's lanes take turns, a quantum each,
-// displayed lane first); when none of its lanes can run, because what they wait on only frozen
-// threads (or async operations that land only as other threads run) can release, the step stops with
-// reason `step` and says what the lane waits on. Single-thread runs are recorded as segments of their
-// own (the machine thread, whether it blocked), so time travel replays them exactly.
+// displayed lane first). Async engines are not threads: when none of its lanes can run and copies or
+// MMAs are in flight, the next completion lands (simulated time jumps to it, as when the whole machine
+// waits; `Machine.run({ thread, frozen })`) and the step goes on; a flip it causes is a checkpoint
+// like any other. When nothing is in flight and what the lanes wait on only frozen threads can
+// release, the step stops with reason `step` and says what the lane waits on. Single-thread runs are
+// recorded as segments of their own (the machine thread, whether it blocked, frozen), so time travel
+// replays them exactly, deliveries included.
 //
 // Breakpoints. Line breakpoints use `Machine.lineHook` (verified when some statement starts on the
 // line). Conditions and `{expr}` in log messages use a tiny evaluator over the lane's locals (CUDA
@@ -76,7 +79,8 @@
 // stopped a freshly picked thread before its first statement, the replay of the statements makes one
 // pick fewer, and repeats that pick with a hook that stops at once (its wake-ups, async deliveries and
 // random draw happen as recorded; no statement runs). Single-thread calls (`singleThread` steps) are
-// replayed as `run({ thread, budget })` with their statement count. It then checks a
+// replayed as `run({ thread, budget, frozen })` with their statement count (a call that landed an
+// async completion lands the same one: the earliest in flight). It then checks a
 // fingerprint (launch, steps, flips, cycles, barrier phases) against the recording and, if they
 // differ, stays where it was and throws "replay diverged" rather than show a wrong state. Replay is
 // exact under the round-robin (default), adversarial and random policies in the tests' scenarios,
@@ -276,6 +280,8 @@ interface Segment {
   /** A single-thread call: the machine thread it ran, and whether that thread ended blocked or done. */
   thread?: number;
   notReady?: boolean;
+  /** A single-thread step's call (`run({ thread, frozen })`): async completions landed instead of other threads running. */
+  frozen?: boolean;
 }
 
 interface StepTarget {
@@ -733,14 +739,14 @@ export class DebugRuntime {
   }
 
   /** One `Machine.run`, recorded as a segment; flips it saw make a checkpoint. */
-  private runMachine(limits: { untilSteps?: number; budget?: number; thread?: SimThread }): RunResult {
+  private runMachine(limits: { untilSteps?: number; budget?: number; thread?: SimThread; frozen?: boolean }): RunResult {
     const m = this.machine;
     this.flipsThisRun = [];
     const quanta = m.quanta;
     const r = m.run(limits);
     const t = limits.thread;
     const seg: Segment = { steps: m.steps, quanta: m.quanta - quanta, flips: m.phaseFlips };
-    if (t) Object.assign(seg, { thread: t.index, notReady: t.status !== 'ready' });
+    if (t) Object.assign(seg, { thread: t.index, notReady: t.status !== 'ready', frozen: limits.frozen === true });
     this.segments.push(seg);
     return r;
   }
@@ -748,7 +754,8 @@ export class DebugRuntime {
   /**
    * Replays one recorded `Machine.run` call. A single-thread call runs the same thread for as many
    * statements (`ran`), plus one when it ended at a flip or by blocking (or finishing) in its next
-   * statement, which the replay must attempt too; any other call runs to its step count (one more
+   * statement, which the replay must attempt too (a frozen call delivers the same async completion
+   * first: the machine is in the same state, and the completion is the earliest in flight); any other call runs to its step count (one more
    * when it ended at a flip: the flip's pause ends it). When the recording made one more pick (the
    * hook stopped it before its first statement), that pick is repeated with a hook that stops at once.
    */
@@ -758,12 +765,12 @@ export class DebugRuntime {
     let r: RunResult = { status: 'paused' };
     if (thread) {
       const budget = ran + (atFlip || seg.notReady ? 1 : 0);
-      if (budget > 0) r = m.run({ thread, budget });
+      if (budget > 0) r = m.run({ thread, budget, frozen: seg.frozen });
     } else r = m.run({ untilSteps: atFlip ? seg.steps + 1 : seg.steps });
     if (r.status === 'paused' && m.quanta - quanta < seg.quanta) {
       m.lineHook = () => true;
       try {
-        r = m.run(thread ? { thread, budget: 1 } : { budget: 1 });
+        r = m.run(thread ? { thread, budget: 1, frozen: seg.frozen } : { budget: 1 });
       } finally {
         m.lineHook = undefined;
       }
@@ -785,7 +792,9 @@ export class DebugRuntime {
   /**
    * One slice of a single-thread step: the thread's lanes that can run take turns (the displayed lane
    * first), a quantum each, until STEP_SLICE statements ran, a run stops (hook, flip, report, pause)
-   * or no lane can run. Undefined when no lane could run at all: they wait on frozen threads.
+   * or no lane can run. When none can and async work is in flight, its next completion lands (a
+   * frozen `Machine.run` on a blocked lane: time jumps, no other thread runs) and the lanes are tried
+   * again. Undefined when no lane could run and nothing was in flight: they wait on frozen threads.
    */
   private runFrozen(step: StepTarget): RunResult | undefined {
     const m = this.machine;
@@ -795,22 +804,32 @@ export class DebugRuntime {
     const runnable = (l: SimThread) => l.status === 'ready' || (l.status === 'blocked' && !!l.wait?.ready());
     const end = m.steps + STEP_SLICE;
     let ran = false;
+    const turn = (lane: SimThread): RunResult | undefined => {
+      ran = true;
+      const r = this.runMachine({ thread: lane, budget: Math.min(m.quantum, end - m.steps), frozen: true });
+      if (r.status !== 'paused' || this.pendingStop || this.flipsThisRun.length || this.pauseRequested || m.steps >= end) return r;
+      if (step.thread.status === 'done' || step.thread.status === 'faulted') return r;
+      return undefined;
+    };
     for (;;) {
       let any = false;
       for (const lane of order) {
         if (!runnable(lane)) continue;
-        any = ran = true;
-        const r = this.runMachine({ thread: lane, budget: Math.min(m.quantum, end - m.steps) });
-        if (r.status !== 'paused' || this.pendingStop || this.flipsThisRun.length || this.pauseRequested || m.steps >= end) return r;
-        if (step.thread.status === 'done' || step.thread.status === 'faulted') return r;
+        any = true;
+        const r = turn(lane);
+        if (r) return r;
       }
-      if (!any) return ran ? { status: 'paused' } : undefined;
+      if (any) continue;
+      // Async engines are not threads: a copy or MMA in flight lands even while the others are frozen.
+      const blocked = order.find((l) => l.status === 'blocked');
+      if (!blocked || !m.asyncInFlight.length) return ran ? { status: 'paused' } : undefined;
+      const r = turn(blocked);
+      if (r) return r;
     }
   }
 
   /** The stop of a single-thread step none of whose lanes can run. */
   private frozenStop(step: StepTarget): DebugStop {
-    const m = this.machine;
     const t = step.thread;
     if (t.status === 'done' || t.status === 'faulted') return { reason: 'step', thread: step.warp, description: `${this.threadLabel(t)} exited`, steps: 0 };
     const lane = t.status === 'blocked' ? t : (this.lanesOf(step.warp).find((l) => l.status === 'blocked') ?? t);
@@ -818,13 +837,8 @@ export class DebugRuntime {
     const wait = lane.wait?.describe();
     const what = wait ? `waits on ${wait}${/ at line \d+/.test(wait) ? '' : ` at line ${line + 1}`}` : `cannot run at line ${line + 1}`;
     const who = lane === step.thread || this.croq ? this.threadLabel(lane) : lane.label;
-    const inFlight = m.asyncInFlight.length;
-    // Async work lands as simulated time passes, which only running threads (or an idle machine) advance.
-    const onAsync = lane.wait?.kind === 'async-group' || lane.wait?.kind === 'future';
-    const why = onAsync
-      ? ', asynchronous work that lands only while other threads run, and a single-thread step froze them'
-      : `, which only the other threads can release, and a single-thread step froze them${inFlight ? ` (${inFlight} async operation${inFlight === 1 ? '' : 's'} in flight land only while they run)` : ''}`;
-    return { reason: 'step', thread: step.warp, description: `${who} ${what}${why}: continue, or step without singleThread`, steps: 0 };
+    // The step lands async work in flight before it gives up, so only the frozen threads are left.
+    return { reason: 'step', thread: step.warp, description: `${who} ${what}, which only the other threads can release, and a single-thread step froze them: continue, or step without singleThread`, steps: 0 };
   }
 
   private record(stop: DebugStop | undefined): void {

@@ -532,12 +532,17 @@ export class Machine {
    * Runs until the kernel completes, a report stops it, `maxSteps` is reached, `pause()` is called,
    * or `untilSteps` total statements have run (the debugger's replay and stepping). With `thread`,
    * only that thread runs (others run one statement at a time while it is blocked) until `budget`
-   * statements ran or it stops being ready.
+   * statements ran or it stops being ready. With `thread` and `frozen` (the debugger's single-thread
+   * steps), no other thread runs at all: while `thread` is blocked, the earliest in-flight async
+   * completion is delivered instead (time jumps to it, as when nothing can run; async engines are
+   * not threads), at most one per call; a thread still blocked after it, or with nothing in flight,
+   * ends the call (`paused`, never a deadlock: the other threads are only frozen).
    */
-  run(limits: { untilSteps?: number; thread?: SimThread; budget?: number } = {}): RunResult {
+  run(limits: { untilSteps?: number; thread?: SimThread; budget?: number; frozen?: boolean } = {}): RunResult {
     if (this.final) return this.final;
     if (this.finished) return { status: 'completed' };
     this.fillResident();
+    let delivered = false;
     for (;;) {
       if (this.pendingReport) return this.takeReport();
       if (this.pauseRequested) {
@@ -563,6 +568,11 @@ export class Machine {
       }
       if (t.status !== 'ready') {
         // Single-thread stepping on a blocked thread: let the others and async work advance it.
+        if (t.status === 'blocked' && limits.frozen) {
+          if (delivered || !this.deliverNextAsync()) return this.pendingReport ? this.takeReport() : { status: 'paused' };
+          delivered = true;
+          continue;
+        }
         if (t.status === 'blocked' && limits.thread) {
           const other = this.pick();
           if (other) {

@@ -400,10 +400,12 @@ describe('DebugRuntime on Croqtile', () => {
     expect(start2).toBeGreaterThanOrEqual(end1);
   });
 
-  it('a single-thread step runs only its thread, stops on what frozen threads or async work must release, and replays exactly', async () => {
-    const req = gemm();
+  it('a single-thread step runs only its thread, lands async work in flight, stops on what frozen threads must release, and replays exactly', async () => {
+    const req = { ...gemm(), trace: true };
     const rt = new DebugRuntime(req);
     await rt.start();
+    const flips: string[] = [];
+    rt.on('flip', (f) => flips.push(`${f.barrier} ${f.oldPhase}`));
     const waitEmpty = lineOf(req, 'wait empty.at(iv_k)');
     rt.setBreakpoints([{ line: waitEmpty, condition: 'iv_k == 0' }]);
     expect(await rt.continue()).toMatchObject({ reason: 'breakpoint', thread: 1 });
@@ -419,16 +421,28 @@ describe('DebugRuntime on Croqtile', () => {
       stop = await rt.stepOver(1, { singleThread: true });
     }
     expect(stop).toMatchObject({ reason: 'step', thread: 1, line: waitEmpty });
-    // Its four TMA copies (a and b of tiles 0 and 1) are still in flight: simulated time stood still with the others.
-    expect(stop.description).toBe(`block 0 · wg 0 · producer waits on empty[0] (parity 0) at line ${waitEmpty + 1}, which only the other threads can release, and a single-thread step froze them (4 async operations in flight land only while they run): continue, or step without singleThread`);
+    // Before giving up, the step landed its four TMA copies (a and b of tiles 0 and 1): both stages are full, nothing is in flight.
+    expect(stop.description).toBe(`block 0 · wg 0 · producer waits on empty[0] (parity 0) at line ${waitEmpty + 1}, which only the other threads can release, and a single-thread step froze them: continue, or step without singleThread`);
+    expect(flips).toEqual(['full[0] 0', 'full[1] 0']);
+    expect(rt.asyncOps()).toEqual([]);
     expect(rt.frames(1)[0].name).toBe('foreach iv_k = 2');
+    expect(JSON.stringify([rt.frames(2), rt.locals(2, 0)])).toBe(consumer);
     expect(states.length).toBeGreaterThanOrEqual(8);
-    // The consumer's first MMA waits on asynchronous work: its step says so.
-    await rt.setBreakpoints([{ line: lineOf(req, 'mma.row.row acc'), condition: 'iv_k == 0 && iv_w == 1' }]);
-    await rt.continue();
+    // The consumer's second MMA of a stage waits on the first: stepping over the slices alone lands each and reaches the trigger.
+    const mmaLine = lineOf(req, 'mma.row.row acc');
+    rt.setBreakpoints([{ line: mmaLine, condition: 'iv_k == 0 && iv_w == 1' }]);
+    expect(await rt.continue()).toMatchObject({ reason: 'breakpoint', thread: 2, line: mmaLine });
     rt.setBreakpoints([]);
+    const producer = JSON.stringify([rt.frames(1), rt.locals(1, 0)]);
+    const completed = () => rt.trace().events.filter((e) => e.kind === 'async-complete' && e.engine === 'mma').length;
+    const mmasBefore = completed();
     const mma = await rt.stepOver(2, { singleThread: true });
-    expect(mma.description).toMatch(/^block 0 · wg 1 · consumer waits on .*asynchronous work that lands only while other threads run, and a single-thread step froze them: continue, or step without singleThread$/);
+    expect(mma).toMatchObject({ reason: 'step', thread: 2, line: lineOf(req, 'trigger empty.at(iv_k)'), description: `stepped to line ${lineOf(req, 'trigger empty.at(iv_k)') + 1}` });
+    expect(rt.frames(2)[0].name).toBe('foreach iv_k = 0');
+    // Slices 1, 2 and 3 were issued and landed during the step; the producer did not move.
+    expect(completed() - mmasBefore).toBe(3);
+    expect(rt.asyncOps()).toEqual([]);
+    expect(JSON.stringify([rt.frames(1), rt.locals(1, 0)])).toBe(producer);
     for (const want of states.reverse()) {
       while (rt.steps > want.steps) await rt.stepBack();
       expect(rt.steps).toBe(want.steps);
@@ -450,11 +464,12 @@ describe('DebugRuntime on Croqtile', () => {
         await rt.stepOver(k % 3 ? 1 : 2, { singleThread: k % 2 === 0 });
         states.push(snap());
       }
-      // Back through every step (flip checkpoints in between are passed over by their step counts).
+      // Back through every step, passing over the flip checkpoints in between (a single-thread step
+      // landing async work flips barriers without running a statement: same step count as its start).
       for (let k = states.length - 2; k >= 0; k--) {
-        const steps = JSON.parse(states[k])[0] as number;
-        do await rt.stepBack();
-        while (rt.steps > steps);
+        let back;
+        do back = await rt.stepBack();
+        while (/^back at the flip/.test(back.description));
         expect(snap(), `${schedule}: state ${k}`).toBe(states[k]);
       }
     }

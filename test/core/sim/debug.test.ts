@@ -27,6 +27,8 @@ const seed = () =>
   });
 
 const bootstrap = () => request('bugs/producer_missing_bootstrap.cu', { grid: [1, 1, 1], block: [160, 1, 1], args: ['in=f32[16384]:iota', 'out=f32[128]', 'num_tiles=8'] });
+/** The fix of `bootstrap`: one producer lane streams tiles with cp.async.bulk into a three-slot ring, four consumer warps sum them. */
+const ring = () => request('good/producer_missing_bootstrap.cu', { grid: [1, 1, 1], block: [160, 1, 1], args: ['in=f32[16384]:iota', 'out=f32[128]', 'num_tiles=8'], trace: true });
 
 /** Zero-based line of the only line containing `text` in the request's source. */
 function lineOf(req: SimulateRequest, text: string): number {
@@ -419,6 +421,82 @@ describe('DebugRuntime: single-thread steps, flip events, stop lines and the tra
     }
     // And forward again from the entry to the end.
     expect((await rt.continue()).reason).toBe('completed');
+  });
+
+  it('a single-thread step lands a bulk copy in flight (other warps frozen), stops on a wait only the producer can release, and steps back exactly', async () => {
+    const req = ring();
+    const rt = new DebugRuntime(req);
+    await rt.start();
+    const issue = lineOf(req, 'tma_load_1d(buf[stage], src');
+    const tryWait = lineOf(req, 'mbarrier.try_wait.parity');
+    const sum = lineOf(req, 'acc += buf[stage][j]');
+    // Stop the producer right after it issued tile 0 (its copy is in flight, 600 cycles).
+    rt.setBreakpoints([{ line: issue + 1, condition: 'k == 0' }]);
+    const issued = await rt.continue();
+    expect(issued).toMatchObject({ reason: 'breakpoint', thread: 1, line: issue + 1 });
+    rt.setBreakpoints([]);
+    const slot = (label: string) => rt.barriers().find((b) => b.label === label)!;
+    expect(rt.asyncOps()).toHaveLength(1);
+    expect(rt.asyncOps()[0]).toMatchObject({ engine: 'bulk', line: lineOf(req, 'cp.async.bulk.shared::cluster') });
+    expect(slot('slot_ready[0]')).toMatchObject({ phase: 0, tx: 4096 });
+    // Every consumer warp waits for it inside bar_wait.
+    const others = [1, 3, 4, 5];
+    const shot = () => ({ steps: rt.steps, tops: tops(rt), statuses: rt.threads().map((t) => t.status), barriers: rt.barriers(), ops: rt.asyncOps(), locals: rt.locals(2, 0), caller: rt.locals(2, 1) });
+    const atIssue = shot();
+    expect(atIssue.tops).toEqual({ 1: issue + 1, 2: tryWait, 3: tryWait, 4: tryWait, 5: tryWait });
+    const frozen = () => others.map((id) => [tops(rt)[id], rt.threads()[id - 1].status]);
+    const frozenAtIssue = frozen();
+    const flips = collect(rt, 'flip');
+    const completions = () => rt.trace().events.filter((e) => e.kind === 'async-complete').length;
+    expect(completions()).toBe(0);
+    const tile0 = () => rt.sharedMemory(0).find((b) => b.name === 'buf')!.preview;
+    expect(tile0().startsWith('[0, 0, 0, 0,')).toBe(true);
+
+    // Stepping warp 1 out of bar_wait alone: the copy lands (slot_ready[0] flips, named by the copy's issuer), the wait returns and the lane reaches the sum.
+    const out = await rt.stepOut(2, { singleThread: true });
+    expect(out).toMatchObject({ reason: 'step', thread: 2, line: sum, description: `stepped to line ${sum + 1}` });
+    expect(rt.frames(2)).toHaveLength(1);
+    expect(flips.map((f) => [f.barrier, f.oldPhase, f.lastArriver])).toEqual([['slot_ready[0]', 0, 'block 0 · warp 0 · lane 0 · producer']]);
+    expect(completions()).toBe(1);
+    expect(rt.asyncOps()).toEqual([]);
+    expect(slot('slot_ready[0]')).toMatchObject({ phase: 1, tx: 0 });
+    // The producer and warps 2-4 did not move (warps 2-4 are released, not run); the copy's data is there.
+    expect(frozen().map(([line]) => line)).toEqual(frozenAtIssue.map(([line]) => line));
+    expect(rt.threads()[0].status).toBe('running');
+    expect(tile0().startsWith('[0, 1, 2, 3,')).toBe(true);
+    const afterOut = shot();
+    const next = await rt.stepOver(2, { singleThread: true });
+    expect(next).toMatchObject({ reason: 'step', thread: 2, line: lineOf(req, '__syncwarp();') });
+    const afterNext = shot();
+
+    // Warp 1 consumes tile 0, then waits on slot_ready[1]: nothing is in flight, only the frozen producer can issue it.
+    let stop = next;
+    for (let i = 0; i < 100 && !/froze/.test(stop.description); i++) stop = await rt.stepOver(2, { singleThread: true });
+    expect(stop.description).toBe(`block 0 · warp 1 · consumer waits on slot_ready[1] (parity 0) at line ${tryWait + 1}, which only the other threads can release, and a single-thread step froze them: continue, or step without singleThread`);
+    expect(rt.asyncOps()).toEqual([]);
+    expect(tops(rt)[1]).toBe(issue + 1);
+
+    // Back: to the stop after the step over, after the step out, to the flip in between, and to the breakpoint.
+    while (rt.steps > afterNext.steps) await rt.stepBack();
+    expect(shot()).toEqual(afterNext);
+    expect(await rt.stepBack()).toMatchObject({ steps: afterOut.steps });
+    expect(shot()).toEqual(afterOut);
+    const flipBack = await rt.stepBack();
+    expect(flipBack.description).toBe('back at the flip of slot_ready[0]: phase 0 → 1');
+    expect(slot('slot_ready[0]').phase).toBe(1);
+    expect(rt.asyncOps()).toEqual([]);
+    expect(tops(rt)[2]).toBe(tryWait);
+    expect(await rt.stepBack()).toMatchObject({ reason: 'step', steps: atIssue.steps });
+    expect(shot()).toEqual(atIssue);
+    // And forward again, every warp running: the sums are right (tile k of consumer c sums in[k·1024 + c + 128·i]).
+    expect((await rt.continue()).reason).toBe('completed');
+    const outBuf = rt.globals().find((b) => b.name === 'out')!;
+    const want = (c: number) => {
+      let acc = 0;
+      for (let k = 0; k < 8; k++) for (let j = c; j < 1024; j += 128) acc += k * 1024 + j;
+      return acc;
+    };
+    expect([0, 1, 127].map((c) => outBuf.buffer.view.getFloat32(c * 4, true))).toEqual([0, 1, 127].map((c) => Math.fround(want(c))));
   });
 
   it('a Croqtile single-thread step of the consumer stops on its wait for the frozen producer', async () => {

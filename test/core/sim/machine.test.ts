@@ -507,6 +507,49 @@ describe('async engines', () => {
     expect(m.blocks[1].threads[0].time).toBeGreaterThanOrEqual(1000);
   });
 
+  it('a frozen single-thread run lands one in-flight completion per call instead of running other threads, and never calls that a deadlock', () => {
+    const landed: string[] = [];
+    const { m } = machine(
+      (t) =>
+        t.tid === 0
+          ? [
+              { op: 'async', engine: 'tma', latency: 500, save: 'slow', complete: () => landed.push('slow') },
+              { op: 'async', engine: 'tma', latency: 300, save: 'fast', complete: () => landed.push('fast') },
+              { op: 'waitOp', saved: 'slow' },
+              { op: 'nop' },
+            ]
+          : t.tid === 1
+            ? [{ op: 'waitParity', bar: 'never', parity: 0 }]
+            : nops(20),
+      { block: [3, 1, 1], barriers: { never: 1 } },
+    );
+    expect(m.run({ untilSteps: 0 }).status).toBe('paused');
+    const [issuer, stuck, other] = m.threads;
+    // Issues both, then blocks on the slow one.
+    expect(m.run({ thread: issuer, budget: 10, frozen: true })).toEqual({ status: 'paused' });
+    expect(issuer.status).toBe('blocked');
+    expect(m.asyncInFlight).toHaveLength(2);
+    // The earliest completion lands (time jumps to it); the issuer still waits, so the call ends there.
+    expect(m.run({ thread: issuer, budget: 10, frozen: true })).toEqual({ status: 'paused' });
+    expect(landed).toEqual(['fast']);
+    expect(issuer.status).toBe('blocked');
+    expect(issuer.time).toBe(300);
+    // The next lands and releases it: it runs on to its end in the same call.
+    expect(m.run({ thread: issuer, budget: 10, frozen: true })).toEqual({ status: 'paused' });
+    expect(landed).toEqual(['fast', 'slow']);
+    expect(issuer.status).toBe('done');
+    expect(issuer.time).toBeGreaterThanOrEqual(500);
+    // Nothing in flight and a wait no one will release: paused, not a deadlock report.
+    expect(m.run({ thread: stuck, budget: 10, frozen: true })).toEqual({ status: 'paused' });
+    expect(stuck.status).toBe('blocked');
+    // No other thread ran a statement meanwhile.
+    expect(other.steps).toBe(0);
+    expect(m.steps).toBe(4);
+    // Without `frozen` the blocked thread lets the others run.
+    m.run({ thread: stuck, budget: 5 });
+    expect(other.steps).toBe(5);
+  });
+
   it('turns a fault inside a completion callback into a report naming the issuer', () => {
     const small = new Buffer(99, 'out', 'global', 16, undefined, 'f32', [4]);
     const oob = machine(() => [{ op: 'async', engine: 'tma', latency: 10, label: 'TMA store', complete: () => write({ buf: small, offset: 16 }, 'f32', 1) }, ...nops(50)]).m.run();
