@@ -69,7 +69,8 @@ fi
 
 # --- 3. code-server ------------------------------------------------------------------------------
 installed_code_server() {
-  [[ -f "$CODE_SERVER_PREFIX/.phaseflip-installed" && -f "$CODE_SERVER_PKG/package.json" ]] &&
+  [[ -f "$CODE_SERVER_PREFIX/.phaseflip-installed" && -f "$CODE_SERVER_PKG/package.json" &&
+    -d "$CODE_SERVER_PKG/lib/vscode/node_modules/@microsoft/1ds-core-js" ]] &&
     "$NODE_PKG/bin/node" -p "require('$CODE_SERVER_PKG/package.json').version" 2>/dev/null || true
 }
 if [[ "$(installed_code_server)" == "$CODE_SERVER_VERSION" ]]; then
@@ -82,12 +83,16 @@ else
   echo '{"private":true}' >"$CODE_SERVER_PREFIX/package.json"
   log="$CACHE/code-server-install.log"
   if ! (cd "$CODE_SERVER_PREFIX" &&
-    PATH="$NODE_PKG/bin:$PATH" npm_config_nodedir="$NODE_PKG" \
-      npm install --no-audit --no-fund --loglevel=warn "code-server@$CODE_SERVER_VERSION") >"$log" 2>&1; then
+    PATH="$NODE_PKG/bin:$PATH" npm_config_nodedir="$NODE_PKG" npm_config_ignore_scripts=false \
+      npm install --no-audit --no-fund --loglevel=warn --ignore-scripts=false "code-server@$CODE_SERVER_VERSION") >"$log" 2>&1; then
     tail -n 40 "$log" >&2
     fail "npm install code-server@$CODE_SERVER_VERSION failed; full log: $log"
   fi
   [[ -f "$CODE_SERVER_PKG/out/node/entry.js" ]] || fail "code-server installed but out/node/entry.js is missing; log: $log"
+  # Its postinstall installs the VS Code server's own dependencies; without it (ignore-scripts, which
+  # `npm run` passes down from this repository's .npmrc) the server cannot even list extensions.
+  [[ -d "$CODE_SERVER_PKG/lib/vscode/node_modules/@microsoft/1ds-core-js" ]] ||
+    fail "code-server's postinstall did not run (lib/vscode/node_modules is incomplete); log: $log"
   touch "$CODE_SERVER_PREFIX/.phaseflip-installed"
   done_step
 fi
@@ -98,5 +103,15 @@ version_line=$("$NODE_PKG/bin/node" "$CODE_SERVER_PKG/out/node/entry.js" --confi
   grep -m1 -E '^[0-9]+\.[0-9]+\.[0-9]+ ') || fail "code-server --version printed no version; rerun after rm -rf $CODE_SERVER_PREFIX"
 [[ "$version_line" == "$CODE_SERVER_VERSION "* ]] || fail "code-server reports '$version_line', expected $CODE_SERVER_VERSION"
 echo "==> code-server: $version_line"
+# --list-extensions loads the VS Code server itself (what --version does not), so a cache missing its
+# dependencies fails here.
+smoke_dir=$(mktemp -d)
+"$NODE_PKG/bin/node" "$CODE_SERVER_PKG/out/node/entry.js" --config "$CACHE/code-server-config.yaml" \
+  --user-data-dir "$smoke_dir/data" --extensions-dir "$smoke_dir/ext" --list-extensions >"$smoke_dir/out" 2>&1 || {
+  tail -n 20 "$smoke_dir/out" >&2
+  rm -rf "$smoke_dir"
+  fail "code-server cannot start its VS Code server; rerun after rm -rf $CODE_SERVER_PREFIX"
+}
+rm -rf "$smoke_dir"
 echo "==> chromium: $(/usr/bin/chromium --version 2>/dev/null || echo unknown)"
 echo "phaseflip e2e setup: ready in ${SECONDS}s"
