@@ -7,6 +7,11 @@
 # Desktop VS Code cannot be downloaded on CI machines, hence code-server; see docs/testing.md.
 set -euo pipefail
 
+# Under `npm run`, npm exports its configuration as npm_* variables (this repository's ignore-scripts,
+# and a user agent naming npm's own Node 20, which code-server's postinstall reads as "wrong Node").
+# The installs below are separate projects: they must read their own configuration, not ours.
+while read -r var; do unset "$var"; done < <(compgen -e | grep -i '^npm_')
+
 CACHE="${PHASEFLIP_E2E_CACHE:-$HOME/.cache/phaseflip-e2e}"
 NODE_MAJOR=24
 CODE_SERVER_VERSION=4.139.1
