@@ -10,11 +10,12 @@
 import { parseCoExpression, parseCroqtile } from '../lang/croqtile/parser';
 import type { CoExpr, CoFunction } from '../lang/croqtile/ast';
 import { makeLineIndex } from '../lang/croqtile/positions';
+import { evaluateConstant } from '../lang/croqtile/preprocess';
 import { loadCudaLanguage, Parser, type SyntaxNode } from '../lang/cuda/parser';
 import { dtypeOf } from './croqtile/values';
 import { Compiler, FnCx, type FnDecl, locOf, named } from './cuda/compile';
 import type { CType } from './cuda/types';
-import type { DType } from './dtypes';
+import { type DType, isFloat } from './dtypes';
 
 export interface LaunchTemplate {
   /** `__global__` kernel or `__co__` function name (the launch's `kernel`). */
@@ -228,13 +229,9 @@ function cudaArgs(kernel: string, params: CudaParam[], block: number): Pick<Laun
   return { args, note: notes.length ? `${notes.join('; ')}; edit args to match your kernel` : undefined };
 }
 
-function isFloatType(dt: DType): boolean {
-  return dt === 'f16' || dt === 'bf16' || dt === 'f32' || dt === 'f64';
-}
-
 function scalarValue(name: string, dt: DType, block: number, gemm: boolean): number {
   if (dt === 'bool') return 0;
-  if (isFloatType(dt)) return /^(beta|bias|offset|eps|epsilon)$/i.test(name) ? 0 : 1;
+  if (isFloat(dt)) return /^(beta|bias|offset|eps|epsilon)$/i.test(name) ? 0 : 1;
   if (gemm && GEMM_DIM.test(name)) return 128;
   if (SIZE_NAME.test(name)) return 4 * block;
   if (LEADING_DIM.test(name)) return 128;
@@ -251,66 +248,18 @@ function croqtileTemplates(text: string): LaunchTemplate[] {
   const file = parseCroqtile(text);
   const lines = makeLineIndex(text);
   const defines = new Map<string, number>();
-  const evalDefine = (name: string, depth: number): number | undefined => {
-    const raw = file.defines.get(name);
-    if (raw === undefined || depth > 16) return undefined;
+  for (const [name, raw] of file.defines) {
     const e = parseCoExpression(raw);
-    return e ? evalCo(e, (n) => defines.get(n) ?? evalDefine(n, depth + 1)) : undefined;
-  };
-  for (const name of file.defines.keys()) {
-    const v = evalDefine(name, 0);
+    const v = e && evaluateConstant(e, file.defines);
     if (v !== undefined) defines.set(name, v);
   }
   const out: LaunchTemplate[] = [];
   for (const fn of file.functions.slice(0, MAX_KERNELS)) {
     if (fn.body.length === 0 && fn.span.end <= fn.nameSpan.end) continue; // a declaration only
     const line = lines.position(fn.span.start).line;
-    out.push({ kernel: fn.name, language: 'croqtile', line, ...croqtileArgs(fn, defines) });
+    out.push({ kernel: fn.name, language: 'croqtile', line, ...croqtileArgs(fn, defines, file.defines) });
   }
   return out;
-}
-
-/** Integer value of a constant expression, or undefined. */
-function evalCo(e: CoExpr, lookup: (name: string) => number | undefined): number | undefined {
-  switch (e.kind) {
-    case 'num':
-      return e.value;
-    case 'id':
-      return lookup(e.name);
-    case 'unary': {
-      const v = evalCo(e.arg, lookup);
-      return v === undefined ? undefined : e.op === '-' ? -v : e.op === '+' ? v : undefined;
-    }
-    case 'binary': {
-      const a = evalCo(e.left, lookup);
-      const b = evalCo(e.right, lookup);
-      if (a === undefined || b === undefined) return undefined;
-      switch (e.op) {
-        case '+':
-          return a + b;
-        case '-':
-          return a - b;
-        case '*':
-          return a * b;
-        case '/':
-          return b ? Math.trunc(a / b) : undefined;
-        case '%':
-          return b ? a % b : undefined;
-        case '<<':
-          return a << b;
-        default:
-          return undefined;
-      }
-    }
-    case 'call': {
-      if (e.callee !== 'cdiv' || e.args.length !== 2) return undefined;
-      const a = evalCo(e.args[0], lookup);
-      const b = evalCo(e.args[1], lookup);
-      return a !== undefined && b ? Math.ceil(a / b) : undefined;
-    }
-    default:
-      return undefined;
-  }
 }
 
 /** Every node (statement or expression) under `root`, depth first. */
@@ -334,7 +283,8 @@ function gcd(a: number, b: number): number {
   return b ? gcd(b, a % b) : a;
 }
 
-function croqtileArgs(fn: CoFunction, defines: Map<string, number>): Pick<LaunchTemplate, 'args' | 'note' | 'unsupported'> {
+/** `defines` holds the values of the file's `#define`s that fold to numbers; `texts`, all of them as written. */
+function croqtileArgs(fn: CoFunction, defines: Map<string, number>, texts: Map<string, string>): Pick<LaunchTemplate, 'args' | 'note' | 'unsupported'> {
   const isSymbol = (e: CoExpr): e is Extract<CoExpr, { kind: 'id' }> => e.kind === 'id' && !defines.has(e.name) && e.name !== '?' && e.name !== '??';
   const symbols = new Set<string>();
   for (const p of fn.params) for (const d of p.dims) if (isSymbol(d)) symbols.add(d.name);
@@ -343,7 +293,7 @@ function croqtileArgs(fn: CoFunction, defines: Map<string, number>): Pick<Launch
   const divisors = new Map<string, number>();
   const addDivisor = (sym: CoExpr, by: CoExpr) => {
     if (!isSymbol(sym) || !symbols.has(sym.name)) return;
-    const v = evalCo(by, (n) => defines.get(n));
+    const v = evaluateConstant(by, texts);
     if (!v || v <= 0 || !Number.isInteger(v)) return;
     const have = divisors.get(sym.name) ?? 1;
     divisors.set(sym.name, (have * v) / gcd(have, v));
@@ -374,6 +324,8 @@ function croqtileArgs(fn: CoFunction, defines: Map<string, number>): Pick<Launch
     value.set(s, unit ? unit * (looped.has(s) ? rounds : 1) : 16);
   }
 
+  // Dimensions like `M * 2` fold with the chosen sizes as if they were defines (no name is both).
+  const withSizes = new Map([...texts, ...[...value].map(([k, v]): [string, string] => [k, String(v)])]);
   const args: string[] = [];
   let inputs = 0;
   for (const p of fn.params) {
@@ -383,12 +335,12 @@ function croqtileArgs(fn: CoFunction, defines: Map<string, number>): Pick<Launch
     if (!dt) return { args: [], unsupported: `parameter '${p.name}' of ${fn.name} has the element type '${elem}', which the simulator does not model` };
     const dtype = dt.declared ? 'u8' : dt.dtype;
     if (!p.dims.length) {
-      args.push(`${p.name}=${dtype === 'bool' ? 0 : isFloatType(dtype) ? 1 : DEFAULT_ITERATIONS}`);
+      args.push(`${p.name}=${dtype === 'bool' ? 0 : isFloat(dtype) ? 1 : DEFAULT_ITERATIONS}`);
       continue;
     }
     const shape: number[] = [];
     for (const d of p.dims) {
-      const v = isSymbol(d) ? value.get(d.name) : evalCo(d, (n) => defines.get(n) ?? value.get(n));
+      const v = isSymbol(d) ? value.get(d.name) : evaluateConstant(d, withSizes);
       if (!v || v < 1) return { args: [], unsupported: `dimension '${d.kind === 'id' ? d.name : '…'}' of '${p.name}' cannot be given a size` };
       shape.push(v);
     }
