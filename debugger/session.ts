@@ -25,6 +25,7 @@ import {
 import type { DebugProtocol } from '@vscode/debugprotocol';
 import { loadCudaLanguage } from '../core/lang/cuda/parser';
 import { DebugRuntime, type DebugStop, type ExceptionFilter, type PhaseFlip } from '../core/sim/debug';
+import { withCommas } from '../core/sim/format';
 import { toChromeTrace } from '../core/sim/trace';
 import { LaunchConfigError, type LaunchPlan, type PhaseflipLaunchArguments, fieldOfSimError, planLaunch } from './launch-config';
 import { type BreakpointIds, DEFAULT_FILTERS, EXCEPTION_FILTERS, exceptionInfo, toDapStop } from './stops';
@@ -300,7 +301,7 @@ export class PhaseflipDebugSession extends LoggingDebugSession {
       const block = ref?.kind === 'barriers' ? ref.block : ref ? undefined : this.blockOf(this.focus);
       const barrier = rt && block !== undefined ? rt.barriers().find((b) => b.block === block && b.label === args.name) : undefined;
       if (!barrier) response.body = { dataId: null, description: 'only barriers in the Barriers scope can have data breakpoints' };
-      else response.body = { dataId: `${barrier.block}:${barrier.label}`, description: `phase changes of ${barrier.label}${this.multiBlock() ? ` (block ${barrier.block})` : ''}`, accessTypes: ['write'], canPersist: false };
+      else response.body = { dataId: barrier.id, description: `phase changes of ${barrier.label}${rt!.numBlocks > 1 ? ` (block ${barrier.block})` : ''}`, accessTypes: ['write'], canPersist: false };
       this.sendResponse(response);
     });
   }
@@ -437,7 +438,7 @@ export class PhaseflipDebugSession extends LoggingDebugSession {
       const start = new ProgressStartEvent(id, 'Simulating', `${this.rt?.steps ?? 0} statements`) as DebugProtocol.ProgressStartEvent;
       start.body.cancellable = true;
       this.sendEvent(start);
-      ticker = setInterval(() => this.sendEvent(new ProgressUpdateEvent(id, `${(this.rt?.steps ?? 0).toLocaleString('en-US')} statements`)), 250);
+      ticker = setInterval(() => this.sendEvent(new ProgressUpdateEvent(id, `${withCommas(this.rt?.steps ?? 0)} statements`)), 250);
     }, PROGRESS_AFTER_MS);
     return () => {
       clearTimeout(timer);
@@ -588,8 +589,9 @@ export class PhaseflipDebugSession extends LoggingDebugSession {
     if (expr === ':help' || expr === 'help') return { result: REPL_HELP, variablesReference: 0 };
     const lane = /^:lane(?:\s+(.*))?$/.exec(expr);
     if (lane) {
-      const label = rt.threads().find((t) => t.id === thread)?.label ?? `thread ${thread}`;
-      if (lane[1] === undefined) return { result: `showing lane ${rt.threads().find((t) => t.id === thread)?.lane ?? 0} of ${label}`, variablesReference: 0 };
+      const shown = rt.thread(thread);
+      const label = shown?.label ?? `thread ${thread}`;
+      if (lane[1] === undefined) return { result: `showing lane ${shown?.lane ?? 0} of ${label}`, variablesReference: 0 };
       return { result: `showing lane ${this.setLane(thread, lane[1])} of ${label}`, variablesReference: 0 };
     }
     if (expr.startsWith(':')) throw new Error(`unknown command '${expr.split(/\s/)[0]}': try :lane N or :help`);
@@ -615,12 +617,12 @@ export class PhaseflipDebugSession extends LoggingDebugSession {
       };
     }
     const buffer = rt.sharedMemory(block).find((b) => b.name === expr) ?? rt.globals().find((b) => b.name === expr);
-    const localNames = new Set(rt.locals(thread, frame).map((l) => l.name));
-    if (buffer && !localNames.has(expr)) {
+    const locals = rt.locals(thread, frame);
+    if (buffer && !locals.some((l) => l.name === expr)) {
       const v = this.vars.bufferVariable(buffer.name, buffer.buffer, buffer.dtype, buffer.shape);
       return { result: v.value, type: v.type, variablesReference: v.variablesReference, indexedVariables: v.indexedVariables };
     }
-    const local = [...rt.locals(thread, frame)].reverse().find((l) => l.name === expr);
+    const local = [...locals].reverse().find((l) => l.name === expr);
     if (local && !Number.isFinite(Number(local.value))) return { result: local.value, type: local.type, variablesReference: 0 };
     return { result: formatNumber(rt.evaluate(thread, expr, frame)), variablesReference: 0 };
   }
@@ -630,7 +632,7 @@ export class PhaseflipDebugSession extends LoggingDebugSession {
     if (!/^\d+$/.test(text.trim()) || lane > 31) throw new Error(`a lane is 0..31, got '${text.trim()}'`);
     const rt = this.rt!;
     rt.setLane(thread, lane);
-    const shown = rt.threads().find((t) => t.id === thread)?.lane;
+    const shown = rt.thread(thread)?.lane;
     if (shown !== lane) throw new Error(`warp ${thread} has no lane ${lane} (the block is smaller)`);
     if (this.client.invalidated) this.sendEvent(new InvalidatedEvent(['stacks', 'variables'], thread));
     return lane;
@@ -648,12 +650,7 @@ export class PhaseflipDebugSession extends LoggingDebugSession {
   }
 
   private blockOf(thread: number): number {
-    return this.rt?.threads().find((t) => t.id === thread)?.block ?? 0;
-  }
-
-  private multiBlock(): boolean {
-    const rt = this.rt;
-    return !!rt && rt.threads().length > rt.warpsPerBlock;
+    return this.rt?.thread(thread)?.block ?? 0;
   }
 
   private console(line: string): void {

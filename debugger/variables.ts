@@ -47,13 +47,14 @@ export class VariableStore {
   scopes(thread: number, frame: number): DebugProtocol.Scope[] {
     const rt = this.rt();
     if (!rt) return [];
-    const block = rt.threads().find((t) => t.id === thread)?.block ?? 0;
+    const block = rt.thread(thread)?.block ?? 0;
+    const multiBlock = rt.numBlocks > 1;
     const scope = (name: string, r: VarRef, expensive = false, presentationHint?: string): DebugProtocol.Scope => ({ name, variablesReference: this.ref(r), expensive, presentationHint });
     const out = [
       scope('Locals', { kind: 'locals', thread, frame }, false, 'locals'),
-      scope(rt.threads().length > rt.warpsPerBlock ? `Barriers (block ${block})` : 'Barriers', { kind: 'barriers', block }),
+      scope(multiBlock ? `Barriers (block ${block})` : 'Barriers', { kind: 'barriers', block }),
       scope('Async operations', { kind: 'async' }),
-      scope(rt.threads().length > rt.warpsPerBlock ? `Shared memory (block ${block})` : 'Shared memory', { kind: 'shared', block }),
+      scope(multiBlock ? `Shared memory (block ${block})` : 'Shared memory', { kind: 'shared', block }),
       scope('Globals', { kind: 'globals' }),
     ];
     if (rt.language === 'croqtile') out.push(scope('Futures', { kind: 'futures' }));
@@ -101,7 +102,7 @@ export class VariableStore {
       case 'elements':
         return elements(ref.buffer, ref.dtype, args.start ?? 0, args.count);
       case 'futures': {
-        const multiBlock = rt.threads().length > rt.warpsPerBlock;
+        const multiBlock = rt.numBlocks > 1;
         return rt.futures().map((f) => ({
           name: f.name,
           value: `${f.state} · ${f.what} (line ${f.line + 1}${multiBlock ? `, block ${f.block}` : ''})`,
@@ -114,7 +115,7 @@ export class VariableStore {
   }
 
   private locals(rt: DebugRuntime, thread: number, frame: number): DebugProtocol.Variable[] {
-    const t = rt.threads().find((x) => x.id === thread);
+    const t = rt.thread(thread);
     // Croqtile threads are whole thread groups with one value per variable: no lanes to choose.
     const lanes = rt.language !== 'croqtile' && (t?.lanes ?? 32) > 1;
     const out: DebugProtocol.Variable[] = [];

@@ -1070,17 +1070,30 @@ export class DebugRuntime {
   threads(): DebugThread[] {
     if (!this.launch) return [];
     const out: DebugThread[] = [];
-    const g = this.groupSize;
     for (const b of this.machine.blocks) {
-      for (let w = 0; w * g < b.threads.length; w++) {
-        const id = b.index * this.warpsPerBlock + w + 1;
-        const lanes = b.threads.slice(w * g, w * g + g);
-        const t = this.displayed(id)!;
-        const status = lanes.every((l) => l.status === 'done' || l.status === 'faulted') ? 'exited' : lanes.every((l) => l.status !== 'ready') ? 'blocked' : 'running';
-        out.push({ id, block: b.index, warp: w, lane: this.croq ? 0 : t.lane, lanes: lanes.length, role: t.role, label: this.threadLabel(t), status });
-      }
+      for (let w = 0; w * this.groupSize < b.threads.length; w++) out.push(this.describeThread(b.index * this.warpsPerBlock + w + 1)!);
     }
     return out;
+  }
+
+  /** One debugger thread (what `threads()` lists), without listing the others. */
+  thread(id: number): DebugThread | undefined {
+    return this.launch && this.displayed(id) ? this.describeThread(id) : undefined;
+  }
+
+  private describeThread(id: number): DebugThread | undefined {
+    const t = this.displayed(id);
+    if (!t) return undefined;
+    const g = this.groupSize;
+    const w = Math.floor(t.tid / g);
+    const lanes = this.machine.blocks[Math.floor((id - 1) / this.warpsPerBlock)].threads.slice(w * g, w * g + g);
+    const status = lanes.every((l) => l.status === 'done' || l.status === 'faulted') ? 'exited' : lanes.every((l) => l.status !== 'ready') ? 'blocked' : 'running';
+    return { id, block: t.block, warp: w, lane: this.croq ? 0 : t.lane, lanes: lanes.length, role: t.role, label: this.threadLabel(t), status };
+  }
+
+  /** Blocks in the current launch's grid (views name the block only when there are several). */
+  get numBlocks(): number {
+    return this.machine.numBlocks;
   }
 
   /** Call frames of the thread's displayed lane, innermost first. */

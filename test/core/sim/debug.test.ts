@@ -316,6 +316,12 @@ describe('DebugRuntime', () => {
     expect(new Set(warp0.map((x) => x.value))).toEqual(new Set(['0']));
     expect(rt.laneValues(1, 'nope')[5]).toEqual({ lane: 5, value: "<'nope' is not a number in scope here>" });
     expect(() => rt.laneValues(9, 'v')).toThrow(/no thread 9/);
+    // One thread is described exactly as the list describes it, lane choice included.
+    rt.setLane(1, 7);
+    for (const t of rt.threads()) expect(rt.thread(t.id)).toEqual(t);
+    expect(rt.thread(1)).toMatchObject({ lane: 7, block: 0, warp: 0 });
+    expect(rt.thread(9)).toBeUndefined();
+    expect(rt.numBlocks).toBe(1);
   });
 
   it('function breakpoints and barrier watches say which one stopped', async () => {
