@@ -4,6 +4,7 @@
 // and adding a configuration to launch.json's list without clobbering the user's.
 import type { LaunchConfiguration, LaunchTemplate } from '../core/sim/launch-template';
 import { launchConfiguration } from '../core/sim/launch-template';
+import { DEFAULT_MAX_STEPS } from '../core/sim/machine';
 
 export const DEBUG_TYPE = 'phaseflip';
 export const SCHEDULES = ['round-robin', 'random', 'adversarial'] as const;
@@ -17,7 +18,7 @@ export interface SimulatorDefaults {
   stopOnEntry: boolean;
 }
 
-export const SIMULATOR_DEFAULTS: SimulatorDefaults = { schedule: 'round-robin', seed: 1, maxSteps: 50_000_000, stopOnEntry: false };
+export const SIMULATOR_DEFAULTS: SimulatorDefaults = { schedule: 'round-robin', seed: 1, maxSteps: DEFAULT_MAX_STEPS, stopOnEntry: false };
 
 /**
  * Reads the settings through `get(key)` (a `WorkspaceConfiguration.get` on the `phaseflip`

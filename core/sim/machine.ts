@@ -377,6 +377,9 @@ const MAX_STALLS = 1000;
 /** How many same-role ready threads adversarial scheduling skips looking for another role. */
 const ADVERSARIAL_SCAN = 256;
 
+/** Thread-statements a run may take when the request sets no `maxSteps` (every face's default). */
+export const DEFAULT_MAX_STEPS = 50_000_000;
+
 export class Machine {
   readonly grid: Dim3;
   readonly blockDim: Dim3;
@@ -472,7 +475,7 @@ export class Machine {
     this.dynamicSmem = options.dynamicSmem ?? 0;
     this.lat = { ...DEFAULT_LATENCIES, ...options.latencies };
     this.policy = options.schedule ?? 'round-robin';
-    this.maxSteps = options.maxSteps ?? 50_000_000;
+    this.maxSteps = options.maxSteps ?? DEFAULT_MAX_STEPS;
     this.quantum = options.quantum ?? 64;
     this.residentLimit = options.residentBlocks ?? 32;
     this.random = rng(options.seed ?? 1);

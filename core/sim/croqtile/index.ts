@@ -14,7 +14,7 @@ import { parseCroqtile } from '../../lang/croqtile/parser';
 import { makeLineIndex } from '../../lang/croqtile/positions';
 import { materialize } from '../args';
 import { checksum } from '../memory';
-import { type Machine, type RunResult, SimError, type SimReport, type SimThread } from '../machine';
+import { DEFAULT_MAX_STEPS, type Machine, type RunResult, SimError, type SimReport, type SimThread } from '../machine';
 import type { NamedBuffer, SimulateRequest, SimulateResult } from '../run';
 import { summarize } from '../run';
 import { type Ctx, Env, Flow, HostStepLimit, Interp, viewOf } from './interp';
@@ -23,7 +23,6 @@ import { dtypeOf, int, Sc, View } from './values';
 import { withCommas } from '../format';
 
 const SLICE = 500_000;
-const DEFAULT_MAX_STEPS = 50_000_000;
 
 
 
