@@ -2,7 +2,7 @@
 // breakpoints it hit, and the exceptionInfo of exception stops (deadlock, misuse, race, error, step
 // limit, the phase-flip filter). Pure translation, no session state.
 import type { DebugProtocol } from '@vscode/debugprotocol';
-import type { DebugStop, ExceptionFilter } from '../core/sim/debug';
+import { barrierNameMatches, type DebugStop, type ExceptionFilter } from '../core/sim/debug';
 
 /** The exception breakpoint filters, as the Breakpoints view lists them. */
 export const EXCEPTION_FILTERS: DebugProtocol.ExceptionBreakpointsFilter[] = [
@@ -37,12 +37,6 @@ export interface DapStop {
   description: string;
   text?: string;
   hitBreakpointIds?: number[];
-}
-
-/** Whether a function breakpoint name (`full` or `full[1]`) matches a barrier label. */
-export function barrierNameMatches(name: string, label: string): boolean {
-  const n = name.trim();
-  return label === n || label.startsWith(`${n}[`);
 }
 
 /** `lanes`: whether a thread has lanes to count (CUDA warps), not one value per variable (Croqtile). */

@@ -88,7 +88,7 @@
 // program: for Croqtile, host statements and earlier launches included.
 import type { DType } from './dtypes';
 import { load, sizeOf } from './dtypes';
-import type { AsyncOp, Machine, MachineEvent, RunResult, SimBarrier, SimReport, SimThread, SourceLoc, TraceEvent } from './machine';
+import type { AsyncOp, Machine, MachineEvent, RunResult, SimReport, SimThread, SourceLoc, TraceEvent } from './machine';
 import { SimError } from './machine';
 import type { Buffer } from './memory';
 import type { Launch, SimulateRequest } from './run';
@@ -620,7 +620,7 @@ export class DebugRuntime {
       const arriver = e.lastArriver;
       this.emit('flip', { barrier: b.label, block: b.block, oldPhase: e.completed, newPhase: e.completed + 1, lastArriver: flip.lastArriver, thread: arriver ? this.threadId(arriver) : undefined, line: arriver?.loc.line, launch: this.launchIndex });
       if (this.pendingStop) return;
-      const fbp = this.functionBps.find((f) => barrierMatches(f.name, b));
+      const fbp = this.functionBps.find((f) => barrierNameMatches(f.name, b.label));
       const watch = fbp ? undefined : this.watches.find((w) => w.label === b.label && w.block === b.block);
       if (fbp || watch || this.filters.has('phase-flip')) {
         // The stop names the last arriver's warp, whose frames show its displayed lane: say where the arriving lane is when it is another.
@@ -1279,9 +1279,10 @@ export class DebugRuntime {
   }
 }
 
-function barrierMatches(name: string, b: SimBarrier): boolean {
+/** Whether a function breakpoint name (`full` or `full[1]`) names a barrier label. */
+export function barrierNameMatches(name: string, label: string): boolean {
   const n = name.trim();
-  return b.label === n || b.label.startsWith(`${n}[`);
+  return label === n || label.startsWith(`${n}[`);
 }
 
 /** Cheap identity of a machine state for replay checks. */
