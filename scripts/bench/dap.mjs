@@ -8,33 +8,20 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { SEED_PC, median, seedArgs } from './seed.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const require = createRequire(path.join(root, 'package.json'));
 const { DebugClient } = require('@vscode/debugadapter-testsupport');
 
-const seed = path.join(root, 'examples/seeds/producer_consumer_cuda_barrier.cu');
-const bufferLen = 64;
-const iterations = 1024;
-const LAUNCH = {
-  program: seed,
-  kernel: 'producer_consumer_pattern',
-  grid: 1,
-  block: 128,
-  dynamicSmem: 2 * bufferLen * 4,
-  args: [`N=${iterations * bufferLen}`, `buffer_len=${bufferLen}`, `in=f32[${iterations * bufferLen}]:iota`, `out=f32[${iterations * bufferLen}]`],
-  stopOnEntry: true,
-};
+const seed = SEED_PC.file;
+const LAUNCH = { program: seed, kernel: SEED_PC.kernel, grid: 1, block: SEED_PC.block, dynamicSmem: SEED_PC.dynamicSmem, args: seedArgs(1024), stopOnEntry: true };
 
 /** One-based line of the producer's `ready[i % 2].arrive_and_wait()`. */
 const PRODUCER_WAIT_LINE = readFileSync(seed, 'utf8').split('\n').findIndex((l) => l.includes('ready[i % 2].arrive_and_wait()')) + 1;
 
 const now = () => Number(process.hrtime.bigint()) / 1e6;
 
-function median(xs) {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.floor(s.length / 2)];
-}
 
 /** Resolves with the next stopped event's body; rejects when the session ends first. */
 function nextStop(dc) {

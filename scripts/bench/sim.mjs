@@ -10,6 +10,7 @@ import { createRequire } from 'node:module';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import * as esbuild from 'esbuild';
+import { SEED_PC, median, seedArgs } from './seed.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const outDir = path.join(root, '.bench');
@@ -57,10 +58,6 @@ function runChild(job) {
   }
 }
 
-function median(xs) {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.floor(s.length / 2)];
-}
 
 function measure(job, repeats) {
   const runs = [];
@@ -80,20 +77,17 @@ export async function benchSim({ quick = false } = {}) {
   const repeats = quick ? 1 : 3;
   const rows = [];
   const data = {};
-  const seed = path.join(root, 'examples/seeds/producer_consumer_cuda_barrier.cu');
-  const bufferLen = 64;
-  const iterations = 1024;
   const seedJob = {
-    file: seed,
-    kernel: 'producer_consumer_pattern',
+    file: SEED_PC.file,
+    kernel: SEED_PC.kernel,
     grid: [1, 1, 1],
-    block: [128, 1, 1],
-    dynamicSmem: 2 * bufferLen * 4,
-    args: [`N=${iterations * bufferLen}`, `buffer_len=${bufferLen}`, `in=f32[${iterations * bufferLen}]:iota`, `out=f32[${iterations * bufferLen}]`],
+    block: [SEED_PC.block, 1, 1],
+    dynamicSmem: SEED_PC.dynamicSmem,
+    args: seedArgs(1024),
     detectRaces: true,
   };
   // Warm up in the same process on a short run (grammar load, JIT), so the rate is steady state.
-  seedJob.warmup = { kernel: seedJob.kernel, grid: seedJob.grid, block: seedJob.block, dynamicSmem: seedJob.dynamicSmem, args: [`N=${64 * bufferLen}`, `buffer_len=${bufferLen}`, `in=f32[${64 * bufferLen}]:iota`, `out=f32[${64 * bufferLen}]`] };
+  seedJob.warmup = { kernel: seedJob.kernel, grid: seedJob.grid, block: seedJob.block, dynamicSmem: seedJob.dynamicSmem, args: seedArgs(64) };
   const a = measure(seedJob, repeats);
   data.seedProducerConsumer = a;
   if (a.error || a.status !== 'completed') {
@@ -122,7 +116,7 @@ export async function benchSim({ quick = false } = {}) {
   }
 
   // (c) 1,024 blocks of the seed with 16 iterations each: memory stays bounded because blocks run in waves.
-  const c = measure({ ...seedJob, grid: [1024, 1, 1], args: [`N=${16 * bufferLen}`, `buffer_len=${bufferLen}`, `in=f32[${16 * bufferLen}]:iota`, `out=f32[${16 * bufferLen}]`] }, 1);
+  const c = measure({ ...seedJob, grid: [1024, 1, 1], args: seedArgs(16) }, 1);
   data.grid1024 = c;
   if (c.error || c.status !== 'completed') rows.push({ metric: '(c) 1,024-block grid', value: 'failed', target: '', ok: false });
   else {
