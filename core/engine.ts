@@ -5,7 +5,7 @@ import { ChunkedTree } from './lang/cuda/chunks';
 import { Parser, loadCudaLanguage } from './lang/cuda/parser';
 import { CudaAnalyzer } from './lang/cuda/analyze';
 import { CroqtileAnalyzer, hoverCroqtile } from './lang/croqtile/analyze';
-import { hoverCuda } from './docs/hover';
+import { hoverCuda } from './lang/cuda/hover';
 import { printModule } from './ir/print';
 import { lowerCudaNodes } from './lang/cuda/frontend';
 import type { KernelModule } from './ir/types';

@@ -24,7 +24,7 @@ import {
 } from '@vscode/debugadapter';
 import type { DebugProtocol } from '@vscode/debugprotocol';
 import { loadCudaLanguage } from '../core/lang/cuda/parser';
-import { DebugRuntime, type DebugStop, type ExceptionFilter, type PhaseFlip } from '../core/sim/debug';
+import { DebugRuntime, type DebugStop, type ExceptionFilter, type PhaseFlip } from '../core/debug/runtime';
 import { withCommas } from '../core/sim/format';
 import { toChromeTrace } from '../core/sim/trace';
 import { LaunchConfigError, type LaunchPlan, type PhaseflipLaunchArguments, fieldOfSimError, planLaunch } from './launch-config';

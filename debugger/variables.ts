@@ -4,8 +4,8 @@
 // Everything here reads the runtime; nothing changes it.
 import { Handles } from '@vscode/debugadapter';
 import type { DebugProtocol } from '@vscode/debugprotocol';
-import type { LocalInfo } from '../core/sim/cuda';
-import type { BarrierView, DebugRuntime } from '../core/sim/debug';
+import type { LocalInfo } from '../core/lang/cuda/sim';
+import type { BarrierView, DebugRuntime } from '../core/debug/runtime';
 import { type DType, load, sizeOf } from '../core/sim/dtypes';
 import type { Buffer } from '../core/sim/memory';
 

@@ -4,7 +4,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { RULES } from '../core/rules/index';
-import { renderRulePage } from '../core/rules/docsPage';
+import { renderRulePage } from '../core/rules/docs-page';
 
 const root = path.join(__dirname, '..');
 

@@ -3,7 +3,7 @@
 import { evaluate, exprKey, freeVars } from '../ir/expr';
 import type { BarrierOp, Expr, Kernel, KernelModule, Stmt } from '../ir/types';
 import { visitStmts } from '../ir/visit';
-import { derivedVars, roleBranches, runProtocol, type RunResult } from './protocolRun';
+import { derivedVars, roleBranches, runProtocol, type RunResult } from './protocol-run';
 import { isThreadDependent } from './threads';
 
 export type LoopStmt = Extract<Stmt, { kind: 'loop' }>;

@@ -12,9 +12,9 @@ import type { CoExpr, CoFunction } from '../lang/croqtile/ast';
 import { makeLineIndex } from '../lang/croqtile/positions';
 import { evaluateConstant } from '../lang/croqtile/preprocess';
 import { loadCudaLanguage, Parser, type SyntaxNode } from '../lang/cuda/parser';
-import { dtypeOf } from './croqtile/values';
-import { Compiler, FnCx, type FnDecl, locOf, named } from './cuda/compile';
-import type { CType } from './cuda/types';
+import { dtypeOf } from '../lang/croqtile/sim/values';
+import { Compiler, FnCx, type FnDecl, locOf, named } from '../lang/cuda/sim/compile';
+import type { CType } from '../lang/cuda/sim/types';
 import { type DType, isFloat } from './dtypes';
 
 export interface LaunchTemplate {

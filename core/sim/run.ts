@@ -7,8 +7,8 @@ import { withCommas } from './format';
 import type { Dim3, Machine, RunStatus, SchedulePolicy, SimReport, TraceEvent, Latencies } from './machine';
 import { type Buffer, checksum } from './memory';
 import type { MbarrierState } from './mbarrier';
-import { prepareCudaLaunch } from './cuda';
-import { simulateCroqtile } from './croqtile';
+import { prepareCudaLaunch } from '../lang/cuda/sim';
+import { simulateCroqtile } from '../lang/croqtile/sim';
 
 export type InitSpec =
   | { kind: 'zeros' }

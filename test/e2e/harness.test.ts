@@ -4,7 +4,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { extensionHostErrors } from './harness/codeServer';
+import { extensionHostErrors } from './harness/code-server';
 import { e2eTools } from './harness/paths';
 import { scratchWorkspace } from './harness/workspace';
 

@@ -8,7 +8,7 @@ import * as path from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { type Browser, launchBrowser } from './harness/browser';
-import { type CodeServer, extensionHostErrors, freshStateDir, installVsix, startCodeServer } from './harness/codeServer';
+import { type CodeServer, extensionHostErrors, freshStateDir, installVsix, startCodeServer } from './harness/code-server';
 import { artifactsDir, repoRoot } from './harness/paths';
 import { activeEditor, goToLine, openFile, openWorkbench, pick, problemRows, runCommand, screenshot } from './harness/workbench';
 import { scratchWorkspace } from './harness/workspace';

@@ -6,7 +6,7 @@ import { existsSync, readFileSync, rmSync } from 'node:fs';
 import * as path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { launchBrowser, type Browser } from '../e2e/harness/browser';
-import { type CodeServer, extensionHostErrors, freshStateDir, startTestHost } from '../e2e/harness/codeServer';
+import { type CodeServer, extensionHostErrors, freshStateDir, startTestHost } from '../e2e/harness/code-server';
 import { repoRoot } from '../e2e/harness/paths';
 import { scratchWorkspace } from '../e2e/harness/workspace';
 import type { ExtensionTestResults } from './index';

@@ -3,8 +3,8 @@
 import type { AnalysisResult, BarrierSymbol, Finding, HoverInfo, LintOptions, Position } from '../../api';
 import { shiftResults } from '../../analysis/shift';
 import { barrierSymbols } from '../../analysis/symbols';
-import { findCroqtileDoc, renderCroqtileDoc } from '../../docs/croqtileDocs';
-import { barrierProtocol } from '../../docs/hover';
+import { findCroqtileDoc, renderCroqtileDoc } from './api-docs';
+import { barrierProtocol } from '../../analysis/barrier-protocol';
 import type { KernelModule } from '../../ir/types';
 import { byPosition, runRules } from '../../rules/run';
 import type { CoFunction } from './ast';

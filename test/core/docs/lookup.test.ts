@@ -1,7 +1,7 @@
 // Tests for the barrier API hover table (core/docs/apiDocs.ts) and its lookups (core/docs/lookup.ts).
 import { describe, expect, it } from 'vitest';
-import { API_DOCS } from '../../../core/docs/apiDocs';
-import { findApiDoc, findMemberDoc, findMemberDocs, findPtxDoc, getApiDoc, renderApiDoc } from '../../../core/docs/lookup';
+import { API_DOCS } from '../../../core/lang/cuda/api-docs';
+import { findApiDoc, findMemberDoc, findMemberDocs, findPtxDoc, getApiDoc, renderApiDoc } from '../../../core/lang/cuda/doc-lookup';
 
 /** [spelling at a call site, expected entry id]. Covers every API the hover table promises. */
 const FREE_NAMES: [string, string][] = [

@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseArg } from '../../../core/sim/args';
-import { type DebugEvents, DebugRuntime, type DebugStop } from '../../../core/sim/debug';
+import { type DebugEvents, DebugRuntime, type DebugStop } from '../../../core/debug/runtime';
 import type { SimulateRequest } from '../../../core/sim/run';
 
 const examples = path.join(__dirname, '..', '..', '..', 'examples', 'croqtile');

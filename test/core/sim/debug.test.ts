@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseArg } from '../../../core/sim/args';
-import { DebugRuntime, type DebugEvents, evaluate } from '../../../core/sim/debug';
+import { DebugRuntime, type DebugEvents, evaluate } from '../../../core/debug/runtime';
 import type { SimulateRequest } from '../../../core/sim/run';
 
 const examples = path.join(__dirname, '..', '..', '..', 'examples');

@@ -3,7 +3,7 @@
 import { rmSync } from 'node:fs';
 import type { BrowserContext, Page } from 'playwright-core';
 import { chromium } from 'playwright-core';
-import { freshStateDir } from './codeServer';
+import { freshStateDir } from './code-server';
 import { e2eTools } from './paths';
 
 export const CHROMIUM_FLAGS = [

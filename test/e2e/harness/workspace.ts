@@ -2,7 +2,7 @@
 // fixes and debug sessions never touch the originals) plus an optional .vscode/launch.json.
 import { cpSync, mkdirSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
-import { freshStateDir } from './codeServer';
+import { freshStateDir } from './code-server';
 import { repoRoot } from './paths';
 
 export function scratchWorkspace(launchConfigurations: Record<string, unknown>[] = []): string {

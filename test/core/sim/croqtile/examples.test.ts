@@ -5,7 +5,7 @@ import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseArg } from '../../../../core/sim/args';
-import { simulateCroqtile } from '../../../../core/sim/croqtile';
+import { simulateCroqtile } from '../../../../core/lang/croqtile/sim';
 import { coerce, type DType, load, sizeOf } from '../../../../core/sim/dtypes';
 import type { SimulateResult } from '../../../../core/sim/run';
 

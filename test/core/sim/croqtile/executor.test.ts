@@ -2,7 +2,7 @@
 // views, futures, events per era, and clear errors for bad input and unsupported constructs.
 import { describe, expect, it } from 'vitest';
 import { parseArg } from '../../../../core/sim/args';
-import { simulateCroqtile } from '../../../../core/sim/croqtile';
+import { simulateCroqtile } from '../../../../core/lang/croqtile/sim';
 import type { SimulateRequest } from '../../../../core/sim/run';
 
 function run(text: string, extra: Partial<SimulateRequest> & { argv?: string[] } = {}) {

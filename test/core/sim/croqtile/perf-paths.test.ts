@@ -5,10 +5,10 @@
 import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { simulateCroqtile } from '../../../../core/sim/croqtile';
+import { simulateCroqtile } from '../../../../core/lang/croqtile/sim';
 import { fromHalfBits, toHalfBits } from '../../../../core/sim/dtypes';
 import { Buffer } from '../../../../core/sim/memory';
-import { contiguousStrides, copyView, formatG, halfBits, readAll, View, writeAll } from '../../../../core/sim/croqtile/values';
+import { contiguousStrides, copyView, formatG, halfBits, readAll, View, writeAll } from '../../../../core/lang/croqtile/sim/values';
 
 const EX = path.join(__dirname, '../../../../examples/croqtile');
 

@@ -3,7 +3,7 @@
 // printf, error reports and the debugger's frames/locals view.
 import { describe, expect, it } from 'vitest';
 import { toHalfBits, fromHalfBits } from '../../../../core/sim/dtypes';
-import { prepareCudaLaunch, CudaExecutor } from '../../../../core/sim/cuda';
+import { prepareCudaLaunch, CudaExecutor } from '../../../../core/lang/cuda/sim';
 import { parseArg } from '../../../../core/sim/args';
 import { runKernel, values } from './helpers';
 

@@ -1,0 +1,98 @@
+// The protocol of one barrier as a hover shows it: its declaration, init count, and every operation on
+// it with who executes it (from the protocol replay). Language-neutral: it reads only the kernel IR.
+import type { Position } from '../api';
+import type { BarrierOp, KernelModule } from '../ir/types';
+import { KernelFacts } from './facts';
+import type { RunResult } from './protocol-run';
+
+const OP_WORDS: Record<BarrierOp['kind'], string> = {
+  init: 'init',
+  inval: 'invalidate',
+  arrive: 'arrive',
+  'arrive-expect-tx': 'arrive + expect_tx',
+  'expect-tx': 'expect_tx (no arrival)',
+  'complete-tx': 'complete_tx',
+  'arrive-drop': 'arrive_and_drop',
+  'wait-token': 'wait (token)',
+  'wait-parity': 'wait (parity)',
+  'arrive-and-wait': 'arrive_and_wait',
+  'bulk-copy': 'bulk/TMA copy completes tx',
+  'cp-async': 'cp.async',
+  'cp-async-arrive': 'cp.async.mbarrier.arrive',
+  'cp-async-arrive-noinc': 'cp.async.mbarrier.arrive.noinc',
+  'cp-async-wait': 'cp.async.wait_group',
+  'memcpy-async': 'memcpy_async',
+  mma: 'tcgen05.mma',
+  'mma-commit-arrive': 'tcgen05.commit arrive',
+  'fence-init': 'fence.mbarrier_init',
+  'fence-proxy-async': 'fence.proxy.async',
+  'mma-fence': 'mma.commit / mma.wait',
+  'future-issue': 'async copy (future)',
+  'future-wait': 'wait (future)',
+  'future-use': 'future data read',
+  'future-rotate': 'swap/rotate futures',
+};
+
+/** Markdown describing how a barrier is used, or null when the name is not a barrier here. */
+export function barrierProtocol(module: KernelModule, name: string, position: Position): string | null {
+  const kernel =
+    module.kernels.find((k) => k.range.start.line <= position.line && position.line <= k.range.end.line) ??
+    module.kernels.find((k) => [...k.decls.keys()].some((d) => d === name));
+  if (!kernel) return null;
+  const facts = new KernelFacts(kernel, module);
+  const sites = facts.sites.filter((s) => s.op.barrier && (s.op.barrier.base === name || s.op.barrier.base.replace(/#\d+$/, '') === name));
+  if (!sites.length) return null;
+  const decl = kernel.decls.get(sites[0].op.barrier!.base);
+  const runs = facts.runs();
+  const run = runs?.[0];
+  const lines: string[] = [];
+  const len = facts.arrayLength(sites[0].op.barrier!.base);
+  lines.push(`**${name}**${len ? `[${len}]` : ''} — ${decl ? `\`${decl.space === 'shared' ? '__shared__ ' : ''}${decl.type}\`` : 'barrier'} in \`${kernel.name}\``);
+  const inits = sites.filter((s) => s.op.kind === 'init');
+  for (const i of inits) lines.push(`- init on line ${i.op.range.start.line + 1}: count \`${i.op.count?.text ?? '?'}\`${run ? `${countValue(run, i.op)} by ${who(run, i.op)}` : ''}`);
+  if (!inits.length) lines.push('- no init in this kernel');
+  const rest = sites.filter((s) => s.op.kind !== 'init');
+  for (const s of rest.slice(0, 12)) {
+    const what = OP_WORDS[s.op.kind];
+    const detail = s.op.parity ? ` parity \`${s.op.parity.text}\`` : s.op.bytes ? ` ${s.op.bytes.text} bytes` : s.op.count && s.op.kind !== 'wait-token' && s.op.count.text !== '1' ? ` count \`${s.op.count.text}\`` : '';
+    const slot = s.op.barrier?.index ? ` slot \`${s.op.barrier.index.text}\`` : '';
+    lines.push(`- ${what}${detail}${slot} on line ${s.op.range.start.line + 1}${run ? ` by ${who(run, s.op)}` : ''}`);
+  }
+  if (rest.length > 12) lines.push(`- … ${rest.length - 12} more`);
+  if (runs && run) lines.push('', `_Who executes what is replayed for a block of ${run.blockSize} threads._`);
+  return lines.join('\n');
+}
+
+function countValue(run: RunResult, op: BarrierOp): string {
+  for (const [, init] of run.initializers) if (init.op === op && init.count !== undefined) return ` = ${init.count}`;
+  return '';
+}
+
+/** "thread 0", "lane 0 of warps 1–4", "threads 32–159" for the threads that execute `op`. */
+function who(run: RunResult, op: BarrierOp): string {
+  const threads = new Set<number>();
+  for (const a of run.actors) {
+    if (a.events.some((e) => 'op' in e && e.op === op)) a.threads.forEach((t) => threads.add(t));
+  }
+  return describeThreads([...threads].sort((a, b) => a - b));
+}
+
+export function describeThreads(t: number[]): string {
+  if (!t.length) return 'no thread';
+  if (t.length === 1) return `thread ${t[0]}`;
+  const contiguous = t[t.length - 1] - t[0] + 1 === t.length;
+  if (contiguous) {
+    if (t[0] % 32 === 0 && t.length % 32 === 0) {
+      const w0 = t[0] / 32;
+      const w1 = w0 + t.length / 32 - 1;
+      return w0 === w1 ? `warp ${w0} (threads ${t[0]}–${t[t.length - 1]})` : `warps ${w0}–${w1} (threads ${t[0]}–${t[t.length - 1]})`;
+    }
+    return `threads ${t[0]}–${t[t.length - 1]}`;
+  }
+  if (t.every((x) => x % 32 === 0)) {
+    const warps = t.map((x) => x / 32);
+    const consecutive = warps[warps.length - 1] - warps[0] + 1 === warps.length;
+    return consecutive ? `lane 0 of warps ${warps[0]}–${warps[warps.length - 1]}` : `lane 0 of warps ${warps.join(', ')}`;
+  }
+  return `${t.length} threads`;
+}

@@ -1,0 +1,78 @@
+// Hover provider: API docs for barrier calls and PTX mnemonics inside asm strings, and the inferred
+// protocol of a barrier variable (init count, who arrives and waits where, ring size).
+import type { HoverInfo, Position, Range } from '../../api';
+import { barrierProtocol } from '../../analysis/barrier-protocol';
+import type { KernelModule } from '../../ir/types';
+import { rangeOf } from './lower';
+import type { SyntaxNode } from './parser';
+import { findApiDoc, findMemberDoc, findPtxDoc, renderApiDoc } from './doc-lookup';
+
+export function hoverCuda(node: SyntaxNode | null, text: string, position: Position, module: KernelModule): HoverInfo | null {
+  if (!node) return null;
+  // Inside an asm string: the PTX instruction under the cursor.
+  const asmString = ancestor(node, (n) => n.type === 'string_literal' && n.parent?.type === 'gnu_asm_expression' && n.parent.childForFieldName('assembly_code')?.id === n.id)
+    ?? ancestor(node, (n) => n.type === 'concatenated_string' && n.parent?.type === 'gnu_asm_expression');
+  if (asmString) return ptxHover(text, position);
+
+  if (!/identifier$/.test(node.type)) return null;
+  const name = node.text;
+  // Member call: `bar.arrive()`, `full[s]->wait(ph)`.
+  const parent = node.parent;
+  if (node.type === 'field_identifier' && parent?.type === 'field_expression') {
+    const doc = findMemberDoc(name, receiverType(parent, module));
+    if (doc) return { markdown: renderApiDoc(doc), range: rangeOf(node) };
+  }
+  // Qualified call: `cuda::ptx::mbarrier_arrive`.
+  let full = name;
+  let span: SyntaxNode = node;
+  for (let p = node.parent; p && p.type === 'qualified_identifier'; p = p.parent) {
+    full = p.text.replace(/\s+/g, '');
+    span = p;
+  }
+  const isCallee = callOf(span) !== undefined;
+  const doc = findApiDoc(full);
+  if (doc && (isCallee || /__syncthreads|__syncwarp|barrier|mbarrier|arrival_token|__mbarrier/.test(full))) {
+    return { markdown: renderApiDoc(doc), range: rangeOf(span) };
+  }
+  // A barrier variable: its inferred protocol.
+  const protocol = barrierProtocol(module, name, position);
+  if (protocol) return { markdown: protocol, range: rangeOf(node) };
+  return null;
+}
+
+function ancestor(n: SyntaxNode, pred: (n: SyntaxNode) => boolean): SyntaxNode | undefined {
+  for (let p: SyntaxNode | null = n; p; p = p.parent) if (pred(p)) return p;
+  return undefined;
+}
+
+function callOf(n: SyntaxNode): SyntaxNode | undefined {
+  let p = n.parent;
+  if (p?.type === 'template_function') p = p.parent;
+  return p?.type === 'call_expression' && p.childForFieldName('function') ? p : undefined;
+}
+
+function receiverType(fieldExpr: SyntaxNode, module?: KernelModule): string | undefined {
+  let base: SyntaxNode | null = fieldExpr.childForFieldName('argument');
+  while (base && base.type !== 'identifier') base = base.childForFieldName('argument') ?? base.namedChild(0);
+  if (!base || !module) return undefined;
+  for (const k of module.kernels) {
+    const d = k.decls.get(base.text);
+    if (d) return d.type;
+  }
+  return undefined;
+}
+
+function ptxHover(text: string, position: Position): HoverInfo | null {
+  const line = text.split('\n')[position.line] ?? '';
+  const isTok = (c: string): boolean => /[\w.:]/.test(c);
+  let s = position.character;
+  let e = position.character;
+  while (s > 0 && isTok(line[s - 1])) s--;
+  while (e < line.length && isTok(line[e])) e++;
+  const token = line.slice(s, e);
+  if (!token.includes('.')) return null;
+  const doc = findPtxDoc(token);
+  if (!doc) return null;
+  const range: Range = { start: { line: position.line, character: s }, end: { line: position.line, character: e } };
+  return { markdown: renderApiDoc(doc), range };
+}

@@ -1,0 +1,243 @@
+// The CUDA executor the Machine drives: per-block shared memory (one buffer per `__shared__`
+// variable, laid out in a 32-bit shared window for `__cvta_generic_to_shared` and inline PTX),
+// per-thread frame stacks over the compiled instruction arrays, the statement loop that honours
+// the runtime contract (budget, blocking, yieldNow, lineHook), and the debugger's view of a thread:
+//   frames(t)         → innermost first: { name, loc } per call frame;
+//   locals(t, index)  → the variables in scope in that frame, with their current values.
+import { type Executor, type Machine, type SimBlock, type SimThread, type SourceLoc, SimError } from '../../../sim/machine';
+import { Buffer, type Pointer } from '../../../sim/memory';
+import type { Compiler, FnInst } from './compile';
+import { shapeOf } from './compile';
+import { type BlockCtx, BLOCKED, type CompiledFn, type ExecutorLike, Frame, loader, loadPointer, ThreadCtx } from './runtime';
+import { alignOfType, type CType, sizeOfType, typeName } from './types';
+
+export interface FrameInfo {
+  name: string;
+  loc: SourceLoc;
+}
+
+export interface LocalInfo {
+  name: string;
+  type: string;
+  value: string;
+}
+
+export class CudaExecutor implements Executor, ExecutorLike {
+  current?: ThreadCtx;
+  private readonly registry = new Map<number, Buffer>();
+
+  constructor(
+    readonly compiler: Compiler,
+    readonly kernel: FnInst,
+    /** Kernel argument values, by parameter index. */
+    readonly args: unknown[],
+    private bufferIds: () => number,
+  ) {}
+
+  private sites = 0;
+
+  newSite(): number {
+    return this.sites++;
+  }
+
+  nextBufferId(): number {
+    return this.bufferIds();
+  }
+
+  registerBuffer(buf: Buffer): void {
+    this.registry.set(buf.id, buf);
+  }
+
+  bufferById(id: number): Buffer | undefined {
+    return this.registry.get(id);
+  }
+
+  startBlock(m: Machine, block: SimBlock): void {
+    const window: { base: number; buf: Buffer }[] = [];
+    const baseOf = new Map<Buffer, number>();
+    // Shared window starts above 0 so a null address is never a variable.
+    let addr = 1024;
+    const place = (buf: Buffer, align: number) => {
+      addr = Math.ceil(addr / align) * align;
+      window.push({ base: addr, buf });
+      baseOf.set(buf, addr);
+      addr += Math.max(buf.size, 1);
+    };
+    const shared = this.compiler.shared.map((v) => {
+      const et = elemType(v.type);
+      const buf = new Buffer(this.nextBufferId(), v.name, 'shared', Math.max(1, sizeOfType(v.type)), block.index, et?.k === 'num' ? et.dt : et?.k === 'barrier' ? 'u64' : undefined, shapeOf(v.type));
+      place(buf, Math.max(v.align, 16));
+      return buf;
+    });
+    const dynamic = new Buffer(this.nextBufferId(), 'extern __shared__', 'shared', m.dynamicSmem, block.index);
+    place(dynamic, 128);
+    const blk: BlockCtx = { shared, dynamic, window, baseOf, tmemNext: 0 };
+    block.state = blk;
+  }
+
+  startThread(m: Machine, t: SimThread): void {
+    // Blocks are stored by linear index; the search is only a fallback.
+    const byIndex = m.blocks[t.block];
+    const blk = (byIndex?.index === t.block ? byIndex : m.blocks.find((b) => b.index === t.block)!).state as BlockCtx;
+    const ts = new ThreadCtx(t, m, blk, this);
+    const f = new Frame(this.kernel.fn, ts, null);
+    for (let i = 0; i < this.args.length; i++) f.v[i] = this.args[i];
+    ts.frame = f;
+    t.state = ts;
+    t.loc = this.kernel.fn.code[0]?.loc ?? this.kernel.fn.loc;
+  }
+
+  endBlock(_m: Machine, block: SimBlock): void {
+    const blk = block.state as BlockCtx;
+    for (const b of [...blk.shared, blk.dynamic]) this.registry.delete(b.id);
+  }
+
+  run(m: Machine, t: SimThread, budget: number): number {
+    const ts = t.state as ThreadCtx;
+    this.current = ts;
+    let f = ts.frame;
+    let code = f.fn.code;
+    let n = 0;
+    try {
+      while (n < budget) {
+        const pc = f.pc;
+        const ins = code[pc];
+        if (ins.stmt) {
+          t.loc = ins.loc;
+          if (m.lineHook && m.atStatement(t, ins.loc)) break;
+        }
+        const r = ins.run(f);
+        if (r >= 0) {
+          f.pc = r;
+          // Jumps are free, except backward ones: every loop iteration costs a statement.
+          if (ins.stmt || r <= pc) n++;
+        } else if (r === BLOCKED) {
+          break;
+        } else {
+          n++;
+          const nf = ts.frame as Frame | null;
+          if (!nf) {
+            t.status = 'done';
+            break;
+          }
+          f = nf;
+          code = f.fn.code;
+        }
+        if (m.yieldNow) break;
+      }
+    } finally {
+      this.current = undefined;
+    }
+    return n;
+  }
+
+  runSync(ts: ThreadCtx, fn: CompiledFn, env: Frame | null): void {
+    const saved = ts.frame;
+    const savedRace = ts.race;
+    // The completion function runs once per phase on behalf of every arriver, before any waiter
+    // is released. Its accesses would be stamped with the last arriver's clock *after* its arrival,
+    // which the published phase does not include, so they are not race-checked (a known limit).
+    ts.race = false;
+    const base = new Frame(fn, ts, null);
+    base.env = env;
+    ts.frame = base;
+    let f = base;
+    let guard = 0;
+    try {
+      for (;;) {
+        const ins = f.fn.code[f.pc];
+        const r = ins.run(f);
+        if (r >= 0) f.pc = r;
+        else if (r === BLOCKED) throw new SimError(`${fn.name} blocks (it waits or synchronises), but a barrier's completion function must run to the end`, ins.loc);
+        else {
+          const nf = ts.frame as Frame | null;
+          if (!nf) break;
+          f = nf;
+        }
+        if (++guard > 50_000_000) throw new SimError(`${fn.name} does not terminate`, ins.loc);
+      }
+    } finally {
+      ts.frame = saved;
+      ts.race = savedRace;
+    }
+  }
+
+  // -------------------------------------------------------------- debugger view
+
+  /** Call frames of `t`, innermost first. */
+  frames(t: SimThread): FrameInfo[] {
+    const ts = t.state as ThreadCtx | undefined;
+    const out: FrameInfo[] = [];
+    let first = true;
+    for (let f: Frame | null = ts?.frame ?? null; f; f = f.caller) {
+      // A caller's pc is already past its call instruction.
+      const ins = f.fn.code[first ? f.pc : f.pc - 1];
+      out.push({ name: f.fn.name, loc: ins?.loc ?? f.fn.loc });
+      first = false;
+    }
+    return out;
+  }
+
+  /** Variables in scope in frame `index` (0 = innermost) of `t`, with their values. */
+  locals(t: SimThread, index = 0): LocalInfo[] {
+    const ts = t.state as ThreadCtx | undefined;
+    let f: Frame | null = ts?.frame ?? null;
+    for (let i = 0; i < index && f; i++) f = f.caller;
+    if (!f) return [];
+    const pc = index === 0 ? f.pc : f.pc - 1;
+    const out: LocalInfo[] = [];
+    for (const l of f.fn.locals) {
+      if (pc < l.from || pc >= l.to) continue;
+      let value: string;
+      try {
+        if (l.where === 'slot') value = show(f.v[l.index], l.type);
+        else if (l.where === 'mem') value = showMem({ buf: f.mem[l.index], offset: 0 }, l.type);
+        else value = f.v[l.index] ? showMem(f.v[l.index] as Pointer, l.type) : 'null';
+      } catch {
+        value = '?';
+      }
+      out.push({ name: l.name, type: typeName(l.type), value });
+    }
+    return out;
+  }
+}
+
+function elemType(t: CType): CType | undefined {
+  while (t.k === 'arr') t = t.of;
+  return t;
+}
+
+function show(v: unknown, t: CType): string {
+  if (v === undefined) return '?';
+  if (v === null) return 'null';
+  if (typeof v === 'number') return t.k === 'num' && t.dt === 'bool' ? (v ? 'true' : 'false') : String(v);
+  if (typeof v === 'object' && v && 'buf' in v) {
+    const p = v as Pointer;
+    return `&${p.buf.name}${p.offset ? `+${p.offset}` : ''}`;
+  }
+  if (typeof v === 'object' && v && 'fn' in v) return `lambda ${(v as { fn: CompiledFn }).fn.name}`;
+  return String(v);
+}
+
+function showMem(p: Pointer, t: CType, depth = 0): string {
+  switch (t.k) {
+    case 'num':
+      return show(loader(t.dt)(p.buf, p.offset), t);
+    case 'ptr':
+      return show(loadPointer(p.buf, p.offset), t);
+    case 'arr': {
+      const es = sizeOfType(t.of);
+      const n = Math.min(Math.max(t.n, 0), 16);
+      const items: string[] = [];
+      for (let i = 0; i < n; i++) items.push(depth > 2 ? '…' : showMem({ buf: p.buf, offset: p.offset + i * es }, t.of, depth + 1));
+      return `[${items.join(', ')}${t.n > 16 ? ', …' : ''}]`;
+    }
+    case 'struct':
+      return `{${t.def.fields.map((fl) => `${fl.name}: ${depth > 2 ? '…' : showMem({ buf: p.buf, offset: p.offset + fl.offset }, fl.type, depth + 1)}`).join(', ')}}`;
+    case 'barrier':
+      return `cuda::barrier @${p.buf.name}+${p.offset}`;
+    default:
+      void alignOfType;
+      return typeName(t);
+  }
+}

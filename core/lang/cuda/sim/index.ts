@@ -1,0 +1,173 @@
+// CUDA executor of the simulator: turns a .cu file, a kernel name, launch geometry and SPEC
+// arguments into a ready-to-run Launch (a Machine whose threads execute the kernel).
+//
+// Design. The file is parsed once with tree-sitter-cuda. `compile.ts` compiles the kernel and
+// every device function, member function, template instance and lambda it reaches into a flat
+// array of instructions per function; an instruction is a JS closure `(frame) => next pc`, and
+// expressions inside it are closures `(frame) => value` specialised by C++ type at compile time
+// (types.ts holds the exact integer/float arithmetic). Scalars live in per-frame slot arrays;
+// arrays, structs and address-taken locals live in per-frame local buffers; `__shared__`
+// variables get one buffer each per block (executor.ts), placed in a 32-bit shared window so
+// `__cvta_generic_to_shared` and inline PTX addresses map back to buffer + offset. Calls to user
+// functions and every builtin that can block (waits, syncs, shuffles, asm) are hoisted into their
+// own instructions, so a thread blocks without losing its place and the debugger sees real frames
+// (`CudaExecutor.frames(t)` / `locals(t, i)`); `&&`, `||` and `?:` with such calls become branches.
+// Every instruction carries its zero-based source line.
+//
+// Supported: the C++ subset of typical warp-specialised kernels (integer, float, half/bf16 types,
+// pointers, multi-dimensional arrays, structs with member functions, templates with deduced or
+// explicit arguments, lambdas, references, enums, typedef/using, all operators and statements but
+// goto/exceptions/range-for), the CUDA runtime (builtins.ts: syncs, warp collectives, atomics,
+// math, printf, assert, cooperative groups, cuda::barrier, cuda::ptx::mbarrier_*, __mbarrier_*,
+// bulk copies, memcpy_async, cp.async pipelines) and inline PTX (ptx.ts: mbarrier.*, cp.async*,
+// bar.sync, fences, tcgen05 alloc/mma kind::f16/commit/ld, wgmma groups). A try_wait in a retry
+// loop blocks until its phase completes; one whose result is not retried gives up after its time
+// limit in cycles, or at once when it has none (hardware may return false early); a test_wait
+// probes, except in a retry loop, where it blocks.
+// Anything else stops with "not supported by the simulator: <construct> at line N".
+//
+// To add a builtin, see the header of builtins.ts; to add a PTX instruction, `compileOp` in ptx.ts.
+import { loadCudaLanguage, Parser } from '../parser';
+import { isFloat, sizeOf } from '../../../sim/dtypes';
+import { Machine, type MachineOptions, type SimThread, SimError } from '../../../sim/machine';
+import { materialize } from '../../../sim/args';
+import type { Launch, NamedBuffer, SimulateRequest } from '../../../sim/run';
+import { allChildren, Compiler, type FnDecl, type FnInst, named } from './compile';
+import { CudaExecutor } from './executor';
+import type { Executor } from '../../../sim/machine';
+import { type CType, isFloatDt, isNum, typeName } from './types';
+
+export { CudaExecutor, type FrameInfo, type LocalInfo } from './executor';
+
+export async function prepareCudaLaunch(req: SimulateRequest): Promise<Launch> {
+  const language = await loadCudaLanguage();
+  const parser = new Parser();
+  parser.setLanguage(language);
+  const tree = parser.parse(req.text);
+  if (!tree) throw new SimError(`${req.file}: could not parse the file`);
+  let nextId = 1;
+  const ids = () => nextId++;
+  const compiler = new Compiler(tree.rootNode, ids);
+  const decl = pickKernel(compiler, req);
+  const kernelName = decl.name;
+
+  // Arguments are bound before compiling so a wrong command line is reported first.
+  const params = kernelParams(compiler, decl);
+  const buffers: NamedBuffer[] = [];
+  const values: unknown[] = [];
+  const given = new Map((req.args ?? []).map((a) => [a.name, a]));
+  for (const a of req.args ?? []) {
+    if (!params.some((p) => p.name === a.name)) throw new SimError(`argument '${a.name}' is not a parameter of ${kernelName}(${params.map((p) => p.name).join(', ')})`);
+  }
+  for (const p of params) {
+    const a = given.get(p.name);
+    if (!a) throw new SimError(`missing argument '${p.name}' of ${kernelName}: pass --arg ${p.name}=${p.type.k === 'ptr' ? `${suggestDtype(p.type)}[N]` : '<number>'}`);
+    if (p.type.k === 'ptr') {
+      if (a.kind !== 'buffer') throw new SimError(`argument '${p.name}' is a pointer (${typeName(p.type)}): give a buffer like ${p.name}=${suggestDtype(p.type)}[N], not ${a.text}`);
+      const pointee = p.type.to;
+      if (pointee.k === 'num' && pointee.dt !== a.dtype && !(sizeOf(pointee.dt) === sizeOf(a.dtype) && isFloat(pointee.dt) === isFloat(a.dtype) && pointee.dt !== 'bool'))
+        throw new SimError(`argument '${p.name}' points to ${pointee.dt} but was given ${a.dtype}[${a.shape.join(',')}]`);
+      const nb = materialize(a, ids());
+      buffers.push(nb);
+      values.push({ buf: nb.buffer, offset: 0 });
+      continue;
+    }
+    if (p.type.k !== 'num') throw new SimError(`parameter '${p.name}' of type ${typeName(p.type)} cannot be given on the command line`);
+    if (a.kind !== 'scalar') throw new SimError(`argument '${p.name}' is a ${typeName(p.type)} scalar, not a buffer (${a.text})`);
+    if (!isFloatDt(p.type.dt) && !Number.isInteger(a.value)) throw new SimError(`argument '${p.name}' is an integer (${typeName(p.type)}), got ${a.value}`);
+    values.push(coerceScalar(p.type, a.value, p.name));
+  }
+
+  const geometry: MachineOptions = {
+    grid: req.grid ?? [1, 1, 1],
+    block: req.block ?? [launchBounds(decl) ?? 128, 1, 1],
+    dynamicSmem: req.dynamicSmem,
+    seed: req.seed,
+    schedule: req.schedule,
+    maxSteps: req.maxSteps,
+    latencies: req.latencies,
+    trace: req.trace,
+    detectRaces: req.detectRaces,
+  };
+  let executor: Executor;
+  try {
+    compiler.prepareFileScope();
+    const inst: FnInst = compiler.instantiate(decl, new Map(), decl.node);
+    executor = new CudaExecutor(compiler, inst, values, ids);
+  } catch (e) {
+    // A construct we cannot simulate: the launch faults on its first statement with the report.
+    if (!(e instanceof SimError)) throw e;
+    executor = failing(e);
+  }
+  const machine = new Machine(executor, geometry);
+  return { machine, buffers };
+}
+
+function pickKernel(c: Compiler, req: SimulateRequest): FnDecl {
+  const kernels = c.kernels;
+  if (!kernels.length) throw new SimError(`${req.file}: no __global__ kernel found`);
+  if (req.kernel) {
+    const k = kernels.find((d) => d.name === req.kernel);
+    if (!k) throw new SimError(`${req.file}: no __global__ kernel named '${req.kernel}' (kernels: ${kernels.map((d) => d.name).join(', ')})`);
+    if (k.tparams) throw new SimError(`kernel '${k.name}' is a template: the simulator cannot pick its template arguments`, undefined, 'unsupported');
+    return k;
+  }
+  if (kernels.length > 1) throw new SimError(`${req.file} has ${kernels.length} kernels; choose one with --kernel (${kernels.map((d) => d.name).join(', ')})`);
+  if (kernels[0].tparams) throw new SimError(`kernel '${kernels[0].name}' is a template: the simulator cannot pick its template arguments`, undefined, 'unsupported');
+  return kernels[0];
+}
+
+function kernelParams(c: Compiler, decl: FnDecl): { name: string; type: CType }[] {
+  c.prepareFileScope();
+  try {
+    const inst = c.instantiate(decl, new Map(), decl.node);
+    return inst.params.map((p) => ({ name: p.name, type: p.type }));
+  } catch (e) {
+    if (!(e instanceof SimError)) throw e;
+    // Compilation of the body failed; the parameter list may still be readable.
+    const fd = named(decl.node).find((x) => x.type === 'function_declarator') ?? decl.node.childForFieldName('declarator');
+    const list = fd?.childForFieldName('parameters');
+    if (!list) throw e;
+    return named(list)
+      .filter((p) => p.type === 'parameter_declaration')
+      .map((p) => {
+        const dn = p.childForFieldName('declarator');
+        const text = dn?.text ?? '';
+        const name = text.replace(/[*&\s]|__restrict__/g, '').replace(/\[.*$/, '');
+        return { name, type: text.includes('*') ? { k: 'ptr' as const, to: { k: 'void' as const } } : { k: 'num' as const, dt: 's64' as const } };
+      });
+  }
+}
+
+function launchBounds(decl: FnDecl): number | undefined {
+  const lb = named(decl.node).find((x) => x.type === 'launch_bounds');
+  void allChildren;
+  const v = lb ? Number(named(lb)[0]?.text) : NaN;
+  return Number.isInteger(v) && v > 0 ? v : undefined;
+}
+
+function suggestDtype(t: CType): string {
+  return t.k === 'ptr' && t.to.k === 'num' ? t.to.dt : 'f32';
+}
+
+function coerceScalar(t: CType, v: number, name: string): number {
+  if (!isNum(t)) return v;
+  const dt = t.dt;
+  const ranges: Record<string, [number, number]> = { s8: [-128, 127], u8: [0, 255], s16: [-32768, 32767], u16: [0, 65535], s32: [-2147483648, 2147483647], u32: [0, 4294967295], s64: [-(2 ** 53), 2 ** 53], u64: [0, 2 ** 53], bool: [0, 1] };
+  const r = ranges[dt];
+  if (r && (v < r[0] || v > r[1])) throw new SimError(`argument '${name}' = ${v} does not fit in ${dt}`);
+  if (dt === 'f32') return Math.fround(v);
+  return v;
+}
+
+function failing(e: SimError): Executor {
+  return {
+    startBlock() {},
+    startThread(_m: Machine, t: SimThread) {
+      if (e.loc) t.loc = e.loc;
+    },
+    run(): number {
+      throw e;
+    },
+  };
+}

@@ -1,0 +1,759 @@
+// Inline PTX (`asm volatile("..." : outputs : inputs)`) for the CUDA executor: the asm text is
+// parsed once into small instruction closures over a register file whose first entries are the
+// bound operands (%0..%n, %[name]); the block runs as one statement and, when an instruction in it
+// blocks (try_wait, bar.sync, wait_group), resumes at that instruction when the thread wakes.
+// Covers the mbarrier family, bulk and non-bulk cp.async, named barriers, fences, tcgen05
+// (alloc, mma kind::f16 with no-swizzle K-major descriptors, commit, ld) and wgmma group
+// bookkeeping; anything else stops with "not supported by the simulator: PTX instruction …".
+import type { SyntaxNode } from '../parser';
+import { splitOperands } from '../ptx';
+import { type Machine, SimError } from '../../../sim/machine';
+import type { Pointer } from '../../../sim/memory';
+import { barrierAt, bulkCopy, markProducer, threadArrive, waitParity, waitToken, type WaitMode } from './builtins';
+import { type Compiler, type Ex, type FnCx, fail, named, unsupported } from './compile';
+import { type BlockCtx, type Frame, fromGenericAddress, fromSharedAddress, loader, storer, type ThreadCtx, toSharedPointer } from './runtime';
+import { convFn, type CType, isNum, sizeOfType, VOID } from './types';
+
+type Regs = any[];
+/** Result of one PTX instruction: next index, or BLOCK. */
+const BLOCK = -1;
+type PInstr = (f: Frame, r: Regs, pc: number) => number;
+
+interface Operand {
+  constraint: string;
+  ex: Ex;
+  out: boolean;
+  inout: boolean;
+  name?: string;
+}
+
+export function compileAsm(c: Compiler, cx: FnCx, n: SyntaxNode): Ex {
+  const code = n.childForFieldName('assembly_code');
+  if (!code) fail('asm without a string', n);
+  const text = asmText(code);
+  const ops: Operand[] = [];
+  const outs = n.childForFieldName('output_operands');
+  const ins = n.childForFieldName('input_operands');
+  for (const o of outs ? named(outs).filter((x) => x.type === 'gnu_asm_output_operand') : []) {
+    const cons = o.childForFieldName('constraint')!.text.replace(/"/g, '');
+    const ex = c.expr(cx, o.childForFieldName('value')!);
+    if (!ex.lv) fail(`asm output '${o.text}' is not assignable`, o);
+    ops.push({ constraint: cons, ex, out: true, inout: cons.startsWith('+'), name: o.childForFieldName('symbol')?.text });
+  }
+  for (const o of ins ? named(ins).filter((x) => x.type === 'gnu_asm_input_operand') : []) {
+    const cons = o.childForFieldName('constraint')!.text.replace(/"/g, '');
+    const ex = c.rv(c.expr(cx, o.childForFieldName('value')!));
+    ops.push({ constraint: cons, ex, out: false, inout: false, name: o.childForFieldName('symbol')?.text });
+  }
+  // Inputs evaluated into temps first: a blocked asm re-runs without re-evaluating side effects.
+  const inputs = ops.map((o) => (o.out && !o.inout ? undefined : c.toTemp(cx, n, o.out ? { ...o.ex, lv: undefined } : o.ex)));
+  const prog = parsePtx(text, ops, n, cx);
+  const nregs = prog.nregs;
+  const outStores = ops.map((o) => (o.out ? { st: c.storeFn(o.ex.lv!, o.ex.t), t: o.ex.t } : undefined));
+  const key = {};
+  const instrs = prog.instrs;
+  const count = instrs.length;
+  return c.emitBlocking(cx, n, VOID, (f) => {
+    const ts = f.ts;
+    let regs: Regs;
+    let pc = 0;
+    if (ts.asmResume && ts.asmResume.key === key) {
+      regs = ts.asmResume.regs;
+      pc = ts.asmResume.pc;
+      ts.asmResume = undefined;
+    } else {
+      regs = new Array(nregs);
+      for (let i = 0; i < inputs.length; i++) {
+        const inp = inputs[i];
+        if (inp) regs[i] = inp.ev(f);
+      }
+    }
+    let guard = 0;
+    while (pc < count) {
+      const next = instrs[pc](f, regs, pc);
+      if (next === BLOCK) {
+        ts.asmResume = { key, pc, regs };
+        return undefined;
+      }
+      pc = next;
+      if (++guard > 1_000_000) throw new SimError('inline asm loops without end');
+    }
+    for (let i = 0; i < outStores.length; i++) {
+      const o = outStores[i];
+      if (o) o.st(f, toType(regs[i], o.t));
+    }
+    return 0;
+  });
+}
+
+function toType(v: unknown, t: CType): unknown {
+  if (isNum(t) && typeof v === 'number') {
+    const c = convFn(t.dt === 'f32' || t.dt === 'f64' ? t.dt : 'u64', t.dt);
+    return c ? c(v) : v;
+  }
+  return v;
+}
+
+function asmText(n: SyntaxNode): string {
+  if (n.type === 'concatenated_string') return named(n).map(asmText).join('');
+  let s = '';
+  for (const c of named(n)) {
+    if (c.type === 'string_content') s += c.text;
+    else if (c.type === 'escape_sequence') s += c.text === '\\n' ? '\n' : c.text === '\\t' ? '\t' : c.text.slice(1);
+  }
+  return s;
+}
+
+interface Parsed {
+  label?: string;
+  pred?: { neg: boolean; reg: string };
+  mnemonic: string;
+  operands: string[];
+}
+
+
+function parseLines(text: string): Parsed[] {
+  const cleaned = text.replace(/\/\/[^\n]*/g, '').replace(/\/\*[\s\S]*?\*\//g, '');
+  const out: Parsed[] = [];
+  // Braces scope registers in PTX; one flat register namespace is enough here.
+  for (let raw of cleaned.split(/;|\n/)) {
+    raw = raw.replace(/^\s*[{}]\s*|\s*[{}]\s*$/g, ' ').trim();
+    while (raw.startsWith('{') || raw.startsWith('}')) raw = raw.slice(1).trim();
+    if (!raw) continue;
+    let label: string | undefined;
+    const lab = /^([A-Za-z_$][\w$]*)\s*:\s*/.exec(raw);
+    if (lab) {
+      label = lab[1];
+      raw = raw.slice(lab[0].length).trim();
+      if (!raw) {
+        out.push({ label, mnemonic: '', operands: [] });
+        continue;
+      }
+    }
+    let pred: Parsed['pred'];
+    const pm = /^@(!?)\s*(%?[\w$]+)\s+/.exec(raw);
+    if (pm) {
+      pred = { neg: pm[1] === '!', reg: pm[2] };
+      raw = raw.slice(pm[0].length);
+    }
+    if (raw.startsWith('.reg') || raw.startsWith('.pragma') || raw.startsWith('.shared') || raw.startsWith('.local')) {
+      if (label) out.push({ label, mnemonic: '', operands: [] });
+      continue;
+    }
+    const sp = raw.search(/\s/);
+    const mnemonic = sp < 0 ? raw : raw.slice(0, sp);
+    const operands = sp < 0 ? [] : splitOperands(raw.slice(sp + 1));
+    out.push({ label, pred, mnemonic, operands });
+  }
+  return out;
+}
+
+function parsePtx(text: string, ops: Operand[], n: SyntaxNode, cx: FnCx): { instrs: PInstr[]; nregs: number } {
+  const lines = parseLines(text);
+  const regIdx = new Map<string, number>();
+  let nregs = ops.length;
+  ops.forEach((o, i) => {
+    if (o.name) regIdx.set(`%[${o.name}]`, i);
+  });
+  const reg = (name: string): number => {
+    const m = /^%(\d+)$/.exec(name);
+    if (m) {
+      const i = Number(m[1]);
+      if (i >= ops.length) fail(`asm operand %${i} does not exist (${ops.length} operand(s))`, n);
+      return i;
+    }
+    const have = regIdx.get(name);
+    if (have !== undefined) return have;
+    regIdx.set(name, nregs);
+    return nregs++;
+  };
+  const labels = new Map<string, number>();
+  lines.forEach((l, i) => {
+    if (l.label) labels.set(l.label, i);
+  });
+  // Probes retried by a backward `@!p bra` block until done instead of spinning.
+  const retried = new Set<number>();
+  lines.forEach((l, i) => {
+    if (!l.mnemonic.startsWith('bra') || !l.pred) return;
+    const target = labels.get(l.operands[0]);
+    if (target === undefined || target > i) return;
+    for (let j = target; j < i; j++) if (/^mbarrier\.(try|test)_wait/.test(lines[j].mnemonic) && lines[j].operands[0] === l.pred.reg) retried.add(j);
+  });
+  const instrs: PInstr[] = lines.map((l, i) => compileLine(l, i, reg, labels, retried.has(i), ops, n, cx));
+  return { instrs, nregs };
+}
+
+/** Operand accessor: register, immediate, or special register. */
+function valueOf(s: string, reg: (n: string) => number): (r: Regs, f: Frame) => any {
+  const t = s.trim();
+  if (/^-?\d+$/.test(t) || /^0[xX][0-9a-fA-F]+$/.test(t)) {
+    const v = Number(t);
+    return () => v;
+  }
+  if (/^0[fF][0-9a-fA-F]{8}$/.test(t)) {
+    const dv = new DataView(new ArrayBuffer(4));
+    dv.setUint32(0, parseInt(t.slice(2), 16));
+    const v = dv.getFloat32(0);
+    return () => v;
+  }
+  switch (t) {
+    case '%laneid':
+      return (_r, f) => f.ts.t.lane;
+    case '%warpid':
+      return (_r, f) => f.ts.t.warp;
+    case '%tid.x':
+      return (_r, f) => f.ts.t.threadIdx[0];
+    case '%tid.y':
+      return (_r, f) => f.ts.t.threadIdx[1];
+    case '%tid.z':
+      return (_r, f) => f.ts.t.threadIdx[2];
+    case '%ctaid.x':
+      return (_r, f) => f.ts.t.blockIdx[0];
+    case '%clock':
+    case '%clock64':
+      return (_r, f) => f.ts.t.time;
+    case '%lanemask_lt':
+      return (_r, f) => ((1 << f.ts.t.lane) - 1) >>> 0;
+  }
+  const i = reg(t);
+  return (r) => r[i];
+}
+
+/** `[x]`, `[x+8]`: base accessor and byte offset. */
+function addrOf(s: string, reg: (n: string) => number, n: SyntaxNode): { base: (r: Regs, f: Frame) => any; off: number } {
+  const m = /^\[\s*([^\]+\s]+)\s*(?:\+\s*(-?\w+))?\s*\]$/.exec(s.trim());
+  if (!m) fail(`PTX address operand '${s}'`, n);
+  return { base: valueOf(m[1], reg), off: m[2] ? Number(m[2]) : 0 };
+}
+
+function sharedPtr(blk: BlockCtx, v: unknown, off: number): Pointer {
+  const p = toSharedPointer(blk, v);
+  return off ? { buf: p.buf, offset: p.offset + off } : p;
+}
+
+function globalPtr(f: Frame, v: unknown, off: number): Pointer {
+  let p: Pointer | null;
+  if (v && typeof v === 'object') p = v as Pointer;
+  else if (typeof v === 'number') p = fromGenericAddress(f.ts.ex, v);
+  else p = null;
+  if (!p) throw new SimError('PTX: null global address');
+  return off ? { buf: p.buf, offset: p.offset + off } : p;
+}
+
+function compileLine(l: Parsed, idx: number, reg: (n: string) => number, labels: Map<string, number>, retried: boolean, _ops: Operand[], n: SyntaxNode, cx: FnCx): PInstr {
+  const next = idx + 1;
+  const body = compileOp(l, reg, labels, retried, n, cx);
+  if (!l.pred) return body;
+  const p = reg(l.pred.reg);
+  const neg = l.pred.neg;
+  return (f, r, pc) => (!!r[p] !== neg ? body(f, r, pc) : next);
+}
+
+function compileOp(l: Parsed, reg: (n: string) => number, labels: Map<string, number>, retried: boolean, n: SyntaxNode, cx: FnCx): PInstr {
+  const next = (_f: Frame, _r: Regs, pc: number) => pc + 1;
+  const mn = l.mnemonic;
+  const o = l.operands;
+  if (!mn) return next;
+  const parts = mn.split('.');
+  const head = parts[0];
+  const has = (s: string) => parts.includes(s) || mn.includes(s);
+  const V = (i: number) => valueOf(o[i], reg);
+  const W = (i: number) => {
+    const t = o[i].trim();
+    if (t === '_') return -1;
+    return reg(t);
+  };
+  const unsup = (): never => unsupported(`PTX instruction '${mn}'`, n);
+
+  switch (head) {
+    case 'bra': {
+      const target = labels.get(o[0]);
+      if (target === undefined) fail(`PTX branch to unknown label '${o[0]}'`, n);
+      return () => target;
+    }
+    case 'ret':
+    case 'exit':
+      return unsup();
+    case 'fence':
+    case 'membar':
+    case 'nanosleep':
+    case 'griddepcontrol':
+    case 'setmaxnreg':
+    case 'prefetch':
+    case 'prefetchu':
+      return next;
+    case 'mov':
+    case 'cvta': {
+      const d = W(0);
+      const a = V(1);
+      if (head === 'cvta') {
+        if (!mn.includes('to.shared')) return unsup();
+        return (f, r, pc) => {
+          const v = a(r, f);
+          r[d] = v && typeof v === 'object' ? v : v;
+          return pc + 1;
+        };
+      }
+      return (f, r, pc) => ((r[d] = a(r, f)), pc + 1);
+    }
+    case 'setp': {
+      const cmp = parts[1];
+      const d = W(0);
+      const a = V(1);
+      const b = V(2);
+      const fn: (x: number, y: number) => boolean =
+        cmp === 'eq' ? (x, y) => x === y : cmp === 'ne' ? (x, y) => x !== y : cmp === 'lt' || cmp === 'lo' ? (x, y) => x < y : cmp === 'le' || cmp === 'ls' ? (x, y) => x <= y : cmp === 'gt' || cmp === 'hi' ? (x, y) => x > y : (x, y) => x >= y;
+      return (f, r, pc) => ((r[d] = fn(Number(a(r, f)), Number(b(r, f))) ? 1 : 0), pc + 1);
+    }
+    case 'selp': {
+      const d = W(0);
+      const a = V(1);
+      const b = V(2);
+      const p = V(3);
+      return (f, r, pc) => ((r[d] = p(r, f) ? a(r, f) : b(r, f)), pc + 1);
+    }
+    case 'add':
+    case 'sub':
+    case 'mul':
+    case 'and':
+    case 'or':
+    case 'xor':
+    case 'shl':
+    case 'shr': {
+      const d = W(0);
+      const a = V(1);
+      const b = V(2);
+      const ty = parts[parts.length - 1];
+      const signed = ty.startsWith('s');
+      const wide = ty.endsWith('64');
+      if (wide && head !== 'add' && head !== 'sub') return unsup();
+      const wrap = wide ? (x: number) => x : signed ? (x: number) => x | 0 : (x: number) => x >>> 0;
+      const fn: (x: number, y: number) => number =
+        head === 'add'
+          ? (x, y) => x + y
+          : head === 'sub'
+            ? (x, y) => x - y
+            : head === 'mul'
+              ? (x, y) => Math.imul(x, y)
+              : head === 'and'
+                ? (x, y) => x & y
+                : head === 'or'
+                  ? (x, y) => x | y
+                  : head === 'xor'
+                    ? (x, y) => x ^ y
+                    : head === 'shl'
+                      ? (x, y) => (y >= 32 ? 0 : x << y)
+                      : signed
+                        ? (x, y) => x >> Math.min(y, 31)
+                        : (x, y) => (y >= 32 ? 0 : x >>> y);
+      return (f, r, pc) => ((r[d] = wrap(fn(Number(a(r, f)), Number(b(r, f))))), pc + 1);
+    }
+    case 'elect': {
+      // elect.sync d|p, mask: the lowest live lane of the mask is the leader.
+      const [dn, pn] = o[0].split('|').map((x) => x.trim());
+      const d = dn && dn !== '_' ? reg(dn) : -1;
+      const p = pn ? reg(pn) : -1;
+      const mask = V(1);
+      return (f, r, pc) => {
+        const m = Number(mask(r, f)) >>> 0;
+        const live = liveLanes(f.ts) & m;
+        const leader = live ? 31 - Math.clz32(live & -live) : 0;
+        if (d >= 0) r[d] = leader;
+        if (p >= 0) r[p] = f.ts.t.lane === leader ? 1 : 0;
+        return pc + 1;
+      };
+    }
+    case 'ld':
+    case 'st': {
+      if (parts.some((x) => /^v\d$/.test(x))) return unsup();
+      const ty = parts[parts.length - 1];
+      const dt = ({ u32: 'u32', s32: 's32', b32: 'u32', f32: 'f32', u64: 'u64', s64: 's64', b64: 'u64', f64: 'f64', u16: 'u16', s16: 's16', b16: 'u16', u8: 'u8', s8: 's8', b8: 'u8' } as const)[ty];
+      if (!dt) return unsup();
+      const shared = parts.includes('shared') || parts.some((x) => x.startsWith('shared::'));
+      const size = sizeOfType({ k: 'num', dt });
+      if (head === 'ld') {
+        const d = W(0);
+        const a = addrOf(o[1], reg, n);
+        const ld = loader(dt);
+        return (f, r, pc) => {
+          const p = shared ? sharedPtr(f.ts.blk, a.base(r, f), a.off) : globalPtr(f, a.base(r, f), a.off);
+          r[d] = ld(p.buf, p.offset);
+          if (p.buf.space === 'shared' && f.ts.race) f.ts.m.access(f.ts.t, p.buf, p.offset, size, false);
+          return pc + 1;
+        };
+      }
+      const a = addrOf(o[0], reg, n);
+      const v = V(1);
+      const st = storer(dt);
+      return (f, r, pc) => {
+        const p = shared ? sharedPtr(f.ts.blk, a.base(r, f), a.off) : globalPtr(f, a.base(r, f), a.off);
+        st(p.buf, p.offset, Number(v(r, f)));
+        if (p.buf.space === 'shared' && f.ts.race) f.ts.m.access(f.ts.t, p.buf, p.offset, size, true);
+        return pc + 1;
+      };
+    }
+    case 'bar':
+    case 'barrier': {
+      if (parts[1] === 'cluster') {
+        if (parts[2] === 'arrive') return next;
+        if (parts[2] === 'wait') return (f, _r, pc) => (f.ts.m.syncBlock(f.ts.t, 15, f.ts.m.blockSize, 'barrier.cluster.wait (a cluster of one CTA)') ? pc + 1 : BLOCK);
+        return unsup();
+      }
+      const op = parts[1] === 'sync' || parts[1] === 'arrive' || parts[1] === 'red' ? parts[1] : parts.length === 1 || parts[1] === 'aligned' ? 'sync' : parts[1];
+      if (op === 'red') return unsup();
+      const id = o[0] ? V(0) : () => 0;
+      const cnt = o[1] ? V(1) : undefined;
+      if (op === 'arrive')
+        return (f, r, pc) => {
+          if (!cnt) throw new SimError('bar.arrive needs a thread count');
+          f.ts.m.arriveBlock(f.ts.t, Number(id(r, f)), Number(cnt(r, f)));
+          return pc + 1;
+        };
+      return (f, r, pc) => {
+        const m = f.ts.m;
+        const count = cnt ? Number(cnt(r, f)) : m.blockSize;
+        if (count % 32 !== 0 || count > m.blockSize) throw new SimError(`bar.sync thread count ${count} must be a multiple of 32 and at most the block size (${m.blockSize})`);
+        return m.syncBlock(f.ts.t, Number(id(r, f)), count) ? pc + 1 : BLOCK;
+      };
+    }
+    case 'mbarrier':
+      return mbarrierOp(parts, o, reg, retried, n);
+    case 'cp':
+      return cpOp(parts, mn, o, reg, n);
+    case 'tcgen05':
+      return tcgen05Op(parts, mn, o, reg, n, cx);
+    case 'wgmma': {
+      const what = parts[1];
+      if (what === 'fence') return next;
+      if (what === 'commit_group') return (f, _r, pc) => (f.ts.m.asyncCommit(f.ts.t, 'wgmma'), pc + 1);
+      if (what === 'wait_group') {
+        const k = V(0);
+        return (f, r, pc) => (f.ts.m.asyncWaitGroups(f.ts.t, 'wgmma', Number(k(r, f))) ? pc + 1 : BLOCK);
+      }
+      return unsup();
+    }
+  }
+  void has;
+  return unsup();
+}
+
+function liveLanes(ts: ThreadCtx): number {
+  const { m, t } = ts;
+  const first = t.index - t.lane;
+  let mask = 0;
+  for (let l = 0; l < 32; l++) {
+    const th = m.threads[first + l];
+    if (th && th.block === t.block && th.warp === t.warp && th.status !== 'done') mask |= 1 << l;
+  }
+  return mask >>> 0;
+}
+
+function mbarrierOp(parts: string[], o: string[], reg: (n: string) => number, retried: boolean, n: SyntaxNode): PInstr {
+  const op = parts[1];
+  const mn = parts.join('.');
+  const V = (i: number) => valueOf(o[i], reg);
+  const W = (s: string) => (s.trim() === '_' ? -1 : reg(s.trim()));
+  const bar = (s: string) => {
+    const a = addrOf(s, reg, n);
+    return (f: Frame, r: Regs) => barrierAt(f.ts.m, sharedPtr(f.ts.blk, a.base(r, f), a.off), mn);
+  };
+  switch (op) {
+    case 'init': {
+      const b = bar(o[0]);
+      const cnt = V(1);
+      return (f, r, pc) => (f.ts.m.mbInit(f.ts.t, b(f, r), Number(cnt(r, f))), pc + 1);
+    }
+    case 'inval': {
+      const b = bar(o[0]);
+      return (f, r, pc) => (b(f, r).mb.inval(), pc + 1);
+    }
+    case 'arrive':
+    case 'arrive_drop': {
+      const expectTx = parts.includes('expect_tx');
+      const drop = op === 'arrive_drop';
+      const noComplete = parts.includes('noComplete');
+      void noComplete;
+      const d = W(o[0]);
+      const b = bar(o[1]);
+      // arrive [.expect_tx] state, [addr] {, count | , txCount}
+      const tx = expectTx ? V(2) : () => 0;
+      const cnt = expectTx ? (o[3] ? V(3) : () => 1) : o[2] ? V(2) : () => 1;
+      return (f, r, pc) => {
+        const bb = b(f, r);
+        if (expectTx) markProducer(f.ts.t, bb);
+        const tok = threadArrive(f, bb, Number(cnt(r, f)), Number(tx(r, f)), drop);
+        if (d >= 0) r[d] = tok;
+        return pc + 1;
+      };
+    }
+    case 'expect_tx':
+    case 'complete_tx': {
+      const b = bar(o[0]);
+      const tx = V(1);
+      if (op === 'complete_tx') return (f, r, pc) => (f.ts.m.mbCompleteTx(b(f, r), Number(tx(r, f))), pc + 1);
+      return (f, r, pc) => {
+        const bb = b(f, r);
+        markProducer(f.ts.t, bb);
+        f.ts.m.mbExpectTx(f.ts.t, bb, Number(tx(r, f)));
+        return pc + 1;
+      };
+    }
+    case 'try_wait':
+    case 'test_wait': {
+      const parity = parts.includes('parity');
+      const d = W(o[0]);
+      const b = bar(o[1]);
+      const v = V(2);
+      const hint = o[3] ? V(3) : undefined;
+      const key = {};
+      // try_wait without a time limit, or any probe retried by a branch, waits until done.
+      const mode = (f: Frame, r: Regs): WaitMode => (retried || (op === 'try_wait' && !hint) ? 'block' : op === 'test_wait' ? 'probe' : Math.max(1, Number(hint!(r, f))));
+      return (f, r, pc) => {
+        const md = mode(f, r);
+        const res = parity ? waitParity(f, key, b(f, r), Number(v(r, f)), md) : waitToken(f, key, b(f, r), Number(v(r, f)), md);
+        if (res === undefined) return BLOCK;
+        if (d >= 0) r[d] = res;
+        return pc + 1;
+      };
+    }
+  }
+  unsupported(`PTX instruction '${mn}'`, n);
+}
+
+function cpOp(parts: string[], mn: string, o: string[], reg: (n: string) => number, n: SyntaxNode): PInstr {
+  const V = (i: number) => valueOf(o[i], reg);
+  if (parts[1] !== 'async') unsupported(`PTX instruction '${mn}'`, n);
+  if (parts[2] === 'bulk') {
+    if (parts[3] === 'tensor') unsupported(`PTX instruction '${mn}' (tensor maps are not modelled; use a 1-D cp.async.bulk)`, n);
+    if (parts[3] === 'commit_group') return (f, _r, pc) => (f.ts.m.asyncCommit(f.ts.t, 'cp.async'), pc + 1);
+    if (parts[3] === 'wait_group') {
+      const k = V(0);
+      return (f, r, pc) => (f.ts.m.asyncWaitGroups(f.ts.t, 'cp.async', Number(k(r, f))) ? pc + 1 : BLOCK);
+    }
+    if (parts[3] === 'prefetch') return (_f, _r, pc) => pc + 1;
+    const dst = addrOf(o[0], reg, n);
+    const src = addrOf(o[1], reg, n);
+    const size = V(2);
+    const toShared = parts[3].startsWith('shared');
+    const withBar = mn.includes('mbarrier::complete_tx');
+    const bar = withBar ? addrOf(o[3], reg, n) : undefined;
+    return (f, r, pc) => {
+      const blk = f.ts.blk;
+      const d = toShared ? sharedPtr(blk, dst.base(r, f), dst.off) : globalPtr(f, dst.base(r, f), dst.off);
+      const sv = src.base(r, f);
+      const s = toShared ? globalPtr(f, sv, src.off) : sharedPtr(blk, sv, src.off);
+      const b = bar ? barrierAt(f.ts.m, sharedPtr(blk, bar.base(r, f), bar.off), mn) : undefined;
+      bulkCopy(f.ts, d, s, Number(size(r, f)), b, 'cp.async.bulk', b ? undefined : f.ts.m.lat.bulkCopy);
+      return pc + 1;
+    };
+  }
+  switch (parts[2]) {
+    case 'ca':
+    case 'cg': {
+      const dst = addrOf(o[0], reg, n);
+      const src = addrOf(o[1], reg, n);
+      const size = V(2);
+      const srcSize = o[3] ? V(3) : undefined;
+      return (f, r, pc) => {
+        const d = sharedPtr(f.ts.blk, dst.base(r, f), dst.off);
+        const s = globalPtr(f, src.base(r, f), src.off);
+        const nb = Number(size(r, f));
+        const ns = srcSize ? Number(srcSize(r, f)) : nb;
+        if (![4, 8, 16].includes(nb)) throw new SimError(`cp.async size ${nb} must be 4, 8 or 16`);
+        if (ns < nb) {
+          // Zero-fill the tail (src-size < cp-size).
+          d.buf.bytes.fill(0, d.offset + ns, d.offset + nb);
+        }
+        bulkCopy(f.ts, d, s, Math.min(ns, nb), undefined, 'cp.async', f.ts.m.lat.cpAsync);
+        return pc + 1;
+      };
+    }
+    case 'commit_group':
+      return (f, _r, pc) => (f.ts.m.asyncCommit(f.ts.t, 'cp.async'), pc + 1);
+    case 'wait_group': {
+      const k = V(0);
+      return (f, r, pc) => (f.ts.m.asyncWaitGroups(f.ts.t, 'cp.async', Number(k(r, f))) ? pc + 1 : BLOCK);
+    }
+    case 'wait_all':
+      return (f, _r, pc) => (f.ts.m.asyncWaitAll(f.ts.t, 'cp.async') ? pc + 1 : BLOCK);
+    case 'mbarrier': {
+      // cp.async.mbarrier.arrive[.noinc].shared.b64 [addr]
+      const noinc = parts.includes('noinc');
+      const a = addrOf(o[0], reg, n);
+      return (f, r, pc) => {
+        const { m, t } = f.ts;
+        const b = barrierAt(m, sharedPtr(f.ts.blk, a.base(r, f), a.off), mn);
+        if (!noinc) b.mb.state.pending++;
+        m.asyncAfterAll(t, 'cp.async', `cp.async.mbarrier.arrive → ${b.label}`, (mm) => {
+          mm.mbArrive(undefined, b, 1);
+        });
+        return pc + 1;
+      };
+    }
+  }
+  unsupported(`PTX instruction '${mn}'`, n);
+}
+
+// ------------------------------------------------------------------ tcgen05
+
+const TMEM_LANES = 128;
+const TMEM_COLS = 512;
+
+function tmemOf(blk: BlockCtx): Uint32Array {
+  return (blk.tmem ??= new Uint32Array(TMEM_LANES * TMEM_COLS));
+}
+
+function tcgen05Op(parts: string[], mn: string, o: string[], reg: (n: string) => number, n: SyntaxNode, cx: FnCx): PInstr {
+  const V = (i: number) => valueOf(o[i], reg);
+  const what = parts[1].split('::')[0];
+  switch (what) {
+    case 'alloc': {
+      const dst = addrOf(o[0], reg, n);
+      const ncols = V(1);
+      const allocs = new Map<string, number>();
+      return (f, r, pc) => {
+        const { t, blk } = f.ts;
+        const cols = Number(ncols(r, f));
+        if (cols < 32 || cols > TMEM_COLS || (cols & (cols - 1)) !== 0) throw new SimError(`tcgen05.alloc: ${cols} columns must be a power of two in 32..512`);
+        const key = `${t.block}:${t.warp}`;
+        let base = allocs.get(key);
+        if (base === undefined) {
+          tmemOf(blk);
+          base = blk.tmemNext;
+          if (base + cols > TMEM_COLS) throw new SimError(`tcgen05.alloc: out of tensor memory (${base} of ${TMEM_COLS} columns in use)`);
+          blk.tmemNext += cols;
+          allocs.set(key, base);
+        }
+        if (t.lane === 0 || !(liveLanes(f.ts) & 1)) {
+          const p = sharedPtr(blk, dst.base(r, f), dst.off);
+          storer('u32')(p.buf, p.offset, base);
+          if (f.ts.race) f.ts.m.access(t, p.buf, p.offset, 4, true);
+        }
+        return pc + 1;
+      };
+    }
+    case 'dealloc':
+    case 'relinquish_alloc_permit':
+    case 'fence':
+    case 'wait':
+      return (_f, _r, pc) => pc + 1;
+    case 'mma': {
+      if (!parts.includes('kind::f16')) unsupported(`PTX instruction '${mn}' (only kind::f16 is modelled)`, n);
+      if (mn.includes('.ws') || mn.includes('block_scale') || mn.includes('sp')) unsupported(`PTX instruction '${mn}'`, n);
+      const d = addrOf(o[0], reg, n);
+      const ad = V(1);
+      const bd = V(2);
+      const id = V(3);
+      const acc = o[4] ? V(4) : () => 1;
+      return (f, r, pc) => {
+        issueMma(f.ts, Number(d.base(r, f)) + d.off, Number(ad(r, f)), Number(bd(r, f)), Number(id(r, f)) >>> 0, !!acc(r, f), mn);
+        return pc + 1;
+      };
+    }
+    case 'commit': {
+      if (!mn.includes('mbarrier::arrive::one')) unsupported(`PTX instruction '${mn}'`, n);
+      if (mn.includes('multicast')) unsupported(`PTX instruction '${mn}' (multicast commit)`, n);
+      const a = addrOf(o[0], reg, n);
+      return (f, r, pc) => {
+        const { m, t, blk } = f.ts;
+        const b = barrierAt(m, sharedPtr(blk, a.base(r, f), a.off), mn);
+        m.asyncAfterAll(t, 'tcgen05', `tcgen05.commit → ${b.label}`, (mm, op) => {
+          mm.mbCompleteTx(b, 0, op); // orders the MMAs' shared reads before the arrival for race checks
+          mm.mbArrive(undefined, b, 1);
+        });
+        return pc + 1;
+      };
+    }
+    case 'ld': {
+      const shape = parts.find((x) => /^\d+x\d+b$/.test(x));
+      const rep = parts.find((x) => /^x\d+$/.test(x));
+      if (shape !== '32x32b' || !rep) unsupported(`PTX instruction '${mn}' (only the 32x32b shape is modelled)`, n);
+      const cnt = Number(rep.slice(1));
+      const dsts = o[0].replace(/[{}]/g, '').split(',').map((x) => reg(x.trim()));
+      if (dsts.length !== cnt) fail(`${mn}: ${dsts.length} destination registers for .x${cnt}`, n);
+      const a = valueOf(o[1].replace(/[[\]]/g, ''), reg);
+      return (f, r, pc) => {
+        const tm = tmemOf(f.ts.blk);
+        const addr = Number(a(r, f)) >>> 0;
+        const lane = (addr >>> 16) + f.ts.t.lane;
+        const col = addr & 0xffff;
+        if (lane >= TMEM_LANES || col + cnt > TMEM_COLS) throw new SimError(`tcgen05.ld: lane ${lane}, columns ${col}..${col + cnt - 1} are outside tensor memory`, undefined, 'oob');
+        if ((f.ts.t.warp % 4) * 32 !== (addr >>> 16)) throw new SimError(`tcgen05.ld: warp ${f.ts.t.warp} may only access TMEM lanes ${(f.ts.t.warp % 4) * 32}..${(f.ts.t.warp % 4) * 32 + 31}`);
+        for (let i = 0; i < cnt; i++) r[dsts[i]] = tm[lane * TMEM_COLS + col + i];
+        return pc + 1;
+      };
+    }
+  }
+  void cx;
+  unsupported(`PTX instruction '${mn}'`, n);
+}
+
+/** Decoded shared-memory matrix descriptor (no-swizzle, K-major). */
+function smemDesc(desc: number, what: string): { start: number; lbo: number; sbo: number } {
+  const lo = desc % 4294967296;
+  const hi = Math.floor(desc / 4294967296);
+  const start = (lo & 0x3fff) << 4;
+  const lbo = ((lo >>> 16) & 0x3fff) << 4;
+  const sbo = (hi & 0x3fff) << 4;
+  const layout = (hi >>> 29) & 7;
+  if (layout !== 0) throw new SimError(`${what}: swizzled shared-memory layouts (layout ${layout}) are not modelled; only SWIZZLE_NONE`, undefined, 'unsupported');
+  return { start, lbo, sbo };
+}
+
+function issueMma(ts: ThreadCtx, dAddr: number, aDesc: number, bDesc: number, idesc: number, accumulate: boolean, mn: string): void {
+  const { m, t, blk } = ts;
+  const dfmt = (idesc >>> 4) & 3;
+  const afmt = (idesc >>> 7) & 7;
+  const bfmt = (idesc >>> 10) & 7;
+  const transA = (idesc >>> 15) & 1;
+  const transB = (idesc >>> 16) & 1;
+  const N = ((idesc >>> 17) & 0x3f) << 3;
+  const M = ((idesc >>> 24) & 0x1f) << 4;
+  if (dfmt !== 1) throw new SimError(`${mn}: only an f32 accumulator is modelled (instruction descriptor D format ${dfmt})`, undefined, 'unsupported');
+  if (transA || transB) throw new SimError(`${mn}: MN-major operands are not modelled`, undefined, 'unsupported');
+  if (afmt > 1 || bfmt > 1) throw new SimError(`${mn}: operand formats ${afmt}/${bfmt} are not f16/bf16`, undefined, 'unsupported');
+  if (M !== 64 && M !== 128) throw new SimError(`${mn}: M = ${M} is not modelled (64 or 128)`, undefined, 'unsupported');
+  const A = smemDesc(aDesc, mn);
+  const B = smemDesc(bDesc, mn);
+  const K = 16;
+  const dl = dAddr >>> 16;
+  const dc = dAddr & 0xffff;
+  if (dl + M > TMEM_LANES || dc + N > TMEM_COLS) throw new SimError(`${mn}: accumulator lanes ${dl}..${dl + M - 1}, columns ${dc}..${dc + N - 1} are outside tensor memory`, undefined, 'oob');
+  markProducer(t);
+  t.role = t.role === 'producer' ? 'mma' : t.role;
+  const ldA = loader(afmt === 1 ? 'bf16' : 'f16');
+  const ldB = loader(bfmt === 1 ? 'bf16' : 'f16');
+  const label = `tcgen05.mma ${M}x${N}x${K}`;
+  const op = m.asyncIssue(t, 'tcgen05', label, m.lat.tcgen05, (mm: Machine) => {
+    const tm = tmemOf(blk);
+    const at = (d: { start: number; lbo: number; sbo: number }, row: number, k: number) => d.start + (row >> 3) * d.sbo + (k >> 3) * d.lbo + (row & 7) * 16 + (k & 7) * 2;
+    const a0 = fromSharedAddress(blk, A.start);
+    const b0 = fromSharedAddress(blk, B.start);
+    const aVals = new Float64Array(M * K);
+    const bVals = new Float64Array(N * K);
+    for (let i = 0; i < M; i++)
+      for (let k = 0; k < K; k++) {
+        const p = fromSharedAddress(blk, at(A, i, k));
+        aVals[i * K + k] = ldA(p.buf, p.offset);
+      }
+    for (let j = 0; j < N; j++)
+      for (let k = 0; k < K; k++) {
+        const p = fromSharedAddress(blk, at(B, j, k));
+        bVals[j * K + k] = ldB(p.buf, p.offset);
+      }
+    mm.accessAsync(op, a0.buf, a0.offset, Math.min(a0.buf.size - a0.offset, at(A, M - 1, K - 1) + 2 - A.start), false);
+    mm.accessAsync(op, b0.buf, b0.offset, Math.min(b0.buf.size - b0.offset, at(B, N - 1, K - 1) + 2 - B.start), false);
+    const dv = new DataView(new ArrayBuffer(4));
+    for (let i = 0; i < M; i++)
+      for (let j = 0; j < N; j++) {
+        let s = 0;
+        for (let k = 0; k < K; k++) s += aVals[i * K + k] * bVals[j * K + k];
+        const cell = (dl + i) * TMEM_COLS + dc + j;
+        dv.setUint32(0, tm[cell]);
+        const prev = accumulate ? dv.getFloat32(0) : 0;
+        dv.setFloat32(0, Math.fround(prev + s));
+        tm[cell] = dv.getUint32(0);
+      }
+  });
+}
+

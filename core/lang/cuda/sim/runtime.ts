@@ -1,0 +1,278 @@
+// Runtime structures of the CUDA executor: compiled functions (flat instruction arrays), frames
+// (slot arrays + local memory), per-thread and per-block contexts, typed memory access with bounds
+// checks and race hooks, and the address spaces (32-bit shared window per block, generic 64-bit
+// addresses) that inline PTX and integer casts of pointers need.
+import type { DType } from '../../../sim/dtypes';
+import { fromBf16Bits, fromHalfBits, toBf16Bits, toHalfBits } from '../../../sim/dtypes';
+import { type Machine, type SimThread, type SourceLoc, SimError } from '../../../sim/machine';
+import { Buffer, OutOfBounds, type Pointer } from '../../../sim/memory';
+import { chk64, type CType } from './types';
+
+/** Instruction results besides "next pc". */
+export const BLOCKED = -1;
+/** The frame stack changed (call or return); the loop reloads `ts.frame`. */
+export const FRAME = -2;
+
+export interface Instr {
+  /** Executes the instruction; returns the next pc, BLOCKED or FRAME. */
+  run: (f: Frame) => number;
+  loc: SourceLoc;
+  /** Counts as a statement (jumps do not) and is where the debugger may stop. */
+  stmt: boolean;
+  /** Jump target, patched after the target is known. */
+  target: number;
+  /** Arrive-site number (assigned by the executor on first use; -1 before). */
+  site: number;
+}
+
+/** A local variable as the debugger sees it. */
+export interface LocalVar {
+  name: string;
+  type: CType;
+  /** Slot index (scalars) or memory index (arrays, structs, address-taken scalars). */
+  where: 'slot' | 'mem' | 'ref';
+  index: number;
+  /** Visible from this pc (its declaration) to `to` (end of its scope). */
+  from: number;
+  to: number;
+}
+
+export interface MemLocal {
+  name: string;
+  size: number;
+}
+
+export interface CompiledFn {
+  name: string;
+  code: Instr[];
+  nslots: number;
+  mem: MemLocal[];
+  locals: LocalVar[];
+  /** Declared at (for frames without a pc). */
+  loc: SourceLoc;
+}
+
+export class Frame {
+  pc = 0;
+  readonly v: any[];
+  readonly mem: Buffer[];
+  /** Enclosing frame of a lambda (captures by reference). */
+  env: Frame | null = null;
+  /** `this` of a member function. */
+  self: Pointer | null = null;
+  /** Caller slot that receives the return value (-1: discard). */
+  retSlot = -1;
+  depth: number;
+  constructor(
+    readonly fn: CompiledFn,
+    readonly ts: ThreadCtx,
+    readonly caller: Frame | null,
+  ) {
+    this.v = new Array(fn.nslots);
+    this.depth = caller ? caller.depth + 1 : 0;
+    if (this.depth > 64) throw new SimError(`call depth exceeds 64 (runaway recursion in ${fn.name}?)`);
+    this.mem = fn.mem.length ? fn.mem.map((m) => new Buffer(ts.ex.nextBufferId(), m.name, 'local', m.size)) : EMPTY;
+  }
+}
+const EMPTY: Buffer[] = [];
+
+export interface BlockCtx {
+  /** Static `__shared__` variables, by declaration index. */
+  shared: Buffer[];
+  /** `extern __shared__` (dynamic shared memory). */
+  dynamic: Buffer;
+  /** Shared-window base address of each buffer, sorted by base. */
+  window: { base: number; buf: Buffer }[];
+  baseOf: Map<Buffer, number>;
+  /** Tensor memory (tcgen05): 128 lanes × 512 columns of 32-bit words. */
+  tmem?: Uint32Array;
+  tmemNext: number;
+}
+
+/** What a lambda value holds: its body and the frame it captured. */
+export interface Closure {
+  fn: CompiledFn;
+  env: Frame;
+}
+
+export interface ExecutorLike {
+  /** The thread whose statement is executing (the last arriver, for completion functions). */
+  current?: ThreadCtx;
+  /** Runs a function to completion on `ts` (completion functions); it may not block. */
+  runSync(ts: ThreadCtx, fn: CompiledFn, env: Frame | null): void;
+  nextBufferId(): number;
+  registerBuffer(buf: Buffer): void;
+  bufferById(id: number): Buffer | undefined;
+  /** A new arrive-site number (small, per launch). */
+  newSite(): number;
+}
+
+export class ThreadCtx {
+  frame!: Frame;
+  /** Resume point inside a blocked inline-asm block (per asm instruction object). */
+  asmResume?: { key: object; pc: number; regs: any[] };
+  /** Pending time limit of a timed try_wait. */
+  timer?: { key: object; op: { done: boolean } };
+  /** Shared accesses are checked for races (off while a completion function runs). */
+  race: boolean;
+  /** Per arrive site: how many times this thread executed it (groups converged warp arrivals). */
+  readonly siteCount: number[] = [];
+  constructor(
+    readonly t: SimThread,
+    readonly m: Machine,
+    readonly blk: BlockCtx,
+    readonly ex: ExecutorLike,
+  ) {
+    this.race = !!m.races;
+  }
+}
+
+// ------------------------------------------------------------------ typed memory access
+
+export type Loader = (b: Buffer, o: number) => number;
+export type Storer = (b: Buffer, o: number, v: number) => void;
+
+function oob(b: Buffer, o: number, n: number): never {
+  throw new OutOfBounds(b, o, n);
+}
+
+export function loader(dt: DType): Loader {
+  switch (dt) {
+    case 'f32':
+      return (b, o) => (o >= 0 && o + 4 <= b.bytes.length ? b.view.getFloat32(o, true) : oob(b, o, 4));
+    case 'f64':
+      return (b, o) => (o >= 0 && o + 8 <= b.bytes.length ? b.view.getFloat64(o, true) : oob(b, o, 8));
+    case 's32':
+      return (b, o) => (o >= 0 && o + 4 <= b.bytes.length ? b.view.getInt32(o, true) : oob(b, o, 4));
+    case 'u32':
+      return (b, o) => (o >= 0 && o + 4 <= b.bytes.length ? b.view.getUint32(o, true) : oob(b, o, 4));
+    case 's16':
+      return (b, o) => (o >= 0 && o + 2 <= b.bytes.length ? b.view.getInt16(o, true) : oob(b, o, 2));
+    case 'u16':
+      return (b, o) => (o >= 0 && o + 2 <= b.bytes.length ? b.view.getUint16(o, true) : oob(b, o, 2));
+    case 's8':
+      return (b, o) => (o >= 0 && o + 1 <= b.bytes.length ? b.view.getInt8(o) : oob(b, o, 1));
+    case 'u8':
+      return (b, o) => (o >= 0 && o + 1 <= b.bytes.length ? b.view.getUint8(o) : oob(b, o, 1));
+    case 'bool':
+      return (b, o) => (o >= 0 && o + 1 <= b.bytes.length ? (b.view.getUint8(o) ? 1 : 0) : oob(b, o, 1));
+    case 'f16':
+      return (b, o) => (o >= 0 && o + 2 <= b.bytes.length ? fromHalfBits(b.view.getUint16(o, true)) : oob(b, o, 2));
+    case 'bf16':
+      return (b, o) => (o >= 0 && o + 2 <= b.bytes.length ? fromBf16Bits(b.view.getUint16(o, true)) : oob(b, o, 2));
+    case 's64':
+      return (b, o) => (o >= 0 && o + 8 <= b.bytes.length ? chk64(Number(b.view.getBigInt64(o, true))) : oob(b, o, 8));
+    case 'u64':
+      return (b, o) => (o >= 0 && o + 8 <= b.bytes.length ? chk64(Number(b.view.getBigUint64(o, true))) : oob(b, o, 8));
+  }
+}
+
+export function storer(dt: DType): Storer {
+  switch (dt) {
+    case 'f32':
+      return (b, o, v) => (o >= 0 && o + 4 <= b.bytes.length ? b.view.setFloat32(o, v, true) : oob(b, o, 4));
+    case 'f64':
+      return (b, o, v) => (o >= 0 && o + 8 <= b.bytes.length ? b.view.setFloat64(o, v, true) : oob(b, o, 8));
+    case 's32':
+    case 'u32':
+      return (b, o, v) => (o >= 0 && o + 4 <= b.bytes.length ? b.view.setUint32(o, v >>> 0, true) : oob(b, o, 4));
+    case 's16':
+    case 'u16':
+      return (b, o, v) => (o >= 0 && o + 2 <= b.bytes.length ? b.view.setUint16(o, v & 0xffff, true) : oob(b, o, 2));
+    case 's8':
+    case 'u8':
+    case 'bool':
+      return (b, o, v) => (o >= 0 && o + 1 <= b.bytes.length ? b.view.setUint8(o, v & 0xff) : oob(b, o, 1));
+    case 'f16':
+      return (b, o, v) => (o >= 0 && o + 2 <= b.bytes.length ? b.view.setUint16(o, toHalfBits(v), true) : oob(b, o, 2));
+    case 'bf16':
+      return (b, o, v) => (o >= 0 && o + 2 <= b.bytes.length ? b.view.setUint16(o, toBf16Bits(v), true) : oob(b, o, 2));
+    case 's64':
+      return (b, o, v) => (o >= 0 && o + 8 <= b.bytes.length ? b.view.setBigInt64(o, BigInt(v), true) : oob(b, o, 8));
+    case 'u64':
+      return (b, o, v) => (o >= 0 && o + 8 <= b.bytes.length ? b.view.setBigUint64(o, BigInt.asUintN(64, BigInt(v)), true) : oob(b, o, 8));
+  }
+}
+
+// Pointer values stored in memory (a pointer inside a struct or an array of pointers) cannot be
+// bytes: they are kept beside the buffer, keyed by offset.
+const pointerCells = new WeakMap<Buffer, Map<number, Pointer | null>>();
+
+export function loadPointer(b: Buffer, o: number): Pointer | null {
+  if (!(o >= 0 && o + 8 <= b.bytes.length)) oob(b, o, 8);
+  return pointerCells.get(b)?.get(o) ?? null;
+}
+
+export function storePointer(b: Buffer, o: number, p: Pointer | null): void {
+  if (!(o >= 0 && o + 8 <= b.bytes.length)) oob(b, o, 8);
+  let m = pointerCells.get(b);
+  if (!m) pointerCells.set(b, (m = new Map()));
+  m.set(o, p);
+}
+
+// ------------------------------------------------------------------ addresses
+
+/** Generic 64-bit address of a pointer (integer casts): buffer id in the high bits. */
+export function genericAddress(ex: ExecutorLike, p: Pointer | null): number {
+  if (!p) return 0;
+  ex.registerBuffer(p.buf);
+  return (p.buf.id + 1) * 4294967296 + p.offset;
+}
+
+export function fromGenericAddress(ex: ExecutorLike, a: number): Pointer | null {
+  if (a === 0) return null;
+  const id = Math.floor(a / 4294967296) - 1;
+  const buf = ex.bufferById(id);
+  if (!buf) throw new SimError(`integer ${a} cast to a pointer does not point into any buffer`);
+  return { buf, offset: a - (id + 1) * 4294967296 };
+}
+
+/** 32-bit shared-window address (`__cvta_generic_to_shared`). */
+export function sharedAddress(blk: BlockCtx, p: Pointer | null, what = '__cvta_generic_to_shared'): number {
+  if (!p || p.buf.space !== 'shared') throw new SimError(`${what}: the pointer does not point into shared memory${p ? ` ('${p.buf.name}' is ${p.buf.space})` : ''}`);
+  const base = blk.baseOf.get(p.buf);
+  if (base === undefined) throw new SimError(`${what}: '${p.buf.name}' belongs to another block`);
+  return base + p.offset;
+}
+
+export function fromSharedAddress(blk: BlockCtx, a: number): Pointer {
+  const w = blk.window;
+  let lo = 0;
+  let hi = w.length - 1;
+  let found = -1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >> 1;
+    if (w[mid].base <= a) {
+      found = mid;
+      lo = mid + 1;
+    } else hi = mid - 1;
+  }
+  if (found >= 0) {
+    const { base, buf } = w[found];
+    if (a - base < Math.max(1, buf.size)) return { buf, offset: a - base };
+  }
+  throw new SimError(`shared address 0x${(a >>> 0).toString(16)} is not inside any __shared__ variable of this block`);
+}
+
+/** Resolves an address operand of a shared-memory PTX instruction: a pointer or a 32-bit window address. */
+export function toSharedPointer(blk: BlockCtx, v: unknown): Pointer {
+  if (v && typeof v === 'object' && 'buf' in (v as Pointer)) return v as Pointer;
+  if (typeof v === 'number') return fromSharedAddress(blk, v);
+  throw new SimError('expected a shared-memory address');
+}
+
+/** Human label of the barrier at `p`: `full[1]`, `bar`, `bars[5]`. */
+export function barrierLabel(p: Pointer, elemSize = 8): string {
+  const b = p.buf;
+  const shape = b.shape;
+  if (!shape || !shape.length || (shape.length === 1 && shape[0] === 1 && p.offset === 0)) return p.offset ? `${b.name}+${p.offset}` : b.name;
+  const idx = Math.floor(p.offset / elemSize);
+  if (shape.length === 1) return `${b.name}[${idx}]`;
+  const parts: number[] = [];
+  let rest = idx;
+  for (let i = shape.length - 1; i >= 0; i--) {
+    parts.unshift(rest % shape[i]);
+    rest = Math.floor(rest / shape[i]);
+  }
+  return `${b.name}${parts.map((x) => `[${x}]`).join('')}`;
+}

@@ -1,0 +1,510 @@
+// C/C++ types of the CUDA executor and their exact arithmetic: layouts (size, alignment, struct
+// fields), the usual arithmetic conversions, and closures for every operator specialised by result
+// type, so integer wrap-around, unsigned comparison, shifts and f16/bf16/f32 rounding match the GPU.
+// 64-bit integers are JS numbers while exact; a result beyond 2^53 stops the run (SimError).
+import { coerce, type DType, sizeOf as dtSize } from '../../../sim/dtypes';
+import { SimError } from '../../../sim/machine';
+
+export interface StructField {
+  name: string;
+  type: CType;
+  offset: number;
+}
+
+export interface StructDef {
+  name: string;
+  fields: StructField[];
+  size: number;
+  align: number;
+  /** Member functions by name (syntax nodes; compiled on first call). */
+  methods: Map<string, unknown>;
+}
+
+/** Opaque runtime objects that live in slots only (cooperative groups, PTX tags). */
+export type ObjKind = 'thread_block' | 'tile' | 'grid' | 'tag' | 'string' | 'nullptr';
+
+export type CType =
+  | { k: 'void' }
+  | { k: 'num'; dt: DType }
+  | { k: 'ptr'; to: CType }
+  | { k: 'arr'; of: CType; n: number }
+  | { k: 'struct'; def: StructDef }
+  /** cuda::barrier<scope[, CompletionF]>: the 8-byte mbarrier word in memory. */
+  | { k: 'barrier' }
+  | { k: 'lambda'; id: number }
+  | { k: 'obj'; obj: ObjKind; n?: number };
+
+export const VOID: CType = { k: 'void' };
+export const num = (dt: DType): CType => ({ k: 'num', dt });
+export const S32 = num('s32');
+export const U32 = num('u32');
+export const S64 = num('s64');
+export const U64 = num('u64');
+export const F32 = num('f32');
+export const F64 = num('f64');
+export const BOOL = num('bool');
+export const ptr = (to: CType): CType => ({ k: 'ptr', to });
+
+export function isNum(t: CType): t is { k: 'num'; dt: DType } {
+  return t.k === 'num';
+}
+export function isFloatDt(dt: DType): boolean {
+  return dt === 'f32' || dt === 'f64' || dt === 'f16' || dt === 'bf16';
+}
+export function isIntDt(dt: DType): boolean {
+  return !isFloatDt(dt);
+}
+export function isPtrLike(t: CType): boolean {
+  return t.k === 'ptr' || t.k === 'arr';
+}
+
+export function sizeOfType(t: CType): number {
+  switch (t.k) {
+    case 'num':
+      return dtSize(t.dt);
+    case 'ptr':
+      return 8;
+    case 'arr':
+      return Math.max(0, t.n) * sizeOfType(t.of);
+    case 'struct':
+      return t.def.size;
+    case 'barrier':
+      return 8;
+    default:
+      return 0;
+  }
+}
+
+export function alignOfType(t: CType): number {
+  switch (t.k) {
+    case 'num':
+      return dtSize(t.dt);
+    case 'ptr':
+    case 'barrier':
+      return 8;
+    case 'arr':
+      return alignOfType(t.of);
+    case 'struct':
+      return t.def.align;
+    default:
+      return 1;
+  }
+}
+
+export function typeName(t: CType): string {
+  switch (t.k) {
+    case 'void':
+      return 'void';
+    case 'num':
+      return t.dt;
+    case 'ptr':
+      return `${typeName(t.to)}*`;
+    case 'arr':
+      return `${typeName(t.of)}[${t.n < 0 ? '' : t.n}]`;
+    case 'struct':
+      return t.def.name;
+    case 'barrier':
+      return 'cuda::barrier';
+    case 'lambda':
+      return 'lambda';
+    case 'obj':
+      return t.obj;
+  }
+}
+
+export function sameType(a: CType, b: CType): boolean {
+  if (a.k !== b.k) return false;
+  switch (a.k) {
+    case 'num':
+      return a.dt === (b as typeof a).dt;
+    case 'ptr':
+      return sameType(a.to, (b as typeof a).to);
+    case 'arr':
+      return a.n === (b as typeof a).n && sameType(a.of, (b as typeof a).of);
+    case 'struct':
+      return a.def === (b as typeof a).def;
+    case 'lambda':
+      return a.id === (b as typeof a).id;
+    case 'obj':
+      return a.obj === (b as typeof a).obj && a.n === (b as typeof a).n;
+    default:
+      return true;
+  }
+}
+
+/** Lays out struct fields in declaration order with natural alignment, like nvcc. */
+export function layoutStruct(name: string, fields: { name: string; type: CType }[]): StructDef {
+  let off = 0;
+  let align = 1;
+  const out: StructField[] = [];
+  for (const f of fields) {
+    const a = alignOfType(f.type);
+    off = Math.ceil(off / a) * a;
+    out.push({ name: f.name, type: f.type, offset: off });
+    off += sizeOfType(f.type);
+    align = Math.max(align, a);
+  }
+  return { name, fields: out, size: Math.ceil(off / align) * align || 0, align, methods: new Map() };
+}
+
+// ------------------------------------------------------------------ integer/float conversions
+
+const RANK: Record<DType, number> = { bool: 0, s8: 1, u8: 1, s16: 2, u16: 2, s32: 3, u32: 3, s64: 4, u64: 4, f16: 5, bf16: 5, f32: 6, f64: 7 };
+const SIGNED = new Set<DType>(['s8', 's16', 's32', 's64']);
+const TWO32 = 4294967296;
+const TWO64 = 18446744073709551616;
+
+export function isSigned(dt: DType): boolean {
+  return SIGNED.has(dt);
+}
+
+/** Integer promotion: everything narrower than int becomes int. */
+export function promote(dt: DType): DType {
+  return RANK[dt] < 3 ? 's32' : dt;
+}
+
+/** The usual arithmetic conversions of C++. */
+export function commonType(a: DType, b: DType): DType {
+  if (isFloatDt(a) || isFloatDt(b)) {
+    if (a === b) return a;
+    // __half op __half stays half; mixing half with bf16 or float goes to float.
+    const fa = isFloatDt(a) ? a : undefined;
+    const fb = isFloatDt(b) ? b : undefined;
+    if (fa && fb) return RANK[fa] >= RANK[fb] ? (fa === 'bf16' && fb === 'f16' ? 'f32' : fa) : fb === 'bf16' && fa === 'f16' ? 'f32' : fb;
+    return (fa ?? fb)!;
+  }
+  const pa = promote(a);
+  const pb = promote(b);
+  if (pa === pb) return pa;
+  const sa = isSigned(pa);
+  const sb = isSigned(pb);
+  if (sa === sb) return RANK[pa] >= RANK[pb] ? pa : pb;
+  const [s, u] = sa ? [pa, pb] : [pb, pa];
+  if (RANK[u] >= RANK[s]) return u;
+  if (RANK[s] > RANK[u]) return s; // s64 holds every u32
+  return s === 's64' ? 'u64' : 'u32';
+}
+
+export function tooWide(v: number): never {
+  throw new SimError(`64-bit integer value ${v} is beyond 2^53, which the simulator cannot hold exactly`, undefined, 'unsupported');
+}
+
+export function chk64(v: number): number {
+  if (v > 9007199254740991 || v < -9007199254740991) tooWide(v);
+  return v;
+}
+
+function floatToInt(v: number, lo: number, hi: number): number {
+  // cvt.rzi saturates on the GPU; NaN becomes 0.
+  if (Number.isNaN(v)) return 0;
+  const t = Math.trunc(v);
+  return t < lo ? lo : t > hi ? hi : t;
+}
+
+/** Conversion of a value of type `from` to `to`; undefined when it is the identity. */
+export function convFn(from: DType, to: DType): ((v: number) => number) | undefined {
+  if (from === to) return undefined;
+  const ff = isFloatDt(from);
+  switch (to) {
+    case 'f64':
+      return undefined;
+    case 'f32':
+      if (from === 'f16' || from === 'bf16' || from === 'bool' || RANK[from] <= 2) return undefined;
+      return Math.fround;
+    case 'f16':
+      return (v) => coerce('f16', v);
+    case 'bf16':
+      return (v) => coerce('bf16', v);
+    case 'bool':
+      return (v) => (v !== 0 ? 1 : 0);
+    case 's8':
+      return ff ? (v) => (floatToInt(v, -128, 127) << 24) >> 24 : (v) => (v << 24) >> 24;
+    case 'u8':
+      return ff ? (v) => floatToInt(v, 0, 255) : (v) => v & 0xff;
+    case 's16':
+      return ff ? (v) => floatToInt(v, -32768, 32767) : (v) => (v << 16) >> 16;
+    case 'u16':
+      return ff ? (v) => floatToInt(v, 0, 65535) : (v) => v & 0xffff;
+    case 's32':
+      if (from === 'bool' || from === 's8' || from === 'u8' || from === 's16' || from === 'u16') return undefined;
+      return ff ? (v) => floatToInt(v, -2147483648, 2147483647) : (v) => v | 0;
+    case 'u32':
+      if (from === 'bool' || from === 'u8' || from === 'u16') return undefined;
+      return ff ? (v) => floatToInt(v, 0, 4294967295) : (v) => v >>> 0;
+    case 's64':
+      if (ff) return (v) => chk64(floatToInt(v, -9223372036854775808, 9223372036854775807));
+      return from === 'u64' ? (v) => chk64(v) : undefined;
+    case 'u64':
+      if (ff) return (v) => chk64(floatToInt(v, 0, TWO64));
+      if (!isSigned(from)) return undefined;
+      return (v) => (v < 0 ? tooWide(v + TWO64) : v);
+  }
+}
+
+export function convert(v: number, from: DType, to: DType): number {
+  const f = convFn(from, to);
+  return f ? f(v) : v;
+}
+
+// ------------------------------------------------------------------ operators
+
+type Fn = (f: any) => any;
+
+/** 64-bit bitwise operation through BigInt (rare; exactness checked). */
+function big(op: string, a: number, b: number, signed: boolean): number {
+  const A = BigInt(a);
+  const B = BigInt(b);
+  let r: bigint;
+  switch (op) {
+    case '&':
+      r = A & B;
+      break;
+    case '|':
+      r = A | B;
+      break;
+    default:
+      r = A ^ B;
+  }
+  r = signed ? BigInt.asIntN(64, r) : BigInt.asUintN(64, r);
+  return chk64(Number(r));
+}
+
+function divZero(): never {
+  throw new SimError('integer division by zero');
+}
+
+/** Binary arithmetic/bitwise operator on operands already converted to `dt`. */
+export function arith(op: string, dt: DType, A: Fn, B: Fn): Fn {
+  switch (dt) {
+    case 's32':
+      switch (op) {
+        case '+':
+          return (f) => (A(f) + B(f)) | 0;
+        case '-':
+          return (f) => (A(f) - B(f)) | 0;
+        case '*':
+          return (f) => Math.imul(A(f), B(f));
+        case '/':
+          return (f) => {
+            const a = A(f);
+            const b = B(f);
+            if (b === 0) divZero();
+            return (a / b) | 0;
+          };
+        case '%':
+          return (f) => {
+            const a = A(f);
+            const b = B(f);
+            if (b === 0) divZero();
+            return (a % b) | 0;
+          };
+        case '&':
+          return (f) => A(f) & B(f);
+        case '|':
+          return (f) => A(f) | B(f);
+        case '^':
+          return (f) => A(f) ^ B(f);
+      }
+      break;
+    case 'u32':
+      switch (op) {
+        case '+':
+          return (f) => (A(f) + B(f)) >>> 0;
+        case '-':
+          return (f) => (A(f) - B(f)) >>> 0;
+        case '*':
+          return (f) => Math.imul(A(f), B(f)) >>> 0;
+        case '/':
+          return (f) => {
+            const b = B(f);
+            if (b === 0) divZero();
+            return Math.floor(A(f) / b);
+          };
+        case '%':
+          return (f) => {
+            const b = B(f);
+            if (b === 0) divZero();
+            return A(f) % b;
+          };
+        case '&':
+          return (f) => (A(f) & B(f)) >>> 0;
+        case '|':
+          return (f) => (A(f) | B(f)) >>> 0;
+        case '^':
+          return (f) => (A(f) ^ B(f)) >>> 0;
+      }
+      break;
+    case 's64':
+    case 'u64': {
+      const signed = dt === 's64';
+      const wrapU = (v: number) => (v < 0 ? tooWide(v + TWO64) : chk64(v));
+      const fix = signed ? chk64 : wrapU;
+      switch (op) {
+        case '+':
+          return (f) => fix(A(f) + B(f));
+        case '-':
+          return (f) => fix(A(f) - B(f));
+        case '*':
+          return (f) => fix(A(f) * B(f));
+        case '/':
+          return (f) => {
+            const b = B(f);
+            if (b === 0) divZero();
+            return Math.trunc(A(f) / b);
+          };
+        case '%':
+          return (f) => {
+            const b = B(f);
+            if (b === 0) divZero();
+            return A(f) % b;
+          };
+        case '&':
+        case '|':
+        case '^':
+          return (f) => {
+            const a = A(f);
+            const b = B(f);
+            if (a >= 0 && b >= 0 && a < TWO32 && b < TWO32) return (op === '&' ? a & b : op === '|' ? a | b : a ^ b) >>> 0;
+            return big(op, a, b, signed);
+          };
+      }
+      break;
+    }
+    case 'f32':
+      switch (op) {
+        case '+':
+          return (f) => Math.fround(A(f) + B(f));
+        case '-':
+          return (f) => Math.fround(A(f) - B(f));
+        case '*':
+          return (f) => Math.fround(A(f) * B(f));
+        case '/':
+          return (f) => Math.fround(A(f) / B(f));
+      }
+      break;
+    case 'f64':
+      switch (op) {
+        case '+':
+          return (f) => A(f) + B(f);
+        case '-':
+          return (f) => A(f) - B(f);
+        case '*':
+          return (f) => A(f) * B(f);
+        case '/':
+          return (f) => A(f) / B(f);
+      }
+      break;
+    case 'f16':
+    case 'bf16':
+      switch (op) {
+        case '+':
+          return (f) => coerce(dt, A(f) + B(f));
+        case '-':
+          return (f) => coerce(dt, A(f) - B(f));
+        case '*':
+          return (f) => coerce(dt, A(f) * B(f));
+        case '/':
+          return (f) => coerce(dt, A(f) / B(f));
+      }
+      break;
+  }
+  throw new SimError(`operator ${op} on ${dt}`, undefined, 'unsupported');
+}
+
+/** Shift of a promoted left operand of type `dt` by B (PTX shl/shr clamp the amount). */
+export function shift(op: '<<' | '>>', dt: DType, A: Fn, B: Fn): Fn {
+  switch (dt) {
+    case 's32':
+      return op === '<<'
+        ? (f) => {
+            const b = B(f);
+            return b >= 32 || b < 0 ? 0 : A(f) << b;
+          }
+        : (f) => {
+            const b = B(f);
+            return b >= 32 || b < 0 ? (A(f) < 0 ? -1 : 0) : A(f) >> b;
+          };
+    case 'u32':
+      return op === '<<'
+        ? (f) => {
+            const b = B(f);
+            return b >= 32 || b < 0 ? 0 : (A(f) << b) >>> 0;
+          }
+        : (f) => {
+            const b = B(f);
+            return b >= 32 || b < 0 ? 0 : A(f) >>> b;
+          };
+    case 's64':
+    case 'u64':
+      return op === '<<'
+        ? (f) => {
+            const a = A(f);
+            const b = B(f);
+            if (b >= 64 || b < 0) return 0;
+            const r = a * 2 ** b;
+            if (dt === 'u64' && r < 0) return tooWide(r);
+            return chk64(r);
+          }
+        : (f) => {
+            const a = A(f);
+            const b = B(f);
+            if (b >= 64 || b < 0) return a < 0 ? -1 : 0;
+            return Math.floor(a / 2 ** b);
+          };
+  }
+  throw new SimError(`shift of ${dt}`, undefined, 'unsupported');
+}
+
+export function compare(op: string, A: Fn, B: Fn): Fn {
+  switch (op) {
+    case '<':
+      return (f) => (A(f) < B(f) ? 1 : 0);
+    case '<=':
+      return (f) => (A(f) <= B(f) ? 1 : 0);
+    case '>':
+      return (f) => (A(f) > B(f) ? 1 : 0);
+    case '>=':
+      return (f) => (A(f) >= B(f) ? 1 : 0);
+    case '==':
+      return (f) => (A(f) === B(f) ? 1 : 0);
+    case '!=':
+      return (f) => (A(f) !== B(f) ? 1 : 0);
+  }
+  throw new SimError(`comparison ${op}`, undefined, 'unsupported');
+}
+
+export function negate(dt: DType, A: Fn): Fn {
+  switch (dt) {
+    case 's32':
+      return (f) => -A(f) | 0;
+    case 'u32':
+      return (f) => -A(f) >>> 0;
+    case 's64':
+      return (f) => chk64(-A(f));
+    case 'u64':
+      return (f) => {
+        const a = A(f);
+        return a === 0 ? 0 : tooWide(TWO64 - a);
+      };
+    case 'f32':
+    case 'f64':
+    case 'f16':
+    case 'bf16':
+      return (f) => -A(f);
+  }
+  return (f) => -A(f);
+}
+
+export function bitNot(dt: DType, A: Fn): Fn {
+  switch (dt) {
+    case 's32':
+      return (f) => ~A(f);
+    case 'u32':
+      return (f) => ~A(f) >>> 0;
+    case 's64':
+      return (f) => chk64(-A(f) - 1);
+    case 'u64':
+      return (f) => tooWide(TWO64 - 1 - A(f));
+  }
+  throw new SimError(`~ on ${dt}`, undefined, 'unsupported');
+}

@@ -1,0 +1,128 @@
+// PF202: barrier initialisation not made visible before other threads (or other CTAs) use it.
+import type { BarrierOp } from '../../ir/types';
+import type { Site } from '../../analysis/facts';
+import type { RuleDef } from '../types';
+import { barrierName, enclosingRoleIf, insertLineAfter, line1 } from '../util';
+
+export const initNotVisible: RuleDef = {
+  meta: {
+    id: 'init-not-visible',
+    code: 'PF202',
+    family: 'bootstrap',
+    defaultSeverity: 'error',
+    summary: 'A barrier is used by other threads before its initialisation is made visible to them.',
+    languages: ['cuda'],
+    fix: 'safe',
+  },
+  docs: {
+    whatItDoes:
+      'Replays the kernel per thread and checks that every thread other than the initialising one reaches a block-wide sync (`__syncthreads`, `block.sync()`, `bar.sync 0`, a cluster sync) after the init and before its first arrive or wait. For barriers used across the cluster (remote arrives, multicast copies, `.shared::cluster` operands) it also requires `fence.mbarrier_init` by the initialising thread followed by a cluster sync.',
+    whyIsThisBad: 'Without the sync, another thread can arrive on or wait for a barrier whose memory still holds garbage: the arrival is lost or the wait reads a random phase. The kernel then hangs or passes a wait early, depending on timing; it often works in tests.',
+    bad: `#include <cuda/ptx>
+__global__ void k() {
+  __shared__ uint64_t bar;
+  if (threadIdx.x == 0) cuda::ptx::mbarrier_init(&bar, blockDim.x);
+  (void)cuda::ptx::mbarrier_arrive(&bar);
+  while (!cuda::ptx::mbarrier_try_wait_parity(&bar, 0)) {}
+}`,
+    good: `#include <cuda/ptx>
+__global__ void k() {
+  __shared__ uint64_t bar;
+  if (threadIdx.x == 0) cuda::ptx::mbarrier_init(&bar, blockDim.x);
+  __syncthreads();
+  (void)cuda::ptx::mbarrier_arrive(&bar);
+  while (!cuda::ptx::mbarrier_try_wait_parity(&bar, 0)) {}
+}`,
+    fixSafety: 'Adding `__syncthreads()` after the initialising block is safe when every thread of the block reaches that point (no thread returned earlier).',
+    references: ['CUDA C++ Programming Guide, 4.9.1 Initialization', 'PTX ISA, fence.mbarrier_init'],
+  },
+  check(ctx) {
+    for (const k of ctx.kernels) {
+      const runs = k.runs();
+      if (!runs) continue;
+      const siteOf = new Map<BarrierOp, Site>(k.sites.map((s) => [s.op, s]));
+      // Block-level visibility: first use by a non-initialising thread at a sync count <= init's.
+      let bad: Map<BarrierOp, BarrierOp> | undefined;
+      for (const run of runs) {
+        const here = new Map<BarrierOp, BarrierOp>();
+        const initAt = new Map<string, { syncs: number; threads: Set<number>; op: BarrierOp }>();
+        for (const a of run.actors) {
+          let syncs = 0;
+          for (const e of a.events) {
+            if (e.kind === 'sync') syncs++;
+            if (e.kind === 'init' && !initAt.has(e.key)) initAt.set(e.key, { syncs, threads: new Set(a.threads), op: e.op });
+            else if (e.kind === 'init') {
+              const cur = initAt.get(e.key)!;
+              if (cur.op === e.op) a.threads.forEach((t) => cur.threads.add(t));
+            }
+          }
+        }
+        for (const a of run.actors) {
+          let syncs = 0;
+          const seen = new Set<string>();
+          for (const e of a.events) {
+            if (e.kind === 'sync') syncs++;
+            if ((e.kind === 'arrive' || e.kind === 'wait' || e.kind === 'use') && !seen.has(e.key)) {
+              seen.add(e.key);
+              const init = initAt.get(e.key);
+              if (!init || a.threads.every((t) => init.threads.has(t))) continue;
+              if (run.uncertain.has(e.key)) continue;
+              if (syncs <= init.syncs && !here.has(e.op)) here.set(e.op, init.op);
+            }
+          }
+        }
+        if (!bad) bad = here;
+        else for (const op of [...bad.keys()]) if (!here.has(op)) bad.delete(op);
+      }
+      const reportedInits = new Set<BarrierOp>();
+      for (const [use, init] of bad ?? []) {
+        if (reportedInits.has(init)) continue;
+        reportedInits.add(init);
+        const initSite = siteOf.get(init);
+        const role = initSite ? enclosingRoleIf(k, initSite) : undefined;
+        const fixes = role ? [{ title: 'Insert __syncthreads() after the initialisation', preferred: true, edits: [insertLineAfter(ctx.text, role.range, '__syncthreads();', role.range.start.line)] }] : [];
+        ctx.report({
+          range: init.range,
+          message: `This initialisation of \`${barrierName(init)}\` is not made visible before other threads use it (line ${line1(use.range)}): with no block-wide sync in between they may arrive on or wait for uninitialised memory (lost arrivals, hangs or early returns). Put a __syncthreads() between the init and the first use.`,
+          related: [{ range: use.range, message: 'first use by a thread that did not synchronise with the init' }],
+          fixes,
+        });
+      }
+      // Cluster-level visibility: remote users need fence.mbarrier_init + a cluster sync.
+      for (const s of k.sites) {
+        if (s.op.kind !== 'init' || !s.op.barrier) continue;
+        const base = s.op.barrier.base;
+        const remote = k.sites.find((u) => u.op.barrier?.base === base && u.op.remote);
+        if (!remote) continue;
+        // The cluster arrive(release)/wait(acquire) is what publishes the init; real kernels (CuTe's
+        // own tutorials) rely on it without fence.mbarrier_init, so only its absence is reported.
+        if (hasClusterSyncBetween(k.kernel.body, s.op, remote.op)) continue;
+        ctx.report({
+          range: s.op.range,
+          message: `\`${barrierName(s.op)}\` is used by other CTAs of the cluster (line ${line1(remote.op.range)}), but no cluster-wide sync follows its initialisation: remote arrivals may reach it before it is initialised (lost arrivals, hang or launch failure). Issue fence.mbarrier_init after the init, then a cluster arrive/wait (cute::cluster_sync()).`,
+          related: [{ range: remote.op.range, message: 'remote use of this barrier' }],
+        });
+      }
+    }
+  },
+};
+
+/** Is there a cluster-wide sync after `from` and before `to` in program order? */
+function hasClusterSyncBetween(body: import('../../ir/types').Stmt[], from: BarrierOp, to: BarrierOp): boolean {
+  let state: 'before' | 'between' | 'done' = 'before';
+  let found = false;
+  const visit = (list: import('../../ir/types').Stmt[]): void => {
+    for (const s of list) {
+      if (state === 'done') return;
+      if (s.kind === 'op' && s.op === from) state = 'between';
+      else if (s.kind === 'op' && s.op === to && state === 'between') state = 'done';
+      else if (state === 'between' && s.kind === 'sync' && (s.scope === 'cluster' || s.scope === 'cluster-wait')) found = true;
+      if (s.kind === 'if') {
+        visit(s.then);
+        visit(s.else);
+      } else if (s.kind === 'loop') visit(s.body);
+    }
+  };
+  visit(body);
+  return found;
+}

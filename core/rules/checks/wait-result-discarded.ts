@@ -1,0 +1,65 @@
+// PF105: a try_wait/test_wait whose result nobody looks at.
+import type { RuleDef } from '../types';
+import { indentOf, lineOf, line1, textOf, WAIT_KINDS } from '../util';
+
+export const waitResultDiscarded: RuleDef = {
+  meta: {
+    id: 'wait-result-discarded',
+    code: 'PF105',
+    family: 'phase',
+    defaultSeverity: 'warning',
+    summary: 'A try_wait/test_wait probe whose result is ignored does not wait.',
+    languages: ['cuda'],
+    fix: 'safe',
+  },
+  docs: {
+    whatItDoes: 'Finds `try_wait` / `test_wait` calls (cuda::ptx, `__mbarrier_*`, inline PTX) whose boolean result is thrown away instead of being retried in a loop.',
+    whyIsThisBad:
+      'A probe returns false when the phase has not completed yet, and `try_wait` may also give up after a time limit. Ignoring the result lets the thread run on before the producers have arrived, so it reads data that is still being written: a silent data race that usually looks fine in testing.',
+    bad: `#include <cuda/ptx>
+__global__ void k() {
+  __shared__ uint64_t bar;
+  if (threadIdx.x == 0) cuda::ptx::mbarrier_init(&bar, blockDim.x);
+  __syncthreads();
+  uint64_t tok = cuda::ptx::mbarrier_arrive(&bar);
+  cuda::ptx::mbarrier_try_wait(&bar, tok);
+}`,
+    good: `#include <cuda/ptx>
+__global__ void k() {
+  __shared__ uint64_t bar;
+  if (threadIdx.x == 0) cuda::ptx::mbarrier_init(&bar, blockDim.x);
+  __syncthreads();
+  uint64_t tok = cuda::ptx::mbarrier_arrive(&bar);
+  while (!cuda::ptx::mbarrier_try_wait(&bar, tok)) {}
+}`,
+    fixSafety: 'Wrapping the probe in `while (!probe) {}` is what the probe was meant to do; it cannot change correct code.',
+    references: ['CUDA C++ Programming Guide, 4.9.3 Explicit Phase Tracking', 'PTX ISA, mbarrier.test_wait/try_wait'],
+  },
+  check(ctx) {
+    for (const k of ctx.kernels) {
+      for (const s of k.sites) {
+        if (!WAIT_KINDS.has(s.op.kind) || s.op.result !== 'discarded') continue;
+        const r = s.op.range;
+        const fixes = [];
+        const line = lineOf(ctx.text, r.start.line);
+        const call = textOf(ctx.text, r);
+        if (r.start.line === r.end.line && new RegExp(`^\\s*(\\(void\\)\\s*)?${escape(call)}\\s*;\\s*$`).test(line)) {
+          fixes.push({
+            title: 'Retry until the phase completes',
+            preferred: true,
+            edits: [{ range: { start: { line: r.start.line, character: 0 }, end: { line: r.start.line, character: line.length } }, newText: `${indentOf(ctx.text, r.start.line)}while (!${call}) {}` }],
+          });
+        }
+        ctx.report({
+          range: r,
+          message: `The result of \`${s.op.api.replace(/^asm /, '')}\` on line ${line1(r)} is discarded: a probe returns false while the phase is still in progress, so this thread runs on before the arrivals it should wait for (silent data race). Retry it in a loop.`,
+          fixes,
+        });
+      }
+    }
+  },
+};
+
+function escape(s: string): string {
+  return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
