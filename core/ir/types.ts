@@ -1,7 +1,8 @@
 // The kernel IR: what both front ends (CUDA, Croqtile) lower to and what rules, hovers and the simulator
 // read. It keeps only what matters for barrier protocols: barrier operations with their operands,
 // structured control flow with its conditions (who executes what), assignments to locals (parity,
-// stage and token data flow) and block/warp/cluster syncs. Every node carries its source range.
+// stage and token data flow) and block/warp/cluster syncs. Every node carries its source range, and
+// statements and operations also where they sit on their lines, so that quick fixes need no source text.
 import type { Range } from '../api';
 
 export type Expr =
@@ -54,6 +55,23 @@ export interface BarrierRef {
   text: string;
 }
 
+/**
+ * Where a node sits on its source lines: what a quick fix needs to insert a line next to it (with the
+ * same indentation) or to replace its line. Filled in after lowering by `placeOnLines` (`source-lines.ts`).
+ */
+export interface LineSpan {
+  /** Leading whitespace of the node's first line, which a line inserted next to the node copies. */
+  indent: string;
+  /** The node's first line, whole: column 0 to the line's end (line break excluded). */
+  first: Range;
+  /** The node's last line, whole. */
+  last: Range;
+  /** Text on the first line between the indentation and the node. */
+  before: string;
+  /** Text on the last line after the node. */
+  after: string;
+}
+
 export interface BarrierOp {
   kind: OpKind;
   /** The API spelling that produced it, e.g. `cuda::ptx::mbarrier_arrive` or `asm mbarrier.arrive`. */
@@ -86,9 +104,19 @@ export interface BarrierOp {
   range: Range;
   /** Source range of the API call itself when it sits inside a helper (innermost first). */
   via: Range[];
+  /** The source text at `range`, as written (a fix that wraps or repeats the call copies it). */
+  text?: string;
+  /** Where `range` sits on its lines. */
+  lines?: LineSpan;
 }
 
-export type Stmt =
+/** A statement of the IR: one of the kinds below, each placed on its source lines. */
+export type Stmt = StmtNode & {
+  /** Where `range` sits on its lines. */
+  lines?: LineSpan;
+};
+
+type StmtNode =
   | { kind: 'op'; op: BarrierOp; range: Range }
   | { kind: 'if'; cond: Expr; then: Stmt[]; else: Stmt[]; range: Range; elseRange?: Range }
   | {
@@ -127,6 +155,8 @@ export interface BarrierDecl {
   lengthExpr?: Expr;
   range: Range;
   nameRange: Range;
+  /** The initializer with its `=` and the blanks before it (` = ready`): deleting it leaves the bare declarator. */
+  initializerRange?: Range;
 }
 
 export interface Kernel {

@@ -1,15 +1,8 @@
-// Helpers shared by the Croqtile-only rules (event roles, bootstrap triggers, loops over rings).
+// Croqtile events as the rules see them: which barriers are events, which start `= ready`, and which
+// triggers are bootstrap credits (handed out before their role waits on anything).
 import type { KernelFacts, Site } from '../analysis/facts';
-import type { Stmt } from '../ir/types';
-import { WAIT_KINDS } from './util';
-
-export const CO_SOURCES = ['Croqtile tutorial ch05/ch06 (bootstrap, mma.commit)', 'Croqtile Documents/Documentation/events.md'];
-
-/** The outermost role branch (`inthreads.async (...)`) holding a site, if any. */
-export function roleOf(facts: KernelFacts, site: Site): Stmt | undefined {
-  for (const a of site.ancestors) if (a.stmt.kind === 'if' && facts.isThreadDependent(a.stmt.cond)) return a.stmt;
-  return undefined;
-}
+import { WAIT_KINDS } from './op-kinds';
+import { roleOf } from './roles';
 
 export function isEvent(facts: KernelFacts, base: string): boolean {
   return /\bevent\b/.test(facts.kernel.decls.get(base)?.type ?? '');
@@ -19,6 +12,7 @@ export function isReadyEvent(facts: KernelFacts, base: string): boolean {
   return /= ready/.test(facts.kernel.decls.get(base)?.type ?? '');
 }
 
+/** The operation kinds a `trigger` lowers to. */
 export const ARRIVE = new Set(['arrive', 'arrive-expect-tx']);
 
 /** A trigger that runs before its role waits on anything: a bootstrap credit. */

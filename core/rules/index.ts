@@ -1,4 +1,4 @@
-// Registry of all rules, sorted by id. A test checks that every file in this folder is listed.
+// Registry of all rules, sorted by id. A test checks that every file in checks/ is listed.
 import { arrivalCountMismatch } from './checks/arrival-count-mismatch';
 import { arrivalOnOnePath } from './checks/arrival-on-one-path';
 import { bulkCopyWithoutExpectTx } from './checks/bulk-copy-without-expect-tx';

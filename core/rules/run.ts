@@ -16,7 +16,7 @@ export function byPosition(a: Finding, b: Finding): number {
   return a.range.start.line - b.range.start.line || a.range.start.character - b.range.start.character || a.code.localeCompare(b.code);
 }
 
-export function runRules(module: KernelModule, text: string, options: LintOptions = {}, rules: RuleDef[] = RULES): Finding[] {
+export function runRules(module: KernelModule, options: LintOptions = {}, rules: RuleDef[] = RULES): Finding[] {
   const kernels = module.kernels.map((k) => new KernelFacts(k, module));
   const findings: Finding[] = [];
   const seen = new Set<string>();
@@ -40,7 +40,7 @@ export function runRules(module: KernelModule, text: string, options: LintOption
       });
     };
     try {
-      rule.check({ module, kernels, text, report });
+      rule.check({ module, kernels, report });
     } catch (err) {
       // A rule bug must never cost the user the other rules' findings.
       if (process.env.PHASEFLIP_DEBUG) throw err;

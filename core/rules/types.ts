@@ -1,4 +1,5 @@
-// The shape every rule file exports. A rule is a pure function of the kernel IR: no I/O, no state.
+// The shape every rule file exports. A rule is a pure function of the kernel IR: no I/O, no state, no
+// source text (its fixes are built from the IR's ranges and line spans, see fix-edits.ts).
 import type { Family, Fix, Range, RelatedLocation, Severity } from '../api';
 import type { KernelFacts } from '../analysis/facts';
 import type { KernelModule } from '../ir/types';
@@ -34,11 +35,11 @@ export interface RuleReport {
   fixes?: Fix[];
 }
 
+/** What a rule sees: the lowered module and its facts, never the document's text. */
 export interface RuleContext {
   module: KernelModule;
   /** One per kernel of the module, in order. */
   kernels: KernelFacts[];
-  text: string;
   report(report: RuleReport): void;
 }
 

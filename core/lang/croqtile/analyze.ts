@@ -49,7 +49,7 @@ export class CroqtileAnalyzer {
       const kernel = module.kernels[i];
       if (!kernel) return;
       const one: KernelModule = { ...module, kernels: [kernel] };
-      next.set(keyOf(f), { startLine: lines.position(f.span.start).line, endLine: lines.position(f.span.end).line, findings: runRules(one, text, options), symbols: barrierSymbols(one) });
+      next.set(keyOf(f), { startLine: lines.position(f.span.start).line, endLine: lines.position(f.span.end).line, findings: runRules(one, options), symbols: barrierSymbols(one) });
     });
     for (const f of file.functions) {
       const key = keyOf(f);

@@ -16,6 +16,7 @@
 //   role (the one issuing copies) runs its event operations on a single elected thread.
 import type { Range } from '../../api';
 import type { BarrierDecl, BarrierOp, Expr, Kernel, KernelModule, OpKind, Stmt } from '../../ir/types';
+import { placeOnLines } from '../../ir/source-lines';
 import type { CoExpr, CoFile, CoFunction, CoStmt, Span } from './ast';
 import type { LineIndex } from './positions';
 import { evaluateConstant } from './preprocess';
@@ -155,7 +156,7 @@ export function lowerCroqtile(file: CoFile, text: string, lines: LineIndex, only
     const v = evaluateConstant({ kind: 'id', name, span: { start: 0, end: 0 } }, file.defines);
     if (v !== undefined) constants.set(name, v);
   }
-  const kernels = file.functions.filter((f) => !only || only(f)).map((f) => new CroqtileLowerer(f, file, lines, text, era, constants).lower());
+  const kernels = file.functions.filter((f) => !only || only(f)).map((f) => placeOnLines(new CroqtileLowerer(f, file, lines, text, era, constants).lower(), text));
   return { language: 'croqtile', era, kernels, constants };
 }
 
@@ -366,6 +367,7 @@ class CroqtileLowerer {
     for (const item of s.items) {
       const length = item.dims[0] ? this.value(item.dims[0]) : undefined;
       this.events.set(item.name, { name: item.name, length, ready: item.ready, count: explicit });
+      const readyAt = item.ready ? this.text.slice(item.span.start, item.span.end).search(/\s*=\s*ready$/) : -1;
       this.decls.set(item.name, {
         name: item.name,
         type: `${s.storage} event${s.count ? `<${s.count.kind === 'num' ? s.count.value : '…'}>` : ''}${item.ready ? ' = ready' : ''}`,
@@ -373,6 +375,7 @@ class CroqtileLowerer {
         length,
         range,
         nameRange: this.range(item.nameSpan),
+        ...(readyAt >= 0 ? { initializerRange: this.range({ start: item.span.start + readyAt, end: item.span.end }) } : {}),
       });
       const count = this.initCount(explicit, range);
       const slots = item.dims.length ? (length !== undefined ? Array.from({ length: Math.min(length, 64) }, (_, i) => i) : undefined) : [undefined];

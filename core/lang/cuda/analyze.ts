@@ -70,7 +70,7 @@ export class CudaAnalyzer {
           const kernel = lowerRoot(scan, fn);
           const module: KernelModule = { language: 'cuda', kernels: [kernel], constants: kernel.constants ?? scan.constants, deadline };
           const helpers = kernel.helpers ?? [];
-          entry = { startLine, endLine, findings: runRules(module, text, options), symbols: barrierSymbols(module), helpers, deps: dependencies(scan, key, helpers) };
+          entry = { startLine, endLine, findings: runRules(module, options), symbols: barrierSymbols(module), helpers, deps: dependencies(scan, key, helpers) };
           // A kernel analysed without its replay is not final: do it again next time.
           if (module.truncated) {
             findings.push(...entry.findings);

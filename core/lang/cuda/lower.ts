@@ -8,6 +8,7 @@
 // `ptx.ts`. Anything else is kept as opaque expressions, never guessed.
 import type { Range } from '../../api';
 import { NO_RANGE } from '../../ir/expr';
+import { placeOnLines } from '../../ir/source-lines';
 import { visitStmts } from '../../ir/visit';
 import type { BarrierDecl, BarrierOp, BarrierRef, Expr, Kernel, KernelModule, Stmt } from '../../ir/types';
 import { apiOpForCall, isBarrierType, syncForCall } from './api';
@@ -111,6 +112,8 @@ export interface CudaScan {
   fileDecls: Map<string, BarrierDecl>;
   constants: Map<string, number>;
   roots: FnDef[];
+  /** The document's text, which lowered kernels are placed on (`placeOnLines`). */
+  text: string;
 }
 
 export function scanCuda(tops: SyntaxNode[], text: string): CudaScan {
@@ -134,11 +137,11 @@ export function scanCuda(tops: SyntaxNode[], text: string): CudaScan {
   const helpers: FnDef[] = [];
   for (const fn of all) (fn.isKernel || (candidates.has(fn.name) && !called.has(fn.name)) ? roots : helpers).push(fn);
   roots.sort((a, b) => a.node.startIndex - b.node.startIndex);
-  return { fns, fileDecls, constants, roots };
+  return { fns, fileDecls, constants, roots, text };
 }
 
 export function lowerRoot(scan: CudaScan, fn: FnDef): Kernel {
-  return lowerKernel(fn, scan.fns, scan.fileDecls, scan.constants);
+  return placeOnLines(lowerKernel(fn, scan.fns, scan.fileDecls, scan.constants), scan.text);
 }
 
 export function lowerCuda(tops: SyntaxNode[], text: string): KernelModule {

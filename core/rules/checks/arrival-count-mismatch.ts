@@ -2,7 +2,7 @@
 import { maxArrivalsPerPhase } from '../../analysis/protocol-run';
 import type { BarrierOp } from '../../ir/types';
 import type { RuleDef } from '../types';
-import { barrierName, line1 } from '../util';
+import { barrierName, line1 } from '../naming';
 
 export const arrivalCountMismatch: RuleDef = {
   meta: {

@@ -27,7 +27,8 @@ function condShape(e: Expr, loopVars: Set<string>): string {
   return e.text.replace(/\s+/g, '').replace(/[A-Za-z_]\w*/g, (w) => (loopVars.has(w) ? '#' : w));
 }
 import type { RuleDef } from '../types';
-import { ARRIVE_KINDS, barrierName, line1 } from '../util';
+import { ARRIVE_KINDS } from '../op-kinds';
+import { barrierName, line1 } from '../naming';
 
 function arrivesIn(list: Stmt[], base: string): boolean {
   return list.some((s) => (s.kind === 'op' && ARRIVE_KINDS.has(s.op.kind) && s.op.barrier?.base === base) || (s.kind === 'if' && (arrivesIn(s.then, base) || arrivesIn(s.else, base))) || (s.kind === 'loop' && arrivesIn(s.body, base)));

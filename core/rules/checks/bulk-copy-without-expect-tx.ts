@@ -1,6 +1,6 @@
 // PF302: TMA/bulk copies completing on a barrier whose phase is armed by a plain arrive.
 import type { RuleDef } from '../types';
-import { barrierName, line1 } from '../util';
+import { barrierName, line1 } from '../naming';
 
 export const bulkCopyWithoutExpectTx: RuleDef = {
   meta: {

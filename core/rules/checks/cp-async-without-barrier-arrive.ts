@@ -1,6 +1,7 @@
 // PF303: cp.async copies that no barrier (and no wait_group) tracks before a barrier wait.
 import type { RuleDef } from '../types';
-import { barrierName, isBlockingWait, line1 } from '../util';
+import { barrierName, line1 } from '../naming';
+import { isBlockingWait } from '../op-kinds';
 
 export const cpAsyncWithoutBarrierArrive: RuleDef = {
   meta: {

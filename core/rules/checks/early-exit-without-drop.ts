@@ -3,7 +3,9 @@ import { freeVars, walkExpr } from '../../ir/expr';
 import { loopAssigned, type KernelFacts, type LoopStmt, forEachLoop } from '../../analysis/facts';
 import type { BarrierOp, Expr, Stmt } from '../../ir/types';
 import type { RuleDef } from '../types';
-import { ARRIVE_KINDS, barrierName, insertLineBefore, line1 } from '../util';
+import { ARRIVE_KINDS } from '../op-kinds';
+import { barrierName, line1 } from '../naming';
+import { insertLineBefore } from '../fix-edits';
 
 /** A condition that can differ between threads of the block (so some leave and others stay). */
 const WARP_UNIFORM = /^(__all_sync|__any_sync|__ballot_sync|__reduce_\w+_sync|__shfl_sync|__activemask)$/;
@@ -110,10 +112,11 @@ __global__ void k(int n) {
           if (ex.path.some((p) => p.kind === 'op' && p.op.kind === 'arrive-drop')) continue;
           const op = arrives[0];
           const fixes = [];
-          if (op.api.startsWith('.') && op.barrier) {
-            fixes.push({ title: `Drop out of \`${barrierName(op)}\` before leaving`, preferred: true, edits: [insertLineBefore(ctx.text, ex.stmt.range, `${op.barrier.text}.arrive_and_drop();`)] });
-          } else if (op.api.startsWith('__mbarrier') && op.barrier) {
-            fixes.push({ title: `Drop out of \`${barrierName(op)}\` before leaving`, preferred: true, edits: [insertLineBefore(ctx.text, ex.stmt.range, `(void)__mbarrier_arrive_and_drop(${op.barrier.text});`)] });
+          const exitLines = ex.stmt.lines;
+          if (op.api.startsWith('.') && op.barrier && exitLines) {
+            fixes.push({ title: `Drop out of \`${barrierName(op)}\` before leaving`, preferred: true, edits: [insertLineBefore(exitLines, `${op.barrier.text}.arrive_and_drop();`)] });
+          } else if (op.api.startsWith('__mbarrier') && op.barrier && exitLines) {
+            fixes.push({ title: `Drop out of \`${barrierName(op)}\` before leaving`, preferred: true, edits: [insertLineBefore(exitLines, `(void)__mbarrier_arrive_and_drop(${op.barrier.text});`)] });
           }
           ctx.report({
             range: ex.stmt.range,

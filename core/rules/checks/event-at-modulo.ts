@@ -1,6 +1,6 @@
 // PF107: `e.at(x % N)` throws away the generation that `.at` derives the phase from.
 import type { RuleDef } from '../types';
-import { CO_SOURCES } from '../event-roles';
+import { CO_SOURCES } from '../croqtile-sources';
 
 export const eventAtModulo: RuleDef = {
   meta: {

@@ -1,7 +1,9 @@
 // PF205: an event declared `= ready` that also receives bootstrap triggers (double credit).
-import { CO_SOURCES, isBootstrapTrigger, isEvent, isReadyEvent } from '../event-roles';
 import type { RuleDef } from '../types';
-import { line1, lineOf } from '../util';
+import { deleteRange } from '../fix-edits';
+import { CO_SOURCES } from '../croqtile-sources';
+import { isBootstrapTrigger, isEvent, isReadyEvent } from '../event-roles';
+import { line1 } from '../naming';
 
 export const eventDoubleCredit: RuleDef = {
   meta: {
@@ -71,14 +73,7 @@ export const eventDoubleCredit: RuleDef = {
         seen.add(base);
         const decl = k.kernel.decls.get(base)!;
         // Drop the double credit: remove `= ready` from this event's declarator.
-        const fixes = [];
-        const line = decl.nameRange.start.line;
-        const lineText = lineOf(ctx.text, line);
-        const m = new RegExp(`\\b${base}\\b(\\s*\\[[^\\]]*\\])*(\\s*=\\s*ready)`).exec(lineText);
-        if (m) {
-          const start = m.index + m[0].length - m[2].length;
-          fixes.push({ title: `Remove \`= ready\` from \`${base}\` (keep the bootstrap triggers)`, edits: [{ range: { start: { line, character: start }, end: { line, character: start + m[2].length } }, newText: '' }] });
-        }
+        const fixes = decl.initializerRange ? [{ title: `Remove \`= ready\` from \`${base}\` (keep the bootstrap triggers)`, edits: [deleteRange(decl.initializerRange)] }] : [];
         ctx.report({
           range: s.op.range,
           message: `\`${base}\` is declared \`= ready\` (line ${line1(decl.range)}), so generation 0 of every slot is already complete; this bootstrap trigger credits the slot a second time: the producer can overwrite a slot still in use (data race) and every later wait runs a generation out of step. Drop either \`= ready\` or the bootstrap loop.`,

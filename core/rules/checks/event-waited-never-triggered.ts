@@ -1,6 +1,7 @@
 // PF404: an event that some role waits on but nobody ever triggers (or binds to a copy).
-import { CO_SOURCES, isEvent, isReadyEvent } from '../event-roles';
 import type { RuleDef } from '../types';
+import { CO_SOURCES } from '../croqtile-sources';
+import { isEvent, isReadyEvent } from '../event-roles';
 
 export const eventWaitedNeverTriggered: RuleDef = {
   meta: {

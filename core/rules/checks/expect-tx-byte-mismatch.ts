@@ -1,7 +1,7 @@
 // PF304: constant expect_tx byte counts that differ from the bytes the copies deliver.
 import type { Site } from '../../analysis/facts';
 import type { RuleDef } from '../types';
-import { barrierName, line1 } from '../util';
+import { barrierName, line1 } from '../naming';
 
 export const expectTxByteMismatch: RuleDef = {
   meta: {

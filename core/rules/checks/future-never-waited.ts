@@ -1,6 +1,6 @@
 // PF109: an asynchronous copy whose future nobody waits on (nor binds to an event).
-import { CO_SOURCES } from '../event-roles';
 import type { RuleDef } from '../types';
+import { CO_SOURCES } from '../croqtile-sources';
 
 export const futureNeverWaited: RuleDef = {
   meta: {

@@ -1,9 +1,9 @@
 // PF108: a future's data is read before the future is waited.
 import { visitStmts } from '../../analysis/facts';
 import type { Stmt } from '../../ir/types';
-import { CO_SOURCES } from '../event-roles';
 import type { RuleDef } from '../types';
-import { line1 } from '../util';
+import { CO_SOURCES } from '../croqtile-sources';
+import { line1 } from '../naming';
 
 export const futureReadBeforeWait: RuleDef = {
   meta: {

@@ -1,9 +1,9 @@
 // PF110: futures that are waited together but rotated separately.
 import type { Stmt } from '../../ir/types';
-import { CO_SOURCES } from '../event-roles';
 import { forEachLoop } from '../../analysis/facts';
 import type { RuleDef } from '../types';
-import { line1 } from '../util';
+import { CO_SOURCES } from '../croqtile-sources';
+import { line1 } from '../naming';
 
 export const futureRotationMismatch: RuleDef = {
   meta: {

@@ -1,7 +1,7 @@
 // PF204: every thread (or a whole warp) initialises the same barrier.
 import type { BarrierOp } from '../../ir/types';
 import type { RuleDef } from '../types';
-import { barrierName } from '../util';
+import { barrierName } from '../naming';
 
 const PER_THREAD_INIT = /^asm mbarrier\.init|(^|::)mbarrier_init$|^__mbarrier_init$|^(cuda::)?init$|^new cuda::barrier$/;
 

@@ -2,7 +2,9 @@
 import type { BarrierOp } from '../../ir/types';
 import type { Site } from '../../analysis/facts';
 import type { RuleDef } from '../types';
-import { barrierName, enclosingRoleIf, insertLineAfter, line1 } from '../util';
+import { barrierName, line1 } from '../naming';
+import { enclosingRoleIf } from '../roles';
+import { insertLineAfter } from '../fix-edits';
 
 export const initNotVisible: RuleDef = {
   meta: {
@@ -80,7 +82,7 @@ __global__ void k() {
         reportedInits.add(init);
         const initSite = siteOf.get(init);
         const role = initSite ? enclosingRoleIf(k, initSite) : undefined;
-        const fixes = role ? [{ title: 'Insert __syncthreads() after the initialisation', preferred: true, edits: [insertLineAfter(ctx.text, role.range, '__syncthreads();', role.range.start.line)] }] : [];
+        const fixes = role?.lines ? [{ title: 'Insert __syncthreads() after the initialisation', preferred: true, edits: [insertLineAfter(role.lines, '__syncthreads();')] }] : [];
         ctx.report({
           range: init.range,
           message: `This initialisation of \`${barrierName(init)}\` is not made visible before other threads use it (line ${line1(use.range)}): with no block-wide sync in between they may arrive on or wait for uninitialised memory (lost arrivals, hangs or early returns). Put a __syncthreads() between the init and the first use.`,

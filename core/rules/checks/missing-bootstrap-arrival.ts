@@ -3,7 +3,9 @@ import { maxArrivalsPerPhase, type BlockedWait } from '../../analysis/protocol-r
 import { visitStmts, type KernelFacts } from '../../analysis/facts';
 import type { BarrierOp, Stmt } from '../../ir/types';
 import type { RuleDef } from '../types';
-import { ARRIVE_KINDS, barrierName, insertLineBefore, line1, textOf } from '../util';
+import { ARRIVE_KINDS } from '../op-kinds';
+import { barrierName, line1 } from '../naming';
+import { insertLineBefore } from '../fix-edits';
 
 const EMPTY_NAME = /empty|free|ready|consum|releas|avail|done|finish/i;
 const FULL_NAME = /full|fill|produc|arriv|load|data|tma/i;
@@ -144,8 +146,8 @@ __global__ void k(int n) {
         const release = arrivals.find((a) => k.loops(a).length > 0);
         const loop = release ? k.loops(release)[0] : undefined;
         const n = k.arrayLength(base);
-        if (loop && n !== undefined) {
-          fixes.push({ title: `Insert the bootstrap loop (one \`trigger ${base}[s]\` per slot)`, preferred: true, edits: [insertLineBefore(ctx.text, loop.range, `foreach {s} in [${n}] { trigger ${base}[s]; }`)] });
+        if (loop?.lines && n !== undefined) {
+          fixes.push({ title: `Insert the bootstrap loop (one \`trigger ${base}[s]\` per slot)`, preferred: true, edits: [insertLineBefore(loop.lines, `foreach {s} in [${n}] { trigger ${base}[s]; }`)] });
         }
       }
       if (!croqtile) {
@@ -153,8 +155,8 @@ __global__ void k(int n) {
         const release = arrivals.find((a) => k.loops(a).length > 0 && a.op.barrier?.index);
         const loop = release ? k.loops(release)[0] : undefined;
         const n = k.arrayLength(base);
-        if (release && loop && n !== undefined && release.op.range.start.line === release.op.range.end.line) {
-          const call = textOf(ctx.text, release.op.range);
+        if (release?.op.text !== undefined && loop?.lines && n !== undefined && release.op.range.start.line === release.op.range.end.line) {
+          const call = release.op.text;
           const shown = release.op.barrier!.text;
           const slot = shown.replace(/\[[^\]]*\]\s*$/, '[s]');
           if (slot !== shown && call.includes(shown)) {
@@ -166,7 +168,7 @@ __global__ void k(int n) {
             const stmt = guards.length ? `if (${guards.join(' && ')}) ${body}` : body;
             fixes.push({
               title: `Pre-arrive once per slot of \`${base.replace(/#\d+$/, '')}\` before the releasing loop`,
-              edits: [insertLineBefore(ctx.text, loop.range, `for (int s = 0; s < ${n}; ++s) ${stmt}`)],
+              edits: [insertLineBefore(loop.lines, `for (int s = 0; s < ${n}; ++s) ${stmt}`)],
             });
           }
         }

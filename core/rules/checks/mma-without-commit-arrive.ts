@@ -1,6 +1,7 @@
 // PF301: tcgen05.mma work that no tcgen05.commit attaches to a barrier.
 import type { RuleDef } from '../types';
-import { ARRIVE_KINDS, barrierName, isBlockingWait, line1 } from '../util';
+import { ARRIVE_KINDS, isBlockingWait } from '../op-kinds';
+import { barrierName, line1 } from '../naming';
 
 export const mmaWithoutCommitArrive: RuleDef = {
   meta: {

@@ -3,7 +3,8 @@ import { freeVars } from '../../ir/expr';
 import { loopAssigned } from '../../analysis/facts';
 import type { BarrierOp } from '../../ir/types';
 import type { RuleDef } from '../types';
-import { barrierName, exprText, isBlockingWait, line1 } from '../util';
+import { barrierName, exprText, line1 } from '../naming';
+import { isBlockingWait } from '../op-kinds';
 
 export const parityFlipOffRingSchedule: RuleDef = {
   meta: {

@@ -2,7 +2,9 @@
 import { exprKey, freeVars } from '../../ir/expr';
 import { loopAssigned, ringSize, visitStmts } from '../../analysis/facts';
 import type { RuleDef } from '../types';
-import { barrierName, exprText, insertLineAfter, isBlockingWait, line1 } from '../util';
+import { barrierName, exprText, line1 } from '../naming';
+import { insertLineAfter } from '../fix-edits';
+import { isBlockingWait } from '../op-kinds';
 
 export const parityNeverFlips: RuleDef = {
   meta: {
@@ -67,8 +69,8 @@ __global__ void k(int n) {
         if (sameBarrier.some((o) => exprKey(o.op.parity) !== exprKey(s.op.parity))) continue;
         if (reinit || runsOnce(loop, k)) continue;
         const fixes = [];
-        if (s.op.parity.kind === 'var' && !idx && isLocal(k, s.op.parity.name)) {
-          fixes.push({ title: `Flip \`${s.op.parity.text}\` after the wait`, preferred: true, edits: [insertLineAfter(ctx.text, s.op.range, `${s.op.parity.text} ^= 1;`)] });
+        if (s.op.parity.kind === 'var' && !idx && isLocal(k, s.op.parity.name) && s.op.lines) {
+          fixes.push({ title: `Flip \`${s.op.parity.text}\` after the wait`, preferred: true, edits: [insertLineAfter(s.op.lines, `${s.op.parity.text} ^= 1;`)] });
         }
         ctx.report({
           range: s.op.range,

@@ -1,6 +1,6 @@
 // PF306: tutorial-era synchronisation syntax in a file written for the current compiler.
-import { CO_SOURCES } from '../event-roles';
 import type { RuleDef } from '../types';
+import { CO_SOURCES } from '../croqtile-sources';
 
 const WHY: Record<string, string> = {
   'mma.commit': 'the compiler now inserts the WGMMA commit/wait itself',

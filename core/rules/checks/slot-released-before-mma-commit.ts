@@ -1,9 +1,10 @@
 // PF305: a tutorial-era consumer releases a slot while its MMAs may still read it.
-import { CO_SOURCES, isEvent } from '../event-roles';
 import type { Stmt } from '../../ir/types';
 import { forEachLoop } from '../../analysis/facts';
 import type { RuleDef } from '../types';
-import { insertLineBefore } from '../util';
+import { CO_SOURCES } from '../croqtile-sources';
+import { isEvent } from '../event-roles';
+import { insertLineBefore } from '../fix-edits';
 
 export const slotReleasedBeforeMmaCommit: RuleDef = {
   meta: {
@@ -87,7 +88,7 @@ export const slotReleasedBeforeMmaCommit: RuleDef = {
                 ctx.report({
                   range: s.op.range,
                   message: `\`${s.op.barrier.text}\` is released while the MMAs issued above may still read the stage: without \`mma.commit\` before this trigger the producer can overwrite operands the tensor core has not consumed (silent corruption).`,
-                  fixes: [{ title: 'Insert mma.commit before the release', preferred: true, edits: [insertLineBefore(ctx.text, s.op.range, 'mma.commit;')] }],
+                  fixes: s.op.lines ? [{ title: 'Insert mma.commit before the release', preferred: true, edits: [insertLineBefore(s.op.lines, 'mma.commit;')] }] : [],
                 });
                 pending = false;
               }

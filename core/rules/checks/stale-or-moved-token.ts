@@ -2,7 +2,7 @@
 import type { Stmt } from '../../ir/types';
 import { assignedIn } from '../../analysis/facts';
 import type { RuleDef } from '../types';
-import { barrierName, line1 } from '../util';
+import { barrierName, line1 } from '../naming';
 
 function tokenName(t: import('../../ir/types').Expr | undefined): string | undefined {
   if (!t) return undefined;

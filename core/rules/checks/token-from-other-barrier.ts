@@ -1,7 +1,7 @@
 // PF101: a token wait whose token came from an arrive on a different barrier.
 import { exprKey } from '../../ir/expr';
 import type { RuleDef } from '../types';
-import { barrierName, line1 } from '../util';
+import { barrierName, line1 } from '../naming';
 
 export const tokenFromOtherBarrier: RuleDef = {
   meta: {

@@ -2,9 +2,12 @@
 import { exprKey } from '../../ir/expr';
 import type { Expr } from '../../ir/types';
 import type { LoopStmt } from '../../analysis/facts';
-import { CO_SOURCES, isBootstrapTrigger, isEvent, roleOf } from '../event-roles';
 import type { RuleDef } from '../types';
-import { line1, WAIT_KINDS } from '../util';
+import { CO_SOURCES } from '../croqtile-sources';
+import { isBootstrapTrigger, isEvent } from '../event-roles';
+import { roleOf } from '../roles';
+import { line1 } from '../naming';
+import { WAIT_KINDS } from '../op-kinds';
 
 export const tripCountMismatch: RuleDef = {
   meta: {

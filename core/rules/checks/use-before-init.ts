@@ -1,6 +1,6 @@
 // PF203: arrive/wait on a __shared__ barrier that the kernel never initialises.
 import type { RuleDef } from '../types';
-import { barrierName, line1 } from '../util';
+import { barrierName, line1 } from '../naming';
 
 export const useBeforeInit: RuleDef = {
   meta: {

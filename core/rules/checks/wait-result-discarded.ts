@@ -1,6 +1,8 @@
 // PF105: a try_wait/test_wait whose result nobody looks at.
 import type { RuleDef } from '../types';
-import { indentOf, lineOf, line1, textOf, WAIT_KINDS } from '../util';
+import { replaceLine } from '../fix-edits';
+import { line1 } from '../naming';
+import { WAIT_KINDS } from '../op-kinds';
 
 export const waitResultDiscarded: RuleDef = {
   meta: {
@@ -41,13 +43,13 @@ __global__ void k() {
         if (!WAIT_KINDS.has(s.op.kind) || s.op.result !== 'discarded') continue;
         const r = s.op.range;
         const fixes = [];
-        const line = lineOf(ctx.text, r.start.line);
-        const call = textOf(ctx.text, r);
-        if (r.start.line === r.end.line && new RegExp(`^\\s*(\\(void\\)\\s*)?${escape(call)}\\s*;\\s*$`).test(line)) {
+        const lines = s.op.lines;
+        // Only a call that is a statement of its own, alone on its line (`probe(...);`, `(void)probe(...);`).
+        if (lines && s.op.text !== undefined && r.start.line === r.end.line && /^(\(void\)\s*)?$/.test(lines.before) && /^\s*;\s*$/.test(lines.after)) {
           fixes.push({
             title: 'Retry until the phase completes',
             preferred: true,
-            edits: [{ range: { start: { line: r.start.line, character: 0 }, end: { line: r.start.line, character: line.length } }, newText: `${indentOf(ctx.text, r.start.line)}while (!${call}) {}` }],
+            edits: [replaceLine(lines, `while (!${s.op.text}) {}`)],
           });
         }
         ctx.report({
@@ -59,7 +61,3 @@ __global__ void k() {
     }
   },
 };
-
-function escape(s: string): string {
-  return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-}

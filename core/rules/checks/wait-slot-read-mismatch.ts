@@ -3,7 +3,8 @@ import { exprKey, freeVars } from '../../ir/expr';
 import { loopAssigned, ringSize, visitStmts } from '../../analysis/facts';
 import type { Expr, Stmt } from '../../ir/types';
 import type { RuleDef } from '../types';
-import { barrierName, isBlockingWait, line1 } from '../util';
+import { barrierName, line1 } from '../naming';
+import { isBlockingWait } from '../op-kinds';
 
 /** The ring part of a slot index: `2 + i % 2` -> `i % 2` (array offsets are not part of the ring). */
 function ringPart(e: Expr | undefined, value: (e: Expr) => number | undefined): Expr | undefined {

@@ -1,0 +1,88 @@
+// Places the IR's statements and operations on their source lines (indentation, whole-line ranges,
+// an operation's own text), once after lowering, so that rules build quick fixes from IR fields alone.
+import type { Range } from '../api';
+import { visitStmts } from './visit';
+import type { Kernel, LineSpan } from './types';
+
+/** Line starts of the last text seen: every kernel of a document is placed against the same text. */
+let lastText: string | undefined;
+let lastStarts: number[] = [];
+
+/** Offsets where each line starts. Lines end at `\n` only, so a `\r` before it stays part of the line. */
+function lineStarts(text: string): number[] {
+  if (text === lastText) return lastStarts;
+  const starts = [0];
+  for (let i = text.indexOf('\n'); i >= 0; i = text.indexOf('\n', i + 1)) starts.push(i + 1);
+  lastText = text;
+  lastStarts = starts;
+  return starts;
+}
+
+/** One source line as nodes on it are placed: its text, indentation and whole range. */
+interface Line {
+  text: string;
+  indent: string;
+  range: Range;
+}
+
+/** The source lines of one text, read by line number (each line measured once, however many nodes sit on it). */
+class SourceLines {
+  private readonly starts: number[];
+  private readonly measured = new Map<number, Line>();
+
+  constructor(private readonly text: string) {
+    this.starts = lineStarts(text);
+  }
+
+  /** Line `line` without its line break; empty past the end of the text. */
+  private lineText(line: number): string {
+    const start = this.starts[line];
+    if (start === undefined || line < 0) return '';
+    const next = this.starts[line + 1];
+    return this.text.slice(start, next === undefined ? this.text.length : next - 1);
+  }
+
+  private line(line: number): Line {
+    let l = this.measured.get(line);
+    if (!l) {
+      const text = this.lineText(line);
+      l = { text, indent: /^\s*/.exec(text)![0], range: { start: { line, character: 0 }, end: { line, character: text.length } } };
+      this.measured.set(line, l);
+    }
+    return l;
+  }
+
+  /** The text a range covers, line by line (each line clipped to the range). */
+  textOf(r: Range): string {
+    if (r.start.line === r.end.line) return this.line(r.start.line).text.slice(r.start.character, r.end.character);
+    const parts = [this.line(r.start.line).text.slice(r.start.character)];
+    for (let l = r.start.line + 1; l < r.end.line; l++) parts.push(this.lineText(l));
+    parts.push(this.line(r.end.line).text.slice(0, r.end.character));
+    return parts.join('\n');
+  }
+
+  span(r: Range): LineSpan {
+    const first = this.line(r.start.line);
+    const last = this.line(r.end.line);
+    return {
+      indent: first.indent,
+      first: first.range,
+      last: last.range,
+      before: first.text.slice(first.indent.length, Math.max(first.indent.length, r.start.character)),
+      after: last.text.slice(r.end.character),
+    };
+  }
+}
+
+/** Fills in `lines` on every statement and operation of the kernel, and every operation's `text`. */
+export function placeOnLines(kernel: Kernel, text: string): Kernel {
+  const source = new SourceLines(text);
+  visitStmts(kernel.body, (s) => {
+    s.lines = source.span(s.range);
+    if (s.kind === 'op') {
+      s.op.lines = s.op.range === s.range ? s.lines : source.span(s.op.range);
+      s.op.text = source.textOf(s.op.range);
+    }
+  });
+  return kernel;
+}
