@@ -4,7 +4,8 @@ import type { AnalysisResult, HoverInfo, LintOptions, Position } from '../../api
 import { printModule } from '../../ir/print';
 import type { KernelModule } from '../../ir/types';
 import type { LanguageDocument } from '../language';
-import { CroqtileAnalyzer, hoverCroqtile } from './analyze';
+import { CroqtileAnalyzer } from './analyze';
+import { hoverCroqtile } from './hover';
 
 export class CroqtileDocument implements LanguageDocument {
   private readonly analyzer = new CroqtileAnalyzer();
