@@ -4,5 +4,6 @@ export { Engine, EngineDocument, loadEngine, languageForPath } from './engine';
 export type { EngineOptions, ContentChange } from './engine';
 export { RULES, ruleByIdOrCode } from './rules/index';
 export type { RuleDef } from './rules/types';
-export { inlineValueNames } from './lang/inline-values';
+export { inlineValueNames, languageForEditorId, launchTemplates } from './languages';
+export { simulate } from './simulate';
 export type { InlineValueName } from './lang/inline-values';

@@ -40,7 +40,7 @@ import {
   languageForPath,
   loadEngine,
 } from '../core/index';
-import { launchTemplates } from '../core/sim/launch-template';
+import { launchTemplates } from '../core/index';
 import {
   SOURCE,
   fixesOf,

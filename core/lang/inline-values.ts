@@ -1,8 +1,9 @@
 // Where the editor should show variable values inline while a debug session is stopped: the
 // identifiers of the stopped function from its first line down to the stopped line. Lexical on
-// purpose (both languages, any half-typed file): a name the debugger's Locals scope does not know is
+// purpose (every language, any half-typed file): a name the debugger's Locals scope does not know is
 // simply not shown, so over-reporting costs nothing while a parse failure would cost every value.
-import type { LanguageId } from '../api';
+// Each language describes how its functions start and which words are keywords (`InlineValueSyntax`);
+// the scanner here is shared.
 
 export interface InlineValueName {
   /** Zero-based line and UTF-16 columns of one occurrence. */
@@ -15,33 +16,40 @@ export interface InlineValueName {
 /** How far above the stop a function header is looked for (and values shown, when none is found). */
 const MAX_LINES_BACK = 200;
 
-const FUNCTION_START: Record<LanguageId, RegExp> = {
-  cuda: /\b__global__\b|\b__device__\b[^;]*\(/,
-  croqtile: /\b__co__\b|\b__cok__\b/,
-};
+/** What the scanner needs to know of a language (`Language.inlineValues`). */
+export interface InlineValueSyntax {
+  /** Matches a line that starts a function whose locals the debugger shows. */
+  functionStart: RegExp;
+  /** Words that are never variables: keywords, type names, qualifiers, built-in objects. */
+  keywords: ReadonlySet<string>;
+}
 
-/** Words that are never variables (keywords, types, qualifiers, CUDA built-in objects). */
-const NOT_VARIABLES = new Set(
-  `auto bool break case char class const constexpr continue default delete do double else enum extern false float for goto if inline int long namespace new nullptr operator private protected public register return short signed sizeof static struct switch template this true typedef typename union unsigned using virtual void volatile while
-  __global__ __device__ __host__ __shared__ __constant__ __restrict__ __forceinline__ __noinline__ __launch_bounds__ asm
-  int8_t int16_t int32_t int64_t uint8_t uint16_t uint32_t uint64_t size_t half __half bfloat16 __nv_bfloat16 float2 float4 int2 int4 uint2 uint4 dim3
-  threadIdx blockIdx blockDim gridDim warpSize cuda std ptx cg
-  __co__ __cok__ parallel foreach with in by inthreads async wait trigger event events ready after select dma tma mma copy println print
-  f16 bf16 f32 f64 s8 s16 s32 s64 u8 u16 u32 u64 i8 i16 i32 i64 block group thread local shared global span chunkat at`.split(/\s+/),
-);
+/** C++'s keywords, which every C-family language (CUDA, Croqtile host code) reserves too. */
+export const CPP_KEYWORDS: readonly string[] =
+  `auto bool break case char class const constexpr continue default delete do double else enum extern false float for goto if inline int long namespace new nullptr operator private protected public register return short signed sizeof static struct switch template this true typedef typename union unsigned using virtual void volatile while`.split(
+    /\s+/,
+  );
 
 /**
  * Identifier occurrences from the start of the function enclosing `stopLine` (or MAX_LINES_BACK
  * lines up) to `stopLine`, clipped to the visible `[fromLine, toLine]`. Comments, strings, calls
- * (`f(`), member names (`.x`, `->x`, `::x`) and keywords are skipped.
+ * (`f(`), member names (`.x`, `->x`, `::x`) and `notVariables` are skipped; `functionStart` says
+ * where the stopped function begins.
  */
-export function inlineValueNames(text: string, language: LanguageId, stopLine: number, fromLine = 0, toLine = stopLine): InlineValueName[] {
+export function scanInlineValueNames(
+  text: string,
+  functionStart: RegExp,
+  notVariables: ReadonlySet<string>,
+  stopLine: number,
+  fromLine = 0,
+  toLine = stopLine,
+): InlineValueName[] {
   const lines = text.split(/\r?\n/);
   const last = Math.min(stopLine, toLine, lines.length - 1);
   if (last < 0) return [];
   let first = Math.max(0, stopLine - MAX_LINES_BACK);
   for (let l = Math.min(stopLine, lines.length - 1); l >= first; l--) {
-    if (FUNCTION_START[language].test(lines[l])) {
+    if (functionStart.test(lines[l])) {
       first = l;
       break;
     }
@@ -76,7 +84,7 @@ export function inlineValueNames(text: string, language: LanguageId, stopLine: n
         let j = i + 1;
         while (j < line.length && /\w/.test(line[j])) j++;
         const name = line.slice(i, j);
-        if (isVariableUse(line, i, j, name)) out.push({ line: l, start: i, end: j, name });
+        if (isVariableUse(line, i, j, name, notVariables)) out.push({ line: l, start: i, end: j, name });
         i = j;
         continue;
       }
@@ -98,8 +106,8 @@ function skipQuoted(line: string, at: number): number {
   return i + 1;
 }
 
-function isVariableUse(line: string, start: number, end: number, name: string): boolean {
-  if (NOT_VARIABLES.has(name)) return false;
+function isVariableUse(line: string, start: number, end: number, name: string, notVariables: ReadonlySet<string>): boolean {
+  if (notVariables.has(name)) return false;
   const before = line.slice(0, start).trimEnd();
   if (before.endsWith('.') || before.endsWith('->') || before.endsWith('::')) return false;
   const after = line.slice(end).trimStart();

@@ -1,14 +1,12 @@
-// One entry point for running a file on the simulator (`phaseflip sim`, the debugger, tests): picks
-// the language, builds the launch, runs it in slices (for progress and cancellation) and condenses
-// the outcome into plain data. No I/O here: the caller reads files (sources, .npy inputs) and writes
-// results.
+// The simulator's request and result types, and running a prepared launch in slices (for progress
+// and cancellation) to a result condensed into plain data. Languages prepare launches from these
+// requests; `simulate` (core/simulate.ts) picks the language. No I/O here: the caller reads files
+// (sources, .npy inputs) and writes results.
 import type { DType } from './dtypes';
 import { withCommas } from './format';
 import type { Dim3, Machine, RunStatus, SchedulePolicy, SimReport, TraceEvent, Latencies } from './machine';
 import { type Buffer, checksum } from './memory';
 import type { MbarrierState } from './mbarrier';
-import { prepareCudaLaunch } from '../lang/cuda/sim';
-import { simulateCroqtile } from '../lang/croqtile/sim';
 
 export type InitSpec =
   | { kind: 'zeros' }
@@ -57,6 +55,14 @@ export interface Launch {
   machine: Machine;
   /** Global buffers bound to arguments, in argument order. */
   buffers: NamedBuffer[];
+}
+
+/**
+ * A request its language has prepared (parsed, arguments bound): `run` goes to the end, reporting
+ * progress and program output through the request's callbacks.
+ */
+export interface PreparedSimulation {
+  run(): SimulateResult;
 }
 
 export interface BarrierSummary {
@@ -127,11 +133,4 @@ export function summarize(m: Machine, status: Exclude<RunStatus, 'paused'>, repo
     trace: m.tracing ? m.trace : undefined,
     threads: m.tracing ? m.threads.map((t) => ({ block: t.block, warp: t.warp, lane: t.lane, role: t.role })) : undefined,
   };
-}
-
-/** Runs a whole request: one CUDA kernel launch, or a Croqtile program with its launches. */
-export async function simulate(req: SimulateRequest): Promise<SimulateResult> {
-  const language = req.language ?? (/\.co$/i.test(req.file) ? 'croqtile' : 'cuda');
-  if (language === 'croqtile') return simulateCroqtile(req);
-  return runLaunch(await prepareCudaLaunch(req), req);
 }

@@ -5,7 +5,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { simulate } from '../../core/sim/run';
+import { simulate } from '../../core/simulate';
 
 const repo = process.env.PHASEFLIP_CROQTILE_REPO;
 const DIR = 'tools/co-mock/tests';

@@ -1,16 +1,16 @@
-// Croqtile analysis pipeline: text -> syntax tree (error-tolerant) -> kernel IR -> rules; hovers on
-// Croqtile keywords and on events (their inferred protocol).
-import type { AnalysisResult, BarrierSymbol, Finding, HoverInfo, LintOptions, Position } from '../../api';
+// Croqtile analysis pipeline: text -> syntax tree (error-tolerant) -> kernel IR -> rules, cached per
+// `__co__` function. (Hovers are in hover.ts, re-exported here for existing importers.)
+import type { AnalysisResult, BarrierSymbol, Finding, LintOptions } from '../../api';
 import { shiftResults } from '../../analysis/shift';
 import { barrierSymbols } from '../../analysis/symbols';
-import { findCroqtileDoc, renderCroqtileDoc } from './api-docs';
-import { barrierProtocol } from '../../analysis/barrier-protocol';
 import type { KernelModule } from '../../ir/types';
 import { byPosition, runRules } from '../../rules/run';
 import type { CoFunction } from './ast';
 import { detectEra, lowerCroqtile } from './lower';
 import { parseCroqtile } from './parser';
 import { makeLineIndex } from './positions';
+
+export { hoverCroqtile } from './hover';
 
 interface FunctionEntry {
   startLine: number;
@@ -83,23 +83,4 @@ export function analyzeCroqtile(text: string, options: LintOptions): { result: A
   const analyzer = new CroqtileAnalyzer();
   const result = analyzer.analyze(text, options);
   return { result, module: analyzer.fullModule(text) };
-}
-
-export function hoverCroqtile(text: string, position: Position, module: KernelModule | undefined): HoverInfo | null {
-  const lines = makeLineIndex(text);
-  const offset = lines.offsetAt(position);
-  let s = offset;
-  let e = offset;
-  while (s > 0 && /[\w.]/.test(text[s - 1])) s--;
-  while (e < text.length && /[\w]/.test(text[e])) e++;
-  if (s === e) return null;
-  const word = text.slice(s, e);
-  const range = { start: lines.position(s), end: lines.position(e) };
-  const doc = findCroqtileDoc(word.replace(/^\./, ''), text.slice(e, e + 24));
-  if (doc) return { markdown: renderCroqtileDoc(doc), range };
-  if (module) {
-    const protocol = barrierProtocol(module, word.split('.')[0], position);
-    if (protocol) return { markdown: protocol, range };
-  }
-  return null;
 }

@@ -292,7 +292,8 @@ function recordConstants(decl: SyntaxNode, constants: Map<string, number>): void
   }
 }
 
-function foldConstant(n: SyntaxNode, constants: Map<string, number>): number | undefined {
+/** Folds a constant expression node (literals, known constants, `sizeof`, casts, arithmetic, shifts). */
+export function foldConstant(n: SyntaxNode, constants: ReadonlyMap<string, number>): number | undefined {
   switch (n.type) {
     case 'number_literal':
     case 'true':

@@ -21,7 +21,8 @@ import { describe, expect, it } from 'vitest';
 import { materialize, parseArg } from '../../../core/sim/args';
 import { type DType, load, sizeOf } from '../../../core/sim/dtypes';
 import type { Dim3 } from '../../../core/sim/machine';
-import { type ArgSpec, simulate } from '../../../core/sim/run';
+import type { ArgSpec } from '../../../core/sim/run';
+import { simulate } from '../../../core/simulate';
 
 const dir = path.join(__dirname, '../../fixtures/sim/gpu');
 

@@ -1,19 +1,15 @@
 // Launch templates derived from kernel signatures: every template of every repository kernel is a
 // launch the simulator accepts (it runs to completion or to a kernel finding, never to an argument,
-// parse or geometry error), the derived sizes follow the signature, and bad input yields no
-// template rather than an exception.
+// parse or geometry error), and a template becomes a launch.json configuration. What each language
+// derives from its signatures is tested in test/core/lang/<language>/launch-template.test.ts.
 import { readdirSync, readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseArg } from '../../../core/sim/args';
-import {
-  DEFAULT_BLOCK,
-  DEFAULT_DYNAMIC_SMEM,
-  launchConfiguration,
-  type LaunchTemplate,
-  launchTemplates,
-} from '../../../core/sim/launch-template';
-import { simulate, type SimulateResult } from '../../../core/sim/run';
+import { launchTemplates } from '../../../core/languages';
+import { launchConfiguration, type LaunchTemplate } from '../../../core/sim/launch-template';
+import type { SimulateResult } from '../../../core/sim/run';
+import { simulate } from '../../../core/simulate';
 
 const EXAMPLES = path.join(__dirname, '../../../examples');
 
@@ -81,105 +77,6 @@ describe('every template is a launch the simulator accepts', () => {
       const r = await run(file, t!);
       expect(r.status, `${file}: ${r.message}`).toBe('deadlock');
     }
-  });
-});
-
-describe('CUDA signatures', () => {
-  it('takes the block from __launch_bounds__, a pointer per buffer and scalars by name', async () => {
-    const text = readFileSync(path.join(EXAMPLES, 'good/producer_missing_bootstrap.cu'), 'utf8');
-    const [t] = await launchTemplates(text, 'cuda', 'k.cu');
-    expect(t).toMatchObject({ kernel: 'stream_sum', language: 'cuda', grid: [1, 1, 1], block: [160, 1, 1] });
-    const lines = text.split('\n');
-    expect(lines[t!.line]).toMatch(/__global__ void __launch_bounds__\(160\) stream_sum/);
-    const specs = t!.args.map(parseArg);
-    expect(specs.map((s) => s.name)).toEqual(['in', 'out', 'num_tiles']);
-    // const input → counted up; non-const `out` → zeros; a tile count small enough to step through.
-    expect(specs[0]).toMatchObject({ kind: 'buffer', dtype: 'f32', init: { kind: 'iota' } });
-    expect(specs[1]).toMatchObject({ kind: 'buffer', dtype: 'f32', init: { kind: 'zeros' } });
-    expect(specs[2]).toMatchObject({ kind: 'scalar' });
-    expect((specs[2] as { value: number }).value).toBeGreaterThanOrEqual(2);
-    expect(t!.dynamicSmem).toBeUndefined();
-  });
-
-  it('sizes buffers from a size parameter and offers dynamic shared memory to extern __shared__ kernels', async () => {
-    const text = readFileSync(path.join(EXAMPLES, 'seeds/producer_consumer_cuda_barrier.cu'), 'utf8');
-    const [t] = await launchTemplates(text, 'cuda', 'k.cu');
-    const specs = Object.fromEntries(t!.args.map(parseArg).map((s) => [s.name, s]));
-    const n = (specs.N as { value: number }).value;
-    expect(n).toBeGreaterThan(0);
-    expect((specs.in as { shape: number[] }).shape[0]).toBeGreaterThanOrEqual(n);
-    expect((specs.out as { shape: number[] }).shape[0]).toBeGreaterThanOrEqual(n);
-    // N / buffer_len rounds of the double buffer: at least two, so both halves are used.
-    expect(n / (specs.buffer_len as { value: number }).value).toBeGreaterThanOrEqual(2);
-    expect(t!.dynamicSmem).toBe(DEFAULT_DYNAMIC_SMEM);
-    expect(t!.block).toEqual([DEFAULT_BLOCK, 1, 1]);
-  });
-
-  it('reads the block from a macro in __launch_bounds__ or a blockDim check', async () => {
-    const viaMacro = '#define THREADS 256\n__global__ void __launch_bounds__(THREADS) k(float* out) { out[threadIdx.x] = 1.0f; }\n';
-    expect((await launchTemplates(viaMacro, 'cuda'))[0]?.block).toEqual([256, 1, 1]);
-    const viaCheck = 'constexpr int kWarps = 3;\n__global__ void k(int* out) {\n  if (blockDim.x != 96) return;\n  out[threadIdx.x] = 1;\n}\n';
-    expect((await launchTemplates(viaCheck, 'cuda'))[0]?.block).toEqual([96, 1, 1]);
-  });
-
-  it('gives GEMM dimensions and buffers that hold an M×K operand', async () => {
-    const text = '__global__ void gemm(const __half* A, const __half* B, float* C, int M, int N, int K, float alpha, float beta) {}\n';
-    const [t] = await launchTemplates(text, 'cuda');
-    const specs = Object.fromEntries(t!.args.map(parseArg).map((s) => [s.name, s]));
-    const dim = (n: string) => (specs[n] as { value: number }).value;
-    expect((specs.A as { dtype: string }).dtype).toBe('f16');
-    expect((specs.A as { init: { kind: string } }).init.kind).toBe('random');
-    expect((specs.A as { shape: number[] }).shape[0]).toBeGreaterThanOrEqual(dim('M') * dim('K'));
-    expect((specs.C as { shape: number[] }).shape[0]).toBeGreaterThanOrEqual(dim('M') * dim('N'));
-    expect([dim('alpha'), dim('beta')]).toEqual([1, 0]);
-  });
-
-  it('marks template kernels unsupported and keeps the others', async () => {
-    const text = 'template <int N> __global__ void t(float* p) {}\n__global__ void plain(float* p) { p[threadIdx.x] = 0; }\n';
-    const ts = await launchTemplates(text, 'cuda', 'two.cu');
-    expect(ts.map((t) => [t.kernel, t.unsupported !== undefined])).toEqual([
-      ['t', true],
-      ['plain', false],
-    ]);
-    expect(ts[0]!.unsupported).toMatch(/template/);
-    expect(ts[0]!.line).toBe(0);
-    expect(ts[1]!.line).toBe(1);
-  });
-
-  it('never throws on bad input', async () => {
-    for (const text of ['', '\u0000\uFFFD', '__global__ void k( {', '{'.repeat(2000), '__global__ void k(struct S s) {}']) {
-      await expect(launchTemplates(text, 'cuda')).resolves.toBeInstanceOf(Array);
-      await expect(launchTemplates(text, 'croqtile')).resolves.toBeInstanceOf(Array);
-    }
-  });
-});
-
-describe('Croqtile signatures', () => {
-  it('makes symbolic dimensions whole multiples of their tiles and loops long enough to wrap the ring', async () => {
-    const text = readFileSync(path.join(EXAMPLES, 'croqtile/sim/gemm_1p1c.co'), 'utf8');
-    const [t] = await launchTemplates(text, 'croqtile', 'g.co');
-    expect(t).toMatchObject({ kernel: 'gemm_1p1c', language: 'croqtile' });
-    expect(t!.grid).toBeUndefined();
-    const [lhs, rhs, output] = t!.args.map(parseArg) as { shape: number[]; init: { kind: string } }[];
-    const [M, K] = lhs!.shape;
-    expect(M! % 128).toBe(0); // TILE_M
-    expect(K! % 64).toBe(0); // TILE_K
-    expect(K! / 64).toBeGreaterThanOrEqual(2 * 2); // two passes over STAGES = 2
-    expect(rhs!.shape[1]).toBe(K); // the shared K binds consistently
-    expect(output!.shape).toEqual([M, rhs!.shape[0]]);
-    expect(output!.init.kind).toBe('zeros');
-    expect(lhs!.init.kind).toBe('random');
-  });
-
-  it('evaluates #define dimensions and gives parameterless programs no args', async () => {
-    const swap = readFileSync(path.join(EXAMPLES, 'croqtile/seeds/double_buffer_swap.co'), 'utf8');
-    const [t] = await launchTemplates(swap, 'croqtile');
-    expect(t!.args.map(parseArg).map((s) => (s as { shape: number[] }).shape)).toEqual([
-      [128, 256],
-      [256, 256],
-    ]);
-    const selfinit = readFileSync(path.join(EXAMPLES, 'croqtile/sim/gemm_selfinit.co'), 'utf8');
-    expect((await launchTemplates(selfinit, 'croqtile'))[0]).toMatchObject({ kernel: 'gemm_selfinit', args: [] });
   });
 });
 

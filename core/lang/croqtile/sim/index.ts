@@ -5,7 +5,7 @@
 //
 // One host runner (`CroqtileProgram`) serves both faces: `next()` runs host code up to the next
 // device launch and hands it over, the caller runs that launch's machine (to the end for
-// `simulateCroqtile`, under debugger control for core/sim/debug.ts) and reports how it ended with
+// `simulate`, under debugger control for the debug runtime) and reports how it ended with
 // `endLaunch`; host code resumes at the next `next()`. Host code is deterministic, so running a new
 // program object again reproduces every launch (the debugger's time travel relies on it).
 import type { CoFunction, CoStmt } from '../ast';
@@ -15,7 +15,7 @@ import { makeLineIndex } from '../positions';
 import { materialize } from '../../../sim/args';
 import { checksum } from '../../../sim/memory';
 import { DEFAULT_MAX_STEPS, type Machine, type RunResult, SimError, type SimReport, type SimThread } from '../../../sim/machine';
-import type { NamedBuffer, SimulateRequest, SimulateResult } from '../../../sim/run';
+import type { NamedBuffer, PreparedSimulation, SimulateRequest, SimulateResult } from '../../../sim/run';
 import { summarize } from '../../../sim/run';
 import { type Ctx, Env, Flow, HostStepLimit, Interp, viewOf } from './interp';
 import { CroqLaunch } from './launch';
@@ -324,7 +324,16 @@ export class CroqtileProgram {
 
 /** Runs a whole program: every launch to its end, in order. */
 export function simulateCroqtile(req: SimulateRequest): SimulateResult {
+  return runProgram(new CroqtileProgram(req), req);
+}
+
+/** What `simulate` runs for a Croqtile request: the parsed program, run to its end on demand. */
+export function prepareCroqtileSimulation(req: SimulateRequest): PreparedSimulation {
   const program = new CroqtileProgram(req);
+  return { run: () => runProgram(program, req) };
+}
+
+function runProgram(program: CroqtileProgram, req: SimulateRequest): SimulateResult {
   for (let l = program.next(); l; l = program.next()) {
     const m = l.machine;
     for (;;) {

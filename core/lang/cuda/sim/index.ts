@@ -31,13 +31,19 @@ import { loadCudaLanguage, Parser } from '../parser';
 import { isFloat, sizeOf } from '../../../sim/dtypes';
 import { Machine, type MachineOptions, type SimThread, SimError } from '../../../sim/machine';
 import { materialize } from '../../../sim/args';
-import type { Launch, NamedBuffer, SimulateRequest } from '../../../sim/run';
+import { type Launch, type NamedBuffer, type PreparedSimulation, runLaunch, type SimulateRequest } from '../../../sim/run';
 import { allChildren, Compiler, type FnDecl, type FnInst, named } from './compile';
 import { CudaExecutor } from './executor';
 import type { Executor } from '../../../sim/machine';
 import { type CType, isFloatDt, isNum, typeName } from './types';
 
 export { CudaExecutor, type FrameInfo, type LocalInfo } from './executor';
+
+/** What `simulate` runs for a CUDA request: its one launch, run to the end on demand. */
+export async function prepareCudaSimulation(req: SimulateRequest): Promise<PreparedSimulation> {
+  const launch = await prepareCudaLaunch(req);
+  return { run: () => runLaunch(launch, req) };
+}
 
 export async function prepareCudaLaunch(req: SimulateRequest): Promise<Launch> {
   const language = await loadCudaLanguage();

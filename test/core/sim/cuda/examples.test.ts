@@ -8,7 +8,8 @@ import { describe, expect, it } from 'vitest';
 import { parseArg } from '../../../../core/sim/args';
 import { coerce } from '../../../../core/sim/dtypes';
 import { rng } from '../../../../core/sim/machine';
-import { simulate, type SimulateRequest, type SimulateResult } from '../../../../core/sim/run';
+import type { SimulateRequest, SimulateResult } from '../../../../core/sim/run';
+import { simulate } from '../../../../core/simulate';
 import { values } from './helpers';
 
 const examples = path.join(__dirname, '../../../../examples');

@@ -2,7 +2,8 @@
 // result buffers back as numbers.
 import { parseArg } from '../../../../core/sim/args';
 import { load, sizeOf } from '../../../../core/sim/dtypes';
-import { simulate, type SimulateRequest, type SimulateResult } from '../../../../core/sim/run';
+import type { SimulateRequest, SimulateResult } from '../../../../core/sim/run';
+import { simulate } from '../../../../core/simulate';
 
 export async function runKernel(text: string, opts: Omit<Partial<SimulateRequest>, 'args'> & { args?: string[] } = {}): Promise<SimulateResult> {
   const { args, ...rest } = opts;

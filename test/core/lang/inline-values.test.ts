@@ -1,7 +1,7 @@
 // Inline-value locations for a stopped debug session: identifiers of the stopped function up to the
 // stopped line, skipping comments, strings, calls, members and keywords.
 import { describe, expect, it } from 'vitest';
-import { inlineValueNames } from '../../core/index';
+import { inlineValueNames } from '../../../core/index';
 
 const CUDA = `#include <cuda/barrier>
 __device__ int helper(int v) { return v + 1; }

@@ -1,0 +1,54 @@
+// An open Croqtile document: its text (re-parsed whole on analysis: the parser is linear and fast),
+// the per-function analysis cache, and the IR that hovers read. What `Language.loadFrontEnd` opens for the engine.
+import type { AnalysisResult, HoverInfo, LintOptions, Position } from '../../api';
+import { printModule } from '../../ir/print';
+import type { KernelModule } from '../../ir/types';
+import type { LanguageDocument } from '../language';
+import { CroqtileAnalyzer } from './analyze';
+import { hoverCroqtile } from './hover';
+
+export class CroqtileDocument implements LanguageDocument {
+  private readonly analyzer = new CroqtileAnalyzer();
+  private module: KernelModule | undefined;
+
+  constructor(private textValue: string) {}
+
+  get text(): string {
+    return this.textValue;
+  }
+
+  replaceText(text: string): void {
+    this.textValue = text;
+    this.module = undefined;
+  }
+
+  edit(start: number, oldEnd: number, newText: string): void {
+    this.textValue = this.textValue.slice(0, start) + newText + this.textValue.slice(oldEnd);
+    this.module = undefined;
+  }
+
+  analyze(options: LintOptions): AnalysisResult {
+    const result = this.analyzer.analyze(this.textValue, options);
+    // The analysis lowered only the functions that changed; hovers need the whole file again.
+    this.module = undefined;
+    return result;
+  }
+
+  kernelModule(): KernelModule {
+    this.module ??= this.analyzer.fullModule(this.textValue);
+    return this.module;
+  }
+
+  irText(): string {
+    return printModule(this.analyzer.fullModule(this.textValue));
+  }
+
+  hover(position: Position): HoverInfo | null {
+    return hoverCroqtile(this.textValue, position, this.kernelModule());
+  }
+
+  /** Nothing to release: the document holds no syntax trees between calls. */
+  dispose(): void {
+    this.module = undefined;
+  }
+}

@@ -1,0 +1,59 @@
+// CUDA as a Phaseflip language: `.cu`/`.cuh` files, parsed with tree-sitter-cuda, analysed per kernel,
+// simulated one launch at a time. The implementation of the `Language` interface (../language.ts)
+// that core/languages.ts registers.
+import { CPP_KEYWORDS } from '../inline-values';
+import type { FrontEnd, Language } from '../language';
+import { CudaDocument } from './document';
+import { cudaLaunchTemplates } from './launch-template';
+import { foldConstant } from './lower';
+import { loadCudaLanguage, Parser } from './parser';
+import { prepareCudaSimulation } from './sim';
+
+/** CUDA's own reserved words and the built-in objects inline values never show. */
+const CUDA_KEYWORDS = `__global__ __device__ __host__ __shared__ __constant__ __restrict__ __forceinline__ __noinline__ __launch_bounds__ asm
+  int8_t int16_t int32_t int64_t uint8_t uint16_t uint32_t uint64_t size_t half __half bfloat16 __nv_bfloat16 float2 float4 int2 int4 uint2 uint4 dim3
+  threadIdx blockIdx blockDim gridDim warpSize cuda std ptx cg`.split(/\s+/);
+
+export const cuda: Language = {
+  id: 'cuda',
+  extensions: ['.cu', '.cuh'],
+  editorLanguageIds: ['cuda-cpp', 'cuda'],
+  inlineValues: {
+    functionStart: /\b__global__\b|\b__device__\b[^;]*\(/,
+    keywords: new Set([...CPP_KEYWORDS, ...CUDA_KEYWORDS]),
+  },
+  async loadFrontEnd({ wasmDir }): Promise<FrontEnd> {
+    const grammar = await loadCudaLanguage(wasmDir);
+    const parser = new Parser();
+    parser.setLanguage(grammar);
+    return {
+      openDocument: (text) => new CudaDocument(parser, text),
+      evaluateConstant: (expression, constants = new Map()) => evaluateConstant(parser, expression, constants),
+    };
+  },
+  launchTemplates: cudaLaunchTemplates,
+  prepareSimulation: prepareCudaSimulation,
+};
+
+/**
+ * Folds `expression` with the front end's constant folder (the one that sizes barrier arrays and
+ * launch bounds), parsed as the initialiser of a declaration so that tree-sitter reads it as C++.
+ */
+function evaluateConstant(parser: Parser, expression: string, constants: ReadonlyMap<string, number>): number | undefined {
+  try {
+    // The newline keeps a trailing `//` comment in the expression from swallowing the parenthesis.
+    const tree = parser.parse(`long long phaseflip_constant = (${expression}\n);`);
+    if (!tree) return undefined;
+    try {
+      const root = tree.rootNode;
+      const decl = root.namedChild(0);
+      if (root.hasError || root.namedChildCount !== 1 || decl?.type !== 'declaration') return undefined;
+      const value = decl.namedChildren.find((n) => n?.type === 'init_declarator')?.childForFieldName('value');
+      return value ? foldConstant(value, constants) : undefined;
+    } finally {
+      tree.delete();
+    }
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,66 @@
+// The language plug-in interface: what a language folder (core/lang/<id>/) gives the rest of core.
+// The engine, the simulator entry point and the editor services reach a language only through
+// these types; core/languages.ts lists the implementations. Types only.
+import type { AnalysisResult, HoverInfo, LanguageId, LintOptions, Position } from '../api';
+import type { KernelModule } from '../ir/types';
+import type { LaunchTemplate } from '../sim/launch-template';
+import type { PreparedSimulation, SimulateRequest } from '../sim/run';
+import type { InlineValueSyntax } from './inline-values';
+
+export interface Language {
+  readonly id: LanguageId;
+  /** File extensions, lower case with the dot (`.cu`); `languageForPath` reads them. */
+  readonly extensions: readonly string[];
+  /** VS Code language ids of documents in this language (`cuda-cpp`). */
+  readonly editorLanguageIds: readonly string[];
+  /** How the editor's inline values find this language's functions and keywords. */
+  readonly inlineValues: InlineValueSyntax;
+  /** Loads what parsing needs (CUDA: the tree-sitter grammar from `wasmDir`); the engine awaits it once. */
+  loadFrontEnd(options: FrontEndOptions): Promise<FrontEnd>;
+  /**
+   * A ready-to-run launch for every kernel of `text`, in source order, derived from signatures.
+   * Never throws: an unreadable file gives no template. `wasmDir` as in `loadFrontEnd`.
+   */
+  launchTemplates(text: string, file?: string, wasmDir?: string): Promise<LaunchTemplate[]>;
+  /**
+   * Builds what `simulate` runs: one kernel launch (CUDA) or a whole program with its host code and
+   * launches (Croqtile). Rejects with a SimError when the request does not fit the file.
+   */
+  prepareSimulation(req: SimulateRequest): Promise<PreparedSimulation>;
+}
+
+export interface FrontEndOptions {
+  /** Folder holding tree-sitter.wasm and tree-sitter-cuda.wasm (dist/ when bundled). */
+  wasmDir?: string;
+}
+
+/** A language's loaded parser: opens documents and folds constant expressions. */
+export interface FrontEnd {
+  openDocument(text: string): LanguageDocument;
+  /**
+   * The value of a constant expression written in this language (`2 * STAGES`), with the names in
+   * `constants` bound; undefined when anything in it is not a known constant. Never throws.
+   */
+  evaluateConstant(expression: string, constants?: ReadonlyMap<string, number>): number | undefined;
+}
+
+/**
+ * One open document: its text, its syntax (re-parsed incrementally where the language can) and the
+ * caches of its analysis. The engine keeps one per editor document.
+ */
+export interface LanguageDocument {
+  readonly text: string;
+  /** Replaces the whole text. */
+  replaceText(text: string): void;
+  /** Characters `[start, oldEnd)` of the current text become `newText`. */
+  edit(start: number, oldEnd: number, newText: string): void;
+  /** Findings, syntax problems and barrier symbols; kernels whose inputs did not change come from a cache. */
+  analyze(options: LintOptions): AnalysisResult;
+  /** The whole file lowered to the kernel IR, kept until the next edit (hovers read it). */
+  kernelModule(): KernelModule;
+  /** The kernel IR the rules see, as text (`phaseflip ir`). */
+  irText(): string;
+  hover(position: Position): HoverInfo | null;
+  /** Releases the syntax trees; call when the editor closes the document. */
+  dispose(): void;
+}

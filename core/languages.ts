@@ -1,0 +1,62 @@
+// The language registry: every language Phaseflip knows, and the calls that pick one by file name,
+// editor language id or id. With engine.ts and index.ts, the only place in core outside a language
+// folder that imports one; everything else sees the `Language` interface (lang/language.ts).
+import type { LanguageId } from './api';
+import { croqtile } from './lang/croqtile';
+import { cuda } from './lang/cuda';
+import { type InlineValueName, scanInlineValueNames } from './lang/inline-values';
+import type { Language } from './lang/language';
+import type { LaunchTemplate } from './sim/launch-template';
+
+export const LANGUAGES: readonly Language[] = [cuda, croqtile];
+
+/** Files whose extension names no language are simulated as CUDA, as `phaseflip sim` always did. */
+export const DEFAULT_LANGUAGE: LanguageId = 'cuda';
+
+const BY_ID = new Map(LANGUAGES.map((l) => [l.id, l]));
+const BY_EXTENSION = new Map(LANGUAGES.flatMap((l) => l.extensions.map((e): [string, LanguageId] => [e, l.id])));
+const BY_EDITOR_ID = new Map(LANGUAGES.flatMap((l) => l.editorLanguageIds.map((e): [string, LanguageId] => [e, l.id])));
+
+export function languageById(id: LanguageId): Language {
+  const language = BY_ID.get(id);
+  if (!language) throw new Error(`unknown language '${id}' (known: ${LANGUAGES.map((l) => l.id).join(', ')})`);
+  return language;
+}
+
+/** The language a file's extension names (case-insensitive), if any. */
+export function languageForPath(file: string): LanguageId | undefined {
+  const dot = file.lastIndexOf('.');
+  return dot < 0 ? undefined : BY_EXTENSION.get(file.slice(dot).toLowerCase());
+}
+
+/** The language of a VS Code document language id (`cuda-cpp`, `croqtile`), if it is one of ours. */
+export function languageForEditorId(languageId: string): LanguageId | undefined {
+  return BY_EDITOR_ID.get(languageId);
+}
+
+/**
+ * Words inline values never show, whatever the language: the union of every language's keywords.
+ * One set for all keeps what the editor shows as it was when both languages shared one list (a CUDA
+ * variable named like a Croqtile keyword, `block` or `ready`, is not shown).
+ */
+const NOT_VARIABLES: ReadonlySet<string> = new Set(LANGUAGES.flatMap((l) => [...l.inlineValues.keywords]));
+
+/**
+ * Where the editor shows variable values while a debug session is stopped at `stopLine`: identifiers
+ * of the stopped function down to that line, clipped to the visible `[fromLine, toLine]`.
+ */
+export function inlineValueNames(text: string, language: LanguageId, stopLine: number, fromLine = 0, toLine = stopLine): InlineValueName[] {
+  return scanInlineValueNames(text, languageById(language).inlineValues.functionStart, NOT_VARIABLES, stopLine, fromLine, toLine);
+}
+
+/**
+ * Launch templates for every kernel of `text`, in source order. Never throws; unreadable kernels are
+ * skipped. `wasmDir` locates the CUDA grammar as in `loadEngine` (loaded once per process).
+ */
+export async function launchTemplates(text: string, language: LanguageId, file = 'kernel', wasmDir?: string): Promise<LaunchTemplate[]> {
+  try {
+    return await languageById(language).launchTemplates(text, file, wasmDir);
+  } catch {
+    return [];
+  }
+}
