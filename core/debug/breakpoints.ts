@@ -2,7 +2,8 @@
 // hit counts and logpoints), barrier (function) breakpoints, barrier watches (data breakpoints) and
 // exception filters, and which of them a phase flip or a statement hits. Conditions and logpoints are
 // evaluated by the language's evaluator (DebugTarget.evaluator); nothing here knows a language.
-import type { SourceLoc } from '../sim/machine';
+import type { SimThread, SourceLoc } from '../sim/machine';
+import type { DebugTarget } from './target';
 import { truthy } from './expression';
 import type { BarrierWatch, ExceptionFilter, FunctionBreakpoint, LineBreakpoint } from './types';
 
@@ -83,18 +84,17 @@ export class Breakpoints {
   }
 
   /**
-   * A thread entering `loc` (a statement start): counts a hit on its line's breakpoint and says
-   * whether to log or stop. `evaluator` evaluates in the thread's innermost frame; it is made only
-   * when a condition or log message needs it.
+   * Thread `t` entering `loc` (a statement start): counts a hit on its line's breakpoint and says
+   * whether to log or stop. Conditions and log messages are evaluated in the thread's innermost frame.
    */
-  lineHit(loc: SourceLoc, starts: Set<SourceLoc>, evaluator: () => (expr: string) => number): LineHit {
+  lineHit(loc: SourceLoc, starts: Set<SourceLoc>, target: DebugTarget, t: SimThread): LineHit {
     const bp = this.lines.get(loc.line);
     if (!bp || !starts.has(loc)) return NO_HIT;
     let conditionError: string | undefined;
     let evaluate: ((expr: string) => number) | undefined;
     if (bp.condition?.trim()) {
       try {
-        evaluate = evaluator();
+        evaluate = target.evaluator(t, 0);
         if (!truthy(evaluate(bp.condition))) return NO_HIT;
       } catch (e) {
         conditionError = `breakpoint condition '${bp.condition}' could not be evaluated: ${(e as Error).message}`;
@@ -102,7 +102,7 @@ export class Breakpoints {
     }
     bp.hits++;
     if (!conditionError && bp.hitCondition?.trim() && !hitMatches(bp.hitCondition, bp.hits)) return NO_HIT;
-    if (bp.logMessage !== undefined && !conditionError) return { kind: 'log', text: `${interpolate(bp.logMessage, evaluate ?? evaluator())}\n` };
+    if (bp.logMessage !== undefined && !conditionError) return { kind: 'log', text: `${interpolate(bp.logMessage, evaluate ?? target.evaluator(t, 0))}\n` };
     return { kind: 'stop', description: conditionError ?? `breakpoint at line ${loc.line + 1}` };
   }
 }

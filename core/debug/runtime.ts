@@ -28,7 +28,8 @@ interface StepTarget {
   kind: 'over' | 'in' | 'out';
   /** Only the debugger thread's lanes run. */
   single: boolean;
-  warp: number;
+  /** The debugger thread stepped. */
+  id: number;
   thread: SimThread;
   depth: number;
   line: number;
@@ -240,7 +241,7 @@ export class DebugRuntime {
       const changed = s.kind === 'out' ? depth < s.depth : s.kind === 'in' ? depth !== s.depth || loc.line !== s.line : depth < s.depth || (depth === s.depth && loc.line !== s.line);
       if (changed) return this.stopBefore(t, { reason: 'step', description: `stepped to line ${loc.line + 1}` }, loc);
     }
-    const hit = this.bps.lineHit(loc, this.verified!.starts, () => target.evaluator(t, 0));
+    const hit = this.bps.lineHit(loc, this.verified!.starts, target, t);
     if (hit.kind === 'none') return false;
     if (hit.kind === 'log') {
       this.emit('output', { text: hit.text, category: 'console', thread: ids.id(t) });
@@ -336,7 +337,7 @@ export class DebugRuntime {
     if (t.status === 'done' || t.status === 'faulted') return Promise.resolve(this.stopAt({ reason: 'step', thread, description: `${this.ids.label(t)} has exited`, steps: 0 }));
     // The line of the lane's pc (after a replay `t.loc` may still name the statement before it).
     const frames = this.target.frames(t);
-    return this.drive({ kind, single: options.singleThread === true, warp: thread, thread: t, depth: frames.length, line: frames[0]?.loc.line ?? t.loc.line });
+    return this.drive({ kind, single: options.singleThread === true, id: thread, thread: t, depth: frames.length, line: frames[0]?.loc.line ?? t.loc.line });
   }
 
   private async drive(step: StepTarget | undefined): Promise<DebugStop> {
@@ -372,17 +373,17 @@ export class DebugRuntime {
         }
         if (step) {
           const t = step.thread;
-          if (t.status === 'done' || t.status === 'faulted') return this.stopAt({ reason: 'step', thread: step.warp, description: `${this.ids.label(t)} exited`, steps: 0 });
+          if (t.status === 'done' || t.status === 'faulted') return this.stopAt({ reason: 'step', thread: step.id, description: `${this.ids.label(t)} exited`, steps: 0 });
           if (this.steps - start >= STEP_BUDGET)
             return this.stopAt({
               reason: 'step',
-              thread: step.warp,
+              thread: step.id,
               line: t.loc.line,
               description: t.status === 'blocked' && t.wait ? `${this.ids.label(t)} is still waiting on ${t.wait.describe()} after ${STEP_BUDGET} statements` : `the step did not reach another line within ${STEP_BUDGET} statements`,
               steps: 0,
             });
         }
-        if (this.pauseRequested) return this.stopAt({ reason: 'pause', description: 'paused', thread: step?.warp ?? 1, steps: 0 });
+        if (this.pauseRequested) return this.stopAt({ reason: 'pause', description: 'paused', thread: step?.id ?? 1, steps: 0 });
         // Let the event loop deliver `pause` (and keep the host responsive) between slices.
         await new Promise((resolve) => setTimeout(resolve, 0));
       }
@@ -411,7 +412,7 @@ export class DebugRuntime {
    */
   private runFrozen(step: StepTarget): RunResult | undefined {
     const m = this.machine;
-    const lanes = this.ids.lanesOf(step.warp);
+    const lanes = this.ids.lanesOf(step.id);
     const order = [step.thread, ...lanes.filter((l) => l !== step.thread)];
     // A blocked lane whose wait is met is woken by the machine before it runs (at the top of `run`).
     const runnable = (l: SimThread) => l.status === 'ready' || (l.status === 'blocked' && !!l.wait?.ready());
@@ -444,14 +445,14 @@ export class DebugRuntime {
   /** The stop of a single-thread step none of whose lanes can run. */
   private frozenStop(step: StepTarget): DebugStop {
     const t = step.thread;
-    if (t.status === 'done' || t.status === 'faulted') return { reason: 'step', thread: step.warp, description: `${this.ids.label(t)} exited`, steps: 0 };
-    const lane = t.status === 'blocked' ? t : (this.ids.lanesOf(step.warp).find((l) => l.status === 'blocked') ?? t);
+    if (t.status === 'done' || t.status === 'faulted') return { reason: 'step', thread: step.id, description: `${this.ids.label(t)} exited`, steps: 0 };
+    const lane = t.status === 'blocked' ? t : (this.ids.lanesOf(step.id).find((l) => l.status === 'blocked') ?? t);
     const line = this.target!.frames(lane)[0]?.loc.line ?? lane.loc.line;
     const wait = lane.wait?.describe();
     const what = wait ? `waits on ${wait}${/ at line \d+/.test(wait) ? '' : ` at line ${line + 1}`}` : `cannot run at line ${line + 1}`;
     const who = lane === step.thread ? this.ids.label(lane) : this.ids.arriver(lane);
     // The step lands async work in flight before it gives up, so only the frozen threads are left.
-    return { reason: 'step', thread: step.warp, description: `${who} ${what}, which only the other threads can release, and a single-thread step froze them: continue, or step without singleThread`, steps: 0 };
+    return { reason: 'step', thread: step.id, description: `${who} ${what}, which only the other threads can release, and a single-thread step froze them: continue, or step without singleThread`, steps: 0 };
   }
 
   private record(stop: DebugStop | undefined): void {
