@@ -1,5 +1,5 @@
 // The Phaseflip debug session: a Debug Adapter Protocol server over the simulator's debug runtime
-// (core/sim/debug.ts). It only translates: launch arguments → a SimulateRequest, DAP requests →
+// (core/debug/runtime.ts). It only translates: launch arguments → a SimulateRequest, DAP requests →
 // runtime calls, runtime stops and output → DAP events, zero-based lines → the client's. Runs inline
 // in the VS Code extension and standalone over stdio (`phaseflip dap`, debugger/main.ts).
 import * as fs from 'node:fs';
@@ -23,8 +23,8 @@ import {
   ThreadEvent,
 } from '@vscode/debugadapter';
 import type { DebugProtocol } from '@vscode/debugprotocol';
-import { loadCudaLanguage } from '../core/lang/cuda/parser';
-import { DebugRuntime, type DebugStop, type ExceptionFilter, type PhaseFlip } from '../core/debug/runtime';
+import { createDebugRuntime, prepareDebugLanguages } from '../core/debug-programs';
+import type { DebugRuntime, DebugStop, ExceptionFilter, PhaseFlip } from '../core/debug/runtime';
 import { withCommas } from '../core/sim/format';
 import { toChromeTrace } from '../core/sim/trace';
 import { LaunchConfigError, type LaunchPlan, type PhaseflipLaunchArguments, fieldOfSimError, planLaunch } from './launch-config';
@@ -83,7 +83,7 @@ export class PhaseflipDebugSession extends LoggingDebugSession {
     this.setDebuggerLinesStartAt1(false);
     this.setDebuggerColumnsStartAt1(false);
     // Load the CUDA grammar (WASM) while the client is still initializing: the launch needs it.
-    loadCudaLanguage().catch(() => undefined);
+    prepareDebugLanguages().catch(() => undefined);
   }
 
   // ------------------------------------------------------------------ lifecycle
@@ -170,7 +170,7 @@ export class PhaseflipDebugSession extends LoggingDebugSession {
   /** Validates the configuration and builds the runtime (stopped at entry). */
   private async startRuntime(args: PhaseflipLaunchArguments): Promise<void> {
     const plan = planLaunch(args);
-    const rt = new DebugRuntime(plan.request);
+    const rt = createDebugRuntime(plan.request);
     // Croqtile host code runs up to the first launch inside start(): keep its output until the launch
     // is accepted, then send it after the banner.
     let generation: number | undefined;
@@ -452,7 +452,7 @@ export class PhaseflipDebugSession extends LoggingDebugSession {
     this.lastStop = stop;
     if (stop.thread !== undefined) this.focus = stop.thread;
     this.announceThreads();
-    const dap = toDapStop(stop, this.ids, this.rt?.language !== 'croqtile');
+    const dap = toDapStop(stop, this.ids, this.hasLanes());
     const event = new StoppedEvent(dap.reason, stop.thread ?? this.focus) as DebugProtocol.StoppedEvent;
     event.body.allThreadsStopped = true;
     event.body.description = dap.description;
@@ -478,7 +478,8 @@ export class PhaseflipDebugSession extends LoggingDebugSession {
   /** The Debug Console line of a phase flip (`logPhaseFlips`); lines one-based like the client's. */
   private flipLine(e: PhaseFlip): string {
     const who = e.lastArriver ? `, last arrival by ${e.lastArriver}${e.line !== undefined ? `, line ${this.convertDebuggerLineToClient(e.line)}` : ''}` : '';
-    const launch = this.rt?.language === 'croqtile' && e.launch > 0 ? `launch ${e.launch + 1}, ` : '';
+    // Only programs of several launches (Croqtile) name the launch after the first.
+    const launch = e.launch > 0 ? `launch ${e.launch + 1}, ` : '';
     return `${e.barrier} (${launch}block ${e.block}): phase ${e.oldPhase} → ${e.newPhase}${who}`;
   }
 
@@ -559,7 +560,7 @@ export class PhaseflipDebugSession extends LoggingDebugSession {
   }
 
   protected override exceptionInfoRequest(response: DebugProtocol.ExceptionInfoResponse): void {
-    const info = exceptionInfo(this.lastStop, this.rt?.language !== 'croqtile');
+    const info = exceptionInfo(this.lastStop, this.hasLanes());
     if (!info) {
       this.sendErrorResponse(response, { id: 2004, format: 'the last stop was not an exception', showUser: false });
       return;
@@ -619,7 +620,7 @@ export class PhaseflipDebugSession extends LoggingDebugSession {
     const buffer = rt.sharedMemory(block).find((b) => b.name === expr) ?? rt.globals().find((b) => b.name === expr);
     const locals = rt.locals(thread, frame);
     if (buffer && !locals.some((l) => l.name === expr)) {
-      const v = this.vars.bufferVariable(buffer.name, buffer.buffer, buffer.dtype, buffer.shape);
+      const v = this.vars.bufferVariable(buffer);
       return { result: v.value, type: v.type, variablesReference: v.variablesReference, indexedVariables: v.indexedVariables };
     }
     const local = [...locals].reverse().find((l) => l.name === expr);
@@ -647,6 +648,11 @@ export class PhaseflipDebugSession extends LoggingDebugSession {
 
   private source(): Source | undefined {
     return this.plan ? new Source(path.basename(this.plan.programPath), this.plan.programPath) : undefined;
+  }
+
+  /** Whether a thread has lanes to count (CUDA warps), not one value per variable (Croqtile). */
+  private hasLanes(): boolean {
+    return (this.rt?.lanesPerThread ?? 32) > 1;
   }
 
   private blockOf(thread: number): number {

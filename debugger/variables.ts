@@ -4,10 +4,7 @@
 // Everything here reads the runtime; nothing changes it.
 import { Handles } from '@vscode/debugadapter';
 import type { DebugProtocol } from '@vscode/debugprotocol';
-import type { LocalInfo } from '../core/lang/cuda/sim';
-import type { BarrierView, DebugRuntime } from '../core/debug/runtime';
-import { type DType, load, sizeOf } from '../core/sim/dtypes';
-import type { Buffer } from '../core/sim/memory';
+import type { BarrierView, BufferView, DebugRuntime, LocalInfo } from '../core/debug/runtime';
 
 /** What a variables reference points at. */
 export type VarRef =
@@ -19,7 +16,7 @@ export type VarRef =
   | { kind: 'async' }
   | { kind: 'shared'; block: number }
   | { kind: 'globals' }
-  | { kind: 'elements'; buffer: Buffer; dtype?: DType }
+  | { kind: 'elements'; key: string }
   | { kind: 'futures' }
   | { kind: 'object'; value: Record<string, unknown> };
 
@@ -57,7 +54,7 @@ export class VariableStore {
       scope(multiBlock ? `Shared memory (block ${block})` : 'Shared memory', { kind: 'shared', block }),
       scope('Globals', { kind: 'globals' }),
     ];
-    if (rt.language === 'croqtile') out.push(scope('Futures', { kind: 'futures' }));
+    if (rt.hasFutures) out.push(scope('Futures', { kind: 'futures' }));
     return out;
   }
 
@@ -96,11 +93,11 @@ export class VariableStore {
         return rt
           .sharedMemory(ref.block)
           .filter((b) => b.bytes > 0)
-          .map((b) => this.bufferVariable(b.name, b.buffer, b.dtype, b.shape, b.preview));
+          .map((b) => this.bufferVariable(b, b.preview));
       case 'globals':
-        return rt.globals().map((b) => this.bufferVariable(b.name, b.buffer, b.dtype, b.shape));
+        return rt.globals().map((b) => this.bufferVariable(b));
       case 'elements':
-        return elements(ref.buffer, ref.dtype, args.start ?? 0, args.count);
+        return rt.bufferElements(ref.key, args.start ?? 0, args.count).map((e) => ({ name: `[${e.index}]`, value: e.value, variablesReference: 0 }));
       case 'futures': {
         const multiBlock = rt.numBlocks > 1;
         return rt.futures().map((f) => ({
@@ -117,7 +114,7 @@ export class VariableStore {
   private locals(rt: DebugRuntime, thread: number, frame: number): DebugProtocol.Variable[] {
     const t = rt.thread(thread);
     // Croqtile threads are whole thread groups with one value per variable: no lanes to choose.
-    const lanes = rt.language !== 'croqtile' && (t?.lanes ?? 32) > 1;
+    const lanes = (t?.lanes ?? rt.lanesPerThread) > 1;
     const out: DebugProtocol.Variable[] = [];
     if (t && lanes) out.push({ name: LANE_VARIABLE, value: String(t.lane), type: 'lane 0..31', variablesReference: 0, presentationHint: { kind: 'virtual' } });
     // Later locals shadow earlier ones (inner scopes): show each name once, the visible binding.
@@ -141,17 +138,15 @@ export class VariableStore {
     return [v('initialized', String(b.initialized)), v('phase', b.phase), v('parity', b.parity), v('pending', b.pending), v('expected', b.expected), v('tx-count', b.tx), waiting, v('block', b.block)];
   }
 
-  bufferVariable(name: string, buffer: Buffer, dtype: DType | undefined, shape: number[] | undefined, preview?: string): DebugProtocol.Variable {
-    const typed = dtype && dtype !== 'bool' ? dtype : undefined;
-    const count = typed ? Math.floor(buffer.size / sizeOf(typed)) : buffer.size;
-    const type = typed ? `${typed}[${(shape ?? [count]).join(',')}]` : `${buffer.size} bytes`;
+  /** A buffer with its first elements (or `preview`), expandable to all of them. */
+  bufferVariable(b: BufferView, preview?: string): DebugProtocol.Variable {
     return {
-      name,
-      value: preview ?? previewOf(buffer, typed, count),
-      type,
-      evaluateName: name,
-      variablesReference: count ? this.ref({ kind: 'elements', buffer, dtype: typed }) : 0,
-      indexedVariables: count,
+      name: b.name,
+      value: preview ?? b.elements,
+      type: b.type,
+      evaluateName: b.name,
+      variablesReference: b.count ? this.ref({ kind: 'elements', key: b.key }) : 0,
+      indexedVariables: b.count,
     };
   }
 
@@ -178,25 +173,4 @@ export function barrierSummary(b: BarrierView): string {
 /** The barrier a data breakpoint or an expression names: `${block}:${label}` or a label in `block`. */
 export function findBarrier(rt: DebugRuntime, block: number, label: string): BarrierView | undefined {
   return rt.barriers().find((b) => b.block === block && b.label === label);
-}
-
-function previewOf(buffer: Buffer, dtype: DType | undefined, count: number): string {
-  const shown = Math.min(count, 16);
-  const items = elementValues(buffer, dtype, 0, shown);
-  return `[${items.join(', ')}${count > shown ? ', …' : ''}]`;
-}
-
-function elementValues(buffer: Buffer, dtype: DType | undefined, start: number, count: number): string[] {
-  const out: string[] = [];
-  const es = dtype ? sizeOf(dtype) : 1;
-  for (let i = start; i < start + count; i++) out.push(String(dtype ? load(buffer.view, i * es, dtype) : buffer.bytes[i]));
-  return out;
-}
-
-/** Elements `[start, start + count)` of a buffer (VS Code pages through them 100 at a time). */
-function elements(buffer: Buffer, dtype: DType | undefined, start: number, count: number | undefined): DebugProtocol.Variable[] {
-  const total = dtype ? Math.floor(buffer.size / sizeOf(dtype)) : buffer.size;
-  const from = Math.max(0, Math.min(start, total));
-  const n = Math.max(0, Math.min(count ?? Math.min(total - from, 1000), total - from));
-  return elementValues(buffer, dtype, from, n).map((value, k) => ({ name: `[${from + k}]`, value, variablesReference: 0 }));
 }

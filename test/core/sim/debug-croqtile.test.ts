@@ -1,4 +1,4 @@
-// Tests for the debug runtime (core/sim/debug.ts) on Croqtile programs: threads named by block,
+// Tests for the debug runtime (core/debug/runtime.ts) on Croqtile programs: threads named by block,
 // parallel indices and role; breakpoints inside parallel bodies with frames and locals; event
 // breakpoints and watches; stepping; deadlocks; time travel within and across launches; program
 // output and the end of the program. Lines are found by the text on them, never by number.
@@ -6,7 +6,8 @@ import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseArg } from '../../../core/sim/args';
-import { type DebugEvents, DebugRuntime, type DebugStop } from '../../../core/debug/runtime';
+import type { DebugEvents, DebugRuntime, DebugStop } from '../../../core/debug/runtime';
+import { createDebugRuntime } from '../../../core/debug-programs';
 import type { SimulateRequest } from '../../../core/sim/run';
 
 const examples = path.join(__dirname, '..', '..', '..', 'examples', 'croqtile');
@@ -60,7 +61,7 @@ function collect<K extends keyof DebugEvents>(rt: DebugRuntime, kind: K): DebugE
 
 describe('DebugRuntime on Croqtile', () => {
   it('stops at the first launch with one thread per simulated thread, named by block, index and role', async () => {
-    const rt = new DebugRuntime(gemm());
+    const rt = createDebugRuntime(gemm());
     expect(rt.language).toBe('croqtile');
     const stop = await rt.start();
     expect(stop).toMatchObject({ reason: 'entry', thread: 1 });
@@ -74,14 +75,14 @@ describe('DebugRuntime on Croqtile', () => {
     expect(local(rt, 1, 'K')).toBe('512');
     expect(local(rt, 1, 'lhs')).toBe('global f16 [128, 512] in lhs');
 
-    const two = new DebugRuntime(seed());
+    const two = createDebugRuntime(seed());
     await two.start();
     expect(two.threads().map((t) => `${t.id} ${t.label}`)).toEqual(['1 block 0 · p1 0 · producer', '2 block 0 · p1 1 · consumer', '3 block 1 · p1 0 · producer', '4 block 1 · p1 1 · consumer']);
   });
 
   it('a conditional line breakpoint inside nested parallel and foreach bodies stops with their frames and locals', async () => {
     const req = gemm();
-    const rt = new DebugRuntime(req);
+    const rt = createDebugRuntime(req);
     await rt.start();
     const line = lineOf(req, 'mma.row.row acc');
     const host = lineOf(req, '__co__ void gemm_1p1c');
@@ -110,7 +111,7 @@ describe('DebugRuntime on Croqtile', () => {
   });
 
   it('a function breakpoint on an event slot stops at each of its phase completions, an array name on every slot', async () => {
-    const rt = new DebugRuntime(gemm());
+    const rt = createDebugRuntime(gemm());
     await rt.start();
     rt.setFunctionBreakpoints([{ name: 'full[1]' }]);
     const first = await rt.continue();
@@ -121,7 +122,7 @@ describe('DebugRuntime on Croqtile', () => {
     expect(consumerTile).toBeLessThanOrEqual(1);
     expect(await rt.continue()).toMatchObject({ reason: 'phase-flip', barrier: 'full[1]', oldPhase: 1, newPhase: 2 });
 
-    const all = new DebugRuntime(gemm());
+    const all = createDebugRuntime(gemm());
     await all.start();
     all.setFunctionBreakpoints([{ name: 'full' }]);
     const flips: string[] = [];
@@ -132,7 +133,7 @@ describe('DebugRuntime on Croqtile', () => {
 
   it('a barrier watch stops with reason data when that barrier changes phase', async () => {
     const req = gemm();
-    const rt = new DebugRuntime(req);
+    const rt = createDebugRuntime(req);
     await rt.start();
     rt.setBreakpoints([{ line: lineOf(req, 'wait full.at(iv_k)') }]);
     await rt.continue();
@@ -149,7 +150,7 @@ describe('DebugRuntime on Croqtile', () => {
 
   it('the producer holds pending futures of its copies, which the Futures view lists', async () => {
     const req = gemm();
-    const rt = new DebugRuntime(req);
+    const rt = createDebugRuntime(req);
     await rt.start();
     rt.setBreakpoints([{ line: lineOf(req, 'trigger full.at(iv_k) after a, b'), condition: 'iv_k == 1' }]);
     await rt.continue();
@@ -167,7 +168,7 @@ describe('DebugRuntime on Croqtile', () => {
 
   it('steps over a loop, into a construct and out of it', async () => {
     const req = gemm();
-    const rt = new DebugRuntime(req);
+    const rt = createDebugRuntime(req);
     await rt.start();
     rt.setBreakpoints([{ line: lineOf(req, 'mma.row.row acc'), condition: 'iv_k == 2 && iv_w == 1' }]);
     await rt.continue();
@@ -192,7 +193,7 @@ describe('DebugRuntime on Croqtile', () => {
 
   it('a missing bootstrap stops with a deadlock naming the blocked threads, whose frames point at their waits', async () => {
     const req = bootstrap();
-    const rt = new DebugRuntime(req);
+    const rt = createDebugRuntime(req);
     const exited = collect(rt, 'exited');
     await rt.start();
     const stop = await rt.continue();
@@ -210,7 +211,7 @@ describe('DebugRuntime on Croqtile', () => {
   });
 
   it('stepBack returns to the previous phase flip with identical state, and forward again', async () => {
-    const rt = new DebugRuntime(seed());
+    const rt = createDebugRuntime(seed());
     await rt.start();
     rt.setExceptionFilters(['phase-flip']);
     for (let i = 0; i < 5; i++) await rt.continue();
@@ -231,7 +232,7 @@ describe('DebugRuntime on Croqtile', () => {
 
   it('stepping back from every flip of the GEMM (both schedules) restores the state seen there', async () => {
     for (const schedule of ['round-robin', 'adversarial'] as const) {
-      const rt = new DebugRuntime({ ...gemm(), schedule });
+      const rt = createDebugRuntime({ ...gemm(), schedule });
       await rt.start();
       rt.setExceptionFilters(['phase-flip']);
       const seen: { stop: DebugStop; state: string }[] = [];
@@ -249,7 +250,7 @@ describe('DebugRuntime on Croqtile', () => {
 
   it('a breakpoint in the second block stops there; reverseContinue goes back to the previous stop', async () => {
     const req = seed();
-    const rt = new DebugRuntime(req);
+    const rt = createDebugRuntime(req);
     await rt.start();
     rt.setBreakpoints([{ line: lineOf(req, 'trigger empty[stage]'), condition: 'block_m == 1' }]);
     const first = await rt.continue();
@@ -267,7 +268,7 @@ describe('DebugRuntime on Croqtile', () => {
 
   it('runs every launch in order: program output, launch announcements, breakpoints in a later launch, exited at the end', async () => {
     const req = twoLaunches();
-    const rt = new DebugRuntime(req);
+    const rt = createDebugRuntime(req);
     const output = collect(rt, 'output');
     const exited = collect(rt, 'exited');
     const start = await rt.start();
@@ -295,7 +296,7 @@ describe('DebugRuntime on Croqtile', () => {
 
   it('time travel crosses launches: reverseContinue from the second launch returns to a stop in the first', async () => {
     const req = twoLaunches();
-    const rt = new DebugRuntime(req);
+    const rt = createDebugRuntime(req);
     const output = collect(rt, 'output');
     await rt.start();
     rt.setBreakpoints([{ line: lineOf(req, 'println("device", t)'), condition: 't == 1' }, { line: lineOf(req, 'x = 5;') }]);
@@ -318,7 +319,7 @@ describe('DebugRuntime on Croqtile', () => {
 
   it('stepping over the last statement of a launch stops at the next launch; the end counts every statement', async () => {
     const req = twoLaunches();
-    const rt = new DebugRuntime(req);
+    const rt = createDebugRuntime(req);
     await rt.start();
     rt.setBreakpoints([{ line: lineOf(req, 'println("device", t)'), condition: 't == 1' }]);
     const bp = await rt.continue();
@@ -335,7 +336,7 @@ describe('DebugRuntime on Croqtile', () => {
 
   it('a device error stops with reason error on its thread and line, then the program exits with it', async () => {
     const req = request('bugs/mma_commit_current_era.co', ['lhs=f16[64,512]:random(1)', 'rhs=f16[128,512]:random(2)', 'output=f16[64,128]']);
-    const rt = new DebugRuntime(req);
+    const rt = createDebugRuntime(req);
     const exited = collect(rt, 'exited');
     await rt.start();
     const stop = await rt.continue();
@@ -348,7 +349,7 @@ describe('DebugRuntime on Croqtile', () => {
 
   it('pause stops a program that spins forever, inside its loop', async () => {
     const text = '__co__ void f() {\n  parallel p by 1 : block {\n    parallel t by 1 : thread {\n      i = 0;\n      while (true) {\n        i = i + 1;\n      }\n    }\n  }\n}\n';
-    const rt = new DebugRuntime({ file: 'spin.co', text, args: [], maxSteps: 50_000_000 });
+    const rt = createDebugRuntime({ file: 'spin.co', text, args: [], maxSteps: 50_000_000 });
     await rt.start();
     const running = rt.continue();
     rt.pause();
@@ -360,10 +361,10 @@ describe('DebugRuntime on Croqtile', () => {
 
   it('bad requests reject with the simulator message; a program without parallel regions just completes', async () => {
     const req = gemm();
-    await expect(new DebugRuntime({ ...req, args: req.args!.slice(0, 2) }).start()).rejects.toThrow(/gemm_1p1c needs the argument 'output'/);
-    await expect(new DebugRuntime({ ...req, kernel: 'nope' }).start()).rejects.toThrow(/has no __co__ function 'nope'/);
-    await expect(new DebugRuntime({ file: 'bad.co', text: '__co__ void f() { parallel {', args: [] }).start()).rejects.toThrow(/syntax errors/);
-    const host = new DebugRuntime({ file: 'host.co', text: '__co__ void f() {\n  println("only host");\n}\n', args: [] });
+    await expect(createDebugRuntime({ ...req, args: req.args!.slice(0, 2) }).start()).rejects.toThrow(/gemm_1p1c needs the argument 'output'/);
+    await expect(createDebugRuntime({ ...req, kernel: 'nope' }).start()).rejects.toThrow(/has no __co__ function 'nope'/);
+    await expect(createDebugRuntime({ file: 'bad.co', text: '__co__ void f() { parallel {', args: [] }).start()).rejects.toThrow(/syntax errors/);
+    const host = createDebugRuntime({ file: 'host.co', text: '__co__ void f() {\n  println("only host");\n}\n', args: [] });
     const output = collect(host, 'output');
     const exited = collect(host, 'exited');
     const entry: DebugStop = await host.start();
@@ -379,7 +380,7 @@ describe('DebugRuntime on Croqtile', () => {
   it("trace() renumbers every launch's threads and lays the launches end to end in time", async () => {
     // Two launches of two threads each: their start-of-parallel syncs put every thread in the trace.
     const text = TWO_LAUNCHES.replace('parallel u by 1 : thread', 'parallel u by 2 : thread');
-    const rt = new DebugRuntime({ file: 'two.co', text, args: [], trace: true });
+    const rt = createDebugRuntime({ file: 'two.co', text, args: [], trace: true });
     await rt.start();
     expect((await rt.continue()).reason).toBe('completed');
     const trace = rt.trace();
@@ -402,7 +403,7 @@ describe('DebugRuntime on Croqtile', () => {
 
   it('a single-thread step runs only its thread, lands async work in flight, stops on what frozen threads must release, and replays exactly', async () => {
     const req = { ...gemm(), trace: true };
-    const rt = new DebugRuntime(req);
+    const rt = createDebugRuntime(req);
     await rt.start();
     const flips: string[] = [];
     rt.on('flip', (f) => flips.push(`${f.barrier} ${f.oldPhase}`));
@@ -453,7 +454,7 @@ describe('DebugRuntime on Croqtile', () => {
   it('mixed single-thread and ordinary steps replay exactly under every schedule', async () => {
     for (const schedule of ['round-robin', 'random', 'adversarial'] as const) {
       const req = { ...gemm(), schedule, seed: 3 };
-      const rt = new DebugRuntime(req);
+      const rt = createDebugRuntime(req);
       await rt.start();
       rt.setBreakpoints([{ line: lineOf(req, 'mma.row.row acc'), condition: 'iv_k == 1 && iv_w == 1' }]);
       await rt.continue();

@@ -1,4 +1,4 @@
-// Tests for the simulator's debug runtime (core/sim/debug.ts) on example CUDA kernels: barrier
+// Tests for the simulator's debug runtime (core/debug/runtime.ts) on example CUDA kernels: barrier
 // breakpoints and watches, deadlock stops, stepping back by replay, conditional breakpoints,
 // logpoints, stepping, lanes and bad requests (Croqtile: debug-croqtile.test.ts). Lines are found
 // by the text on them, never by number (inline kernels excepted).
@@ -6,7 +6,8 @@ import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseArg } from '../../../core/sim/args';
-import { DebugRuntime, type DebugEvents, evaluate } from '../../../core/debug/runtime';
+import { type DebugEvents, type DebugRuntime, evaluate } from '../../../core/debug/runtime';
+import { createDebugRuntime } from '../../../core/debug-programs';
 import type { SimulateRequest } from '../../../core/sim/run';
 
 const examples = path.join(__dirname, '..', '..', '..', 'examples');
@@ -50,7 +51,7 @@ function collect<K extends keyof DebugEvents>(rt: DebugRuntime, kind: K): DebugE
 
 describe('DebugRuntime', () => {
   it('stops at entry with one thread per warp', async () => {
-    const rt = new DebugRuntime(seed());
+    const rt = createDebugRuntime(seed());
     const stop = await rt.start();
     expect(stop.reason).toBe('entry');
     expect(rt.threads().map((t) => t.label)).toHaveLength(4);
@@ -61,7 +62,7 @@ describe('DebugRuntime', () => {
 
   it('verifies breakpoints only on lines with statements', async () => {
     const req = seed();
-    const rt = new DebugRuntime(req);
+    const rt = createDebugRuntime(req);
     await rt.start();
     const wait = lineOf(req, 'ready[i % 2].arrive_and_wait()');
     const comment = lineOf(req, '/* produce, i.e., fill in');
@@ -69,7 +70,7 @@ describe('DebugRuntime', () => {
   });
 
   it('a function breakpoint on bar[1] stops when bar[1] completes its first phase', async () => {
-    const rt = new DebugRuntime(seed());
+    const rt = createDebugRuntime(seed());
     const stopped = collect(rt, 'stopped');
     await rt.start();
     rt.setFunctionBreakpoints([{ name: 'bar[1]' }]);
@@ -88,7 +89,7 @@ describe('DebugRuntime', () => {
   });
 
   it('the missing-bootstrap kernel stops with a deadlock naming the blocked warps and barriers', async () => {
-    const rt = new DebugRuntime(bootstrap());
+    const rt = createDebugRuntime(bootstrap());
     const exited = collect(rt, 'exited');
     await rt.start();
     const stop = await rt.continue();
@@ -109,7 +110,7 @@ describe('DebugRuntime', () => {
   });
 
   it('stepBack returns to the previous phase flip with identical state', async () => {
-    const rt = new DebugRuntime(seed());
+    const rt = createDebugRuntime(seed());
     await rt.start();
     rt.setExceptionFilters(['phase-flip']);
     for (let i = 0; i < 4; i++) await rt.continue();
@@ -129,7 +130,7 @@ describe('DebugRuntime', () => {
   });
 
   it('reverseContinue goes back to the previous barrier stop, and from the end to the last stop', async () => {
-    const rt = new DebugRuntime(seed());
+    const rt = createDebugRuntime(seed());
     await rt.start();
     rt.setFunctionBreakpoints([{ name: 'bar[1]' }]);
     const first = await rt.continue();
@@ -148,7 +149,7 @@ describe('DebugRuntime', () => {
 
   it('a conditional breakpoint stops only when its condition holds', async () => {
     const req = seed();
-    const rt = new DebugRuntime(req);
+    const rt = createDebugRuntime(req);
     await rt.start();
     const line = lineOf(req, 'ready[i % 2].arrive_and_wait()');
     rt.setBreakpoints([{ line, condition: 'i == 3' }]);
@@ -162,7 +163,7 @@ describe('DebugRuntime', () => {
 
   it('a logpoint prints its interpolated message without stopping', async () => {
     const req = seed();
-    const rt = new DebugRuntime(req);
+    const rt = createDebugRuntime(req);
     const output = collect(rt, 'output');
     await rt.start();
     const line = lineOf(req, 'barrier_t::arrival_token token3');
@@ -178,7 +179,7 @@ describe('DebugRuntime', () => {
 
   it('a hit condition stops on the n-th hit', async () => {
     const req = seed();
-    const rt = new DebugRuntime(req);
+    const rt = createDebugRuntime(req);
     await rt.start();
     rt.setBreakpoints([{ line: lineOf(req, 'ready[i % 2].arrive_and_wait()'), hitCondition: '>= 5' }]);
     await rt.continue();
@@ -189,7 +190,7 @@ describe('DebugRuntime', () => {
 
   it('stepOver moves the displayed lane to the next line, stepIn enters a call and stepOut leaves it', async () => {
     const req = seed();
-    const rt = new DebugRuntime(req);
+    const rt = createDebugRuntime(req);
     await rt.start();
     rt.setBreakpoints([{ line: lineOf(req, 'ready[i % 2].arrive_and_wait()'), condition: 'i == 1' }]);
     await rt.continue();
@@ -198,7 +199,7 @@ describe('DebugRuntime', () => {
     expect(over).toMatchObject({ reason: 'step', thread: 1, line: lineOf(req, 'barrier_t::arrival_token token = filled[i % 2].arrive()') });
     expect(local(rt, 1, 'i')).toBe('1');
 
-    const rt2 = new DebugRuntime(req);
+    const rt2 = createDebugRuntime(req);
     await rt2.start();
     rt2.setBreakpoints([{ line: lineOf(req, '{ produce(bar, bar + 2') }]);
     await rt2.continue();
@@ -213,7 +214,7 @@ describe('DebugRuntime', () => {
 
   it('breakpoints still hit after stepping back', async () => {
     const req = seed();
-    const rt = new DebugRuntime(req);
+    const rt = createDebugRuntime(req);
     await rt.start();
     // Set before going back: the rebuilt launch must still match them.
     rt.setBreakpoints([{ line: lineOf(req, 'ready[i % 2].arrive_and_wait()'), condition: 'i == 6' }]);
@@ -229,7 +230,7 @@ describe('DebugRuntime', () => {
 
   it('continuing after reverseContinue to a breakpoint goes past it', async () => {
     const req = seed();
-    const rt = new DebugRuntime(req);
+    const rt = createDebugRuntime(req);
     await rt.start();
     rt.setBreakpoints([{ line: lineOf(req, 'ready[i % 2].arrive_and_wait()') }]);
     await rt.continue();
@@ -245,7 +246,7 @@ describe('DebugRuntime', () => {
 
   it('misuse stops under the misuse filter and is only printed without it', async () => {
     const req = () => request('bugs/every_thread_arrives_on_count1.cu', { grid: [1, 1, 1], block: [160, 1, 1], args: ['in=f32[16384]:iota', 'out=f32[128]', 'num_tiles=8'] });
-    const rt = new DebugRuntime(req());
+    const rt = createDebugRuntime(req());
     await rt.start();
     const stop = await rt.continue();
     expect(stop.reason).toBe('misuse');
@@ -253,7 +254,7 @@ describe('DebugRuntime', () => {
     expect(stop.description).toMatch(/empty\[0\]/);
     expect(rt.barriers().some((b) => b.label === 'empty[0]')).toBe(true);
 
-    const quiet = new DebugRuntime(req());
+    const quiet = createDebugRuntime(req());
     const output = collect(quiet, 'output');
     await quiet.start();
     quiet.setExceptionFilters(['deadlock']);
@@ -264,7 +265,7 @@ describe('DebugRuntime', () => {
 
   it('pause stops a kernel that spins forever, and it can go on afterwards', async () => {
     const text = '__global__ void spin(int *out) {\n  int i = 0;\n  while (out[0] == 0) {\n    i++;\n  }\n}\n';
-    const rt = new DebugRuntime({ file: 'spin.cu', text, block: [32, 1, 1], maxSteps: 50_000_000, args: [parseArg('out=s32[1]')] });
+    const rt = createDebugRuntime({ file: 'spin.cu', text, block: [32, 1, 1], maxSteps: 50_000_000, args: [parseArg('out=s32[1]')] });
     await rt.start();
     const running = rt.continue();
     rt.pause();
@@ -280,7 +281,7 @@ describe('DebugRuntime', () => {
 
   it('a kernel the simulator cannot compile stops with the unsupported construct on the first continue', async () => {
     const text = '__global__ void k(int *out) {\n  goto done;\ndone:\n  out[0] = 1;\n}\n';
-    const rt = new DebugRuntime({ file: 'k.cu', text, block: [32, 1, 1], args: [parseArg('out=s32[1]')] });
+    const rt = createDebugRuntime({ file: 'k.cu', text, block: [32, 1, 1], args: [parseArg('out=s32[1]')] });
     await rt.start();
     expect(rt.setBreakpoints([{ line: 3 }])[0].verified).toBe(false);
     const stop = await rt.continue();
@@ -289,10 +290,10 @@ describe('DebugRuntime', () => {
   });
 
   it('a bad request gives a clear error', async () => {
-    const rt = new DebugRuntime({ ...seed(), kernel: 'no_such_kernel' });
+    const rt = createDebugRuntime({ ...seed(), kernel: 'no_such_kernel' });
     await expect(rt.start()).rejects.toThrow(/no __global__ kernel named 'no_such_kernel' \(kernels: producer_consumer_pattern\)/);
     // The language comes from the request: CUDA text run as Croqtile names what is missing.
-    const asCroqtile = new DebugRuntime({ ...seed(), file: 'k.co', language: 'croqtile' });
+    const asCroqtile = createDebugRuntime({ ...seed(), file: 'k.co', language: 'croqtile' });
     expect(asCroqtile.language).toBe('croqtile');
     await expect(asCroqtile.start()).rejects.toThrow(/k\.co has no __co__ function 'producer_consumer_pattern'/);
   });
@@ -300,7 +301,7 @@ describe('DebugRuntime', () => {
   it('threads have 32 lanes or fewer for a partial last warp; laneValues shows a variable in every lane', async () => {
     // The second __syncthreads keeps every lane (and its `v`) alive while lane 0 of warp 1 is stopped.
     const text = '__global__ void k(int *out) {\n  int v = threadIdx.x * 2;\n  __syncthreads();\n  out[threadIdx.x] = v;\n  __syncthreads();\n}\n';
-    const rt = new DebugRuntime({ file: 'k.cu', text, block: [40, 1, 1], args: [parseArg('out=s32[40]')] });
+    const rt = createDebugRuntime({ file: 'k.cu', text, block: [40, 1, 1], args: [parseArg('out=s32[40]')] });
     expect(rt.language).toBe('cuda');
     await rt.start();
     expect(rt.threads().map((t) => [t.id, t.lanes])).toEqual([
@@ -325,7 +326,7 @@ describe('DebugRuntime', () => {
   });
 
   it('function breakpoints and barrier watches say which one stopped', async () => {
-    const rt = new DebugRuntime(seed());
+    const rt = createDebugRuntime(seed());
     await rt.start();
     rt.setFunctionBreakpoints([{ name: 'bar' }]);
     const byArray = await rt.continue();
@@ -334,7 +335,7 @@ describe('DebugRuntime', () => {
     expect(await rt.continue()).toMatchObject({ reason: 'phase-flip', barrier: 'bar[3]', hitBreakpoint: { kind: 'function', name: ' bar[3] ' } });
 
     // Watches: bar[2] of block 0 exists now; block 1 does not (one block).
-    const watched = new DebugRuntime(seed());
+    const watched = createDebugRuntime(seed());
     await watched.start();
     // Nothing is initialised at entry: a watch is unverified, and still stops once its barrier exists.
     expect(watched.setBarrierWatches([{ label: 'bar[2]', block: 0 }])).toEqual([{ label: 'bar[2]', block: 0, verified: false }]);
@@ -380,7 +381,7 @@ function tops(rt: DebugRuntime): Record<number, number | undefined> {
 describe('DebugRuntime: single-thread steps, flip events, stop lines and the trace', () => {
   it('a single-thread step runs only that warp; a step blocked on frozen warps stops and says so; time travel replays both', async () => {
     const req = seed();
-    const rt = new DebugRuntime(req);
+    const rt = createDebugRuntime(req);
     await rt.start();
     const first = lineOf(req, 'if (threadIdx.x < 4)');
     const sync = lineOf(req, '__syncthreads();');
@@ -431,7 +432,7 @@ describe('DebugRuntime: single-thread steps, flip events, stop lines and the tra
 
   it('a single-thread step lands a bulk copy in flight (other warps frozen), stops on a wait only the producer can release, and steps back exactly', async () => {
     const req = ring();
-    const rt = new DebugRuntime(req);
+    const rt = createDebugRuntime(req);
     await rt.start();
     const issue = lineOf(req, 'tma_load_1d(buf[stage], src');
     const tryWait = lineOf(req, 'mbarrier.try_wait.parity');
@@ -508,7 +509,7 @@ describe('DebugRuntime: single-thread steps, flip events, stop lines and the tra
   it('a Croqtile single-thread step of the consumer stops on its wait for the frozen producer', async () => {
     const file = path.join(examples, 'croqtile', 'sim', 'gemm_1p1c.co');
     const req: SimulateRequest = { file, text: readFileSync(file, 'utf8'), maxSteps: 5_000_000, args: ['lhs=f16[128,512]:random(1)', 'rhs=f16[128,512]:random(2)', 'output=f16[128,128]'].map(parseArg) };
-    const rt = new DebugRuntime(req);
+    const rt = createDebugRuntime(req);
     await rt.start();
     const wait = lineOf(req, 'wait full.at(iv_k)');
     rt.setBreakpoints([{ line: wait }]);
@@ -527,7 +528,7 @@ describe('DebugRuntime: single-thread steps, flip events, stop lines and the tra
   });
 
   it('emits one flip event per phase flip while running and none while replaying', async () => {
-    const rt = new DebugRuntime(seed());
+    const rt = createDebugRuntime(seed());
     await rt.start();
     const flips = collect(rt, 'flip');
     rt.setFunctionBreakpoints([{ name: 'bar[3]' }]);
@@ -557,7 +558,7 @@ describe('DebugRuntime: single-thread steps, flip events, stop lines and the tra
 
   it("a flip stop's line is its warp's top frame; another lane's arrival is named with its line", async () => {
     const seedText = seed().text;
-    const rt = new DebugRuntime(seed());
+    const rt = createDebugRuntime(seed());
     await rt.start();
     rt.setExceptionFilters(['phase-flip']);
     let elsewhere = 0;
@@ -582,7 +583,7 @@ describe('DebugRuntime: single-thread steps, flip events, stop lines and the tra
   });
 
   it('trace() gives the recorded events with every thread placed by block, warp and lane', async () => {
-    const rt = new DebugRuntime({ ...seed(), trace: true });
+    const rt = createDebugRuntime({ ...seed(), trace: true });
     await rt.start();
     expect(rt.trace().events).toEqual([]);
     expect((await rt.continue()).reason).toBe('completed');
@@ -595,6 +596,6 @@ describe('DebugRuntime: single-thread steps, flip events, stop lines and the tra
       if (index === undefined) continue;
       expect(trace.thread(index)).toMatchObject({ block: 0, warp: Math.floor(index / 32), lane: index % 32 });
     }
-    expect(new DebugRuntime(seed()).trace()).toEqual({ events: [], thread: expect.any(Function), launches: 0 });
+    expect(createDebugRuntime(seed()).trace()).toEqual({ events: [], thread: expect.any(Function), launches: 0 });
   });
 });

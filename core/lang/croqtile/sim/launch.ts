@@ -13,7 +13,7 @@
 // them. Each frame's locals are the variables declared in it (the block body's frame also shows the
 // block's indices and the host's variables: parameters, symbolic dimensions).
 import type { CoExpr, CoStmt } from '../ast';
-import type { FrameInfo, LocalInfo } from '../../cuda/sim/executor';
+import type { FrameInfo, FutureInfo, LocalInfo } from '../../../debug/target';
 import { type Executor, Machine, type MachineOptions, type SimBlock, SimError, type SimThread, type SourceLoc } from '../../../sim/machine';
 import { type Ctx, type Device, type DeviceFrame, Env, Flow, type Interp, type LaunchHooks, type SyncGroup } from './interp';
 import { type EventObj, EventRef, formatScalar, Future, int, PendingView, Sc, Tuple, truthy, type Value, View, ViewArray } from './values';
@@ -174,14 +174,8 @@ export function deviceLists(host: CoStmt[]): CoStmt[][] {
   return out;
 }
 
-/** A Croqtile future as the debugger lists it. */
-export interface FutureInfo {
-  name: string;
-  thread: SimThread;
-  state: 'pending' | 'ready' | 'waited';
-  what: string;
-  line: number;
-}
+/** A Croqtile future as the debugger lists it (the debug interface's shape). */
+export type { FutureInfo };
 
 /** `full`, `full[1]`, `full.at(3)` with its slots' phases. */
 function showEvent(r: EventRef): string {

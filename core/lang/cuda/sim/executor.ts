@@ -4,23 +4,16 @@
 // the runtime contract (budget, blocking, yieldNow, lineHook), and the debugger's view of a thread:
 //   frames(t)         → innermost first: { name, loc } per call frame;
 //   locals(t, index)  → the variables in scope in that frame, with their current values.
-import { type Executor, type Machine, type SimBlock, type SimThread, type SourceLoc, SimError } from '../../../sim/machine';
+import type { FrameInfo, LocalInfo } from '../../../debug/target';
+import { type Executor, type Machine, type SimBlock, type SimThread, SimError } from '../../../sim/machine';
 import { Buffer, type Pointer } from '../../../sim/memory';
 import type { Compiler, FnInst } from './compile';
 import { shapeOf } from './compile';
 import { type BlockCtx, BLOCKED, type CompiledFn, type ExecutorLike, Frame, loader, loadPointer, ThreadCtx } from './runtime';
 import { alignOfType, type CType, sizeOfType, typeName } from './types';
 
-export interface FrameInfo {
-  name: string;
-  loc: SourceLoc;
-}
-
-export interface LocalInfo {
-  name: string;
-  type: string;
-  value: string;
-}
+// The debugger's frame and local shapes belong to the language-neutral debug interface.
+export type { FrameInfo, LocalInfo };
 
 export class CudaExecutor implements Executor, ExecutorLike {
   current?: ThreadCtx;
