@@ -4,6 +4,7 @@
 import type { AnalysisResult, HoverInfo, LanguageId, LintOptions, Position } from '../api';
 import type { KernelModule } from '../ir/types';
 import type { LaunchTemplate } from '../sim/launch-template';
+import type { DebugProgramFactory } from '../debug/target';
 import type { PreparedSimulation, SimulateRequest } from '../sim/run';
 import type { InlineValueSyntax } from './inline-values';
 
@@ -27,6 +28,11 @@ export interface Language {
    * launches (Croqtile). Rejects with a SimError when the request does not fit the file.
    */
   prepareSimulation(req: SimulateRequest): Promise<PreparedSimulation>;
+  /**
+   * The same request under debugger control: the program the debug runtime (core/debug/) drives,
+   * launch by launch, with this language's threads, frames, locals and expressions.
+   */
+  debugProgram(req: SimulateRequest): DebugProgramFactory;
 }
 
 export interface FrontEndOptions {

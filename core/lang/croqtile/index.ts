@@ -7,6 +7,7 @@ import { CroqtileDocument } from './document';
 import { croqtileLaunchTemplates } from './launch-template';
 import { parseCoExpression } from './parser';
 import { evaluateConstant } from './preprocess';
+import { croqtileDebugProgram } from './sim/debug-target';
 import { prepareCroqtileSimulation } from './sim';
 
 /** Croqtile's keywords, element types and memory spaces, which inline values never show. */
@@ -38,4 +39,5 @@ export const croqtile: Language = {
   loadFrontEnd: async () => frontEnd,
   launchTemplates: async (text) => croqtileLaunchTemplates(text),
   prepareSimulation: async (req) => prepareCroqtileSimulation(req),
+  debugProgram: croqtileDebugProgram,
 };

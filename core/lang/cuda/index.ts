@@ -7,6 +7,7 @@ import { CudaDocument } from './document';
 import { cudaLaunchTemplates } from './launch-template';
 import { foldConstant } from './lower';
 import { loadCudaLanguage, Parser } from './parser';
+import { cudaDebugProgram } from './sim/debug-target';
 import { prepareCudaSimulation } from './sim';
 
 /** CUDA's own reserved words and the built-in objects inline values never show. */
@@ -33,6 +34,7 @@ export const cuda: Language = {
   },
   launchTemplates: cudaLaunchTemplates,
   prepareSimulation: prepareCudaSimulation,
+  debugProgram: cudaDebugProgram,
 };
 
 /**
