@@ -4,10 +4,7 @@
 // Everything here reads the runtime; nothing changes it.
 import { Handles } from '@vscode/debugadapter';
 import type { DebugProtocol } from '@vscode/debugprotocol';
-import type { LocalInfo } from '../core/lang/cuda/sim';
-import type { BarrierView, DebugRuntime } from '../core/debug/runtime';
-import { type DType, load, sizeOf } from '../core/sim/dtypes';
-import type { Buffer } from '../core/sim/memory';
+import { type BarrierView, type Buffer, type DType, type DebugRuntime, type LocalInfo, load, sizeOf } from '../core/index';
 
 /** What a variables reference points at. */
 export type VarRef =
