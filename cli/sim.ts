@@ -218,6 +218,7 @@ function countWords(min: number, max = Number.MAX_SAFE_INTEGER): string {
   return `${min === 0 ? 'a non-negative' : 'a positive'} integer${max < Number.MAX_SAFE_INTEGER ? ` up to ${max}` : ''}`;
 }
 
+/** A `--latency` count: latencies are the CLI's own knob, which no launch description has. */
 function parseCount(flag: string, text: string, min: number): number {
   const n = countValue(text);
   if (!Number.isSafeInteger(n) || n < min) throw new UsageError(`${flag} expects ${countWords(min)}, got '${text}'`);

@@ -169,7 +169,7 @@ export function validateLaunch(desc: LaunchDescription): LaunchRequest {
       validateGeometry({ grid, block, dynamicSmem: dynamicSmem as number | undefined });
     } catch (e) {
       const detail = (e as Error).message.replace(/^bad launch configuration: /, '');
-      fail({ kind: 'geometry', field: /block|threads per block/.test(detail) ? 'block' : /dynamic shared/.test(detail) ? 'dynamicSmem' : 'grid', detail });
+      fail({ kind: 'geometry', field: /dynamic shared/.test(detail) ? 'dynamicSmem' : /block/.test(detail) ? 'block' : 'grid', detail });
     }
   }
   if (dynamicSmem !== undefined && !isLaunchInteger('dynamicSmem', dynamicSmem)) fail({ kind: 'integer', field: 'dynamicSmem', value: dynamicSmem });

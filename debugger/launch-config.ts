@@ -1,5 +1,6 @@
 // The `phaseflip` launch configuration (launch.json, request `launch`): its fields, and their
-// validation into the SimulateRequest the debug runtime runs. Every problem is a LaunchConfigError
+// validation into the SimulateRequest the debug runtime runs (the launch fields by core's
+// validateLaunch, the session's own fields here). Every problem is a LaunchConfigError
 // whose message starts with the field it is about (`grid: …`, `args[1]: …`), so the user sees what to
 // fix. File reading (the program, `:file(x.npy)` inputs) happens here, in the face, never in core/.
 import * as fs from 'node:fs';
