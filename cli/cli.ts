@@ -3,12 +3,13 @@ import * as path from 'node:path';
 import { readFileSync } from 'node:fs';
 import { languageForPath, loadEngine } from '../core/index';
 import { version } from '../package.json';
-import { startServer } from '../server/start';
 import { EXIT_ERROR, EXIT_OK, UsageError } from './errors';
 import { parseLintArgs, runLint } from './lint';
 import { formatRules } from './rules';
 import { runSim } from './sim';
-import { runDebugAdapter } from '../debugger/main';
+import type { Streams } from './streams';
+
+export type { Streams } from './streams';
 
 export const HELP = `phaseflip ${version}: finds mbarrier bugs (wrong parity, missing bootstrap, missing commit,
 arrival count mismatches) in CUDA kernels.
@@ -41,13 +42,19 @@ VS Code: debug type 'phaseflip', request 'launch', fields program, kernel, grid,
 dynamicSmem, seed, schedule, stopOnEntry, maxSteps, trace, cwd (see docs/debugger.md).
 `;
 
-export interface Streams {
-  stdout: (s: string) => void;
-  stderr: (s: string) => void;
+/**
+ * The protocol faces behind `phaseflip lsp` and `phaseflip dap`. The CLI imports no other face: the
+ * composition root (entry/phaseflip.ts) hands them in.
+ */
+export interface ProtocolServers {
+  /** Serves LSP on the transport named in process.argv (stdio when none is). */
+  startLanguageServer: (options: { version: string; wasmDir?: string }) => void;
+  /** Serves DAP on stdin/stdout. */
+  startDebugAdapter: () => void;
 }
 
-/** Runs a command; resolves to the exit status, or undefined for long-running commands (lsp). */
-export async function main(argv: readonly string[], io: Streams): Promise<number | undefined> {
+/** Runs a command; resolves to the exit status, or undefined for long-running commands (lsp, dap). */
+export async function main(argv: readonly string[], io: Streams, servers?: ProtocolServers): Promise<number | undefined> {
   const [command, ...rest] = argv;
   try {
     switch (command) {
@@ -68,7 +75,8 @@ export async function main(argv: readonly string[], io: Streams): Promise<number
         io.stdout(formatRules(rest));
         return EXIT_OK;
       case 'lsp':
-        startServer({ version, wasmDir: bundleDir() });
+        if (!servers) throw new UsageError('lsp is not part of this build');
+        servers.startLanguageServer({ version, wasmDir: bundleDir() });
         return undefined;
       case 'ir': {
         if (rest.length !== 1) throw new UsageError('ir takes exactly one file');
@@ -91,7 +99,8 @@ export async function main(argv: readonly string[], io: Streams): Promise<number
           return EXIT_OK;
         }
         if (rest.length) throw new UsageError(`dap takes no arguments (got ${rest.join(' ')}): it speaks the Debug Adapter Protocol on stdin/stdout`);
-        runDebugAdapter();
+        if (!servers) throw new UsageError('dap is not part of this build');
+        servers.startDebugAdapter();
         return undefined;
       case 'sim':
         return runSim(rest, io, { stderrIsTTY: process.stderr.isTTY === true });

@@ -1,11 +1,13 @@
 // `phaseflip lint`: argument parsing, running the engine over the files, choosing the exit status.
-import { type Engine, type Finding, type LintOptions } from '../core/index';
-import { RULE_SETTINGS, type RuleSetting, isKnownRule, isRuleSetting } from '../server/settings';
+import { type Engine, type Finding, type LintOptions, RULE_SETTINGS, type RuleSetting, isKnownRule, isRuleSetting, lintOptionsFor } from '../core/index';
 import { EXIT_ERROR, EXIT_FINDINGS, EXIT_OK, UsageError, describeError } from './errors';
 import { type LintTarget, collectTargets, readSource } from './files';
 import { formatJson } from './format/json';
 import { formatSarif } from './format/sarif';
 import { formatSummary, formatText } from './format/text';
+import type { FileResult, LintRun } from './lint-run';
+
+export type { FileResult, LintRun } from './lint-run';
 
 export const FORMATS = ['text', 'json', 'sarif'] as const;
 export type Format = (typeof FORMATS)[number];
@@ -15,17 +17,6 @@ export interface LintArgs {
   rules: Record<string, RuleSetting>;
   paths: string[];
   help: boolean;
-}
-
-export interface FileResult {
-  path: string;
-  findings: Finding[];
-}
-
-export interface LintRun {
-  files: FileResult[];
-  /** I/O and internal errors, one line each. */
-  errors: string[];
 }
 
 export function parseLintArgs(argv: readonly string[]): LintArgs {
@@ -112,7 +103,7 @@ export interface Output {
 export function runLint(engine: Engine, args: LintArgs, info: { version: string; cwd: string }): Output {
   if (args.paths.length === 0) throw new UsageError('no paths given: phaseflip lint PATH...');
   const { targets, errors } = collectTargets(args.paths);
-  const options: LintOptions = Object.keys(args.rules).length > 0 ? { rules: args.rules } : {};
+  const options: LintOptions = lintOptionsFor(args.rules);
   const files = lintTargets(engine, targets, options, errors);
   const run: LintRun = { files, errors };
 

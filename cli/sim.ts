@@ -4,17 +4,32 @@
 // here: the source, `:file(PATH.npy)` inputs, the `--trace` Chrome trace and `--dump` outputs.
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { bindNpyInput, parseArg, parseDim3 } from '../core/sim/args';
-import { sizeOf } from '../core/sim/dtypes';
-import { numberRanges, withCommas } from '../core/sim/format';
-import { DEFAULT_LATENCIES, type Dim3, type Latencies, type SchedulePolicy, SimError, validateGeometry } from '../core/sim/machine';
-import { NpyError, parseNpy, toNpy } from '../core/sim/npy';
-import type { ArgSpec, BarrierSummary, SimulateRequest, SimulateResult } from '../core/sim/run';
-import { simulate as simulateRequest } from '../core/index';
-import { type ChromeTraceEvent, type TraceThread, toChromeTrace } from '../core/sim/trace';
+import {
+  type ArgSpec,
+  type BarrierSummary,
+  type ChromeTraceEvent,
+  DEFAULT_LATENCIES,
+  LAUNCH_INTEGERS,
+  type Latencies,
+  type LaunchProblem,
+  LaunchRequestError,
+  SCHEDULES,
+  SimError,
+  type SimulateRequest,
+  type SimulateResult,
+  type TraceThread,
+  bindNpyFile,
+  numberRanges,
+  simulate as simulateRequest,
+  sizeOf,
+  toChromeTrace,
+  toNpy,
+  validateLaunch,
+  withCommas,
+} from '../core/index';
 import { EXIT_ERROR, EXIT_FINDINGS, EXIT_OK, UsageError, describeError } from './errors';
 import { readSource } from './files';
-import type { Streams } from './cli';
+import type { Streams } from './streams';
 
 export const SIM_HELP = `Usage: phaseflip sim FILE [options]
 
@@ -80,18 +95,21 @@ Examples:
   phaseflip sim matmul.co --arg 'lhs=f16[256,128]:random(1)' --arg 'rhs=f16[128,256]:iota' --json
 `;
 
-const SCHEDULES: readonly SchedulePolicy[] = ['round-robin', 'random', 'adversarial'];
-
+/**
+ * The command line as given. The launch fields stay the texts the user typed: core's launch
+ * validation checks them (validateLaunch), and this face words its problems in flags.
+ */
 export interface SimArgs {
   file?: string;
   kernel?: string;
-  grid?: Dim3;
-  block?: Dim3;
-  args: ArgSpec[];
-  dynamicSmem?: number;
-  seed?: number;
-  schedule?: SchedulePolicy;
-  maxSteps?: number;
+  grid?: string;
+  block?: string;
+  /** `NAME=SPEC` texts, in order. */
+  args: string[];
+  dynamicSmem?: string;
+  seed?: string;
+  schedule?: string;
+  maxSteps?: string;
   latencies?: Partial<Latencies>;
   json: boolean;
   trace?: string;
@@ -135,37 +153,25 @@ export function parseSimArgs(argv: readonly string[]): SimArgs {
         if (!args.kernel) throw new UsageError('--kernel needs a name');
         break;
       case '--grid':
-        args.grid = dim3Flag('--grid', takeValue());
+        args.grid = takeValue();
         break;
       case '--block':
-        args.block = dim3Flag('--block', takeValue());
+        args.block = takeValue();
         break;
-      case '--arg': {
-        const value = takeValue();
-        let spec: ArgSpec;
-        try {
-          spec = parseArg(value);
-        } catch (e) {
-          throw new UsageError(e instanceof Error ? e.message : String(e));
-        }
-        if (args.args.some((a) => a.name === spec.name)) throw new UsageError(`--arg ${spec.name} is given twice`);
-        args.args.push(spec);
+      case '--arg':
+        args.args.push(takeValue());
         break;
-      }
       case '--dynamic-smem':
-        args.dynamicSmem = parseCount('--dynamic-smem', takeValue(), 0);
+        args.dynamicSmem = takeValue();
         break;
       case '--seed':
-        args.seed = parseCount('--seed', takeValue(), 0, 0xffffffff);
+        args.seed = takeValue();
         break;
-      case '--schedule': {
-        const value = takeValue();
-        if (!(SCHEDULES as readonly string[]).includes(value)) throw new UsageError(`unknown schedule '${value}': expected one of ${SCHEDULES.join(', ')}`);
-        args.schedule = value as SchedulePolicy;
+      case '--schedule':
+        args.schedule = takeValue();
         break;
-      }
       case '--max-steps':
-        args.maxSteps = parseCount('--max-steps', takeValue(), 1);
+        args.maxSteps = takeValue();
         break;
       case '--latency': {
         const value = takeValue();
@@ -201,21 +207,62 @@ export function parseSimArgs(argv: readonly string[]): SimArgs {
   return args;
 }
 
-/** `--grid`/`--block` values: `X[,Y,Z]` (or `XxYxZ`). */
-function dim3Flag(flag: string, text: string): Dim3 {
-  const d = parseDim3(text);
-  if (!d) throw new UsageError(`${flag} expects X[,Y,Z] with positive integers, got '${text}'`);
-  return d;
+/** A count as typed: digits with optional _ or , grouping (1_000_000), or a plain exponent (1e6); NaN otherwise. */
+function countValue(text: string): number {
+  const clean = text.trim().replace(/[_,](?=\d{3}(\D|$))/g, '');
+  return /^\d+$/.test(clean) || /^\d+(\.\d+)?e\d+$/i.test(clean) ? Number(clean) : NaN;
 }
 
-function parseCount(flag: string, text: string, min: number, max = Number.MAX_SAFE_INTEGER): number {
-  // Digits with optional _ or , grouping (1_000_000), or a plain exponent (1e6).
-  const clean = text.trim().replace(/[_,](?=\d{3}(\D|$))/g, '');
-  const n = /^\d+$/.test(clean) || /^\d+(\.\d+)?e\d+$/i.test(clean) ? Number(clean) : NaN;
-  if (!Number.isSafeInteger(n) || n < min || n > max) {
-    throw new UsageError(`${flag} expects ${min === 0 ? 'a non-negative' : 'a positive'} integer${max < Number.MAX_SAFE_INTEGER ? ` up to ${max}` : ''}, got '${text}'`);
-  }
+/** What a count flag takes, in words: "a positive integer", "a non-negative integer up to 4294967295". */
+function countWords(min: number, max = Number.MAX_SAFE_INTEGER): string {
+  return `${min === 0 ? 'a non-negative' : 'a positive'} integer${max < Number.MAX_SAFE_INTEGER ? ` up to ${max}` : ''}`;
+}
+
+/** A `--latency` count: latencies are the CLI's own knob, which no launch description has. */
+function parseCount(flag: string, text: string, min: number): number {
+  const n = countValue(text);
+  if (!Number.isSafeInteger(n) || n < min) throw new UsageError(`${flag} expects ${countWords(min)}, got '${text}'`);
   return n;
+}
+
+/** The flag of each launch field, for messages. */
+const FLAGS: Record<LaunchProblem['field'], string> = {
+  program: 'FILE',
+  kernel: '--kernel',
+  grid: '--grid',
+  block: '--block',
+  args: '--arg',
+  dynamicSmem: '--dynamic-smem',
+  seed: '--seed',
+  schedule: '--schedule',
+  maxSteps: '--max-steps',
+};
+
+/** A launch problem found by core, worded in flags (`--grid expects …`). */
+function flagMessage(p: LaunchProblem, args: SimArgs): string {
+  switch (p.kind) {
+    case 'language':
+      return `don't know how to simulate ${p.file}: expected a .cu, .cuh or .co file`;
+    case 'required':
+      return `a CUDA launch needs ${p.missing.map((f) => FLAGS[f]).join(' and ')} (e.g. --grid 1 --block 128)`;
+    case 'dims':
+      return `${FLAGS[p.field]} expects X[,Y,Z] with positive integers, got '${p.value}'`;
+    case 'geometry':
+      return `bad launch configuration: ${p.detail}`;
+    case 'integer': {
+      const { min, max } = LAUNCH_INTEGERS[p.field];
+      return `${FLAGS[p.field]} expects ${countWords(min, max)}, got '${args[p.field] ?? p.value}'`;
+    }
+    case 'choice':
+      return `unknown schedule '${p.value}': expected one of ${SCHEDULES.join(', ')}`;
+    case 'name':
+      return `--kernel expects a function name, got '${p.value}'`;
+    case 'list':
+    case 'spec':
+      return `--arg ${p.kind === 'spec' && p.detail ? p.detail : `'${String(p.value)}': expected NAME=SPEC`}`;
+    case 'duplicate':
+      return `--arg ${p.name} is given twice`;
+  }
 }
 
 /** What `runSim` needs from the outside world; tests pass their own. */
@@ -274,7 +321,7 @@ export async function runSim(argv: readonly string[], io: Streams, deps: SimDeps
   }
   progress?.clear();
 
-  io.stdout(args.json ? formatJson(result) : formatText(result, args, streamed));
+  io.stdout(args.json ? formatJson(result) : formatText(result, { file: args.file, kernel: args.kernel, seed: req.seed, schedule: req.schedule }, streamed));
   let exit = exitCodeFor(result);
   const say = (line: string) => io.stderr(`phaseflip: ${line}\n`);
   if (args.trace && !writeTrace(args.trace, result, req, say, !args.json)) exit = EXIT_ERROR;
@@ -288,16 +335,23 @@ class InputError extends Error {}
 function buildRequest(args: SimArgs): SimulateRequest {
   const file = args.file;
   if (file === undefined) throw new UsageError('no file given: phaseflip sim FILE --kernel NAME --grid X --block X');
-  const language = /\.co$/i.test(file) ? 'croqtile' : /\.(cu|cuh)$/i.test(file) ? 'cuda' : undefined;
-  if (!language) throw new UsageError(`don't know how to simulate ${file}: expected a .cu, .cuh or .co file`);
-  if (language === 'cuda') {
-    const missing = [args.grid ? '' : '--grid', args.block ? '' : '--block'].filter(Boolean);
-    if (missing.length) throw new UsageError(`a CUDA launch needs ${missing.join(' and ')} (e.g. --grid 1 --block 128)`);
-    try {
-      validateGeometry({ grid: args.grid!, block: args.block!, dynamicSmem: args.dynamicSmem });
-    } catch (e) {
-      throw new UsageError(e instanceof Error ? e.message : String(e));
-    }
+  const count = (text: string | undefined) => (text === undefined ? undefined : countValue(text));
+  let launch;
+  try {
+    launch = validateLaunch({
+      file,
+      kernel: args.kernel,
+      grid: args.grid,
+      block: args.block,
+      args: args.args,
+      dynamicSmem: count(args.dynamicSmem),
+      seed: count(args.seed),
+      schedule: args.schedule,
+      maxSteps: count(args.maxSteps),
+    });
+  } catch (e) {
+    if (e instanceof LaunchRequestError) throw new UsageError(flagMessage(e.problem, args));
+    throw e;
   }
   let text: string;
   try {
@@ -305,19 +359,19 @@ function buildRequest(args: SimArgs): SimulateRequest {
   } catch (e) {
     throw new InputError(`cannot read ${file}: ${describeError(e)}`);
   }
-  for (const spec of args.args) if (spec.kind === 'buffer' && spec.init.kind === 'file') readNpyInput(spec as Extract<ArgSpec, { kind: 'buffer' }>);
+  for (const spec of launch.args) if (spec.kind === 'buffer' && spec.init.kind === 'file') readNpyInput(spec);
   return {
     file,
     text,
-    language,
-    kernel: args.kernel,
-    grid: args.grid,
-    block: args.block,
-    dynamicSmem: args.dynamicSmem,
-    args: args.args,
-    seed: args.seed,
-    schedule: args.schedule,
-    maxSteps: args.maxSteps,
+    language: launch.language,
+    kernel: launch.kernel,
+    grid: launch.grid,
+    block: launch.block,
+    dynamicSmem: launch.dynamicSmem,
+    args: launch.args,
+    seed: launch.seed,
+    schedule: launch.schedule,
+    maxSteps: launch.maxSteps,
     latencies: args.latencies,
   };
 }
@@ -327,15 +381,13 @@ function readNpyInput(spec: Extract<ArgSpec, { kind: 'buffer' }>): void {
   if (spec.init.kind !== 'file') return;
   const where = `--arg ${spec.text}`;
   const file = spec.init.path;
-  let npy;
+  let problem;
   try {
-    npy = parseNpy(new Uint8Array(fs.readFileSync(file)));
+    problem = bindNpyFile(spec, file, new Uint8Array(fs.readFileSync(file)));
   } catch (e) {
-    if (e instanceof NpyError) throw new InputError(`${where}: ${file}: ${e.message}`);
     throw new InputError(`${where}: cannot read ${file}: ${describeError(e)}`);
   }
-  const mismatch = bindNpyInput(spec, file, npy);
-  if (mismatch) throw new InputError(`${where}: ${mismatch}`);
+  if (problem) throw new InputError(`${where}: ${problem}`);
 }
 
 function renderSimError(e: SimError): string {
@@ -390,7 +442,7 @@ export function formatJson(result: SimulateResult): string {
 /** Rows of the barrier table shown before "… N more". */
 const MAX_BARRIER_ROWS = 24;
 
-export function formatText(result: SimulateResult, args: Pick<SimArgs, 'file' | 'kernel' | 'seed' | 'schedule'>, programOutputShown: boolean): string {
+export function formatText(result: SimulateResult, args: Pick<SimulateRequest, 'kernel' | 'seed' | 'schedule'> & { file?: string }, programOutputShown: boolean): string {
   const n = withCommas;
   const where = [args.file, args.kernel && `kernel ${args.kernel}`, `seed ${args.seed ?? 1}`, `${args.schedule ?? 'round-robin'} schedule`].filter(Boolean).join(', ');
   const lines = [`status: ${result.status} (${where})`, result.message.trimEnd()];

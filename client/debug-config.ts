@@ -2,13 +2,22 @@
 // unit-tested): reading the `phaseflip.simulator.*` defaults, completing a launch configuration
 // from the kernel templates of its program (F5 without launch.json, a configuration without args),
 // and adding a configuration to launch.json's list without clobbering the user's.
-import type { LaunchConfiguration, LaunchTemplate } from '../core/sim/launch-template';
-import { launchConfiguration } from '../core/sim/launch-template';
-import { DEFAULT_MAX_STEPS } from '../core/sim/machine';
+import {
+  DEFAULT_MAX_STEPS,
+  LAUNCH_INTEGERS,
+  type LaunchConfiguration,
+  type LaunchTemplate,
+  SCHEDULES,
+  type SchedulePolicy,
+  isLaunchInteger,
+  isSchedule,
+  launchConfiguration,
+} from '../core/index';
 
 export const DEBUG_TYPE = 'phaseflip';
-export const SCHEDULES = ['round-robin', 'random', 'adversarial'] as const;
-export type Schedule = (typeof SCHEDULES)[number];
+// The schedules are core's launch vocabulary; re-exported for this module's users.
+export { SCHEDULES };
+export type Schedule = SchedulePolicy;
 
 /** `phaseflip.simulator.*`: what a launch gets when its configuration does not say. */
 export interface SimulatorDefaults {
@@ -28,17 +37,17 @@ export function readSimulatorDefaults(get: (key: string) => unknown, warn: (mess
   const out: SimulatorDefaults = { ...SIMULATOR_DEFAULTS };
   const schedule = get('simulator.schedule');
   if (schedule !== undefined) {
-    if ((SCHEDULES as readonly unknown[]).includes(schedule)) out.schedule = schedule as Schedule;
+    if (isSchedule(schedule)) out.schedule = schedule;
     else warn(`phaseflip.simulator.schedule must be one of ${SCHEDULES.join(', ')}, got ${JSON.stringify(schedule)}; using ${out.schedule}`);
   }
   const seed = get('simulator.seed');
   if (seed !== undefined) {
-    if (typeof seed === 'number' && Number.isSafeInteger(seed) && seed >= 0 && seed <= 0xffffffff) out.seed = seed;
-    else warn(`phaseflip.simulator.seed must be an integer in 0..4294967295, got ${JSON.stringify(seed)}; using ${out.seed}`);
+    if (isLaunchInteger('seed', seed)) out.seed = seed;
+    else warn(`phaseflip.simulator.seed must be an integer in ${LAUNCH_INTEGERS.seed.min}..${LAUNCH_INTEGERS.seed.max}, got ${JSON.stringify(seed)}; using ${out.seed}`);
   }
   const maxSteps = get('simulator.maxSteps');
   if (maxSteps !== undefined) {
-    if (typeof maxSteps === 'number' && Number.isSafeInteger(maxSteps) && maxSteps >= 1) out.maxSteps = maxSteps;
+    if (isLaunchInteger('maxSteps', maxSteps)) out.maxSteps = maxSteps;
     else warn(`phaseflip.simulator.maxSteps must be a positive integer, got ${JSON.stringify(maxSteps)}; using ${out.maxSteps}`);
   }
   const stopOnEntry = get('simulator.stopOnEntry');

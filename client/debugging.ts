@@ -5,8 +5,7 @@
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import type { LaunchTemplate } from '../core/sim/launch-template';
-import { launchTemplates } from '../core/index';
+import { type LaunchTemplate, launchTemplates } from '../core/index';
 import {
   configurationsFor,
   DEBUG_TYPE,

@@ -2,7 +2,7 @@
 // language-neutral debug runtime drives. The runtime never imports a language folder; the languages
 // reach it only through their `Language` objects here.
 import { DebugRuntime } from './debug/runtime';
-import { LANGUAGES, languageById } from './languages';
+import { languageById } from './languages';
 import { languageOfRequest } from './simulate';
 import type { SimulateRequest } from './sim/run';
 
@@ -11,7 +11,3 @@ export function createDebugRuntime(request: SimulateRequest): DebugRuntime {
   return new DebugRuntime(languageById(languageOfRequest(request)).debugProgram(request));
 }
 
-/** Loads every language's front end (CUDA: the grammar's WASM) ahead of the first launch. */
-export async function prepareDebugLanguages(): Promise<void> {
-  await Promise.all(LANGUAGES.map((l) => l.loadFrontEnd({})));
-}

@@ -1,9 +1,62 @@
-// API boundary of the engine: the only module faces import. Text in, plain data out.
+// API boundary of the engine: the only module faces (cli/, server/, debugger/, client/) import.
+// Text in, plain data out; grouped by capability, each name exported on purpose.
+
+// Plain data types shared by every capability (positions, findings, hovers, symbols, options).
 export * from './api';
+
+// Lint, hover, symbols and the kernel IR as text: the engine and its incremental documents.
 export { Engine, EngineDocument, loadEngine, languageForPath } from './engine';
 export type { EngineOptions, ContentChange } from './engine';
+
+// Rules: the registry, and the `phaseflip.rules` / `--rule` settings that tune it.
 export { RULES, ruleByIdOrCode } from './rules/index';
 export type { RuleDef } from './rules/types';
-export { inlineValueNames, languageForEditorId, launchTemplates } from './languages';
-export { simulate } from './simulate';
+export { RULE_SETTINGS, isKnownRule, isRuleSetting, lintOptionsFor, parseRuleSettings } from './rule-settings';
+export type { RuleSetting } from './rule-settings';
+
+// Inline values: the names an editor shows values for while a debug session is stopped.
+export { inlineValueNames, languageForEditorId } from './languages';
 export type { InlineValueName } from './lang/inline-values';
+
+// Code lenses and F5 without launch.json: launch templates derived from a kernel's signature.
+export { launchTemplates } from './languages';
+export { launchConfiguration } from './sim/launch-template';
+export type { LaunchConfiguration, LaunchTemplate } from './sim/launch-template';
+
+// Launch-request validation: a launch description into a simulator request, problems naming the field.
+export {
+  LAUNCH_INTEGERS,
+  LaunchRequestError,
+  MAX_DYNAMIC_SMEM,
+  SCHEDULES,
+  bindNpyFile,
+  describeLaunchProblem,
+  isLaunchInteger,
+  isSchedule,
+  launchLanguage,
+  toDim3,
+  validateLaunch,
+} from './launch-request';
+export type { IntegerLaunchField, LaunchDescription, LaunchProblem, LaunchRequest } from './launch-request';
+export { preloadParsers } from './preload';
+
+// Simulate: run a whole request, its result, and the machine's defaults and errors.
+export { simulate } from './simulate';
+export type { ArgSpec, BarrierSummary, SimulateRequest, SimulateResult } from './sim/run';
+export { DEFAULT_LATENCIES, DEFAULT_MAX_STEPS, SimError } from './sim/machine';
+export type { Dim3, Latencies, SchedulePolicy } from './sim/machine';
+
+// Debug runtime: the simulator driven step by step, with plain-data views for a debug adapter.
+export { createDebugRuntime } from './debug-programs';
+export { barrierNameMatches } from './debug/runtime';
+export type { BarrierView, BufferView, DebugRuntime, DebugStop, ExceptionFilter, PhaseFlip } from './debug/runtime';
+export type { LocalInfo } from './debug/target';
+
+// Values and files: element types, simulated memory, .npy files, Chrome traces, number formatting.
+export { load, sizeOf } from './sim/dtypes';
+export type { DType } from './sim/dtypes';
+export type { Buffer } from './sim/memory';
+export { NpyError, parseNpy, toNpy } from './sim/npy';
+export { toChromeTrace } from './sim/trace';
+export type { ChromeTraceEvent, TraceThread } from './sim/trace';
+export { numberRanges, withCommas } from './sim/format';

@@ -23,10 +23,7 @@ import {
   ThreadEvent,
 } from '@vscode/debugadapter';
 import type { DebugProtocol } from '@vscode/debugprotocol';
-import { createDebugRuntime, prepareDebugLanguages } from '../core/debug-programs';
-import type { DebugRuntime, DebugStop, ExceptionFilter, PhaseFlip } from '../core/debug/runtime';
-import { withCommas } from '../core/sim/format';
-import { toChromeTrace } from '../core/sim/trace';
+import { type DebugRuntime, type DebugStop, type ExceptionFilter, type PhaseFlip, createDebugRuntime, preloadParsers, toChromeTrace, withCommas } from '../core/index';
 import { LaunchConfigError, type LaunchPlan, type PhaseflipLaunchArguments, fieldOfSimError, planLaunch } from './launch-config';
 import { type BreakpointIds, DEFAULT_FILTERS, EXCEPTION_FILTERS, exceptionInfo, toDapStop } from './stops';
 import { LANE_VARIABLE, VariableStore, barrierSummary } from './variables';
@@ -83,7 +80,7 @@ export class PhaseflipDebugSession extends LoggingDebugSession {
     this.setDebuggerLinesStartAt1(false);
     this.setDebuggerColumnsStartAt1(false);
     // Load the CUDA grammar (WASM) while the client is still initializing: the launch needs it.
-    prepareDebugLanguages().catch(() => undefined);
+    void preloadParsers();
   }
 
   // ------------------------------------------------------------------ lifecycle

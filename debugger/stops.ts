@@ -2,7 +2,7 @@
 // breakpoints it hit, and the exceptionInfo of exception stops (deadlock, misuse, race, error, step
 // limit, the phase-flip filter). Pure translation, no session state.
 import type { DebugProtocol } from '@vscode/debugprotocol';
-import { barrierNameMatches, type DebugStop, type ExceptionFilter } from '../core/debug/runtime';
+import { barrierNameMatches, type DebugStop, type ExceptionFilter } from '../core/index';
 
 /** The exception breakpoint filters, as the Breakpoints view lists them. */
 export const EXCEPTION_FILTERS: DebugProtocol.ExceptionBreakpointsFilter[] = [

@@ -4,7 +4,7 @@
 // Everything here reads the runtime; nothing changes it.
 import { Handles } from '@vscode/debugadapter';
 import type { DebugProtocol } from '@vscode/debugprotocol';
-import type { BarrierView, BufferView, DebugRuntime, LocalInfo } from '../core/debug/runtime';
+import type { BarrierView, BufferView, DebugRuntime, LocalInfo } from '../core/index';
 
 /** What a variables reference points at. */
 export type VarRef =

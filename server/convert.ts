@@ -20,17 +20,19 @@ import {
   type TextEdit as LspTextEdit,
   type WorkspaceEdit,
 } from 'vscode-languageserver/node';
-import type {
-  BarrierSymbol,
-  ContentChange,
-  Finding,
-  Fix,
-  HoverInfo,
-  Position,
-  Range,
-  Severity,
+import { TextDocument } from 'vscode-languageserver-textdocument';
+import {
+  type BarrierSymbol,
+  type ContentChange,
+  type Finding,
+  type Fix,
+  type HoverInfo,
+  type LaunchTemplate,
+  type Position,
+  type Range,
+  type Severity,
+  launchConfiguration,
 } from '../core/index';
-import { type LaunchTemplate, launchConfiguration } from '../core/sim/launch-template';
 
 export const SOURCE = 'phaseflip';
 
@@ -132,10 +134,28 @@ export function toCodeAction(
   };
 }
 
+/**
+ * LSP content changes as the engine's. An inverted range (end before start) is read from its
+ * earlier end, as vscode-languageserver-textdocument reads it, so a confused client gets the same
+ * text either way.
+ */
 export function toContentChanges(changes: TextDocumentContentChangeEvent[]): ContentChange[] {
-  return changes.map((c) =>
-    'range' in c && c.range ? { range: toCoreRange(c.range), text: c.text } : { text: c.text },
-  );
+  return changes.map((c) => ('range' in c && c.range ? { range: toCoreRange(ordered(c.range)), text: c.text } : { text: c.text }));
+}
+
+function ordered(r: LspRange): LspRange {
+  const inverted = r.start.line > r.end.line || (r.start.line === r.end.line && r.start.character > r.end.character);
+  return inverted ? { start: r.end, end: r.start } : r;
+}
+
+/**
+ * The text after `changes`, computed without the engine: only for the rare document the engine
+ * could not open or update, so that the next attempt starts from the client's text.
+ */
+export function applyContentChanges(text: string, changes: TextDocumentContentChangeEvent[]): string {
+  const doc = TextDocument.create('', '', 0, text);
+  TextDocument.update(doc, changes, 1);
+  return doc.getText();
 }
 
 export function toHover(info: HoverInfo): Hover {

@@ -29,7 +29,6 @@ import {
   type SymbolInformation,
   TextDocumentSyncKind,
 } from 'vscode-languageserver/node';
-import { TextDocument } from 'vscode-languageserver-textdocument';
 import {
   type Engine,
   type EngineDocument,
@@ -38,11 +37,12 @@ import {
   type LintOptions,
   inlineValueNames,
   languageForPath,
+  launchTemplates,
   loadEngine,
 } from '../core/index';
-import { launchTemplates } from '../core/index';
 import {
   SOURCE,
+  applyContentChanges,
   fixesOf,
   rangesTouch,
   toCodeAction,
@@ -79,9 +79,12 @@ export const ADD_LAUNCH_CONFIGURATION_COMMAND = 'phaseflip.addLaunchConfiguratio
 interface TrackedDocument {
   uri: string;
   language: LanguageId;
-  /** Authoritative text, kept independently of the engine so a failing engine can be re-synced. */
-  mirror: TextDocument;
+  /** The client's version of the text. */
+  version: number;
+  /** The engine's document: the one copy of the text, updated in place by incremental edits. */
   engine: EngineDocument | undefined;
+  /** The text, only while the engine could not open the document (the next edit tries again). */
+  unopened: string | undefined;
   /** Cancels the pending lint, if any. */
   cancelLint: (() => void) | undefined;
   /** Findings last published, and the version they belong to (code-action fallback). */
@@ -207,8 +210,9 @@ export class PhaseflipServer {
     const doc: TrackedDocument = {
       uri: textDocument.uri,
       language,
-      mirror: TextDocument.create(textDocument.uri, textDocument.languageId, textDocument.version, textDocument.text),
+      version: textDocument.version,
       engine: undefined,
+      unopened: undefined,
       cancelLint: undefined,
       findings: [],
       findingsVersion: null,
@@ -216,28 +220,26 @@ export class PhaseflipServer {
       lenses: undefined,
     };
     this.documents.set(doc.uri, doc);
-    doc.engine = this.openEngineDocument(doc);
+    this.openEngineDocument(doc, textDocument.text);
     this.schedule(doc, 0);
   }
 
   private onDidChange({ textDocument, contentChanges }: DidChangeTextDocumentParams): void {
     const doc = this.documents.get(textDocument.uri);
     if (!doc) return;
-    TextDocument.update(doc.mirror, contentChanges, textDocument.version);
+    doc.version = textDocument.version;
     if (doc.engine) {
+      // Strings are immutable: holding the text from before the edit costs no copy.
+      const before = doc.engine.text;
       try {
         doc.engine.update(toContentChanges(contentChanges));
-        // Cheap consistency check: if the engine's text diverged from the client's, re-sync.
-        if (doc.engine.text.length !== doc.mirror.getText().length) {
-          this.error(`engine text out of sync for ${doc.uri}; re-opening the document`);
-          doc.engine = this.openEngineDocument(doc);
-        }
       } catch (e) {
         this.reportOnce(doc, 'applying an edit', e);
-        doc.engine = this.openEngineDocument(doc);
+        this.forget(doc);
+        this.openEngineDocument(doc, applyContentChanges(before, contentChanges));
       }
     } else {
-      doc.engine = this.openEngineDocument(doc);
+      this.openEngineDocument(doc, applyContentChanges(doc.unopened ?? '', contentChanges));
     }
     this.schedule(doc, this.settings.debounceMs);
   }
@@ -250,13 +252,20 @@ export class PhaseflipServer {
     void this.connection.sendDiagnostics({ uri: doc.uri, diagnostics: [] });
   }
 
-  private openEngineDocument(doc: TrackedDocument): EngineDocument | undefined {
+  /** Opens the engine's document with `text`; when that fails, keeps the text to try again. */
+  private openEngineDocument(doc: TrackedDocument, text: string): void {
     try {
-      return this.engine.openDocument(doc.language, doc.mirror.getText());
+      doc.engine = this.engine.openDocument(doc.language, text);
+      doc.unopened = undefined;
     } catch (e) {
       this.reportOnce(doc, 'parsing', e);
-      return undefined;
+      doc.engine = undefined;
+      doc.unopened = text;
     }
+  }
+
+  private textOf(doc: TrackedDocument): string {
+    return doc.engine?.text ?? doc.unopened ?? '';
   }
 
   private forget(doc: TrackedDocument): void {
@@ -292,7 +301,7 @@ export class PhaseflipServer {
 
   private lint(doc: TrackedDocument): void {
     if (this.documents.get(doc.uri) !== doc) return;
-    const version = doc.mirror.version;
+    const version = doc.version;
     let diagnostics: Diagnostic[] = [];
     try {
       const findings = doc.engine ? doc.engine.analyze(this.lintOptions).findings : [];
@@ -364,12 +373,12 @@ export class PhaseflipServer {
   private async onCodeLens(params: CodeLensParams): Promise<CodeLens[]> {
     const doc = this.documents.get(params.textDocument.uri);
     if (!doc || !this.settings.codeLens) return [];
-    const version = doc.mirror.version;
+    const version = doc.version;
     if (doc.lenses?.version === version) return doc.lenses.lenses;
     const wasmDir = this.options.wasmDir ?? (typeof __dirname !== 'undefined' ? __dirname : undefined);
-    const templates = await launchTemplates(doc.mirror.getText(), doc.language, doc.uri, wasmDir);
+    const templates = await launchTemplates(this.textOf(doc), doc.language, doc.uri, wasmDir);
     const lenses = toCodeLenses(templates, doc.uri, DEBUG_KERNEL_COMMAND, ADD_LAUNCH_CONFIGURATION_COMMAND);
-    if (this.documents.get(doc.uri) === doc && doc.mirror.version === version) doc.lenses = { version, lenses };
+    if (this.documents.get(doc.uri) === doc && doc.version === version) doc.lenses = { version, lenses };
     return lenses;
   }
 
@@ -381,7 +390,7 @@ export class PhaseflipServer {
     const doc = this.documents.get(params.textDocument.uri);
     if (!doc) return [];
     const stop = params.context.stoppedLocation.end.line;
-    return inlineValueNames(doc.mirror.getText(), doc.language, stop, params.range.start.line, params.range.end.line).map((n) =>
+    return inlineValueNames(this.textOf(doc), doc.language, stop, params.range.start.line, params.range.end.line).map((n) =>
       InlineValueVariableLookup.create({ start: { line: n.line, character: n.start }, end: { line: n.line, character: n.end } }, n.name, true),
     );
   }

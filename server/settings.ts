@@ -1,10 +1,10 @@
-// User settings of the language server and the CLI: the `phaseflip.*` configuration section, read
+// User settings of the language server: the `phaseflip.*` configuration section, read
 // from initializationOptions or workspace/configuration, validated leniently (bad values are
 // reported and dropped, never fatal).
-import { ruleByIdOrCode, RULES, type LintOptions, type Severity } from '../core/index';
+import { type LintOptions, type RuleSetting, lintOptionsFor, parseRuleSettings } from '../core/index';
 
-export type RuleSetting = Severity | 'off';
-export const RULE_SETTINGS: readonly RuleSetting[] = ['error', 'warning', 'information', 'hint', 'off'];
+// The rule-setting vocabulary lives in core (the CLI reads it too); re-exported for this module's users.
+export { RULE_SETTINGS, type RuleSetting, isKnownRule, isRuleSetting } from '../core/index';
 
 export const DEFAULT_DEBOUNCE_MS = 150;
 const MAX_DEBOUNCE_MS = 60_000;
@@ -18,15 +18,6 @@ export interface Settings {
 
 export function defaultSettings(): Settings {
   return { debounceMs: DEFAULT_DEBOUNCE_MS, rules: {}, codeLens: true };
-}
-
-export function isRuleSetting(value: unknown): value is RuleSetting {
-  return typeof value === 'string' && (RULE_SETTINGS as readonly string[]).includes(value);
-}
-
-/** True when `key` names a known rule (by id or code), or when no rules are registered yet. */
-export function isKnownRule(key: string): boolean {
-  return RULES.length === 0 || ruleByIdOrCode(key) !== undefined;
 }
 
 /**
@@ -58,26 +49,12 @@ export function parseSettings(raw: unknown, warn: (message: string) => void, bas
   }
 
   const rules = section.rules ?? section['phaseflip.rules'];
-  if (rules !== undefined && rules !== null) {
-    if (!isObject(rules)) {
-      warn(`phaseflip.rules must be an object mapping rule ids or codes to a severity or "off"`);
-    } else {
-      settings.rules = {};
-      for (const [key, value] of Object.entries(rules)) {
-        if (!isRuleSetting(value)) {
-          warn(`phaseflip.rules.${key}: expected one of ${RULE_SETTINGS.join(', ')}, got ${JSON.stringify(value)}; ignored`);
-          continue;
-        }
-        if (!isKnownRule(key)) warn(`phaseflip.rules.${key}: no such rule id or code`);
-        settings.rules[key] = value;
-      }
-    }
-  }
+  if (rules !== undefined && rules !== null) settings.rules = parseRuleSettings(rules, warn) ?? settings.rules;
   return settings;
 }
 
 export function toLintOptions(settings: Settings): LintOptions {
-  return Object.keys(settings.rules).length > 0 ? { rules: { ...settings.rules } } : {};
+  return lintOptionsFor(settings.rules);
 }
 
 function isObject(v: unknown): v is Record<string, unknown> {

@@ -3,7 +3,7 @@
 // Ranges are LSP-style (zero-based line/character, end exclusive). Every linted file is listed,
 // with an empty diagnostics array when clean.
 import type { Range } from '../../core/index';
-import type { LintRun } from '../lint';
+import type { LintRun } from '../lint-run';
 
 export function formatJson(run: LintRun): string {
   const doc = {

@@ -5,7 +5,7 @@
 import * as path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { DOCS_BASE_URL, type Finding, type Range, RULES, type RuleDef, type Severity } from '../../core/index';
-import type { LintRun } from '../lint';
+import type { LintRun } from '../lint-run';
 
 export const SARIF_SCHEMA = 'https://json.schemastore.org/sarif-2.1.0.json';
 export const INFORMATION_URI = 'https://github.com/phaseflip/phaseflip';

@@ -1,6 +1,6 @@
 // Compiler-style text: `file:line:col: severity CODE message` (1-based), related locations as
 // indented `note:` lines, and a summary for stderr.
-import type { LintRun } from '../lint';
+import type { LintRun } from '../lint-run';
 
 export function formatText(run: LintRun): string {
   let out = '';
