@@ -152,6 +152,8 @@ export const CUDA_CATALOGUE: Readonly<Record<string, CatalogueEntry>> = {
   mbarrier_arrive_and_set_tx: fn({ op: { kind: 'arrive-expect-tx', barrierArg: 0, bytes: 1, defaultCount: 1 }, doc: 'deepgemm.mbarrier_arrive_and_set_tx' }),
   mbarrier_expect_tx: fn({ op: { kind: 'expect-tx', barrierArg: 0, bytes: 1 }, doc: 'cuda.ptx.mbarrier_expect_tx', simulated: true }),
   mbarrier_complete_tx: fn({ op: { kind: 'complete-tx', barrierArg: 0, bytes: 1 }, doc: 'cuda.ptx.mbarrier_complete_tx' }),
+  // Reads the pending count out of a state token; nothing to lower.
+  mbarrier_pending_count: fn({}),
   mbarrier_try_wait: fn({ op: { kind: 'wait-token', barrierArg: 0, token: 1 }, doc: 'cuda.ptx.mbarrier_try_wait', mayBlock: true, simulated: true }),
   mbarrier_test_wait: fn({ op: { kind: 'wait-token', barrierArg: 0, token: 1 }, doc: 'cuda.ptx.mbarrier_test_wait', mayBlock: true, simulated: true }),
   mbarrier_try_wait_parity: fn({ op: { kind: 'wait-parity', barrierArg: 0, parity: 1 }, doc: 'cuda.ptx.mbarrier_try_wait_parity', mayBlock: true, simulated: true }),
