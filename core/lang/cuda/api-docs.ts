@@ -334,6 +334,20 @@ void     mbarrier_arrive_expect_tx(sem_release_t, scope_t<Scope>, space_cluster_
     seeAlso: ['ptx.mbarrier.expect_tx', 'cuda.ptx.mbarrier_arrive_expect_tx'],
   },
   {
+    id: 'cuda.ptx.mbarrier_complete_tx',
+    surface: 'cuda::ptx',
+    names: ['mbarrier_complete_tx', 'cuda::ptx::mbarrier_complete_tx'],
+    signature: `void cuda::ptx::mbarrier_complete_tx(sem_relaxed_t, scope_t<Scope>, space_shared_t | space_cluster_t,
+                                    uint64_t* addr, uint32_t tx_count);`,
+    summary: "Lowers the tx-count of the current phase by `tx_count` from a thread, as a copy of that size landing would (`mbarrier.complete_tx`, sm_90).",
+    semantics:
+      "Decrements the tx-count without arriving; completes the phase when the tx-count reaches zero and no arrivals are pending. No memory is moved and no ordering is implied (relaxed).",
+    phaseRules:
+      "Not an arrival. Pair it with bytes announced by expect_tx or arrive_expect_tx in the same phase; completing more than was announced ends the phase early, completing fewer leaves waiters hanging.",
+    arrives: false,
+    seeAlso: ['ptx.mbarrier.complete_tx', 'cuda.ptx.mbarrier_expect_tx'],
+  },
+  {
     id: 'cuda.ptx.mbarrier_try_wait',
     surface: 'cuda::ptx',
     names: ['mbarrier_try_wait', 'cuda::ptx::mbarrier_try_wait'],

@@ -1,7 +1,9 @@
 // Finds the hover doc for a name as written in source: a C++ callee (qualified or not), a method
 // called through `.` / `->`, or a PTX instruction token inside an asm string. Also renders a doc as
-// Markdown. Pure functions over API_DOCS; the indexes are built once at module load.
+// Markdown. Pure functions over API_DOCS and the catalogue's doc ids; the indexes are built once at
+// module load.
 import { API_DOCS, type ApiDoc } from './api-docs';
+import { CUDA_CATALOGUE } from './catalogue';
 
 // --- indexes ---------------------------------------------------------------------------------
 
@@ -27,6 +29,22 @@ for (const doc of API_DOCS) {
   if (doc.surface === 'ptx') {
     const spellings = new Set([...(doc.ptx ? [doc.ptx] : []), ...doc.names]);
     for (const s of spellings) ptxForms.push({ doc, parts: s.toLowerCase().split('.') });
+  }
+}
+
+// The catalogue names each API's doc: its key is a spelling hovers must know even where the doc's
+// own list of names lacks it. Appended after the doc table, so the table's own spellings win ties.
+for (const [key, entry] of Object.entries(CUDA_CATALOGUE)) {
+  const doc = entry.doc ? byId.get(entry.doc) : undefined;
+  if (!doc) continue;
+  if (entry.surface === 'function') {
+    if (!byName.has(key)) byName.set(key, doc);
+  } else if (entry.surface === 'method') {
+    const name = key.slice(1);
+    if (!byMember.has(name)) byMember.set(name, [doc]);
+  } else {
+    const parts = key.toLowerCase().split('.');
+    if (!ptxForms.some((f) => f.doc === doc && f.parts.join('.') === parts.join('.'))) ptxForms.push({ doc, parts });
   }
 }
 

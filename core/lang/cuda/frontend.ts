@@ -1,7 +1,8 @@
 // CUDA front end entry: top-level syntax nodes -> kernel IR plus syntax problems. Never throws.
 import type { Range, SyntaxProblem } from '../../api';
 import type { KernelModule } from '../../ir/types';
-import { lowerCuda, rangeOf } from './lower';
+import { lowerCuda } from './lower';
+import { rangeOf } from './syntax-nodes';
 import type { SyntaxNode } from './parser';
 
 export interface CudaFrontEndResult {

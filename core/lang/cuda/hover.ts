@@ -3,7 +3,7 @@
 import type { HoverInfo, Position, Range } from '../../api';
 import { barrierProtocol } from '../../analysis/barrier-protocol';
 import type { KernelModule } from '../../ir/types';
-import { rangeOf } from './lower';
+import { rangeOf } from './syntax-nodes';
 import type { SyntaxNode } from './parser';
 import { findApiDoc, findMemberDoc, findPtxDoc, renderApiDoc } from './doc-lookup';
 

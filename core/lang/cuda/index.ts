@@ -5,7 +5,7 @@ import { CPP_KEYWORDS } from '../inline-values';
 import type { FrontEnd, Language } from '../language';
 import { CudaDocument } from './document';
 import { cudaLaunchTemplates } from './launch-template';
-import { foldConstant } from './lower';
+import { foldConstant } from './constants';
 import { loadCudaLanguage, Parser } from './parser';
 import { cudaDebugProgram } from './sim/debug-target';
 import { prepareCudaSimulation } from './sim';

@@ -6,24 +6,27 @@
 // it performs. Calls to known library APIs (cuda::barrier, cuda::ptx, primitives, CUTLASS/CuTe,
 // ThunderKittens, DeepGEMM wrappers) map to operations through `api.ts`; inline PTX goes through
 // `ptx.ts`. Anything else is kept as opaque expressions, never guessed.
+//
+// The file scan (scan.ts), constant folding (constants.ts), barrier operand resolution
+// (barrier-ref.ts) and syntax-node helpers (syntax-nodes.ts) live beside it; this file holds the
+// statement and expression walk that turns bodies into IR.
 import type { Range } from '../../api';
-import { NO_RANGE } from '../../ir/expr';
-import { placeOnLines } from '../../ir/source-lines';
 import { visitStmts } from '../../ir/visit';
 import type { BarrierDecl, BarrierOp, BarrierRef, Expr, Kernel, KernelModule, Stmt } from '../../ir/types';
 import { apiOpForCall, isBarrierType, syncForCall } from './api';
+import { resolveBarrier, rootName } from './barrier-ref';
+import { placeOnLines } from '../../ir/source-lines';
+import { foldConstant, parseIntLiteral, recordConstants, sizeOfType } from './constants';
 import type { SyntaxNode } from './parser';
-import { parsePtxAsm } from './ptx';
+import { asmStringText, parsePtxAsm } from './ptx';
+import { type CudaScan, declsOf, type FnDef, scanCuda } from './scan';
+import { calleeName, declaratorName, field, named, operatorOf, rangeOf, unqualified } from './syntax-nodes';
 
-export interface FnDef {
-  name: string;
-  node: SyntaxNode;
-  body: SyntaxNode;
-  params: { name: string; type: string }[];
-  templateParams: string[];
-  isKernel: boolean;
-  nameNode: SyntaxNode;
-}
+// Names other modules import from here.
+export { resolveBarrier } from './barrier-ref';
+export { parseIntLiteral, sizeOfType } from './constants';
+export { type CudaScan, type FnDef, scanCuda } from './scan';
+export { rangeOf } from './syntax-nodes';
 
 type Binding = { kind: 'expr'; expr: Expr } | { kind: 'local'; irName: string } | { kind: 'lambda'; node: SyntaxNode };
 
@@ -63,83 +66,6 @@ export const MAX_INLINE_DEPTH = 12;
 
 const PROBE_KINDS = new Set(['wait-token', 'wait-parity']);
 
-export function rangeOf(n: SyntaxNode): Range {
-  return {
-    start: { line: n.startPosition.row, character: n.startPosition.column },
-    end: { line: n.endPosition.row, character: n.endPosition.column },
-  };
-}
-
-function named(n: SyntaxNode | null | undefined): SyntaxNode[] {
-  if (!n) return [];
-  // One call for all children: namedChild(i) walks from the first child every time.
-  return n.namedChildren.filter((c): c is SyntaxNode => !!c);
-}
-
-function field(n: SyntaxNode, name: string): SyntaxNode | null {
-  return n.childForFieldName(name);
-}
-
-/** The operator token of a binary/assignment/update node (anonymous child). */
-function operatorOf(n: SyntaxNode): string {
-  for (const c of n.children) {
-    if (c && !c.isNamed && c.type !== '(' && c.type !== ')') return c.type;
-  }
-  return '';
-}
-
-/** Identifier text of a declarator (strips pointers, references, arrays, init). */
-function declaratorName(n: SyntaxNode | null): SyntaxNode | null {
-  let cur = n;
-  while (cur) {
-    if (cur.type === 'identifier' || cur.type === 'field_identifier') return cur;
-    if (cur.type === 'qualified_identifier' || cur.type === 'destructor_name' || cur.type === 'operator_name') return cur;
-    const next = field(cur, 'declarator') ?? named(cur).find((c) => c.type.endsWith('declarator') || c.type === 'identifier');
-    if (!next || next === cur) return null;
-    cur = next;
-  }
-  return null;
-}
-
-function unqualified(name: string): string {
-  const i = name.lastIndexOf('::');
-  return i < 0 ? name : name.slice(i + 2);
-}
-
-/** What a file declares at top level: helpers, kernels (roots), constants, file-scope shared variables. */
-export interface CudaScan {
-  fns: Map<string, FnDef[]>;
-  fileDecls: Map<string, BarrierDecl>;
-  constants: Map<string, number>;
-  roots: FnDef[];
-  /** The document's text, which lowered kernels are placed on (`placeOnLines`). */
-  text: string;
-}
-
-export function scanCuda(tops: SyntaxNode[], text: string): CudaScan {
-  const fns = new Map<string, FnDef[]>();
-  const fileDecls = new Map<string, BarrierDecl>();
-  const constants = new Map<string, number>();
-  collectItems(tops, fns, fileDecls, constants);
-  // Callee names by a lexical scan of bodies: cheaper than a tree walk, and over-approximating
-  // "is called" only makes fewer functions roots.
-  // Kernels are the roots; uncalled device functions that initialise barriers are roots too (a .cuh
-  // that holds the whole protocol in a device function). "Called" is a lexical scan of the other
-  // bodies, only done when such a candidate exists.
-  const all = [...fns.values()].flat();
-  const candidates = new Set(all.filter((fn) => !fn.isKernel && /\b(init|mbarrier_init|__mbarrier_init|initialize_barrier|init_semaphore)\b|mbarrier\.init/.test(fn.body.text)).map((fn) => fn.name));
-  const called = new Set<string>();
-  if (candidates.size) {
-    const pattern = new RegExp(`\\b(${[...candidates].map((c) => c.replace(/[^\w]/g, '')).join('|')})\\s*(?:<[^;(){}]*>)?\\s*\\(`, 'g');
-    for (const d of all) for (const m of text.slice(d.body.startIndex, d.body.endIndex).matchAll(pattern)) called.add(m[1]);
-  }
-  const roots: FnDef[] = [];
-  const helpers: FnDef[] = [];
-  for (const fn of all) (fn.isKernel || (candidates.has(fn.name) && !called.has(fn.name)) ? roots : helpers).push(fn);
-  roots.sort((a, b) => a.node.startIndex - b.node.startIndex);
-  return { fns, fileDecls, constants, roots, text };
-}
-
 export function lowerRoot(scan: CudaScan, fn: FnDef): Kernel {
   return placeOnLines(lowerKernel(fn, scan.fns, scan.fileDecls, scan.constants), scan.text);
 }
@@ -150,208 +76,6 @@ export function lowerCuda(tops: SyntaxNode[], text: string): KernelModule {
   const constants = new Map(scan.constants);
   for (const k of kernels) for (const [n, v] of k.constants ?? []) if (!constants.has(n)) constants.set(n, v);
   return { language: 'cuda', kernels, constants };
-}
-
-function calleeName(f: SyntaxNode): string {
-  if (f.type === 'template_function') return (field(f, 'name') ?? f).text;
-  if (f.type === 'qualified_identifier') {
-    const name = field(f, 'name');
-    if (name?.type === 'template_function') return `${field(f, 'scope')?.text ?? ''}::${calleeName(name)}`;
-  }
-  return f.text.replace(/\s+/g, '');
-}
-
-function collectTopLevel(
-  n: SyntaxNode,
-  fns: Map<string, FnDef[]>,
-  fileDecls: Map<string, BarrierDecl>,
-  constants: Map<string, number>,
-  templateParams: string[] = [],
-): void {
-  collectItems(named(n), fns, fileDecls, constants, templateParams);
-}
-
-function collectItems(
-  items: SyntaxNode[],
-  fns: Map<string, FnDef[]>,
-  fileDecls: Map<string, BarrierDecl>,
-  constants: Map<string, number>,
-  templateParams: string[] = [],
-): void {
-  for (const c of items) {
-    switch (c.type) {
-      case 'function_definition': {
-        const def = functionDef(c, templateParams);
-        if (def) {
-          const list = fns.get(def.name) ?? [];
-          list.push(def);
-          fns.set(def.name, list);
-        }
-        break;
-      }
-      case 'template_declaration': {
-        const params = named(field(c, 'parameters')).map((p) => declaratorName(field(p, 'declarator') ?? p)?.text ?? '').filter(Boolean);
-        collectTopLevel(c, fns, fileDecls, constants, params);
-        break;
-      }
-      case 'namespace_definition':
-      case 'linkage_specification':
-      case 'declaration_list':
-      case 'preproc_ifdef':
-      case 'preproc_if':
-      case 'preproc_else':
-      case 'preproc_elif':
-      case 'field_declaration_list':
-        collectTopLevel(c, fns, fileDecls, constants, templateParams);
-        break;
-      case 'struct_specifier':
-      case 'class_specifier': {
-        const body = field(c, 'body');
-        if (body) collectTopLevel(body, fns, fileDecls, constants, templateParams);
-        break;
-      }
-      case 'preproc_def': {
-        const name = field(c, 'name')?.text;
-        const value = field(c, 'value')?.text.trim();
-        if (name && value) {
-          const v = parseIntLiteral(value.replace(/^\((.*)\)$/, '$1'));
-          if (v !== undefined) constants.set(name, v);
-        }
-        break;
-      }
-      case 'declaration':
-      case 'field_declaration': {
-        recordConstants(c, constants);
-        const text = c.text;
-        if (/__shared__/.test(text)) for (const d of declsOf(c, 'shared')) fileDecls.set(d.name, d);
-        break;
-      }
-      default:
-        break;
-    }
-  }
-}
-
-function functionDef(c: SyntaxNode, templateParams: string[]): FnDef | undefined {
-  const declarator = field(c, 'declarator');
-  const body = field(c, 'body');
-  if (!declarator || !body) return undefined;
-  let fnDecl: SyntaxNode | null = declarator;
-  while (fnDecl && fnDecl.type !== 'function_declarator') fnDecl = field(fnDecl, 'declarator');
-  if (!fnDecl) return undefined;
-  const nameNode = field(fnDecl, 'declarator');
-  if (!nameNode) return undefined;
-  const head = c.text.slice(0, declarator.startIndex - c.startIndex);
-  const params = named(field(fnDecl, 'parameters'))
-    .filter((p) => p.type === 'parameter_declaration' || p.type === 'optional_parameter_declaration')
-    .map((p) => ({ name: declaratorName(field(p, 'declarator'))?.text ?? '', type: field(p, 'type')?.text ?? '' }));
-  return {
-    name: unqualified(nameNode.text),
-    node: c,
-    body,
-    params,
-    templateParams,
-    isKernel: /\b__global__\b/.test(head),
-    nameNode,
-  };
-}
-
-const TYPE_SIZES: Record<string, number> = {
-  char: 1, int8_t: 1, uint8_t: 1, bool: 1, __nv_fp8_e4m3: 1, __nv_fp8_e5m2: 1, fp8: 1,
-  short: 2, int16_t: 2, uint16_t: 2, half: 2, __half: 2, __nv_bfloat16: 2, bf16: 2, nv_bfloat16: 2, f16: 2,
-  int: 4, unsigned: 4, float: 4, int32_t: 4, uint32_t: 4, __half2: 4, __nv_bfloat162: 4, tf32: 4,
-  double: 8, long: 8, int64_t: 8, uint64_t: 8, size_t: 8, float2: 8, __int64: 8,
-  float4: 16, int4: 16, uint4: 16, double2: 16,
-};
-
-/** `sizeof(float)` and friends; undefined for anything that is not a plain scalar type. */
-export function sizeOfType(text: string): number | undefined {
-  const m = /^sizeof\s*\(\s*(?:const\s+)?(?:unsigned\s+)?([\w:]+)\s*\)$/.exec(text.trim());
-  if (!m) return undefined;
-  return TYPE_SIZES[m[1].replace(/^(std|cute|cutlass)::/, '')];
-}
-
-export function parseIntLiteral(text: string): number | undefined {
-  const t = text.trim().replace(/[uUlL]+$/, '');
-  if (/^-?\d+$/.test(t)) return parseInt(t, 10);
-  if (/^0[xX][0-9a-fA-F]+$/.test(t)) return parseInt(t, 16);
-  if (/^(true|false)$/.test(t)) return t === 'true' ? 1 : 0;
-  return undefined;
-}
-
-/** `constexpr int STAGES = 4;`, `const int N = 2 * 64;` (simple folds). */
-function recordConstants(decl: SyntaxNode, constants: Map<string, number>): void {
-  if (!/\b(constexpr|const)\b/.test(decl.text)) return;
-  for (const d of named(decl)) {
-    if (d.type !== 'init_declarator') continue;
-    const name = declaratorName(field(d, 'declarator'))?.text;
-    const value = field(d, 'value');
-    if (!name || !value) continue;
-    const v = foldConstant(value, constants);
-    if (v !== undefined) constants.set(name, v);
-  }
-}
-
-/** Folds a constant expression node (literals, known constants, `sizeof`, casts, arithmetic, shifts). */
-export function foldConstant(n: SyntaxNode, constants: ReadonlyMap<string, number>): number | undefined {
-  switch (n.type) {
-    case 'number_literal':
-    case 'true':
-    case 'false':
-      return parseIntLiteral(n.text);
-    case 'identifier':
-      return constants.get(n.text);
-    case 'sizeof_expression':
-      return sizeOfType(n.text);
-    case 'call_expression':
-    case 'cast_expression': {
-      // static_cast<int>(X) / (int)X keep the value.
-      const v = field(n, 'value') ?? named(field(n, 'arguments'))[0];
-      return v && named(field(n, 'arguments')).length <= 1 ? foldConstant(v, constants) : undefined;
-    }
-    case 'parenthesized_expression':
-      return named(n)[0] ? foldConstant(named(n)[0], constants) : undefined;
-    case 'binary_expression': {
-      const l = foldConstant(field(n, 'left')!, constants);
-      const r = foldConstant(field(n, 'right')!, constants);
-      if (l === undefined || r === undefined) return undefined;
-      const op = operatorOf(n);
-      switch (op) {
-        case '+': return l + r;
-        case '-': return l - r;
-        case '*': return l * r;
-        case '/': return r ? Math.trunc(l / r) : undefined;
-        case '%': return r ? l % r : undefined;
-        case '<<': return l << r;
-        case '>>': return l >> r;
-        default: return undefined;
-      }
-    }
-    default:
-      return undefined;
-  }
-}
-
-function declsOf(decl: SyntaxNode, space: BarrierDecl['space']): BarrierDecl[] {
-  const type = field(decl, 'type')?.text ?? '';
-  const out: BarrierDecl[] = [];
-  for (const d of named(decl)) {
-    if (!/declarator$|^identifier$/.test(d.type)) continue;
-    const nameNode = declaratorName(d);
-    if (!nameNode) continue;
-    let length: number | undefined;
-    let arr: SyntaxNode | null = d.type === 'init_declarator' ? field(d, 'declarator') : d;
-    while (arr && arr.type !== 'array_declarator' && arr.type !== 'identifier') arr = field(arr, 'declarator');
-    // `buf[S][128]` nests as (buf[S])[128]: the first dimension is the innermost declarator.
-    while (arr?.type === 'array_declarator' && field(arr, 'declarator')?.type === 'array_declarator') arr = field(arr, 'declarator');
-    let lengthText: string | undefined;
-    if (arr?.type === 'array_declarator') {
-      lengthText = field(arr, 'size')?.text;
-      length = lengthText ? parseIntLiteral(lengthText) : undefined;
-    }
-    out.push({ name: nameNode.text, type, space, length, range: rangeOf(decl), nameRange: rangeOf(nameNode), ...(lengthText ? { lengthExpr: { kind: 'opaque', text: lengthText, range: rangeOf(decl) } as Expr } : {}) });
-  }
-  return out;
 }
 
 function lowerKernel(fn: FnDef, fns: Map<string, FnDef[]>, fileDecls: Map<string, BarrierDecl>, fileConstants: Map<string, number>): Kernel {
@@ -750,7 +474,7 @@ class Lowerer {
       const sym = named(o).find((c) => c.type === 'identifier' && c !== field(o, 'value'));
       return { name: o.childForFieldName('symbol')?.text ?? sym?.text, value: field(o, 'value'), output: o.type === 'gnu_asm_output_operand' };
     });
-    const text = asmText(code);
+    const text = asmStringText(code);
     const instrs = parsePtxAsm(text);
     const stmts: Stmt[] = [];
     const valueOps: BarrierOp[] = [];
@@ -1140,84 +864,6 @@ class Lowerer {
   }
 }
 
-function rootName(e: Expr): string | undefined {
-  switch (e.kind) {
-    case 'var':
-      return e.name;
-    case 'member':
-      return rootName(e.object);
-    case 'index':
-      return rootName(e.object);
-    case 'unary':
-      return rootName(e.arg);
-    case 'binary':
-      return rootName(e.left);
-    case 'call':
-      return e.args[0] ? rootName(e.args[0]) : undefined;
-    default:
-      return undefined;
-  }
-}
-
-/** Splits an address expression into base variable and slot index, following local aliases. */
-export function resolveBarrier(e: Expr, aliases: Map<string, Expr>, decls: Map<string, BarrierDecl>, text: string, depth = 0): BarrierRef | undefined {
-  if (depth > 16) return undefined;
-  const add = (a: Expr | undefined, b: Expr | undefined): Expr | undefined => {
-    if (!a) return b;
-    if (!b) return a;
-    if (a.kind === 'num' && a.value === 0) return b;
-    if (b.kind === 'num' && b.value === 0) return a;
-    if (a.kind === 'num' && b.kind === 'num') return { kind: 'num', value: a.value + b.value, text: String(a.value + b.value), range: NO_RANGE };
-    return { kind: 'binary', op: '+', left: a, right: b, text: `${a.text} + ${b.text}`, range: NO_RANGE };
-  };
-  switch (e.kind) {
-    case 'var': {
-      const alias = aliases.get(e.name);
-      if (alias && !decls.get(e.name)?.length) {
-        const r = resolveBarrier(alias, aliases, decls, text, depth + 1);
-        // Follow an alias only to barrier storage: a barrier pointer carved out of a byte buffer
-        // (`auto bars = reinterpret_cast<Barrier*>(smem + off)`) is its own identity.
-        const root = r ? decls.get(r.base) : undefined;
-        if (r && (!root || isBarrierType(root.type) || /uint64_t|__mbarrier_t/.test(root.type) || root.space === 'param')) return { ...r, text };
-      }
-      return { base: e.name, text };
-    }
-    case 'unary':
-      if (e.op === '&' || e.op === '*') return resolveBarrier(e.arg, aliases, decls, text, depth + 1);
-      return undefined;
-    case 'index': {
-      const inner = resolveBarrier(e.object, aliases, decls, text, depth + 1);
-      return inner ? { ...inner, index: add(inner.index, e.index) } : undefined;
-    }
-    case 'binary': {
-      if (e.op === '+') {
-        const inner = resolveBarrier(e.left, aliases, decls, text, depth + 1);
-        return inner ? { ...inner, index: add(inner.index, e.right) } : undefined;
-      }
-      return undefined;
-    }
-    case 'member': {
-      // `full_barrier.value`, `bars->full` etc.: keep the member path as the barrier identity.
-      return { base: `${e.object.text}.${e.field}`.replace(/\s+/g, ''), text };
-    }
-    case 'call':
-      return e.args[0] && e.callee !== 'move' ? resolveBarrier(e.args[0], aliases, decls, text, depth + 1) : undefined;
-    default:
-      return undefined;
-  }
-}
-
-function asmText(code: SyntaxNode): string {
-  // String literal pieces (and concatenations) joined with escapes decoded.
-  let out = '';
-  const visit = (n: SyntaxNode): void => {
-    if (n.type === 'string_content') out += n.text;
-    else if (n.type === 'escape_sequence') out += n.text === '\\n' ? '\n' : n.text === '\\t' ? '\t' : n.text.slice(1);
-    else for (const c of named(n)) visit(c);
-  };
-  visit(code);
-  return out;
-}
 
 function stripSwitchBreaks(list: Stmt[]): Stmt[] {
   return list

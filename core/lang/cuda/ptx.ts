@@ -1,24 +1,32 @@
-// Inline-PTX reader: turns the text of an `asm("...")` statement into barrier-relevant instructions
-// with their operand references (%0, %[name], literals). It knows mnemonics, not C++.
+// The one inline-PTX reader: the text of an `asm("...")` string split into lines (labels, `@p`/`@!p`
+// predicates, mnemonic, operands), shared by the front end and the simulator's PTX compiler. The front
+// end's view, `parsePtxAsm`, turns those lines into barrier-relevant instructions with their operand
+// references (%0, %[name], literals), classified through the catalogue. It knows mnemonics, not C++.
 import type { OpKind } from '../../ir/types';
+import { ptxEntry, type PtxEntry, type PtxRole } from './catalogue';
+import type { SyntaxNode } from './parser';
 
-export interface PtxInstr {
+/** One line of PTX as written. */
+export interface PtxLine {
+  /** Labels in front of the instruction (`LAB_WAIT:`), in order. */
+  labels: string[];
+  /** Guard predicate (`@p`, `@!p`). */
+  pred?: { neg: boolean; reg: string };
+  /** Empty for a line that holds only labels. */
   mnemonic: string;
-  op?: OpKind;
-  sync?: 'block' | 'named' | 'cluster-arrive' | 'cluster-wait' | 'warp';
-  /** Operand references as written (`%0`, `%[bar]`, `_`, `p`, literals). */
-  barrier?: string;
-  count?: string;
-  bytes?: string;
-  parity?: string;
-  token?: string;
-  /** Destination of a returned state/predicate. */
-  result?: string;
-  /** `mapa dest, src, cta`: dest addresses the same barrier as src, in another CTA. */
-  mapa?: { dest: string; src: string };
-  /** The instruction sits in a retry loop inside the asm block itself. */
-  loops?: boolean;
-  remote?: boolean;
+  operands: string[];
+}
+
+/** The string of an asm statement: literal pieces (and concatenations) joined, escapes decoded. */
+export function asmStringText(code: SyntaxNode): string {
+  let out = '';
+  const visit = (n: SyntaxNode): void => {
+    if (n.type === 'string_content') out += n.text;
+    else if (n.type === 'escape_sequence') out += n.text === '\\n' ? '\n' : n.text === '\\t' ? '\t' : n.text.slice(1);
+    else for (const c of n.namedChildren) if (c) visit(c);
+  };
+  visit(code);
+  return out;
 }
 
 /** Splits operands at top-level commas, respecting [] and {}. */
@@ -38,6 +46,64 @@ export function splitOperands(s: string): string[] {
   return out;
 }
 
+/**
+ * Reads PTX text into lines. Comments go; braces that open or close a scope go (PTX scopes registers,
+ * one flat namespace is enough for both readers) while braces inside operands (`{%0, %1}`) stay;
+ * declarations (`.reg`, `.pragma`, `.shared`, `.local`) are dropped, keeping their labels.
+ */
+export function readPtxLines(text: string): PtxLine[] {
+  const cleaned = text.replace(/\/\/[^\n]*/g, '').replace(/\/\*[\s\S]*?\*\//g, '');
+  const out: PtxLine[] = [];
+  for (let raw of cleaned.split(/;|\n/)) {
+    raw = raw.replace(/^\s*[{}]\s*|\s*[{}]\s*$/g, ' ').trim();
+    while (raw.startsWith('{') || raw.startsWith('}')) raw = raw.slice(1).trim();
+    if (!raw) continue;
+    const labels: string[] = [];
+    for (;;) {
+      const lab = /^([A-Za-z_$][\w$]*)\s*:\s*/.exec(raw);
+      if (!lab) break;
+      labels.push(lab[1]);
+      raw = raw.slice(lab[0].length).trim();
+    }
+    let pred: PtxLine['pred'];
+    const pm = /^@(!?)\s*(%?[\w$]+)\s+/.exec(raw);
+    if (pm) {
+      pred = { neg: pm[1] === '!', reg: pm[2] };
+      raw = raw.slice(pm[0].length);
+    }
+    if (!raw || raw.startsWith('.reg') || raw.startsWith('.pragma') || raw.startsWith('.shared') || raw.startsWith('.local')) {
+      if (labels.length) out.push({ labels, mnemonic: '', operands: [] });
+      continue;
+    }
+    const sp = raw.search(/\s/);
+    const mnemonic = sp < 0 ? raw : raw.slice(0, sp);
+    const operands = sp < 0 ? [] : splitOperands(raw.slice(sp + 1));
+    out.push({ labels, pred, mnemonic, operands });
+  }
+  return out;
+}
+
+// ------------------------------------------------------------------ the front end's view
+
+export interface PtxInstr {
+  mnemonic: string;
+  op?: OpKind;
+  sync?: 'block' | 'named' | 'cluster-arrive' | 'cluster-wait' | 'warp' | 'cluster';
+  /** Operand references as written (`%0`, `%[bar]`, `_`, `p`, literals). */
+  barrier?: string;
+  count?: string;
+  bytes?: string;
+  parity?: string;
+  token?: string;
+  /** Destination of a returned state/predicate. */
+  result?: string;
+  /** `mapa dest, src, cta`: dest addresses the same barrier as src, in another CTA. */
+  mapa?: { dest: string; src: string };
+  /** The instruction sits in a retry loop inside the asm block itself. */
+  loops?: boolean;
+  remote?: boolean;
+}
+
 /** `[%0]` / `[%0+8]` / `[%[bar]]` -> `%0` / `%[bar]`. */
 function addr(op: string | undefined): string | undefined {
   if (!op) return undefined;
@@ -50,25 +116,15 @@ export const KNOWN_PTX_PREFIXES = [
 ];
 
 export function parsePtxAsm(text: string): PtxInstr[] {
-  const cleaned = text.replace(/\/\/[^\n]*/g, '').replace(/\/\*[\s\S]*?\*\//g, '');
-  const pieces = cleaned.split(/[;\n]/).map((p) => p.replace(/[{}]/g, ' ').trim()).filter(Boolean);
   const out: PtxInstr[] = [];
   const labels = new Map<string, number>();
   const branches: { target: string; at: number }[] = [];
   // `selp.u32 %0, 1, 0, p` copies a try_wait predicate into an output operand.
   const selects: { dest: string; pred: string }[] = [];
-  for (let raw of pieces) {
-    for (;;) {
-      const lab = /^([A-Za-z_$][\w$]*)\s*:\s*/.exec(raw);
-      if (!lab) break;
-      labels.set(lab[1], out.length);
-      raw = raw.slice(lab[0].length);
-    }
-    raw = raw.replace(/^@!?\s*[%\w]+\s+/, '');
-    if (!raw || raw.startsWith('.reg') || raw.startsWith('.pragma')) continue;
-    const sp = raw.search(/\s/);
-    const mnemonic = sp < 0 ? raw : raw.slice(0, sp);
-    const operands = sp < 0 ? [] : splitOperands(raw.slice(sp + 1));
+  for (const line of readPtxLines(text)) {
+    for (const l of line.labels) labels.set(l, out.length);
+    const { mnemonic, operands } = line;
+    if (!mnemonic) continue;
     if (mnemonic.startsWith('bra')) {
       branches.push({ target: operands[0] ?? '', at: out.length });
       continue;
@@ -94,58 +150,28 @@ export function parsePtxAsm(text: string): PtxInstr[] {
   return out;
 }
 
+/** The barrier-relevant reading of one instruction, from its catalogue entry. */
 function classify(m: string, ops: string[]): PtxInstr | undefined {
-  const parts = m.split('.');
-  const has = (q: string): boolean => m.includes(q);
-  if (m.startsWith('mbarrier.')) {
-    const verb = parts[1];
-    const remote = /\.shared::cluster/.test(m);
-    switch (verb) {
-      case 'init':
-        return { mnemonic: m, op: 'init', barrier: addr(ops[0]), count: ops[1] };
-      case 'inval':
-        return { mnemonic: m, op: 'inval', barrier: addr(ops[0]) };
-      case 'arrive':
-        if (has('.expect_tx')) return { mnemonic: m, op: 'arrive-expect-tx', result: ops[0], barrier: addr(ops[1]), bytes: ops[2], count: '1', remote };
-        return { mnemonic: m, op: 'arrive', result: ops[0], barrier: addr(ops[1]), count: ops[2] ?? '1', remote };
-      case 'arrive_drop':
-        return { mnemonic: m, op: 'arrive-drop', result: ops[0], barrier: addr(ops[1]), count: ops[2] ?? '1', remote, ...(has('.expect_tx') ? { bytes: ops[2], count: '1' } : {}) };
-      case 'expect_tx':
-        return { mnemonic: m, op: 'expect-tx', barrier: addr(ops[0]), bytes: ops[1], remote };
-      case 'complete_tx':
-        return { mnemonic: m, op: 'complete-tx', barrier: addr(ops[0]), bytes: ops[1], remote };
-      case 'try_wait':
-      case 'test_wait':
-        if (parts[2] === 'parity') return { mnemonic: m, op: 'wait-parity', result: ops[0], barrier: addr(ops[1]), parity: ops[2] };
-        return { mnemonic: m, op: 'wait-token', result: ops[0], barrier: addr(ops[1]), token: ops[2] };
-      default:
-        return undefined;
-    }
-  }
-  if (m.startsWith('cp.async.bulk')) {
-    if (!has('mbarrier::complete_tx')) return undefined;
-    const remote = has('.multicast::cluster');
-    if (parts[3] === 'tensor' || parts[2] === 'tensor') return { mnemonic: m, op: 'bulk-copy', barrier: addr(ops[2]), remote };
-    return { mnemonic: m, op: 'bulk-copy', barrier: addr(ops[3]), bytes: ops[2], remote };
-  }
-  if (m.startsWith('cp.async.mbarrier.arrive')) {
-    return { mnemonic: m, op: has('.noinc') ? 'cp-async-arrive-noinc' : 'cp-async-arrive', barrier: addr(ops[0]) };
-  }
-  if (m.startsWith('cp.async.wait_group') || m.startsWith('cp.async.wait_all')) return { mnemonic: m, op: 'cp-async-wait' };
-  if (m.startsWith('cp.async.ca') || m.startsWith('cp.async.cg')) return { mnemonic: m, op: 'cp-async', bytes: ops[2] };
-  if (m.startsWith('tcgen05.mma')) return { mnemonic: m, op: 'mma' };
-  if (m.startsWith('tcgen05.commit') && has('mbarrier::arrive')) {
-    return { mnemonic: m, op: 'mma-commit-arrive', barrier: addr(ops[0]), remote: has('.multicast') };
-  }
-  if (m.startsWith('mapa')) return { mnemonic: m, mapa: { dest: ops[0], src: ops[1] } };
-  if (m.startsWith('fence.mbarrier_init')) return { mnemonic: m, op: 'fence-init' };
-  if (m.startsWith('fence.proxy.async')) return { mnemonic: m, op: 'fence-proxy-async' };
-  if (m.startsWith('barrier.cluster.arrive')) return { mnemonic: m, sync: 'cluster-arrive' };
-  if (m.startsWith('barrier.cluster.wait')) return { mnemonic: m, sync: 'cluster-wait' };
-  if (/^(bar|barrier)\.(sync|red)/.test(m) || m === 'bar.sync' || m === 'barrier.sync') {
+  const e = ptxEntry(m);
+  if (!e) return undefined;
+  if (e.mapa) return { mnemonic: m, mapa: { dest: ops[0], src: ops[1] } };
+  if (e.sync) {
     // `bar.sync 0` (or no thread count) is the CTA-wide barrier __syncthreads compiles to.
-    return { mnemonic: m, sync: ops.length <= 1 && (ops[0] === '0' || ops[0] === undefined) ? 'block' : 'named' };
+    const cta = e.ctaWideWhenIdZero && ops.length <= 1 && (ops[0] === '0' || ops[0] === undefined);
+    return { mnemonic: m, sync: cta ? 'block' : (e.sync as PtxInstr['sync']) };
   }
-  if (/^(bar|barrier)\.arrive/.test(m)) return { mnemonic: m, sync: 'named' };
-  return undefined;
+  if (!e.op || (e.requires && !m.includes(e.requires))) return undefined;
+  const ins: PtxInstr = { mnemonic: m, op: e.op };
+  readOperands(e, ops, ins);
+  if (e.remoteIf) ins.remote = m.includes(e.remoteIf);
+  return ins;
+}
+
+function readOperands(e: PtxEntry, ops: string[], ins: PtxInstr): void {
+  (e.operands ?? []).forEach((role: PtxRole, i) => {
+    if (role === 'barrier') ins.barrier = addr(ops[i]);
+    else if (role !== '-') ins[role] = ops[i];
+  });
+  if (e.defaults?.count !== undefined && ins.count === undefined) ins.count = e.defaults.count;
+  if (e.fixed?.count !== undefined) ins.count = e.fixed.count;
 }

@@ -48,7 +48,7 @@ __global__ void k(const float* src) {
     for (const k of ctx.kernels) {
       const byList = new Map<unknown, Site[]>();
       for (const s of k.sites) {
-        if (!s.op.barrier || !(s.op.kind === 'bulk-copy' || s.op.kind === 'arrive-expect-tx' || s.op.kind === 'expect-tx')) continue;
+        if (!s.op.barrier || !(completesTx(s) || s.op.kind === 'arrive-expect-tx' || s.op.kind === 'expect-tx')) continue;
         const list = byList.get(s.list) ?? [];
         list.push(s);
         byList.set(s.list, list);
@@ -57,11 +57,11 @@ __global__ void k(const float* src) {
         const bases = new Set(group.map((s) => `${s.op.barrier!.base}|${s.op.barrier!.index?.text ?? ''}`));
         for (const b of bases) {
           const sites = group.filter((s) => `${s.op.barrier!.base}|${s.op.barrier!.index?.text ?? ''}` === b);
-          const expects = sites.filter((s) => s.op.kind !== 'bulk-copy');
-          const copies = sites.filter((s) => s.op.kind === 'bulk-copy');
+          const expects = sites.filter((s) => !completesTx(s));
+          const copies = sites.filter(completesTx);
           if (expects.length !== 1 || !copies.length) continue;
           // Every copy on this barrier anywhere in the kernel must be in this block and constant.
-          const allCopies = k.sites.filter((s) => s.op.kind === 'bulk-copy' && s.op.barrier?.base === expects[0].op.barrier!.base);
+          const allCopies = k.sites.filter((s) => completesTx(s) && s.op.barrier?.base === expects[0].op.barrier!.base);
           if (allCopies.length !== copies.length) continue;
           const expected = k.value(expects[0].op.bytes);
           const sizes = copies.map((c) => k.value(c.op.bytes));
@@ -80,3 +80,8 @@ __global__ void k(const float* src) {
     }
   },
 };
+
+/** Copies deliver their bytes to the tx-count; `mbarrier.complete_tx` settles bytes from a thread the same way. */
+function completesTx(s: Site): boolean {
+  return s.op.kind === 'bulk-copy' || s.op.kind === 'complete-tx';
+}

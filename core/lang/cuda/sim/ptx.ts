@@ -6,7 +6,8 @@
 // (alloc, mma kind::f16 with no-swizzle K-major descriptors, commit, ld) and wgmma group
 // bookkeeping; anything else stops with "not supported by the simulator: PTX instruction …".
 import type { SyntaxNode } from '../parser';
-import { splitOperands } from '../ptx';
+import { CUDA_CATALOGUE, type PtxEntry, ptxKey } from '../catalogue';
+import { asmStringText, type PtxLine, readPtxLines } from '../ptx';
 import { type Machine, SimError } from '../../../sim/machine';
 import type { Pointer } from '../../../sim/memory';
 import { barrierAt, bulkCopy, markProducer, threadArrive, waitParity, waitToken, type WaitMode } from './builtins';
@@ -30,7 +31,7 @@ interface Operand {
 export function compileAsm(c: Compiler, cx: FnCx, n: SyntaxNode): Ex {
   const code = n.childForFieldName('assembly_code');
   if (!code) fail('asm without a string', n);
-  const text = asmText(code);
+  const text = asmStringText(code);
   const ops: Operand[] = [];
   const outs = n.childForFieldName('output_operands');
   const ins = n.childForFieldName('input_operands');
@@ -94,62 +95,8 @@ function toType(v: unknown, t: CType): unknown {
   return v;
 }
 
-function asmText(n: SyntaxNode): string {
-  if (n.type === 'concatenated_string') return named(n).map(asmText).join('');
-  let s = '';
-  for (const c of named(n)) {
-    if (c.type === 'string_content') s += c.text;
-    else if (c.type === 'escape_sequence') s += c.text === '\\n' ? '\n' : c.text === '\\t' ? '\t' : c.text.slice(1);
-  }
-  return s;
-}
-
-interface Parsed {
-  label?: string;
-  pred?: { neg: boolean; reg: string };
-  mnemonic: string;
-  operands: string[];
-}
-
-
-function parseLines(text: string): Parsed[] {
-  const cleaned = text.replace(/\/\/[^\n]*/g, '').replace(/\/\*[\s\S]*?\*\//g, '');
-  const out: Parsed[] = [];
-  // Braces scope registers in PTX; one flat register namespace is enough here.
-  for (let raw of cleaned.split(/;|\n/)) {
-    raw = raw.replace(/^\s*[{}]\s*|\s*[{}]\s*$/g, ' ').trim();
-    while (raw.startsWith('{') || raw.startsWith('}')) raw = raw.slice(1).trim();
-    if (!raw) continue;
-    let label: string | undefined;
-    const lab = /^([A-Za-z_$][\w$]*)\s*:\s*/.exec(raw);
-    if (lab) {
-      label = lab[1];
-      raw = raw.slice(lab[0].length).trim();
-      if (!raw) {
-        out.push({ label, mnemonic: '', operands: [] });
-        continue;
-      }
-    }
-    let pred: Parsed['pred'];
-    const pm = /^@(!?)\s*(%?[\w$]+)\s+/.exec(raw);
-    if (pm) {
-      pred = { neg: pm[1] === '!', reg: pm[2] };
-      raw = raw.slice(pm[0].length);
-    }
-    if (raw.startsWith('.reg') || raw.startsWith('.pragma') || raw.startsWith('.shared') || raw.startsWith('.local')) {
-      if (label) out.push({ label, mnemonic: '', operands: [] });
-      continue;
-    }
-    const sp = raw.search(/\s/);
-    const mnemonic = sp < 0 ? raw : raw.slice(0, sp);
-    const operands = sp < 0 ? [] : splitOperands(raw.slice(sp + 1));
-    out.push({ label, pred, mnemonic, operands });
-  }
-  return out;
-}
-
 function parsePtx(text: string, ops: Operand[], n: SyntaxNode, cx: FnCx): { instrs: PInstr[]; nregs: number } {
-  const lines = parseLines(text);
+  const lines = readPtxLines(text);
   const regIdx = new Map<string, number>();
   let nregs = ops.length;
   ops.forEach((o, i) => {
@@ -169,7 +116,7 @@ function parsePtx(text: string, ops: Operand[], n: SyntaxNode, cx: FnCx): { inst
   };
   const labels = new Map<string, number>();
   lines.forEach((l, i) => {
-    if (l.label) labels.set(l.label, i);
+    for (const label of l.labels) labels.set(label, i);
   });
   // Probes retried by a backward `@!p bra` block until done instead of spinning.
   const retried = new Set<number>();
@@ -240,7 +187,7 @@ function globalPtr(f: Frame, v: unknown, off: number): Pointer {
   return off ? { buf: p.buf, offset: p.offset + off } : p;
 }
 
-function compileLine(l: Parsed, idx: number, reg: (n: string) => number, labels: Map<string, number>, retried: boolean, _ops: Operand[], n: SyntaxNode, cx: FnCx): PInstr {
+function compileLine(l: PtxLine, idx: number, reg: (n: string) => number, labels: Map<string, number>, retried: boolean, _ops: Operand[], n: SyntaxNode, cx: FnCx): PInstr {
   const next = idx + 1;
   const body = compileOp(l, reg, labels, retried, n, cx);
   if (!l.pred) return body;
@@ -249,7 +196,7 @@ function compileLine(l: Parsed, idx: number, reg: (n: string) => number, labels:
   return (f, r, pc) => (!!r[p] !== neg ? body(f, r, pc) : next);
 }
 
-function compileOp(l: Parsed, reg: (n: string) => number, labels: Map<string, number>, retried: boolean, n: SyntaxNode, cx: FnCx): PInstr {
+function compileOp(l: PtxLine, reg: (n: string) => number, labels: Map<string, number>, retried: boolean, n: SyntaxNode, cx: FnCx): PInstr {
   const next = (_f: Frame, _r: Regs, pc: number) => pc + 1;
   const mn = l.mnemonic;
   const o = l.operands;
@@ -264,6 +211,15 @@ function compileOp(l: Parsed, reg: (n: string) => number, labels: Map<string, nu
     return reg(t);
   };
   const unsup = (): never => unsupported(`PTX instruction '${mn}'`, n);
+  const site: Site = { mn, parts, o, reg, retried, n, cx };
+  // An instruction the catalogue knows goes to its handler; the catalogue says why the others are refused.
+  const key = ptxKey(mn);
+  if (key !== undefined) {
+    const handler = SIM_PTX_HANDLERS[key];
+    if (handler) return handler(site);
+    const note = (CUDA_CATALOGUE[key] as PtxEntry).simNote;
+    unsupported(`PTX instruction '${mn}'${note ? ` (${note})` : ''}`, n);
+  }
 
   switch (head) {
     case 'bra': {
@@ -348,21 +304,8 @@ function compileOp(l: Parsed, reg: (n: string) => number, labels: Map<string, nu
                         : (x, y) => (y >= 32 ? 0 : x >>> y);
       return (f, r, pc) => ((r[d] = wrap(fn(Number(a(r, f)), Number(b(r, f))))), pc + 1);
     }
-    case 'elect': {
-      // elect.sync d|p, mask: the lowest live lane of the mask is the leader.
-      const [dn, pn] = o[0].split('|').map((x) => x.trim());
-      const d = dn && dn !== '_' ? reg(dn) : -1;
-      const p = pn ? reg(pn) : -1;
-      const mask = V(1);
-      return (f, r, pc) => {
-        const m = Number(mask(r, f)) >>> 0;
-        const live = liveLanes(f.ts) & m;
-        const leader = live ? 31 - Math.clz32(live & -live) : 0;
-        if (d >= 0) r[d] = leader;
-        if (p >= 0) r[p] = f.ts.t.lane === leader ? 1 : 0;
-        return pc + 1;
-      };
-    }
+    case 'elect':
+      return electOp(site);
     case 'ld':
     case 'st': {
       if (parts.some((x) => /^v\d$/.test(x))) return unsup();
@@ -393,49 +336,150 @@ function compileOp(l: Parsed, reg: (n: string) => number, labels: Map<string, nu
       };
     }
     case 'bar':
-    case 'barrier': {
-      if (parts[1] === 'cluster') {
-        if (parts[2] === 'arrive') return next;
-        if (parts[2] === 'wait') return (f, _r, pc) => (f.ts.m.syncBlock(f.ts.t, 15, f.ts.m.blockSize, 'barrier.cluster.wait (a cluster of one CTA)') ? pc + 1 : BLOCK);
-        return unsup();
-      }
-      const op = parts[1] === 'sync' || parts[1] === 'arrive' || parts[1] === 'red' ? parts[1] : parts.length === 1 || parts[1] === 'aligned' ? 'sync' : parts[1];
-      if (op === 'red') return unsup();
-      const id = o[0] ? V(0) : () => 0;
-      const cnt = o[1] ? V(1) : undefined;
-      if (op === 'arrive')
-        return (f, r, pc) => {
-          if (!cnt) throw new SimError('bar.arrive needs a thread count');
-          f.ts.m.arriveBlock(f.ts.t, Number(id(r, f)), Number(cnt(r, f)));
-          return pc + 1;
-        };
-      return (f, r, pc) => {
-        const m = f.ts.m;
-        const count = cnt ? Number(cnt(r, f)) : m.blockSize;
-        if (count % 32 !== 0 || count > m.blockSize) throw new SimError(`bar.sync thread count ${count} must be a multiple of 32 and at most the block size (${m.blockSize})`);
-        return m.syncBlock(f.ts.t, Number(id(r, f)), count) ? pc + 1 : BLOCK;
-      };
-    }
-    case 'mbarrier':
-      return mbarrierOp(parts, o, reg, retried, n);
+    case 'barrier':
+      return barOp(site);
     case 'cp':
       return cpOp(parts, mn, o, reg, n);
     case 'tcgen05':
       return tcgen05Op(parts, mn, o, reg, n, cx);
-    case 'wgmma': {
-      const what = parts[1];
-      if (what === 'fence') return next;
-      if (what === 'commit_group') return (f, _r, pc) => (f.ts.m.asyncCommit(f.ts.t, 'wgmma'), pc + 1);
-      if (what === 'wait_group') {
-        const k = V(0);
-        return (f, r, pc) => (f.ts.m.asyncWaitGroups(f.ts.t, 'wgmma', Number(k(r, f))) ? pc + 1 : BLOCK);
-      }
-      return unsup();
-    }
+    case 'wgmma':
+      return wgmmaOp(site);
   }
   void has;
   return unsup();
 }
+
+/** One instruction as a handler compiles it. */
+interface Site {
+  mn: string;
+  parts: string[];
+  o: string[];
+  reg: (n: string) => number;
+  /** A try_wait/test_wait that a backward `@!p bra` retries until done. */
+  retried: boolean;
+  n: SyntaxNode;
+  cx: FnCx;
+}
+
+type Handler = (s: Site) => PInstr;
+
+const nextInstr: PInstr = (_f, _r, pc) => pc + 1;
+
+function electOp(s: Site): PInstr {
+  const { o, reg } = s;
+  const V = (i: number) => valueOf(o[i], reg);
+  // elect.sync d|p, mask: the lowest live lane of the mask is the leader.
+  const [dn, pn] = o[0].split('|').map((x) => x.trim());
+  const d = dn && dn !== '_' ? reg(dn) : -1;
+  const p = pn ? reg(pn) : -1;
+  const mask = V(1);
+  return (f, r, pc) => {
+    const m = Number(mask(r, f)) >>> 0;
+    const live = liveLanes(f.ts) & m;
+    const leader = live ? 31 - Math.clz32(live & -live) : 0;
+    if (d >= 0) r[d] = leader;
+    if (p >= 0) r[p] = f.ts.t.lane === leader ? 1 : 0;
+    return pc + 1;
+  };
+}
+
+function barOp(s: Site): PInstr {
+  const { parts, o, reg } = s;
+  const next = nextInstr;
+  const V = (i: number) => valueOf(o[i], reg);
+  const unsup = (): never => unsupported(`PTX instruction '${s.mn}'`, s.n);
+  if (parts[1] === 'cluster') {
+    if (parts[2] === 'arrive') return next;
+    if (parts[2] === 'wait') return (f, _r, pc) => (f.ts.m.syncBlock(f.ts.t, 15, f.ts.m.blockSize, 'barrier.cluster.wait (a cluster of one CTA)') ? pc + 1 : BLOCK);
+    return unsup();
+  }
+  const op = parts[1] === 'sync' || parts[1] === 'arrive' || parts[1] === 'red' ? parts[1] : parts.length === 1 || parts[1] === 'aligned' ? 'sync' : parts[1];
+  if (op === 'red') return unsup();
+  const id = o[0] ? V(0) : () => 0;
+  const cnt = o[1] ? V(1) : undefined;
+  if (op === 'arrive')
+    return (f, r, pc) => {
+      if (!cnt) throw new SimError('bar.arrive needs a thread count');
+      f.ts.m.arriveBlock(f.ts.t, Number(id(r, f)), Number(cnt(r, f)));
+      return pc + 1;
+    };
+  return (f, r, pc) => {
+    const m = f.ts.m;
+    const count = cnt ? Number(cnt(r, f)) : m.blockSize;
+    if (count % 32 !== 0 || count > m.blockSize) throw new SimError(`bar.sync thread count ${count} must be a multiple of 32 and at most the block size (${m.blockSize})`);
+    return m.syncBlock(f.ts.t, Number(id(r, f)), count) ? pc + 1 : BLOCK;
+  };
+}
+
+function wgmmaOp(s: Site): PInstr {
+  const what = s.parts[1];
+  if (what === 'fence') return nextInstr;
+  if (what === 'commit_group') return (f, _r, pc) => (f.ts.m.asyncCommit(f.ts.t, 'wgmma'), pc + 1);
+  if (what === 'wait_group') {
+    const k = valueOf(s.o[0], s.reg);
+    return (f, r, pc) => (f.ts.m.asyncWaitGroups(f.ts.t, 'wgmma', Number(k(r, f))) ? pc + 1 : BLOCK);
+  }
+  unsupported(`PTX instruction '${s.mn}'`, s.n);
+}
+
+const mbarrier: Handler = (s) => mbarrierOp(s.parts, s.o, s.reg, s.retried, s.n);
+const cp: Handler = (s) => cpOp(s.parts, s.mn, s.o, s.reg, s.n);
+const tcgen05: Handler = (s) => tcgen05Op(s.parts, s.mn, s.o, s.reg, s.n, s.cx);
+const noop: Handler = () => nextInstr;
+
+/**
+ * The PTX the simulator executes, by catalogue key (catalogue.ts): compileOp sends every instruction
+ * the catalogue knows here, and the catalogue parity test checks these keys against the entries
+ * marked simulated.
+ */
+export const SIM_PTX_HANDLERS: Readonly<Record<string, Handler>> = {
+  'mbarrier.init': mbarrier,
+  'mbarrier.inval': mbarrier,
+  'mbarrier.arrive': mbarrier,
+  'mbarrier.arrive.noComplete': mbarrier,
+  'mbarrier.arrive.expect_tx': mbarrier,
+  'mbarrier.arrive_drop': mbarrier,
+  'mbarrier.arrive_drop.expect_tx': mbarrier,
+  'mbarrier.expect_tx': mbarrier,
+  'mbarrier.complete_tx': mbarrier,
+  'mbarrier.try_wait': mbarrier,
+  'mbarrier.try_wait.parity': mbarrier,
+  'mbarrier.test_wait': mbarrier,
+  'mbarrier.test_wait.parity': mbarrier,
+  'cp.async.bulk': cp,
+  'cp.async.bulk.commit_group': cp,
+  'cp.async.bulk.wait_group': cp,
+  'cp.async.bulk.prefetch': cp,
+  'cp.async.mbarrier.arrive': cp,
+  'cp.async.mbarrier.arrive.noinc': cp,
+  'cp.async.ca': cp,
+  'cp.async.cg': cp,
+  'cp.async.commit_group': cp,
+  'cp.async.wait_group': cp,
+  'cp.async.wait_all': cp,
+  'tcgen05.mma': tcgen05,
+  'tcgen05.commit': tcgen05,
+  'tcgen05.alloc': tcgen05,
+  'tcgen05.dealloc': tcgen05,
+  'tcgen05.relinquish_alloc_permit': tcgen05,
+  'tcgen05.ld': tcgen05,
+  'tcgen05.wait::ld': tcgen05,
+  'tcgen05.wait::st': tcgen05,
+  'tcgen05.fence::before_thread_sync': tcgen05,
+  'tcgen05.fence::after_thread_sync': tcgen05,
+  'wgmma.fence': wgmmaOp,
+  'wgmma.commit_group': wgmmaOp,
+  'wgmma.wait_group': wgmmaOp,
+  'fence.mbarrier_init': noop,
+  'fence.proxy.async': noop,
+  'barrier.cluster.arrive': barOp,
+  'barrier.cluster.wait': barOp,
+  'bar.sync': barOp,
+  'barrier.sync': barOp,
+  'bar.arrive': barOp,
+  'barrier.arrive': barOp,
+  'elect.sync': electOp,
+};
 
 function liveLanes(ts: ThreadCtx): number {
   const { m, t } = ts;
