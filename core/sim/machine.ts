@@ -7,7 +7,7 @@
 // everything that synchronises — and nothing of DAP: the debugger drives it through `run` limits,
 // `pause`, the event listener, `lineHook` and the `quanta` counter.
 //
-// Contract for executors (core/sim/cuda, core/sim/croqtile):
+// Contract for executors (core/lang/cuda/sim, core/lang/croqtile/sim):
 // - `run(m, t, budget)` executes at most `budget` statements of thread `t` and returns how many ran.
 // - A blocking service (`mbWaitParity`, `syncBlock`, `warpExchange`, `blockOn` …) returns `false`
 //   when the thread must wait; the executor then returns at once WITHOUT advancing past that
