@@ -1,6 +1,7 @@
 // A first-pass protocol run: executes a kernel's IR for every thread of one block of an assumed size
 // (conditions on thread identity are evaluated exactly), records each thread's barrier events, then
-// interleaves the threads against an mbarrier model (phase, pending arrivals, init count, tokens).
+// interleaves the threads against the simulator's mbarrier state machine (replay-barriers.ts: phase,
+// pending arrivals, init count, drops, parity and tokens).
 //
 // It exists so rules can reason about arrivals, bootstraps and visibility from *who executes what*,
 // not from names. It is deliberately conservative: whatever it cannot evaluate (data-dependent
@@ -8,6 +9,7 @@
 // barriers never block and never produce evidence. Loops run a bounded number of iterations.
 import { freeVars } from '../ir/expr';
 import type { BarrierOp, Expr, Kernel, Stmt } from '../ir/types';
+import { ReplayBarriers } from './replay-barriers';
 import { evalForThread, isThreadDependent, type ThreadPoint } from './threads';
 
 export type TraceEvent =
@@ -484,13 +486,6 @@ export function buildTraces(kernel: Kernel, blockSize: number, constants: Map<st
   return { traces, entered, overflow: false };
 }
 
-interface BarrierState {
-  initialized: boolean;
-  expected: number;
-  pending: number;
-  phase: number;
-}
-
 /** Interleaves the actors against the mbarrier model until all finish or nothing can move. */
 export function runProtocol(kernel: Kernel, blockSize: number, constants: Map<string, number>, maxIterations: number, derived: Map<string, Expr> = derivedVars(kernel)): RunResult | undefined {
   const built = buildTraces(kernel, blockSize, constants, maxIterations, derived);
@@ -527,31 +522,11 @@ export function runProtocol(kernel: Kernel, blockSize: number, constants: Map<st
     }
   }
   const isUncertain = (key: string): boolean => uncertain.has(key) || uncertain.has(key.replace(/\[.*$/, ''));
-  const barriers = new Map<string, BarrierState>();
+  const barriers = new ReplayBarriers();
   const pcs = actors.map(() => 0);
   const syncArrived = actors.map(() => 0);
   const tokens = actors.map(() => new Map<string, number>());
   const done = (i: number): boolean => pcs[i] >= actors[i].events.length;
-
-  const arrive = (e: Extract<TraceEvent, { kind: 'arrive' }>, mult: number, actor: number): void => {
-    const b = barriers.get(e.key);
-    if (!b) return;
-    if (e.tokenOut) tokens[actor].set(e.tokenOut, b.phase);
-    const total = e.count * mult;
-    let left = total;
-    while (left > 0) {
-      const take = Math.min(left, b.pending);
-      b.pending -= take;
-      left -= take;
-      if (e.drop) b.expected = Math.max(0, b.expected - mult);
-      if (b.pending <= 0) {
-        b.phase++;
-        b.pending = b.expected;
-        if (b.expected <= 0) break;
-      }
-      if (take === 0) break;
-    }
-  };
 
   let progressed = true;
   let guard = 0;
@@ -562,19 +537,16 @@ export function runProtocol(kernel: Kernel, blockSize: number, constants: Map<st
       while (!done(i)) {
         const e = a.events[pcs[i]];
         if (e.kind === 'init') {
-          if (!isUncertain(e.key) && e.count !== undefined) barriers.set(e.key, { initialized: true, expected: e.count, pending: e.count, phase: 0 });
+          if (!isUncertain(e.key) && e.count !== undefined) barriers.init(e.key, e.count);
         } else if (e.kind === 'arrive') {
-          if (!isUncertain(e.key)) arrive(e, a.threads.length, i);
+          if (!isUncertain(e.key)) {
+            const token = barriers.arrive(e.key, e.count, a.threads.length, e.drop);
+            if (token !== undefined && e.tokenOut) tokens[i].set(e.tokenOut, token);
+          }
         } else if (e.kind === 'wait') {
-          const b = barriers.get(e.key);
-          if (b && !isUncertain(e.key)) {
-            let pass: boolean;
-            if (e.parity !== undefined) pass = (b.phase & 1) !== e.parity;
-            else {
-              const t = e.token !== undefined ? tokens[i].get(e.token) : undefined;
-              pass = t === undefined || b.phase > t;
-            }
-            if (!pass) break;
+          if (!isUncertain(e.key)) {
+            const blocks = e.parity !== undefined ? barriers.parityBlocks(e.key, e.parity) : barriers.tokenBlocks(e.key, e.token !== undefined ? tokens[i].get(e.token) : undefined);
+            if (blocks) break;
           }
         } else if (e.kind === 'sync') {
           // All threads of the block meet here; finished threads count as arrived.
@@ -597,12 +569,11 @@ export function runProtocol(kernel: Kernel, blockSize: number, constants: Map<st
       if (done(i)) continue;
       const e = actors[i].events[pcs[i]];
       if (e.kind !== 'wait') continue;
-      const b = barriers.get(e.key);
+      const b = barriers.state(e.key);
       deadlock.push({ event: e, threads: actors[i].threads, phase: b?.phase ?? 0, pending: b?.pending, expected: b?.expected });
     }
   }
-  const completedPhases = new Map<string, number>();
-  for (const [k, b] of barriers) completedPhases.set(k, b.phase);
+  const completedPhases = barriers.completedPhases();
   return { blockSize, actors, deadlock, uncertain, initializers, completedPhases, entered: built.entered };
 }
 

@@ -1,6 +1,7 @@
-// The mbarrier as PTX defines it, for the simulator (issue 4) and the debugger after it: phase,
-// pending arrivals, expected count, tx-count, arrive_drop, and the token / parity wait rules. It is
-// a plain state machine with no scheduling and no DAP knowledge; misuse is reported, never thrown.
+// The mbarrier as PTX defines it: phase, pending arrivals, expected count, tx-count, arrive_drop, and
+// the token / parity wait rules. The one mbarrier state machine: the simulator (and the debugger over
+// it) and the linter's protocol replay (core/analysis/replay-barriers.ts) both use it. It is a plain
+// state machine with no scheduling and no DAP knowledge; misuse is reported, never thrown.
 
 export interface MbarrierState {
   /** Completed phases so far (the phase bit is `phase & 1`). */
@@ -117,6 +118,11 @@ export class Mbarrier {
     const s = this.state;
     if (token < s.phase - 1 || token > s.phase) return { done: true, misuse: { kind: 'stale-token', tokenPhase: token, phase: s.phase } };
     return { done: s.phase > token };
+  }
+
+  /** Whether phase number `phase` has completed (no staleness check: the linter's replay asks this of its tokens). */
+  hasCompleted(phase: number): boolean {
+    return this.state.phase > phase;
   }
 
   /** `tokenComplete(token).done` without building the result: the phase completed, or the token is stale. */

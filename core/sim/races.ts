@@ -11,7 +11,7 @@
 // few entries it knows better" (ThreadClock), so arrivals and acquires in barrier-heavy code touch
 // a few entries instead of all 2 × blockDim of them; the results are exactly the dense joins'.
 import type { Buffer } from './memory';
-import type { SourceLoc } from './machine';
+import type { SourceLoc } from './machine-types';
 
 /**
  * A published clock (a barrier phase's): immutable once made, so thread clocks can share it as a

@@ -1,11 +1,11 @@
-// Turns the simulator's trace (core/sim/machine.ts `TraceEvent`s) into Chrome's Trace Event Format,
+// Turns the simulator's trace (core/sim/machine-types.ts `TraceEvent`s) into Chrome's Trace Event Format,
 // the JSON that ui.perfetto.dev and chrome://tracing open (`phaseflip sim --trace FILE`). One process
 // per block, one track per warp (its waits as slices, its arrives as instants), one track per barrier
 // (its phase flips), and the asynchronous copies/MMAs as async slices from issue to completion.
 //
 // Timestamps are simulated cycles written as microseconds (1 µs in the viewer = 1 cycle): whole
 // numbers, so no viewer rounds them, and the note in `otherData` says so.
-import type { SourceLoc, TraceEvent } from './machine';
+import type { SourceLoc, TraceEvent } from './machine-types';
 import { numberRanges } from './format';
 
 /** Where a simulator thread lives. */

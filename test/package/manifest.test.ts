@@ -88,7 +88,7 @@ describe('debugger contribution', () => {
   });
 
   it('offers the schedule values the simulator knows', () => {
-    const src = readFileSync(path.join(ROOT, 'core', 'sim', 'machine.ts'), 'utf8');
+    const src = readFileSync(path.join(ROOT, 'core', 'sim', 'machine-types.ts'), 'utf8');
     const policies = /export type SchedulePolicy\s*=\s*([^;]+);/.exec(src)?.[1]?.match(/'[\w-]+'/g)?.map((s) => s.slice(1, -1));
     expect(launch.properties.schedule.enum.sort()).toEqual(policies?.sort());
     expect(contributes.configuration.properties['phaseflip.simulator.schedule'].enum.sort()).toEqual(policies?.sort());

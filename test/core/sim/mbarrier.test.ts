@@ -44,6 +44,17 @@ describe('mbarrier', () => {
     expect(b.tokenComplete(token).misuse).toEqual({ kind: 'stale-token', tokenPhase: 0, phase: 2 });
   });
 
+  it('says whether a numbered phase has completed, without judging staleness', () => {
+    const b = new Mbarrier();
+    b.init(1);
+    expect(b.hasCompleted(0)).toBe(false);
+    b.arrive();
+    b.arrive();
+    expect(b.hasCompleted(0)).toBe(true);
+    expect(b.hasCompleted(1)).toBe(true);
+    expect(b.hasCompleted(2)).toBe(false);
+  });
+
   it('holds the phase until announced transaction bytes arrive', () => {
     const b = new Mbarrier();
     b.init(1);

@@ -1,0 +1,237 @@
+// The simulator machine's vocabulary, shared by the machine (machine.ts), its parts (scheduler,
+// synchronisation services, asynchronous engines, reports), the race detector and the executors:
+// launch options, threads, blocks, barriers, async ops, waits, the trace and the reports.
+import type { Range } from '../api';
+import type { Mbarrier, MbarrierMisuse } from './mbarrier';
+import type { Buffer } from './memory';
+
+export type Dim3 = [number, number, number];
+
+export type SchedulePolicy = 'round-robin' | 'random' | 'adversarial';
+
+export interface SourceLoc {
+  /** Zero-based line, like the rest of the engine. */
+  line: number;
+  character?: number;
+  range?: Range;
+  /** Function the statement is in (kernel, device helper, Croqtile function). */
+  func?: string;
+}
+
+/** Latencies in simulated cycles. A statement costs `statement`; async work completes after its latency. */
+export interface Latencies {
+  statement: number;
+  /** TMA / cp.async.bulk copies, Croqtile DMA/TMA. */
+  bulkCopy: number;
+  /** cp.async (LDGSTS) and cuda::memcpy_async element copies. */
+  cpAsync: number;
+  /** wgmma / Croqtile mma groups. */
+  mma: number;
+  /** tcgen05.mma. */
+  tcgen05: number;
+}
+
+export const DEFAULT_LATENCIES: Latencies = { statement: 1, bulkCopy: 600, cpAsync: 300, mma: 120, tcgen05: 150 };
+
+export interface MachineOptions {
+  grid: Dim3;
+  block: Dim3;
+  dynamicSmem?: number;
+  seed?: number;
+  schedule?: SchedulePolicy;
+  /** Total thread-statements before the run stops with `step-limit`. */
+  maxSteps?: number;
+  latencies?: Partial<Latencies>;
+  /** Blocks resident at once (the rest launch as earlier ones finish, like SMs). */
+  residentBlocks?: number;
+  /** Statements a thread runs before the scheduler picks again (round-robin and random). */
+  quantum?: number;
+  /** Shared-memory race detection (vector clocks). Costs time; on by default. */
+  detectRaces?: boolean;
+  /** Record the trace (phase flips, arrives, waits, async issue/complete). */
+  trace?: boolean;
+  /** Keep running after a misuse or race instead of stopping (the debugger's choice). */
+  continueOnMisuse?: boolean;
+}
+
+export type ThreadStatus = 'ready' | 'blocked' | 'done' | 'faulted';
+
+/** What a blocked thread waits for. `ready()` is re-checked whenever synchronisation state changes. */
+export interface Wait {
+  kind: 'mbarrier-parity' | 'mbarrier-token' | 'block-sync' | 'warp-sync' | 'cluster-sync' | 'async-group' | 'future' | 'event' | 'other';
+  ready(): boolean;
+  /** One line for reports: `full[1] (parity 0)`, `__syncthreads (barrier 0)`, `wgmma group ≤ 0` … */
+  describe(): string;
+  barrier?: SimBarrier;
+  parity?: number;
+  token?: number;
+  /**
+   * The object whose change can make `ready()` true (a SimBarrier, an AsyncOp, a sync state). The
+   * machine then re-checks the wait only when that object is `notify`-ed, instead of after every
+   * change; waits without it are re-checked after every change (always correct, slower).
+   */
+  on?: object;
+}
+
+
+/**
+ * The machine as the callbacks that barriers and async ops carry receive it: the `Machine` of
+ * machine.ts, which this module cannot name without an import cycle. The callbacks are declared as
+ * methods (TypeScript checks method parameters bivariantly), so executors write `(m: Machine) => …`.
+ */
+export type CallbackMachine = object;
+
+/** A thread's reusable wait on an mbarrier phase (parity or token); mbarrier-services.ts makes it. */
+export interface MbarrierWaitSlot extends Wait {
+  kind: 'mbarrier-parity' | 'mbarrier-token';
+  barrier: SimBarrier;
+  on: object;
+  parity?: number;
+  token?: number;
+}
+
+export class SimThread {
+  status: ThreadStatus = 'ready';
+  wait?: Wait;
+  /** Where the thread is (kept current by the executor at least at statements that synchronise). */
+  loc: SourceLoc = { line: 0 };
+  /** Simulated cycle this thread has reached. */
+  time = 0;
+  steps = 0;
+  /** Role name when the program says (Croqtile roles) or the executor infers it (CUDA warp roles). */
+  role?: string;
+  /** Executor-owned state (frames, locals, pc). */
+  state: unknown;
+  /** Per-thread collective bookkeeping for idempotent re-entry (syncs, warp exchanges). */
+  pendingSync?: { key: string; gen: number };
+  /** Commit-group bookkeeping per async engine (`cp.async`, `wgmma`, Croqtile `mma`). */
+  readonly asyncGroups = new Map<string, AsyncGroups>();
+  /** This thread's reusable mbarrier wait (see mbarrier-services.ts). */
+  mbWait?: MbarrierWaitSlot;
+  /** The machine's last pass over a waiter list that saw this thread. */
+  wakePass = 0;
+  constructor(
+    /** Index in `Machine.threads`. */
+    readonly index: number,
+    readonly block: number,
+    readonly blockIdx: Dim3,
+    /** Linear thread index within the block. */
+    readonly tid: number,
+    readonly threadIdx: Dim3,
+  ) {}
+  get warp(): number {
+    return this.tid >> 5;
+  }
+  get lane(): number {
+    return this.tid & 31;
+  }
+  /** "block 0 · warp 1 · lane 3 · producer" */
+  get label(): string {
+    return `block ${this.block} · warp ${this.warp} · lane ${this.lane}${this.role ? ` · ${this.role}` : ''}`;
+  }
+}
+
+export interface AsyncGroups {
+  /** Ops issued since the last commit. */
+  open: AsyncOp[];
+  /** Committed groups, oldest first. */
+  committed: AsyncOp[][];
+}
+
+export interface SimBlock {
+  index: number;
+  idx: Dim3;
+  threads: SimThread[];
+  /** Executor-owned per-block state (shared memory allocations). */
+  state: unknown;
+  done: boolean;
+}
+
+/** An mbarrier (or Croqtile event slot) at a shared-memory address, with its display label. */
+export interface SimBarrier {
+  id: number;
+  label: string;
+  mb: Mbarrier;
+  buf?: Buffer;
+  offset?: number;
+  block: number;
+  /** Where it was initialised. */
+  initLoc?: SourceLoc;
+  /** Threads that arrived in the current phase (for "who arrived last" and missing-arrival reports). */
+  arrivedThisPhase: number[];
+  /** Completion function (cuda::barrier's CompletionF), run by the last arriver. */
+  onComplete?(m: CallbackMachine): void;
+  /** Executor-owned bookkeeping for this barrier (the CUDA executor's warp arrive groups). */
+  exec?: unknown;
+}
+
+export interface AsyncOp {
+  id: number;
+  engine: string;
+  label: string;
+  issuer: number;
+  issuedAt: number;
+  doneAt: number;
+  done: boolean;
+  loc: SourceLoc;
+  /** Performs the effect (copy, compute, complete_tx) at completion time. */
+  complete(m: CallbackMachine): void;
+}
+
+export type TraceEvent =
+  | { kind: 'phase'; time: number; barrier: string; block: number; completed: number; lastArriver?: number; loc?: SourceLoc }
+  | { kind: 'arrive'; time: number; thread: number; barrier: string; count: number; tx: number; phase: number; loc?: SourceLoc }
+  | { kind: 'wait-start' | 'wait-end'; time: number; thread: number; what: string; loc?: SourceLoc }
+  | { kind: 'async-issue' | 'async-complete'; time: number; thread: number; op: number; engine: string; label: string; loc?: SourceLoc };
+
+export type ReportKind = 'deadlock' | 'misuse' | 'race' | 'oob' | 'error' | 'unsupported' | 'step-limit';
+
+export interface BlockedThread {
+  thread: number;
+  label: string;
+  waitsOn: string;
+  barrier?: string;
+  parity?: number;
+  loc: SourceLoc;
+}
+
+export interface SimReport {
+  kind: ReportKind;
+  message: string;
+  loc?: SourceLoc;
+  /** Threads involved (machine indices). */
+  threads: number[];
+  /** Deadlock: every blocked thread, grouped later by the faces. */
+  blocked?: BlockedThread[];
+  /** Deadlock: for each waited-on barrier, what is missing. */
+  missing?: { barrier: string; pending: number; expected: number; tx: number; arrivedThisPhase: number[] }[];
+  /** Misuse detail from the mbarrier model. */
+  misuse?: MbarrierMisuse;
+  /** Race: the earlier access. */
+  other?: { thread: number; loc?: SourceLoc; write: boolean };
+}
+
+export type RunStatus = 'completed' | 'deadlock' | 'misuse' | 'race' | 'error' | 'step-limit' | 'paused';
+
+export interface RunResult {
+  status: RunStatus;
+  report?: SimReport;
+}
+
+export type MachineEvent =
+  | { kind: 'phase'; barrier: SimBarrier; completed: number; lastArriver?: SimThread }
+  | { kind: 'report'; report: SimReport }
+  | { kind: 'print'; text: string; thread?: SimThread };
+
+export class SimError extends Error {
+  constructor(
+    message: string,
+    readonly loc?: SourceLoc,
+    readonly kind: 'unsupported' | 'error' | 'oob' = 'error',
+  ) {
+    super(message);
+  }
+}
+
+/** Thread-statements a run may take when the request sets no `maxSteps` (every face's default). */
+export const DEFAULT_MAX_STEPS = 50_000_000;

@@ -1,0 +1,248 @@
+// The machine's mbarrier services over the exact PTX state machine (mbarrier.ts): barriers by
+// shared-memory address, init/inval, arrivals (with tx and drop, by threads or async engines),
+// expect_tx/complete_tx, blocking and probing parity and token waits, phase completion (completion
+// functions, race-clock publication, listeners) and misuse reports.
+import type { AsyncOp, MachineEvent, MbarrierWaitSlot, SimBarrier, SimReport, SimThread, TraceEvent, Wait } from './machine-types';
+import { Mbarrier, type MbarrierMisuse } from './mbarrier';
+import type { Buffer } from './memory';
+import type { RaceDetector } from './races';
+import { misuseReport } from './reports';
+
+/** What the services need from the machine that owns them. */
+export interface MbarrierHost {
+  readonly races?: RaceDetector;
+  readonly tracing: boolean;
+  readonly trace: TraceEvent[];
+  readonly threads: readonly SimThread[];
+  readonly listeners: readonly ((e: MachineEvent) => void)[];
+  /** Phases completed so far (counted here). */
+  phaseFlips: number;
+  /** Simulated time of what is happening now (an arrival by an async engine happens then). */
+  readonly eventTime: number;
+  /** The async op whose completion is running (its arrivals carry its ordering). */
+  readonly completingOp: AsyncOp | undefined;
+  blockOn(t: SimThread, wait: Wait): boolean;
+  notify(on: object): void;
+  markDirty(): void;
+  raise(r: SimReport): void;
+}
+
+/**
+ * The wait of a thread blocked on an mbarrier phase (parity or token). One per thread, reused for
+ * every such wait: a thread has at most one wait at a time, and waits are the hottest allocation.
+ */
+class MbarrierWait implements MbarrierWaitSlot {
+  kind: 'mbarrier-parity' | 'mbarrier-token' = 'mbarrier-parity';
+  parity?: number;
+  token?: number;
+  constructor(
+    public barrier: SimBarrier,
+    public on: object,
+  ) {}
+  ready(): boolean {
+    const mb = this.barrier.mb;
+    return this.kind === 'mbarrier-parity' ? mb.parityComplete(this.parity!) : mb.tokenDone(this.token!);
+  }
+  describe(): string {
+    const b = this.barrier;
+    return this.kind === 'mbarrier-parity' ? `${b.label} (parity ${this.parity})` : `${b.label} (token of phase ${this.token}, parity ${this.token! & 1})`;
+  }
+}
+
+/** Every mbarrier of one machine and the operations on them. */
+export class MbarrierServices {
+  readonly barriers: SimBarrier[] = [];
+  private readonly barrierAt = new Map<Buffer, Map<number, SimBarrier>>();
+  private nextBarrierId = 0;
+  /** The thread whose arrival (or whose async op's complete_tx) is being applied: it completes the phase. */
+  private completingThread?: SimThread;
+  private readonly races?: RaceDetector;
+
+  constructor(private readonly m: MbarrierHost) {
+    this.races = m.races;
+  }
+
+  /** The barrier living at `buf[offset]` (created uninitialised on first use). */
+  mbarrierAt(buf: Buffer, offset: number, label: string): SimBarrier {
+    let byOff = this.barrierAt.get(buf);
+    if (!byOff) this.barrierAt.set(buf, (byOff = new Map()));
+    let b = byOff.get(offset);
+    if (!b) {
+      b = this.newBarrier(label, buf.block ?? 0);
+      b.buf = buf;
+      b.offset = offset;
+      byOff.set(offset, b);
+    }
+    return b;
+  }
+
+  /** A barrier that has no memory address (Croqtile events, named objects). */
+  newBarrier(label: string, block: number): SimBarrier {
+    const b: SimBarrier = { id: this.nextBarrierId++, label, mb: new Mbarrier(), block, arrivedThisPhase: [], onComplete: undefined, exec: undefined };
+    b.mb.onPhaseComplete = (completed) => this.phaseCompleted(b, completed);
+    this.barriers.push(b);
+    return b;
+  }
+
+  private phaseCompleted(b: SimBarrier, completed: number): void {
+    this.m.phaseFlips++;
+    this.m.notify(b);
+    const last = this.completingThread;
+    if (this.m.tracing) this.m.trace.push({ kind: 'phase', time: last?.time ?? this.m.eventTime, barrier: b.label, block: b.block, completed, lastArriver: last?.index, loc: last?.loc });
+    // The completion function runs once per phase, on the thread whose arrival completed it, before
+    // the phase is published: its accesses happen before every waiter's. Listeners still see who
+    // arrived in the phase.
+    try {
+      b.onComplete?.(this.m);
+    } finally {
+      this.races?.release(b.id, b.arrivedThisPhase);
+      for (const l of this.m.listeners) l({ kind: 'phase', barrier: b, completed, lastArriver: last });
+      b.arrivedThisPhase = [];
+    }
+  }
+
+  private misuse(t: SimThread | undefined, b: SimBarrier, misuse: MbarrierMisuse, what: string): void {
+    this.m.raise(misuseReport(t, b, misuse, what));
+  }
+
+  mbInit(t: SimThread, b: SimBarrier, count: number): void {
+    const m = b.mb.init(count);
+    b.initLoc = t.loc;
+    b.arrivedThisPhase = [];
+    this.races?.initBarrier(b.id, t.index);
+    if (m) this.misuse(t, b, m, 'init');
+    this.m.notify(b);
+  }
+
+  /** mbarrier.inval: the barrier must be initialised again before use (its memory may be reused). */
+  mbInval(t: SimThread, b: SimBarrier): void {
+    if (!this.checkInit(t, b, 'inval')) return;
+    b.mb.inval();
+    b.arrivedThisPhase = [];
+    this.races?.initBarrier(b.id, t.index);
+    this.m.notify(b);
+  }
+
+  /**
+   * Arrive (`count` arrivals, optionally announcing `tx` bytes, optionally dropping). Returns the
+   * token (phase). Without a thread, the arrival is an async engine's (inside a completion callback
+   * such as `asyncAfterAll`'s, it carries that op's ordering for race detection).
+   */
+  mbArrive(t: SimThread | undefined, b: SimBarrier, count = 1, tx = 0, drop = false): number {
+    if (t) {
+      for (let i = 0; i < count; i++) b.arrivedThisPhase.push(t.index);
+      this.races?.arrive(b.id, t.index);
+    } else if (this.m.completingOp) this.races?.asyncArrive(b.id, this.m.completingOp.id);
+    this.completingThread = t ?? (this.m.completingOp ? this.m.threads[this.m.completingOp.issuer] : undefined);
+    const phase = b.mb.state.phase;
+    let r: { token: number; misuse?: MbarrierMisuse };
+    try {
+      r = b.mb.arrive(count, tx, drop);
+    } finally {
+      this.completingThread = undefined;
+    }
+    if (this.m.tracing) this.m.trace.push({ kind: 'arrive', time: t?.time ?? this.m.eventTime, thread: t?.index ?? -1, barrier: b.label, count, tx, phase, loc: t?.loc });
+    if (r.misuse) this.misuse(t, b, r.misuse, drop ? 'arrive_drop' : 'arrive');
+    // Parity and token waits change only when a phase completes (phaseCompleted notifies b); custom waits may look at counts.
+    this.m.markDirty();
+    return r.token;
+  }
+
+  mbExpectTx(t: SimThread, b: SimBarrier, bytes: number): void {
+    const m = b.mb.expectTx(bytes);
+    if (m) this.misuse(t, b, m, 'expect_tx');
+    this.m.markDirty();
+  }
+
+  /** complete_tx from an async engine (`op` identifies it for race clocks). */
+  mbCompleteTx(b: SimBarrier, bytes: number, op?: AsyncOp): void {
+    op ??= this.m.completingOp;
+    if (op) this.races?.asyncArrive(b.id, op.id);
+    this.completingThread = op ? this.m.threads[op.issuer] : undefined;
+    let m: MbarrierMisuse | undefined;
+    try {
+      m = b.mb.completeTx(bytes);
+    } finally {
+      this.completingThread = undefined;
+    }
+    if (m) this.misuse(undefined, b, m, `complete_tx of ${bytes} bytes${op ? ` (${op.label} issued by ${this.m.threads[op.issuer].label} at line ${op.loc.line + 1})` : ''}`);
+    this.m.markDirty();
+  }
+
+  private checkInit(t: SimThread, b: SimBarrier, op: string): boolean {
+    if (b.mb.state.initialized) return true;
+    this.misuse(t, b, { kind: 'not-initialized', operation: op }, op);
+    return false;
+  }
+
+  /** Blocking parity wait. True: passed. False: `t` is blocked (re-execute after wake-up). */
+  mbWaitParity(t: SimThread, b: SimBarrier, parity: number): boolean {
+    if (!this.checkInit(t, b, 'wait')) return true;
+    const p = parity & 1;
+    if (b.mb.parityComplete(p)) {
+      this.races?.acquire(b.id, t.index);
+      return true;
+    }
+    const w = this.mbarrierWait(t, b);
+    w.kind = 'mbarrier-parity';
+    w.parity = p;
+    w.token = undefined;
+    return this.m.blockOn(t, w);
+  }
+
+  /** Blocking token wait. */
+  mbWaitToken(t: SimThread, b: SimBarrier, token: number): boolean {
+    if (!this.checkInit(t, b, 'wait')) return true;
+    if (b.mb.tokenDone(token)) {
+      const phase = b.mb.state.phase;
+      if (token < phase - 1 || token > phase) {
+        this.misuse(t, b, b.mb.tokenComplete(token).misuse!, 'wait(token)');
+        return true;
+      }
+      this.races?.acquire(b.id, t.index);
+      return true;
+    }
+    const w = this.mbarrierWait(t, b);
+    w.kind = 'mbarrier-token';
+    w.token = token;
+    w.parity = undefined;
+    return this.m.blockOn(t, w);
+  }
+
+  /** `t`'s reusable mbarrier wait, pointed at `b`. */
+  private mbarrierWait(t: SimThread, b: SimBarrier): MbarrierWait {
+    const w = t.mbWait;
+    if (!w) return (t.mbWait = new MbarrierWait(b, b));
+    w.barrier = b;
+    w.on = b;
+    return w;
+  }
+
+  /** Non-blocking probe (test_wait / try_wait whose result the program inspects). */
+  mbTestParity(t: SimThread, b: SimBarrier, parity: number): boolean {
+    if (!this.checkInit(t, b, 'test_wait')) return false;
+    const ok = b.mb.parityComplete(parity & 1);
+    if (ok) this.races?.acquire(b.id, t.index);
+    return ok;
+  }
+
+  mbTestToken(t: SimThread, b: SimBarrier, token: number): boolean {
+    if (!this.checkInit(t, b, 'test_wait')) return false;
+    const r = b.mb.tokenComplete(token);
+    if (r.misuse) this.misuse(t, b, r.misuse, 'test_wait(token)');
+    if (r.done) this.races?.acquire(b.id, t.index);
+    return r.done;
+  }
+
+  /** Forgets a finished block's shared-memory barriers; `forget` drops the machine's waiter list on each. */
+  releaseBlock(block: number, forget: (on: object) => void): void {
+    for (const [buf, byOff] of this.barrierAt) {
+      if (buf.block !== block || buf.space !== 'shared') continue;
+      for (const bar of byOff.values()) {
+        forget(bar);
+        bar.buf = undefined;
+      }
+      this.barrierAt.delete(buf);
+    }
+  }
+}
