@@ -8,7 +8,8 @@ import { getEngine } from './helpers/engine';
 
 const root = path.join(__dirname, '..');
 const FACES = ['cli', 'server', 'debugger', 'client'];
-const SOURCE_DIRS = ['core', ...FACES];
+// entry/ is the composition root of the `phaseflip` command: the one place that may import several faces.
+const SOURCE_DIRS = ['core', ...FACES, 'entry'];
 
 function tsFiles(dir: string): string[] {
   const out: string[] = [];
