@@ -18,7 +18,7 @@ import type { Range } from '../../api';
 import type { BarrierDecl, BarrierOp, Expr, Kernel, KernelModule, OpKind, Stmt } from '../../ir/types';
 import type { CoExpr, CoFile, CoFunction, CoStmt, Span } from './ast';
 import type { LineIndex } from './positions';
-import { evaluateConstant } from './preprocess';
+import { defineValues, evaluateConstant } from './constant-eval';
 import { evalForThread } from '../../analysis/threads';
 
 const LEVEL_SIZE: Record<string, number> = { thread: 1, group: 32, 'group-4': 128, warpgroup: 128 };
@@ -150,11 +150,7 @@ function forEachChild(e: CoExpr, f: (c: CoExpr) => void): void {
 
 export function lowerCroqtile(file: CoFile, text: string, lines: LineIndex, only?: (f: CoFunction) => boolean): KernelModule {
   const era = detectEra(file);
-  const constants = new Map<string, number>();
-  for (const [name] of file.defines) {
-    const v = evaluateConstant({ kind: 'id', name, span: { start: 0, end: 0 } }, file.defines);
-    if (v !== undefined) constants.set(name, v);
-  }
+  const constants = defineValues(file.defines);
   const kernels = file.functions.filter((f) => !only || only(f)).map((f) => new CroqtileLowerer(f, file, lines, text, era, constants).lower());
   return { language: 'croqtile', era, kernels, constants };
 }

@@ -8,7 +8,7 @@
 // Host code yields only at an outermost `parallel`, to let its runner (./index.ts) run the launch.
 import type { CoExpr, CoFile, CoStmt } from '../ast';
 import type { LineIndex } from '../positions';
-import { parseCoExpression } from '../parser';
+import { parseCoExpression } from '../parse/expressions';
 import { type DType, coerce, isFloat, sizeOf } from '../../../sim/dtypes';
 import { type AsyncOp, type Machine, SimError, type SimThread, type SourceLoc } from '../../../sim/machine';
 import { Buffer } from '../../../sim/memory';
