@@ -3,11 +3,17 @@
 import type { CoExpr, CoStmt, EventDeclarator, Span } from '../ast';
 import type { Tok } from '../lexer';
 import { ExpressionParser } from './expressions';
-import { STORAGE, TYPE_KEYWORDS, describe, span } from './parser-base';
+import { STORAGE, TYPE_KEYWORDS, describe } from './parser-base';
 
 // Token kinds as local constants: read on every step, and a const enum imported under isolatedModules would be a
 // property read on the lexer module (slow when the module is not bundled, e.g. under the test runner).
 const T_IDENT: Tok = 0;
+
+// Local rather than imported from ./parser-base: called for every node, and an imported function is a property read
+// per call when the modules are not bundled (under the test runner).
+function span(start: number, end: number): Span {
+  return { start, end };
+}
 
 export class DeclarationParser extends ExpressionParser {
   /** Right-hand side of `=`: an expression, or an ituple derivation `x{a, b}`. */

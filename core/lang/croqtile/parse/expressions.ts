@@ -1,9 +1,9 @@
 // Croqtile expressions: precedence climbing over the compiler's operator table, postfix chains (`.at`, `.chunkat`,
 // indexing, calls with template arguments), `dma`/`tma` copies and `mma` operations; plus `parseCoExpression`,
 // the one-expression entry point the constant evaluator uses for `#define` values.
-import type { CoExpr } from '../ast';
+import type { CoExpr, Span } from '../ast';
 import { KW_RESERVED, Lexer, numberValue, type Tok, type Token } from '../lexer';
-import { ParserBase, SyntaxErr, TYPE_KEYWORDS, describe, span } from './parser-base';
+import { ParserBase, SyntaxErr, TYPE_KEYWORDS, describe } from './parser-base';
 import { TokenStream } from './token-stream';
 
 
@@ -24,6 +24,12 @@ const T_STR: Tok = 2;
 const T_PUNCT: Tok = 3;
 const T_EOF: Tok = 4;
 const F_RESERVED = KW_RESERVED;
+
+// Local rather than imported from ./parser-base: called for every node, and an imported function is a property read
+// per call when the modules are not bundled (under the test runner).
+function span(start: number, end: number): Span {
+  return { start, end };
+}
 
 export class ExpressionParser extends ParserBase {
   // -- expressions ----------------------------------------------------------------------------------------------

@@ -1,13 +1,19 @@
 // A whole `__co__` function: return type, parameters (storage, type, symbolic dimensions) and body; the parser
 // class the entry point instantiates.
-import type { CoExpr, CoFunction, CoParam, CoStmt } from '../ast';
+import type { CoExpr, CoFunction, CoParam, CoStmt, Span } from '../ast';
 import type { Tok } from '../lexer';
-import { STORAGE, SyntaxErr, TYPE_KEYWORDS, describe, span } from './parser-base';
+import { STORAGE, SyntaxErr, TYPE_KEYWORDS, describe } from './parser-base';
 import { StatementParser } from './statements';
 
 // Token kinds as local constants: read on every step, and a const enum imported under isolatedModules would be a
 // property read on the lexer module (slow when the module is not bundled, e.g. under the test runner).
 const T_IDENT: Tok = 0;
+
+// Local rather than imported from ./parser-base: called for every node, and an imported function is a property read
+// per call when the modules are not bundled (under the test runner).
+function span(start: number, end: number): Span {
+  return { start, end };
+}
 
 export class CoParser extends StatementParser {
   // -- functions ------------------------------------------------------------------------------------------------

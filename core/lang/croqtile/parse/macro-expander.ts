@@ -4,7 +4,6 @@ import type { Span } from '../ast';
 import { Lexer, type Tok, type Token } from '../lexer';
 import type { FunctionMacro } from '../preprocess';
 import { EOF_TOKEN } from './token-stream';
-import { span } from './parser-base';
 
 // Token kinds as local constants: read on every step, and a const enum imported under isolatedModules would be a
 // property read on the lexer module (slow when the module is not bundled, e.g. under the test runner).
@@ -18,6 +17,12 @@ const T_EOF: Tok = 4;
  * from a macro body carry the span of the whole invocation; substituted arguments keep their own spans. Supports
  * `#param` (stringize), `a ## b` (paste) and `__VA_ARGS__`; recursion is blocked per macro and capped.
  */
+// Local rather than imported from ./parser-base: called for every node, and an imported function is a property read
+// per call when the modules are not bundled (under the test runner).
+function span(start: number, end: number): Span {
+  return { start, end };
+}
+
 export class MacroExpander {
   private readonly lx: Lexer;
   private readonly pending: Token[] = [];

@@ -1,10 +1,10 @@
 // Croqtile statements: `parallel`, `inthreads`, `foreach`, `with`, control flow, the synchronisation statements
 // (`wait`, `trigger [.cluster] … [after …]`, `sync.*`), assignments and expression statements. Each statement
 // that fails is recorded once and skipped to its level's next `;` or `}`.
-import type { CoExpr, CoStmt } from '../ast';
+import type { CoExpr, CoStmt, Span } from '../ast';
 import { KW_TYPE, type Tok, type Token } from '../lexer';
 import { DeclarationParser } from './declarations';
-import { SyntaxErr, describe, span } from './parser-base';
+import { SyntaxErr, describe } from './parser-base';
 
 const LEVELS = new Set(['device', 'cluster', 'block', 'group', 'group-4', 'thread', 'term']);
 const ASSIGN_OPS = new Set(['=', '+=', '-=', '*=', '/=', '%=', '&=', '|=', '^=', '<<=', '>>=']);
@@ -14,6 +14,12 @@ const ASSIGN_OPS = new Set(['=', '+=', '-=', '*=', '/=', '%=', '&=', '|=', '^=',
 const T_IDENT: Tok = 0;
 const T_PUNCT: Tok = 3;
 const F_TYPE = KW_TYPE;
+
+// Local rather than imported from ./parser-base: called for every node, and an imported function is a property read
+// per call when the modules are not bundled (under the test runner).
+function span(start: number, end: number): Span {
+  return { start, end };
+}
 
 export class StatementParser extends DeclarationParser {
   // -- statements -----------------------------------------------------------------------------------------------

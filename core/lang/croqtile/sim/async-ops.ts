@@ -5,6 +5,7 @@ import type { CoExpr, CoStmt } from '../ast';
 import { isFloat, sizeOf } from '../../../sim/dtypes';
 import type { AsyncOp } from '../../../sim/machine';
 import { type Ctx, Flow, newBuffer, viewOf } from './context';
+import { acceptedIn } from '../sync-catalogue';
 import { ExpressionEvaluator } from './expressions';
 import {
   contiguousStrides,
@@ -238,7 +239,7 @@ export abstract class AsyncOps extends ExpressionEvaluator {
       return Flow.Normal;
     }
     if (e.op === 'commit') {
-      if (this.o.currentEraSyntax) {
+      if (this.o.currentEraSyntax && !acceptedIn('mma.commit', 'C')) {
         throw this.err('mma.commit in a kernel written with current-era events (= ready, .at(order), trigger … after): the current compiler removed mma.commit and rejects the file, so its tutorial-era meaning does not apply', s, ctx);
       }
       m.asyncCommit(t, 'mma');
