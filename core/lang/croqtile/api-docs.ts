@@ -2,6 +2,7 @@
 // of the HEAD compiler's `__co__` scanner, plus the era-A/B sync forms that HEAD removed. Event and
 // future entries spell out how each era lowers them, because that is where pipelines hang or race.
 // Plain data plus three pure functions (lookup, rendering); all prose is written for this project.
+import { syncChainHeads } from './sync-catalogue';
 
 export interface CroqtileDoc {
   /** Canonical spelling: `dma.copy.async`, `trigger.cluster`, `.at`, `event<N>`, `group-4`, `#`. */
@@ -936,8 +937,11 @@ export const CROQTILE_DOCS: CroqtileDoc[] = [
 
 // --- lookup -------------------------------------------------------------------------------------
 
-/** Words that start a dotted or templated form; only after these is `nextChars` read as part of the word. */
-const CHAIN_HEADS = new Set(['dma', 'tma', 'mma', 'trigger', 'sync', 'parallel', 'inthreads', 'event', 'wait', 'stage']);
+/**
+ * Words that start a dotted or templated form; only after these is `nextChars` read as part of the word. The heads
+ * of the synchronisation constructs (`dma`, `tma`, `mma`, `trigger`, `sync`, `event`) come from the sync catalogue.
+ */
+const CHAIN_HEADS = new Set(['parallel', 'inthreads', 'wait', 'stage', ...syncChainHeads()]);
 
 /** Dotted modifiers that refine an operation without changing which entry documents it. */
 const MODIFIERS = new Set([

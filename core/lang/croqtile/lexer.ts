@@ -89,6 +89,16 @@ export function rawStringEnd(text: string, i: number): number {
   return close < 0 ? text.length : close + delim.length + 2;
 }
 
+/** If the `R` at `i` starts a raw string (with an optional u8/u/U/L prefix before it), the offset after it, else -1. */
+export function rawStringAt(text: string, i: number): number {
+  let s = i;
+  const p1 = text.charCodeAt(i - 1);
+  if (p1 === 117 || p1 === 85 || p1 === 76) s = i - 1;
+  else if (p1 === 56 && text.charCodeAt(i - 2) === 117) s = i - 2;
+  if (isIdentPart(text.charCodeAt(s - 1))) return -1;
+  return rawStringEnd(text, s);
+}
+
 /** Offset just past a `"..."` string starting at `i` (stops at an unescaped newline when unterminated). */
 export function quotedEnd(text: string, i: number, quote: number): number {
   const n = text.length;

@@ -19,8 +19,9 @@ import type { BarrierDecl, BarrierOp, Expr, Kernel, KernelModule, OpKind, Stmt }
 import { placeOnLines } from '../../ir/source-lines';
 import type { CoExpr, CoFile, CoFunction, CoStmt, Span } from './ast';
 import type { LineIndex } from './positions';
-import { evaluateConstant } from './preprocess';
+import { defineValues, evaluateConstant } from './constant-eval';
 import { evalForThread } from '../../analysis/threads';
+import { type Era, eraMarkedBy, syncConstruct } from './sync-catalogue';
 
 const LEVEL_SIZE: Record<string, number> = { thread: 1, group: 32, 'group-4': 128, warpgroup: 128 };
 
@@ -41,29 +42,32 @@ interface Ctx {
 }
 
 export function detectEra(file: CoFile): 'A' | 'B' | 'C' {
-  let a = false;
-  let b = false;
-  let c = false;
+  // Which eras the file's constructs mark it as (the sync catalogue says which construct marks which era).
+  const marked = new Set<Era | undefined>();
+  const mark = (id: string): void => {
+    marked.add(eraMarkedBy(id));
+  };
   const visitExpr = (e: CoExpr | undefined): void => {
     if (!e) return;
-    if (e.kind === 'dma' && e.event) a = true;
-    if (e.kind === 'mma' && e.op === 'commit') a = true;
-    if (e.kind === 'mma' && e.op === 'wait') b = true;
+    if (e.kind === 'dma' && e.event) mark('tma.copy.async<ev>');
+    if (e.kind === 'mma' && e.op === 'commit') mark('mma.commit');
+    if (e.kind === 'mma' && e.op === 'wait') mark('mma.wait<N>');
     forEachChild(e, visitExpr);
   };
   // `.at(order)` on a wait/trigger target is the current era's generation syntax (tensors use `.at` too).
   const visitTarget = (e: CoExpr): void => {
-    if (e.kind === 'method' && e.name === 'at') c = true;
+    if (e.kind === 'method' && e.name === 'at') mark('.at');
     visitExpr(e);
   };
   const visit = (list: CoStmt[]): void => {
     for (const s of list) {
       switch (s.kind) {
         case 'event-decl':
-          if (s.count || s.items.some((i) => i.ready)) c = true;
+          if (s.count) mark('event<N>');
+          if (s.items.some((i) => i.ready)) mark('ready');
           break;
         case 'trigger':
-          if (s.after.length) c = true;
+          if (s.after.length) mark('after');
           s.targets.forEach(visitTarget);
           break;
         case 'wait':
@@ -82,9 +86,9 @@ export function detectEra(file: CoFile): 'A' | 'B' | 'C' {
     }
   };
   for (const f of file.functions) visit(f.body);
-  if (c) return 'C';
-  if (b) return 'B';
-  if (a) return 'A';
+  if (marked.has('C')) return 'C';
+  if (marked.has('B')) return 'B';
+  if (marked.has('A')) return 'A';
   return 'C';
 }
 
@@ -151,11 +155,7 @@ function forEachChild(e: CoExpr, f: (c: CoExpr) => void): void {
 
 export function lowerCroqtile(file: CoFile, text: string, lines: LineIndex, only?: (f: CoFunction) => boolean): KernelModule {
   const era = detectEra(file);
-  const constants = new Map<string, number>();
-  for (const [name] of file.defines) {
-    const v = evaluateConstant({ kind: 'id', name, span: { start: 0, end: 0 } }, file.defines);
-    if (v !== undefined) constants.set(name, v);
-  }
+  const constants = defineValues(file.defines);
   const kernels = file.functions.filter((f) => !only || only(f)).map((f) => placeOnLines(new CroqtileLowerer(f, file, lines, text, era, constants).lower(), text));
   return { language: 'croqtile', era, kernels, constants };
 }
@@ -230,7 +230,7 @@ class CroqtileLowerer {
         if (s.async) this.roles.push(cond);
         const out: Stmt[] = [{ kind: 'if', cond, then: body, else: [], range }];
         // A non-async inthreads region ends with an implicit block-wide sync.
-        if (!s.async) out.push({ kind: 'sync', scope: 'block', api: 'inthreads', range });
+        if (!s.async) out.push({ kind: 'sync', scope: 'block', api: lowering('inthreads', 'sync'), range });
         return out;
       }
       case 'foreach':
@@ -380,12 +380,12 @@ class CroqtileLowerer {
       const count = this.initCount(explicit, range);
       const slots = item.dims.length ? (length !== undefined ? Array.from({ length: Math.min(length, 64) }, (_, i) => i) : undefined) : [undefined];
       if (!slots) {
-        const op = this.op('init', 'event', range, { barrier: { base: item.name, index: { kind: 'opaque', text: '?', range }, text: item.name }, count });
+        const op = this.op('init', lowering('event', 'init'), range, { barrier: { base: item.name, index: { kind: 'opaque', text: '?', range }, text: item.name }, count });
         inits.push({ kind: 'op', op, range });
         continue;
       }
       for (const slot of slots) {
-        const op = this.op('init', 'event', range, { barrier: { base: item.name, index: slot === undefined ? undefined : num(slot, range), text: slot === undefined ? item.name : `${item.name}[${slot}]` }, count });
+        const op = this.op('init', lowering('event', 'init'), range, { barrier: { base: item.name, index: slot === undefined ? undefined : num(slot, range), text: slot === undefined ? item.name : `${item.name}[${slot}]` }, count });
         inits.push({ kind: 'op', op, range });
       }
       if (!item.dims.length && this.era === 'C') {
@@ -395,7 +395,7 @@ class CroqtileLowerer {
     }
     // The compiler initialises events from thread 0 and syncs the block before anyone uses them.
     const tid0: Expr = { kind: 'binary', op: '==', left: { kind: 'member', object: { kind: 'var', name: 'threadIdx', text: 'threadIdx', range }, field: 'x', text: 'threadIdx.x', range }, right: num(0, range), text: 'threadIdx.x == 0', range };
-    return [{ kind: 'if', cond: tid0, then: inits, else: [], range }, { kind: 'sync', scope: 'block', api: 'event init', range }, ...out];
+    return [{ kind: 'if', cond: tid0, then: inits, else: [], range }, { kind: 'sync', scope: 'block', api: lowering('event', 'sync'), range }, ...out];
   }
 
   private initCount(explicit: number | undefined, range: Range): Expr {
@@ -465,7 +465,7 @@ class CroqtileLowerer {
     const ev = this.eventRef(t, ctx);
     if (!ev) {
       const f = rootName(t);
-      return f ? [{ kind: 'op', op: this.op('future-wait', 'wait', range, { futures: [f] }), range }] : [];
+      return f ? [{ kind: 'op', op: this.op('future-wait', lowering('wait', 'future-wait'), range, { futures: [f] }), range }] : [];
     }
     const { info } = ev;
     const barrier = { base: info.name, index: ev.index, text: t.kind === 'id' ? info.name : this.slice(t) ?? info.name };
@@ -473,8 +473,8 @@ class CroqtileLowerer {
     if (this.era !== 'C') {
       // Era A/B: a wait arrives first (cuda::barrier arrive_and_wait), from the elected producer thread
       // in the single-thread producer role.
-      const arrive = this.op('arrive', 'wait (arrives)', range, { barrier, count: num(1, range), tokenOut: `<token ${info.name}>` });
-      const waitOp = this.op('wait-token', 'wait', range, { barrier, token: { kind: 'var', name: `<token ${info.name}>`, text: '', range }, result: 'blocking' });
+      const arrive = this.op('arrive', lowering('wait', 'arrive'), range, { barrier, count: num(1, range), tokenOut: `<token ${info.name}>` });
+      const waitOp = this.op('wait-token', lowering('wait', 'wait-token'), range, { barrier, token: { kind: 'var', name: `<token ${info.name}>`, text: '', range }, result: 'blocking' });
       out.push(...this.elected(ctx, [{ kind: 'op', op: arrive, range }, { kind: 'op', op: waitOp, range }], range));
       return out;
     }
@@ -500,7 +500,7 @@ class CroqtileLowerer {
         parity = xor(p, ready, range);
       }
     }
-    const waitOp = this.op('wait-parity', 'wait', range, { barrier, parity, result: 'blocking', atOrder: !!ev.at });
+    const waitOp = this.op('wait-parity', lowering('wait', 'wait-parity'), range, { barrier, parity, result: 'blocking', atOrder: !!ev.at });
     out.push({ kind: 'op', op: waitOp, range });
     if (!n && t.kind === 'id') out.push({ kind: 'assign', target: `${info.name}__phase`, op: '^=', value: num(1, range), declared: false, range });
     if (ev.postInc && ev.at) out.push(...this.postIncrement(ev.at, range));
@@ -517,11 +517,11 @@ class CroqtileLowerer {
     for (const index of indices) {
       const barrier = { base: info.name, index, text: this.slice(t) ?? info.name };
       const kind: OpKind = after.length ? 'arrive-expect-tx' : 'arrive';
-      arrives.push({ kind: 'op', op: this.op(kind, cluster ? 'trigger.cluster' : 'trigger', range, { barrier, count: num(1, range), remote: cluster || undefined, atOrder: !!ev.at }), range });
+      arrives.push({ kind: 'op', op: this.op(kind, lowering(cluster ? 'trigger.cluster' : after.length ? 'after' : 'trigger', kind), range, { barrier, count: num(1, range), remote: cluster || undefined, atOrder: !!ev.at }), range });
     }
     for (const f of after) {
       const name = rootName(f);
-      if (name) out.push({ kind: 'op', op: this.op('future-wait', 'trigger … after', range, { futures: [name] }), range });
+      if (name) out.push({ kind: 'op', op: this.op('future-wait', lowering('after', 'future-wait'), range, { futures: [name] }), range });
     }
     // A trigger-after is folded into the TMA issue by one elected thread; era A/B producers elect too.
     out.push(...(after.length || cluster ? this.electedAlways(arrives, range) : this.elected(ctx, arrives, range)));
@@ -551,7 +551,7 @@ class CroqtileLowerer {
       out.push(...this.reads(e.src, ctx, false));
       if (e.event) {
         const ev = this.eventRef(e.event, ctx);
-        if (ev) out.push({ kind: 'op', op: this.op('bulk-copy', `${e.engine}.${e.op}.async<event>`, range, { barrier: { base: ev.info.name, index: ev.index, text: this.slice(e.event) ?? ev.info.name }, legacy: 'A' }), range });
+        if (ev) out.push({ kind: 'op', op: this.op('bulk-copy', `${e.engine}.${e.op}.async<event>`, range, { barrier: { base: ev.info.name, index: ev.index, text: this.slice(e.event) ?? ev.info.name }, legacy: syncConstruct('tma.copy.async<ev>').legacy }), range });
       }
       if (e.async || e.op === 'any') {
         if (assignedTo) {
@@ -563,8 +563,8 @@ class CroqtileLowerer {
       return out;
     }
     if (e.kind === 'mma') {
-      if (e.op === 'commit') return [{ kind: 'op', op: this.op('mma-fence', 'mma.commit', range, { legacy: 'A' }), range }];
-      if (e.op === 'wait') return [{ kind: 'op', op: this.op('mma-fence', 'mma.wait', range, { legacy: 'B' }), range }];
+      if (e.op === 'commit') return [{ kind: 'op', op: this.op('mma-fence', lowering('mma.commit', 'mma-fence'), range, { legacy: syncConstruct('mma.commit').legacy }), range }];
+      if (e.op === 'wait') return [{ kind: 'op', op: this.op('mma-fence', lowering('mma.wait<N>', 'mma-fence'), range, { legacy: syncConstruct('mma.wait<N>').legacy }), range }];
       for (const a of e.args) out.push(...this.reads(a, ctx, false));
       if (/^(row|col)/.test(e.op)) {
         out.push({ kind: 'op', op: this.op('mma', `mma.${e.op}`, range, {}), range });
@@ -579,7 +579,7 @@ class CroqtileLowerer {
       // `x = select(k, f0, f1)` hands the futures on to x: they are used (waited through x).
       const names = e.args.slice(1).map(rootName).filter((n): n is string => !!n && this.futures.has(n));
       if (assignedTo) this.futures.add(assignedTo);
-      return names.map((n) => ({ kind: 'op' as const, op: this.op('future-use', 'select', range, { futures: [n] }), range }));
+      return names.map((n) => ({ kind: 'op' as const, op: this.op('future-use', lowering('select', 'future-use'), range, { futures: [n] }), range }));
     }
     if (e.kind === 'call' && (e.callee === 'swap' || e.callee === 'rotate')) {
       const names = e.args.map(rootName).filter((n): n is string => !!n);
@@ -657,6 +657,13 @@ class CroqtileLowerer {
         return { kind: 'opaque', text, range };
     }
   }
+}
+
+/** The IR `api` label the sync catalogue gives construct `id` for operation `op`. */
+function lowering(id: string, op: OpKind | 'sync'): string {
+  const l = syncConstruct(id).lowersTo.find((x) => x.op === op);
+  if (!l) throw new Error(`the sync catalogue has no '${op}' lowering for '${id}'`);
+  return l.api;
 }
 
 function num(value: number, range: Range): Expr {

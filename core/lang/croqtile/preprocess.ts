@@ -1,9 +1,13 @@
 // Croqtile preprocessing, offset-preserving: collects `#define`s, evaluates `#if/#ifdef/#ifndef/#elif/#else/
 // #endif` and blanks out directive lines and inactive branches (spaces, newlines kept) so every span into the
-// result is a span into the original text. Also `evaluateConstant`, which folds expressions over the defines.
-import type { CoExpr, CoSyntaxError } from './ast';
-import { Lexer, Tok, commentEnd, numberValue, quotedEnd, rawStringEnd, isIdentPart } from './lexer';
-import { parseCoExpression } from './parser';
+// result is a span into the original text. `#if` conditions follow the C preprocessor's rules (below), which are
+// not the language's: constant expressions of Croqtile itself are folded by ./constant-eval.ts.
+import type { CoSyntaxError } from './ast';
+import { Lexer, Tok, commentEnd, numberValue, quotedEnd, rawStringAt, isIdentPart } from './lexer';
+
+// Kept importable from here, where they lived first.
+export { evaluateConstant } from './constant-eval';
+export { rawStringAt } from './lexer';
 
 export interface FunctionMacro {
   params: string[];
@@ -87,16 +91,6 @@ function atLineStart(text: string, i: number): boolean {
     if (c !== 32 && c !== 9 && c !== 13 && c !== 12 && c !== 11) return false;
   }
   return true;
-}
-
-/** If the `R` at `i` starts a raw string (with an optional u8/u/U/L prefix before it), the offset after it, else -1. */
-export function rawStringAt(text: string, i: number): number {
-  let s = i;
-  const p1 = text.charCodeAt(i - 1);
-  if (p1 === 117 || p1 === 85 || p1 === 76) s = i - 1;
-  else if (p1 === 56 && text.charCodeAt(i - 2) === 117) s = i - 2;
-  if (isIdentPart(text.charCodeAt(s - 1))) return -1;
-  return rawStringEnd(text, s);
 }
 
 export function preprocess(text: string): PreprocessResult {
@@ -431,140 +425,5 @@ function applyPp(op: string, a: Maybe, b: Maybe): Maybe {
     case '/': return b === 0 ? undefined : Math.trunc(a / b);
     case '%': return b === 0 ? undefined : a % b;
     default: return undefined;
-  }
-}
-
-// ---------------------------------------------------------------------------------------------------------------
-// Constant evaluation of DSL expressions.
-
-/**
- * Folds `expr` to a number when it is constant: literals, `#define` constants (recursively, their values parsed as
- * Croqtile expressions), arithmetic, comparisons, `?:`, `cdiv(a, b)`, `__alignup/__aligndown`, `min/max`.
- * Integer division truncates (C semantics) unless either side is a floating literal. Returns undefined otherwise.
- */
-export function evaluateConstant(expr: CoExpr, defines: Map<string, string>): number | undefined {
-  return evalExpr(expr, defines, new Set(), 0);
-}
-
-interface ParsedDefine {
-  text: string;
-  expr: CoExpr | undefined;
-}
-const defineCache = new WeakMap<Map<string, string>, Map<string, ParsedDefine>>();
-
-function defineExpr(name: string, defines: Map<string, string>): CoExpr | undefined {
-  const text = defines.get(name);
-  if (text === undefined) return undefined;
-  let cache = defineCache.get(defines);
-  if (!cache) {
-    cache = new Map();
-    defineCache.set(defines, cache);
-  }
-  const hit = cache.get(name);
-  if (hit && hit.text === text) return hit.expr;
-  const expr = parseCoExpression(text);
-  cache.set(name, { text, expr });
-  return expr;
-}
-
-function isFloatLiteral(e: CoExpr): boolean {
-  return e.kind === 'num' && /[.eE]|[fF]$/.test(e.text) && !/^0[xX]/.test(e.text);
-}
-
-function evalExpr(e: CoExpr, defines: Map<string, string>, visiting: Set<string>, depth: number): number | undefined {
-  if (depth > 200) return undefined;
-  const ev = (x: CoExpr): number | undefined => evalExpr(x, defines, visiting, depth + 1);
-  switch (e.kind) {
-    case 'num':
-      return Number.isFinite(e.value) ? e.value : undefined;
-    case 'id': {
-      if (e.name === 'true') return 1;
-      if (e.name === 'false') return 0;
-      if (visiting.has(e.name)) return undefined;
-      const d = defineExpr(e.name, defines);
-      if (!d) return undefined;
-      visiting.add(e.name);
-      try {
-        return ev(d);
-      } finally {
-        visiting.delete(e.name);
-      }
-    }
-    case 'unary': {
-      const v = ev(e.arg);
-      if (v === undefined) return undefined;
-      switch (e.op) {
-        case '-': return -v;
-        case '+': return v;
-        case '!': return v === 0 ? 1 : 0;
-        case '~': return ~v;
-        default: return undefined;
-      }
-    }
-    case 'binary': {
-      const a = ev(e.left);
-      if (a === undefined) {
-        if (e.op === '&&') return ev(e.right) === 0 ? 0 : undefined;
-        return undefined;
-      }
-      if (e.op === '&&' && a === 0) return 0;
-      if (e.op === '||' && a !== 0) return 1;
-      const b = ev(e.right);
-      if (b === undefined) return undefined;
-      const float = isFloatLiteral(e.left) || isFloatLiteral(e.right) || !Number.isInteger(a) || !Number.isInteger(b);
-      switch (e.op) {
-        case '+': return a + b;
-        case '-': return a - b;
-        case '*': return a * b;
-        case '/': return b === 0 ? undefined : float ? a / b : Math.trunc(a / b);
-        case '%': return b === 0 ? undefined : a % b;
-        case '<<': return a * 2 ** b;
-        case '>>': return Math.floor(a / 2 ** b);
-        case '&': return a & b;
-        case '|': return a | b;
-        case '^': return a ^ b;
-        case '&&': return a !== 0 && b !== 0 ? 1 : 0;
-        case '||': return a !== 0 || b !== 0 ? 1 : 0;
-        case '==': return a === b ? 1 : 0;
-        case '!=': return a !== b ? 1 : 0;
-        case '<': return a < b ? 1 : 0;
-        case '>': return a > b ? 1 : 0;
-        case '<=': return a <= b ? 1 : 0;
-        case '>=': return a >= b ? 1 : 0;
-        default: return undefined;
-      }
-    }
-    case 'cond': {
-      const t = ev(e.test);
-      if (t === undefined) return undefined;
-      return t !== 0 ? ev(e.then) : ev(e.else);
-    }
-    case 'call': {
-      const args = e.args.map(ev);
-      if (args.some((a) => a === undefined)) return undefined;
-      const [a, b] = args as number[];
-      switch (e.callee) {
-        case 'cdiv':
-          return args.length === 2 && b !== 0 ? Math.ceil(a! / b!) : undefined;
-        case '__alignup':
-          return args.length === 2 && b !== 0 ? Math.ceil(a! / b!) * b! : undefined;
-        case '__aligndown':
-          return args.length === 2 && b !== 0 ? Math.floor(a! / b!) * b! : undefined;
-        case 'min':
-        case 'MIN':
-        case '__min':
-          return args.length === 2 ? Math.min(a!, b!) : undefined;
-        case 'max':
-        case 'MAX':
-        case '__max':
-          return args.length === 2 ? Math.max(a!, b!) : undefined;
-        default:
-          return undefined;
-      }
-    }
-    case 'list':
-      return e.items.length === 1 ? ev(e.items[0]!) : undefined;
-    default:
-      return undefined;
   }
 }
