@@ -9,8 +9,9 @@ import type { SyntaxNode } from '../parser';
 import { splitOperands } from '../ptx';
 import { type Machine, SimError } from '../../../sim/machine';
 import type { Pointer } from '../../../sim/memory';
-import { barrierAt, bulkCopy, markProducer, threadArrive, waitParity, waitToken, type WaitMode } from './builtins';
-import { type Compiler, type Ex, type FnCx, fail, named, unsupported } from './compile';
+import { barrierAt, bulkCopy, markProducer, threadArrive, waitParity, waitToken, type WaitMode } from './barrier-runtime';
+import type { CompilerContext as Compiler, Ex, FnCx } from './context';
+import { fail, named, unsupported } from './syntax';
 import { type BlockCtx, type Frame, fromGenericAddress, fromSharedAddress, loader, storer, type ThreadCtx, toSharedPointer } from './runtime';
 import { convFn, type CType, isNum, sizeOfType, VOID } from './types';
 
