@@ -71,6 +71,7 @@ export function unit(f: Frame): number {
 /** A compiled value of type `t`. */
 export const V = (ev: Fn, t: CType = VOID): Ex => ({ t, ev });
 
+/** How a try_wait waits: it blocks when its loop retries it, else probes once or up to a time-limit hint. */
 export function retryMode(k: BuiltinCx, hint: Fn | undefined): WaitMode | ((f: Frame) => WaitMode) {
   const retried = k.cx.retryProbe && k.cx.retryProbe.startIndex === k.n.startIndex && k.cx.retryProbe.endIndex === k.n.endIndex;
   if (retried) return 'block';

@@ -10,6 +10,7 @@ import type { CompiledFn, Frame, Instr, LocalVar, MemLocal } from './runtime';
 import type { DeclQuals } from './syntax';
 import { type CType, type StructDef, VOID } from './types';
 
+/** A compiled expression's closure: evaluates it in a frame. */
 export type Fn = (f: Frame) => any;
 
 /** An lvalue: a slot of some frame on the env chain, or bytes in a buffer. */
@@ -28,6 +29,7 @@ export interface Ex {
   str?: string;
 }
 
+/** What a name in scope stands for. */
 export type Sym =
   | { k: 'var'; type: CType; where: 'slot' | 'mem' | 'ref'; idx: number; cx: FnCx }
   | { k: 'const'; type: CType; value: number }
@@ -44,6 +46,7 @@ export interface FnDecl {
   owner?: StructDef;
 }
 
+/** A user function compiled for one binding of its template parameters. */
 export interface FnInst {
   decl: FnDecl;
   fn: CompiledFn;
@@ -51,6 +54,7 @@ export interface FnInst {
   params: { name: string; type: CType; ref: boolean }[];
 }
 
+/** A compiled lambda (called with its defining frame as environment). */
 export interface LambdaInfo {
   id: number;
   fn: CompiledFn;
@@ -58,12 +62,14 @@ export interface LambdaInfo {
   params: { name: string; type: CType; ref: boolean }[];
 }
 
+/** A `__shared__` variable, laid out in each block's shared memory. */
 export interface SharedVar {
   name: string;
   type: CType;
   align: number;
 }
 
+/** One function being compiled: its code, slots, frame memory, scopes, loops and return type. */
 export class FnCx {
   code: Instr[] = [];
   nslots = 0;

@@ -11,6 +11,7 @@ import { type Frame, storer } from './runtime';
 import { allChildren, type DeclQuals, declQualifiers, fail, findFunctionDeclarator, findNode, lastName, locOf, named, unsupported } from './syntax';
 import { alignOfType, convFn, type CType, decay, elemDtype, isNum, layoutStruct, num, ptr, S32, shapeOf, sizeOfType, type StructDef, U64, VOID } from './types';
 
+/** Primitive and standard type names by their dtype. */
 const PRIMS: Record<string, DType> = {
   int: 's32',
   'signed int': 's32',
@@ -128,7 +129,7 @@ function addFunction(c: CompilerContext, node: SyntaxNode, tparams: SyntaxNode |
   if (allChildren(node).some((x) => x.type === '__global__' || x.text === '__global__')) c.kernels.push(d);
 }
 
-/** File-scope declarations (constants, typedefs, enums, structs) on first use. */
+/** File-scope declarations (constants, typedefs, enums, structs); `Compiler.prepareFileScope` runs this once, on first use. */
 export function prepareFileScope(c: CompilerContext): void {
   const cx = new FnCx('<file>', null, new Map(), undefined, { line: 0 });
   cx.scopes = [c.fileScope];

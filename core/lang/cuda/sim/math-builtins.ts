@@ -8,6 +8,7 @@ import type { Frame } from './runtime';
 import { fail } from './syntax';
 import { commonType, convFn, F32, F64, isNum, num, promote, S32, U32 } from './types';
 
+/** One-argument math functions by their double-precision name. */
 const F1: Record<string, (x: number) => number> = {
   sqrt: Math.sqrt,
   exp: Math.exp,

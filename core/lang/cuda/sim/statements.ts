@@ -11,6 +11,7 @@ import { BOOL, type CType, decay, isNum, typeName } from './types';
 
 // ------------------------------------------------------------------ instruction emission
 
+/** Appends an instruction; `stmt` marks it as a statement (where stepping stops). */
 export function emit(c: CompilerContext, cx: FnCx, n: SyntaxNode, run: (f: Frame) => number, stmt = true): Instr {
   const ins: Instr = { run, loc: locOf(n, cx.name), stmt, target: -1, site: -1 };
   cx.code.push(ins);
@@ -26,12 +27,14 @@ export function emitExec(c: CompilerContext, cx: FnCx, n: SyntaxNode, ev: Fn): v
   });
 }
 
+/** An unconditional jump; its target is patched once known. */
 export function emitJump(c: CompilerContext, cx: FnCx, n: SyntaxNode): Instr {
   const ins: Instr = { run: () => ins.target, loc: locOf(n, cx.name), stmt: false, target: -1, site: -1 };
   cx.code.push(ins);
   return ins;
 }
 
+/** A branch taken when `cond` is false (to a target patched later); falls through otherwise. */
 export function emitBranchFalse(c: CompilerContext, cx: FnCx, n: SyntaxNode, cond: Fn): Instr {
   const next = cx.code.length + 1;
   const ins: Instr = { run: (f) => (cond(f) ? next : ins.target), loc: locOf(n, cx.name), stmt: true, target: -1, site: -1 };
@@ -39,6 +42,7 @@ export function emitBranchFalse(c: CompilerContext, cx: FnCx, n: SyntaxNode, con
   return ins;
 }
 
+/** A branch to `target` when `cond` is true. */
 export function emitBranchTrue(c: CompilerContext, cx: FnCx, n: SyntaxNode, cond: Fn, target: number): void {
   const next = cx.code.length + 1;
   c.emit(cx, n, (f) => (cond(f) ? target : next));
@@ -70,6 +74,7 @@ export function toTemp(c: CompilerContext, cx: FnCx, n: SyntaxNode, e: Ex): Ex {
   return { t: e.t, ev: (f) => f.v[dst], pure: true, str: e.str };
 }
 
+/** Returns from the function: the value lands in the caller's temp and the caller's frame resumes. */
 export function emitReturn(c: CompilerContext, cx: FnCx, value: Fn | undefined, n: SyntaxNode): void {
   c.emit(cx, n, (f) => {
     const v = value ? value(f) : undefined;
@@ -82,17 +87,19 @@ export function emitReturn(c: CompilerContext, cx: FnCx, value: Fn | undefined, 
 
 // ------------------------------------------------------------------ statements
 
+/** A compound statement with its own scope. */
 export function block(c: CompilerContext, cx: FnCx, n: SyntaxNode): void {
   cx.scopes.push(new Map());
   const start = cx.code.length;
   for (const s of named(n)) c.stmt(cx, s);
-  closeScope(c, cx, start);
+  closeScope(cx, start);
 }
 
-function closeScope(c: CompilerContext, cx: FnCx, _start: number): void {
+/** Pops a scope and ends the debugger-visible range of the locals it declared. */
+function closeScope(cx: FnCx, start: number): void {
   cx.scopes.pop();
   const end = cx.code.length;
-  for (const l of cx.locals) if (l.to === Infinity && l.from >= _start && !cx.scopes.some((s) => [...s.values()].some((v) => v.k === 'var' && v.idx === l.index && v.where === l.where))) l.to = end;
+  for (const l of cx.locals) if (l.to === Infinity && l.from >= start && !cx.scopes.some((s) => [...s.values()].some((v) => v.k === 'var' && v.idx === l.index && v.where === l.where))) l.to = end;
 }
 
 export function stmt(c: CompilerContext, cx: FnCx, n: SyntaxNode): void {
@@ -202,7 +209,7 @@ export function stmt(c: CompilerContext, cx: FnCx, n: SyntaxNode): void {
       if (br) br.target = cx.code.length;
       for (const b of loop.brk) b.target = cx.code.length;
       for (const c of loop.cont) c.target = contAt;
-      closeScope(c, cx, start);
+      closeScope(cx, start);
       return;
     }
     case 'for_range_loop':
@@ -290,7 +297,7 @@ function scoped(c: CompilerContext, cx: FnCx, n: SyntaxNode): void {
   cx.scopes.push(new Map());
   const s = cx.code.length;
   c.stmt(cx, n);
-  closeScope(c, cx, s);
+  closeScope(cx, s);
 }
 
 function condition(c: CompilerContext, cx: FnCx, n: SyntaxNode): Ex {
@@ -305,6 +312,7 @@ function condition(c: CompilerContext, cx: FnCx, n: SyntaxNode): Ex {
   return { t: BOOL, ev: c.truth(e, inner), cv: e.cv !== undefined ? (e.cv ? 1 : 0) : undefined };
 }
 
+/** A condition's value: pointers test against null, numbers against zero. */
 export function truth(c: CompilerContext, e: Ex, n: SyntaxNode): Fn {
   const ev = e.ev;
   if (e.t.k === 'ptr') return (f) => (ev(f) ? 1 : 0);
@@ -369,7 +377,6 @@ export function needsHoist(c: CompilerContext, cx: FnCx, n: SyntaxNode): boolean
   for (const ch of named(n)) if (needsHoist(c, cx, ch)) return true;
   return false;
 }
-
 
 /** `while (!probe(...))` / `do {} while (!probe(...))`: the probe node, if the condition is one. */
 function retriedProbe(cond: SyntaxNode): SyntaxNode | undefined {
