@@ -87,10 +87,10 @@ export const METHOD_BUILTINS: ReadonlyMap<string, ReadonlyMap<string, MethodBuil
 ]);
 
 /** The free builtins the simulator compiles, by unqualified name (`__syncthreads`, `mbarrier_try_wait` …). */
-export const SIMULATED_BUILTINS: ReadonlySet<string> = new Set(FREE_BUILTINS.keys());
+export const SIMULATED_BUILTINS: readonly string[] = Object.freeze([...FREE_BUILTINS.keys()]);
 
 /** The member functions the simulator compiles, qualified by their type (`cuda::barrier::arrive` …). */
-export const SIMULATED_METHODS: ReadonlySet<string> = new Set([...METHOD_BUILTINS].flatMap(([type, methods]) => [...methods.keys()].map((m) => `${type}::${m}`)));
+export const SIMULATED_METHODS: readonly string[] = Object.freeze([...METHOD_BUILTINS].flatMap(([type, methods]) => [...methods.keys()].map((m) => `${type}::${m}`)));
 
 /** The member table of a library object type. */
 function methodsOf(t: CType): ReadonlyMap<string, MethodBuiltin> | undefined {

@@ -4,12 +4,14 @@
 import { describe, expect, it } from 'vitest';
 import { ASYNC_COPY_BUILTINS } from '../../../../core/lang/cuda/sim/async-copy-builtins';
 import { BARRIER_BUILTINS } from '../../../../core/lang/cuda/sim/barrier-builtins';
-import { BLOCKING_BUILTINS, FREE_BUILTINS, isKnownPure, SIMULATED_BUILTINS, SIMULATED_METHODS } from '../../../../core/lang/cuda/sim/builtins';
+import { BLOCKING_BUILTINS, FREE_BUILTINS, isKnownPure, SIMULATED_BUILTINS as BUILTIN_NAMES, SIMULATED_METHODS as METHOD_NAMES } from '../../../../core/lang/cuda/sim/builtins';
 import { DIAGNOSTIC_BUILTINS } from '../../../../core/lang/cuda/sim/diagnostic-builtins';
 import { IDENTITY_BUILTINS, MATH_BUILTINS } from '../../../../core/lang/cuda/sim/math-builtins';
 import { MEMORY_BUILTINS } from '../../../../core/lang/cuda/sim/memory-builtins';
 import { SYNC_BUILTINS } from '../../../../core/lang/cuda/sim/sync-builtins';
 
+const SIMULATED_BUILTINS = new Set(BUILTIN_NAMES);
+const SIMULATED_METHODS = new Set(METHOD_NAMES);
 const GROUPS = { MATH_BUILTINS, IDENTITY_BUILTINS, SYNC_BUILTINS, MEMORY_BUILTINS, DIAGNOSTIC_BUILTINS, BARRIER_BUILTINS, ASYNC_COPY_BUILTINS };
 
 describe('CUDA simulator builtins', () => {
