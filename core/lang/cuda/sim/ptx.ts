@@ -10,8 +10,9 @@ import { CUDA_CATALOGUE, type PtxEntry, ptxKey } from '../catalogue';
 import { asmStringText, type PtxLine, readPtxLines } from '../ptx';
 import { type Machine, SimError } from '../../../sim/machine';
 import type { Pointer } from '../../../sim/memory';
-import { barrierAt, bulkCopy, markProducer, threadArrive, waitParity, waitToken, type WaitMode } from './builtins';
-import { type Compiler, type Ex, type FnCx, fail, named, unsupported } from './compile';
+import { barrierAt, bulkCopy, markProducer, threadArrive, waitParity, waitToken, type WaitMode } from './barrier-runtime';
+import type { CompilerContext as Compiler, Ex, FnCx } from './context';
+import { fail, named, unsupported } from './syntax';
 import { type BlockCtx, type Frame, fromGenericAddress, fromSharedAddress, loader, storer, type ThreadCtx, toSharedPointer } from './runtime';
 import { convFn, type CType, isNum, sizeOfType, VOID } from './types';
 

@@ -276,3 +276,16 @@ export function barrierLabel(p: Pointer, elemSize = 8): string {
   }
   return `${b.name}${parts.map((x) => `[${x}]`).join('')}`;
 }
+
+/** The frame `depth` steps up the lexical environment chain (lambdas see their enclosing frames). */
+export function envOf(f: Frame, depth: number): Frame {
+  let e = f;
+  for (let i = 0; i < depth; i++) e = e.env as Frame;
+  return e;
+}
+
+/** `this` of a member function's frame. */
+export function selfOf(f: Frame): Pointer {
+  if (!f.self) throw new SimError('member function called without an object');
+  return f.self;
+}

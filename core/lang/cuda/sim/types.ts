@@ -508,3 +508,24 @@ export function bitNot(dt: DType, A: Fn): Fn {
   }
   throw new SimError(`~ on ${dt}`, undefined, 'unsupported');
 }
+
+/** Arrays decay to pointers to their element (parameters, `auto`, template deduction). */
+export function decay(t: CType): CType {
+  return t.k === 'arr' ? ptr(t.of) : t;
+}
+
+/** The element type of a (possibly nested) numeric array, for buffer views. */
+export function elemDtype(t: CType): DType | undefined {
+  while (t.k === 'arr') t = t.of;
+  return t.k === 'num' ? t.dt : undefined;
+}
+
+/** The dimensions of a (possibly nested) array type, outermost first. */
+export function shapeOf(t: CType): number[] | undefined {
+  const s: number[] = [];
+  while (t.k === 'arr') {
+    s.push(t.n);
+    t = t.of;
+  }
+  return s.length ? s : undefined;
+}

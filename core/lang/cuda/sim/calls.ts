@@ -1,0 +1,305 @@
+// Calls for the CUDA compiler: user functions compiled once per template binding (overloads by
+// argument count and exact types, template argument deduction, default arguments), member functions,
+// lambdas and callables held in variables, the call instruction that pushes a frame, and dispatch to
+// the builtins (builtins.ts) for everything the file does not define.
+import type { SyntaxNode } from '../parser';
+import { compileBuiltinCall, compileMethodCall } from './builtins';
+import { type CallTarget, type CompilerContext, type Ex, type Fn, FnCx, type FnDecl, type FnInst, freshId, type LambdaInfo, ownerOf } from './context';
+import { type Closure, envOf, FRAME, Frame, selfOf } from './runtime';
+import { fail, findFunctionDeclarator, innermostName, lastName, locOf, named, unsupported } from './syntax';
+import { type CType, decay, ptr, sameType, typeName, VOID } from './types';
+
+/** Compiles (once per template binding) a user function. */
+export function instantiate(c: CompilerContext, decl: FnDecl, tbind: Map<string, CType | number>, at: SyntaxNode): FnInst {
+  c.prepareFileScope();
+  const key = `${decl.owner?.name ?? ''}::${decl.name}@${decl.node.startIndex}<${[...tbind].map(([k, v]) => `${k}=${typeof v === 'number' ? v : typeName(v)}`).join(',')}>`;
+  const have = c.instances.get(key);
+  if (have) return have;
+  const fd = findFunctionDeclarator(decl.node.childForFieldName('declarator')!)!;
+  const cx = new FnCx(decl.owner ? `${decl.owner.name}::${decl.name}` : decl.name, null, tbind, decl.owner, locOf(decl.node, decl.name));
+  const inst: FnInst = { decl, fn: cx.fn, ret: VOID, params: [] };
+  c.instances.set(key, inst);
+  try {
+    compileFunction(c, decl, cx, inst, fd, at);
+  } catch (e) {
+    c.instances.delete(key);
+    throw e;
+  }
+  return inst;
+}
+
+function compileFunction(c: CompilerContext, decl: FnDecl, cx: FnCx, inst: FnInst, fd: SyntaxNode, at: SyntaxNode): void {
+  const tn = decl.node.childForFieldName('type');
+  let ret = tn ? c.baseType(cx, tn) : VOID;
+  // Pointer/reference return declarators wrap the function declarator.
+  for (let d = decl.node.childForFieldName('declarator'); d && d !== fd; d = d.childForFieldName('declarator') ?? named(d)[0] ?? null) {
+    if (d.type === 'pointer_declarator') ret = ptr(ret);
+  }
+  if (ret.k === 'obj' && ret.obj === 'tag' && ret.n === -1) {
+    cx.retDeduce = true;
+    ret = VOID;
+  }
+  cx.ret = ret;
+  inst.ret = ret;
+  c.scanAddressTaken(decl.node, cx.addrTaken);
+  for (const p of named(fd.childForFieldName('parameters')!)) {
+    if (p.type === 'variadic_parameter') unsupported('variadic function', p);
+    if (p.type !== 'parameter_declaration' && p.type !== 'optional_parameter_declaration') continue;
+    const ptn = p.childForFieldName('type')!;
+    const base = c.baseType(cx, ptn);
+    const dn = p.childForFieldName('declarator');
+    if (!dn) {
+      if (base.k === 'void') continue;
+      inst.params.push({ name: '', type: base, ref: false });
+      cx.slot();
+      continue;
+    }
+    const info = c.declarator(cx, base, dn);
+    const type = info.type.k === 'arr' && !info.ref ? ptr(info.type.of) : info.type;
+    inst.params.push({ name: info.name, type, ref: info.ref });
+    c.declareParam(cx, info.name, type, info.ref, p);
+  }
+  const body = decl.node.childForFieldName('body');
+  if (!body) unsupported(`function ${decl.name} has no body`, at);
+  c.block(cx, body);
+  c.emitReturn(cx, undefined, body);
+  inst.ret = cx.ret;
+  cx.finish();
+}
+
+/** Calls a user function or lambda: arguments evaluated, frame pushed; the result lands in a temp. */
+export function emitCall(c: CompilerContext, cx: FnCx, n: SyntaxNode, target: CallTarget, args: Ex[], self?: Fn, env?: Fn): Ex {
+  const dst = cx.slot();
+  const argFns = args.map((a, i) => {
+    const p = target.params[i];
+    if (!p) return a.ev;
+    if (p.ref) return c.addressOf(a, n);
+    return c.convertTo(a, p.type, n).ev;
+  });
+  const nargs = argFns.length;
+  const next = cx.code.length + 1;
+  c.emit(cx, n, (f) => {
+    const nf = new Frame(target.fn(), f.ts, f);
+    for (let i = 0; i < nargs; i++) nf.v[i] = argFns[i](f);
+    if (self) nf.self = self(f);
+    if (env) nf.env = env(f);
+    nf.retSlot = dst;
+    f.pc = next;
+    f.ts.frame = nf;
+    return FRAME;
+  });
+  return { t: target.ret, ev: (f) => f.v[dst], pure: true };
+}
+
+export function call(c: CompilerContext, cx: FnCx, n: SyntaxNode): Ex {
+  const fnNode = n.childForFieldName('function')!;
+  const argsNode = n.childForFieldName('arguments')!;
+  const argNodes = named(argsNode);
+  let targs: SyntaxNode[] | undefined;
+  let callee = fnNode;
+  if (callee.type === 'qualified_identifier') {
+    const inner = innermostName(callee);
+    if (inner.type === 'template_function') {
+      targs = named(inner.childForFieldName('arguments')!);
+    }
+  }
+  if (callee.type === 'template_function') {
+    targs = named(callee.childForFieldName('arguments')!);
+    callee = callee.childForFieldName('name')!;
+  }
+  if (callee.type === 'field_expression') return methodCall(c, cx, callee, argNodes, n, targs);
+  if (/^(static_cast|reinterpret_cast|const_cast|bit_cast|std::bit_cast|cuda::std::bit_cast)$/.test(callee.text) && targs?.length === 1 && argNodes.length === 1) {
+    const t = targs[0].type === 'type_descriptor' ? c.typeDescriptor(cx, targs[0]) : c.baseType(cx, targs[0]);
+    const e = c.expr(cx, argNodes[0]);
+    if (/bit_cast/.test(callee.text)) unsupported('bit_cast', n);
+    return c.cast(cx, t, e, n);
+  }
+  if (callee.type === 'parenthesized_expression') unsupported('calling through a parenthesised expression', n);
+  const fullName = callee.text.replace(/\s+/g, '').replace(/<.*$/, '').replace(/^::/, '');
+  const name = lastName(fullName);
+  // A lambda or callable held in a variable.
+  if (callee.type === 'identifier') {
+    const s = c.lookup(cx, name);
+    if (s && s.sym.k === 'var' && s.sym.type.k === 'lambda') {
+      const info = c.lambdas.get(s.sym.type.id)!;
+      const cl = c.symbolEx(cx, s.sym, s.depth, name, callee).ev;
+      const args = argNodes.map((a) => c.rv(c.expr(cx, a)));
+      if (args.length !== info.params.length) fail(`lambda '${name}' takes ${info.params.length} argument(s), got ${args.length}`, n);
+      return c.emitCall(cx, n, { fn: () => info.fn, ret: info.ret, params: info.params }, args, undefined, (f) => (cl(f) as Closure).env);
+    }
+  }
+  // Member function called without `this->` inside another member.
+  const owner = ownerOf(cx);
+  if (owner && callee.type === 'identifier') {
+    const md = owner.def.methods.get(name) as FnDecl | undefined;
+    if (md) {
+      const d = owner.depth;
+      return c.callUser(cx, [md], argNodes, n, targs, (f) => selfOf(envOf(f, d)));
+    }
+  }
+  const user = c.functions.get(name);
+  if (user && !(fullName.startsWith('cuda::') || fullName.startsWith('std::'))) return c.callUser(cx, user, argNodes, n, targs);
+  const b = compileBuiltinCall(c, cx, fullName, argNodes, n, targs);
+  if (b) return b;
+  if (user) return c.callUser(cx, user, argNodes, n, targs);
+  unsupported(`call to '${fullName}'`, n);
+}
+
+function methodCall(c: CompilerContext, cx: FnCx, callee: SyntaxNode, argNodes: SyntaxNode[], n: SyntaxNode, targs?: SyntaxNode[]): Ex {
+  const objNode = callee.childForFieldName('argument')!;
+  const mname = callee.childForFieldName('field')!.text;
+  const arrow = callee.childForFieldName('operator')?.text === '->';
+  const obj = c.expr(cx, objNode);
+  let t = obj.t;
+  let selfFn: Fn;
+  if (arrow) {
+    const r = c.rv(obj);
+    if (r.t.k !== 'ptr') fail(`'->' on a ${typeName(r.t)}`, callee);
+    t = r.t.to;
+    selfFn = r.ev;
+  } else selfFn = t.k === 'struct' || t.k === 'barrier' ? c.addressOf(obj, objNode) : obj.ev;
+  if (t.k === 'struct') {
+    const md = t.def.methods.get(mname) as FnDecl | undefined;
+    if (!md) fail(`${t.def.name} has no member function '${mname}'`, callee);
+    return c.callUser(cx, [md], argNodes, n, targs, selfFn);
+  }
+  const b = compileMethodCall(c, cx, t, selfFn, mname, argNodes, n, targs);
+  if (b) return b;
+  unsupported(`member function '${mname}' of ${typeName(t)}`, n);
+}
+
+/** Picks an overload by argument count, deduces template arguments, compiles and calls it. */
+export function callUser(c: CompilerContext, cx: FnCx, decls: FnDecl[], argNodes: SyntaxNode[], n: SyntaxNode, targs?: SyntaxNode[], self?: Fn): Ex {
+  const args = argNodes.map((a) => c.expr(cx, a));
+  const fits = decls.filter((d) => {
+    const fd = findFunctionDeclarator(d.node.childForFieldName('declarator')!);
+    const ps = fd ? named(fd.childForFieldName('parameters')!).filter((p) => p.type === 'parameter_declaration' || p.type === 'optional_parameter_declaration') : [];
+    const required = ps.filter((p) => p.type === 'parameter_declaration' && !(p.namedChildCount === 1 && p.text === 'void')).length;
+    return args.length <= ps.length && args.length >= required;
+  });
+  if (!fits.length) fail(`no overload of '${decls[0].name}' takes ${args.length} argument(s)`, n);
+  // Prefer an overload whose parameter types match exactly (simple overload resolution).
+  let decl = fits[0];
+  if (fits.length > 1) {
+    for (const d of fits) {
+      if (d.tparams) continue;
+      try {
+        const inst = c.instantiate(d, new Map(), n);
+        if (inst.params.every((p, i) => !args[i] || sameType(decay(p.type), decay(c.rv(args[i]).t)))) {
+          decl = d;
+          break;
+        }
+      } catch {
+        /* try the next */
+      }
+    }
+  }
+  const tbind = new Map<string, CType | number>();
+  if (decl.tparams) bindTemplate(c, cx, decl, tbind, args, n, targs);
+  const inst = c.instantiate(decl, tbind, n);
+  const pargs = args.map((a, i) => (inst.params[i]?.ref ? a : c.rv(a)));
+  // Default arguments.
+  const fd = findFunctionDeclarator(decl.node.childForFieldName('declarator')!)!;
+  const ps = named(fd.childForFieldName('parameters')!).filter((p) => p.type === 'parameter_declaration' || p.type === 'optional_parameter_declaration');
+  for (let i = args.length; i < ps.length; i++) {
+    const dv = ps[i].childForFieldName('default_value');
+    if (!dv) fail(`missing argument ${i + 1} of '${decl.name}'`, n);
+    pargs.push(c.expr(cx, dv));
+  }
+  return c.emitCall(cx, n, { fn: () => inst.fn, ret: inst.ret, params: inst.params }, pargs, self);
+}
+
+function bindTemplate(c: CompilerContext, cx: FnCx, decl: FnDecl, tbind: Map<string, CType | number>, args: Ex[], n: SyntaxNode, targs?: SyntaxNode[]): void {
+  const tps = named(decl.tparams!);
+  const names: { name: string; type: boolean; dflt?: SyntaxNode }[] = [];
+  for (const p of tps) {
+    if (p.type === 'type_parameter_declaration' || p.type === 'optional_type_parameter_declaration') {
+      const nm = named(p).find((x) => x.type === 'type_identifier');
+      names.push({ name: nm?.text ?? '', type: true, dflt: p.childForFieldName('default_type') ?? undefined });
+    } else if (p.type === 'parameter_declaration' || p.type === 'optional_parameter_declaration') {
+      const nm = p.childForFieldName('declarator');
+      names.push({ name: nm?.text ?? '', type: false, dflt: p.childForFieldName('default_value') ?? undefined });
+    } else unsupported(`template parameter '${p.text}'`, p);
+  }
+  (targs ?? []).forEach((a, i) => {
+    const tp = names[i];
+    if (!tp) fail(`too many template arguments for '${decl.name}'`, n);
+    if (tp.type) tbind.set(tp.name, a.type === 'type_descriptor' ? c.typeDescriptor(cx, a) : c.baseType(cx, a));
+    else tbind.set(tp.name, c.constEval(cx, a));
+  });
+  // Deduce the rest from the function parameters.
+  const fd = findFunctionDeclarator(decl.node.childForFieldName('declarator')!)!;
+  const ps = named(fd.childForFieldName('parameters')!).filter((p) => p.type === 'parameter_declaration' || p.type === 'optional_parameter_declaration');
+  ps.forEach((p, i) => {
+    const a = args[i];
+    if (!a) return;
+    deduce(p.childForFieldName('type')!, p.childForFieldName('declarator'), a.t, names, tbind);
+  });
+  for (const tp of names) {
+    if (tbind.has(tp.name)) continue;
+    if (tp.dflt) {
+      const scratch = new FnCx('<tmpl>', null, tbind, undefined, locOf(n));
+      tbind.set(tp.name, tp.type ? c.typeDescriptor(scratch, tp.dflt) : c.constEval(scratch, tp.dflt));
+      continue;
+    }
+    fail(`cannot deduce template argument '${tp.name}' of '${decl.name}'`, n);
+  }
+}
+
+export function lambda(c: CompilerContext, cx: FnCx, n: SyntaxNode): Ex {
+  const id = freshId();
+  const name = `lambda@${n.startPosition.row + 1}`;
+  const lcx = new FnCx(name, cx, new Map(), undefined, locOf(n, name));
+  const info: LambdaInfo = { id, fn: lcx.fn, ret: VOID, params: [] };
+  c.lambdas.set(id, info);
+  const decl = n.childForFieldName('declarator');
+  const body = n.childForFieldName('body')!;
+  c.scanAddressTaken(body, lcx.addrTaken);
+  const params = decl?.childForFieldName('parameters');
+  if (params)
+    for (const p of named(params)) {
+      if (p.type !== 'parameter_declaration') continue;
+      const tn = p.childForFieldName('type')!;
+      if (tn.type === 'placeholder_type_specifier') unsupported('a generic lambda (auto parameter)', p);
+      const base = c.baseType(lcx, tn);
+      const dn = p.childForFieldName('declarator');
+      const info2 = dn ? c.declarator(lcx, base, dn) : { name: '', type: base, ref: false };
+      const type = info2.type.k === 'arr' ? ptr(info2.type.of) : info2.type;
+      info.params.push({ name: info2.name, type, ref: info2.ref });
+      c.declareParam(lcx, info2.name, type, info2.ref, p);
+    }
+  const rt = decl?.childForFieldName('type') ?? named(decl ?? n).find((x) => x.type === 'trailing_return_type');
+  if (rt) lcx.ret = c.typeDescriptor(lcx, rt.type === 'trailing_return_type' ? named(rt)[0] : rt);
+  else lcx.retDeduce = true;
+  c.block(lcx, body);
+  c.emitReturn(lcx, undefined, body);
+  info.ret = lcx.ret;
+  lcx.finish();
+  return { t: { k: 'lambda', id }, ev: (f) => ({ fn: info.fn, env: f }) satisfies Closure };
+}
+
+function deduce(tn: SyntaxNode, decl: SyntaxNode | null, arg: CType, names: { name: string; type: boolean }[], out: Map<string, CType | number>): void {
+  const tname = tn.text.replace(/\s+/g, '');
+  const isParam = names.find((x) => x.type && x.name === tname);
+  // Walk the declarator to the identifier, peeling pointers from the argument type.
+  let t = arg;
+  let ref = false;
+  let arrN: SyntaxNode | null = null;
+  let cur = decl;
+  while (cur && cur.type !== 'identifier') {
+    if (cur.type === 'pointer_declarator') {
+      if (t.k === 'ptr') t = t.to;
+      else if (t.k === 'arr') t = t.of;
+      else return;
+    } else if (cur.type === 'reference_declarator') ref = true;
+    else if (cur.type === 'array_declarator') {
+      arrN = cur.childForFieldName('size');
+      if (t.k === 'arr') {
+        if (arrN?.type === 'identifier' && names.some((x) => !x.type && x.name === arrN!.text)) out.set(arrN.text, t.n);
+        t = t.of;
+      }
+    }
+    cur = cur.childForFieldName('declarator') ?? named(cur).find((x) => x.type.endsWith('declarator') || x.type === 'identifier') ?? null;
+  }
+  if (isParam && !out.has(tname)) out.set(tname, ref ? t : decay(t));
+}

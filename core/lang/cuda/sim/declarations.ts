@@ -1,0 +1,684 @@
+// Declarations and types for the CUDA compiler: the file scan (functions, kernels, structs,
+// file-scope constants and device variables), C++ types as written (primitives, typedefs, structs,
+// templates' bound parameters, enums, decltype, declarators), compile-time constants, and local
+// variables and parameters with their storage (a frame slot, frame memory, a reference, shared memory).
+import type { SyntaxNode } from '../parser';
+import type { DType } from '../../../sim/dtypes';
+import { SimError } from '../../../sim/machine';
+import { Buffer } from '../../../sim/memory';
+import { type CompilerContext, type DeclaratorInfo, type Ex, type FnDecl, FnCx, freshId, type LV, type Sym } from './context';
+import { type Frame, storer } from './runtime';
+import { allChildren, type DeclQuals, declQualifiers, fail, findFunctionDeclarator, findNode, lastName, locOf, named, unsupported } from './syntax';
+import { alignOfType, convFn, type CType, decay, elemDtype, isNum, layoutStruct, num, ptr, S32, shapeOf, sizeOfType, type StructDef, U64, VOID } from './types';
+
+/** Primitive and standard type names by their dtype. */
+const PRIMS: Record<string, DType> = {
+  int: 's32',
+  'signed int': 's32',
+  signed: 's32',
+  unsigned: 'u32',
+  'unsigned int': 'u32',
+  short: 's16',
+  'short int': 's16',
+  'unsigned short': 'u16',
+  'unsigned short int': 'u16',
+  char: 's8',
+  'signed char': 's8',
+  'unsigned char': 'u8',
+  long: 's64',
+  'long int': 's64',
+  'long long': 's64',
+  'long long int': 's64',
+  'unsigned long': 'u64',
+  'unsigned long int': 'u64',
+  'unsigned long long': 'u64',
+  'unsigned long long int': 'u64',
+  'signed long long': 's64',
+  size_t: 'u64',
+  ptrdiff_t: 's64',
+  intptr_t: 's64',
+  uintptr_t: 'u64',
+  int8_t: 's8',
+  int16_t: 's16',
+  int32_t: 's32',
+  int64_t: 's64',
+  uint8_t: 'u8',
+  uint16_t: 'u16',
+  uint32_t: 'u32',
+  uint64_t: 'u64',
+  uint: 'u32',
+  float: 'f32',
+  double: 'f64',
+  bool: 'bool',
+  __half: 'f16',
+  half: 'f16',
+  __nv_bfloat16: 'bf16',
+  nv_bfloat16: 'bf16',
+  __mbarrier_t: 'u64',
+  __mbarrier_token_t: 'u64',
+  arrival_token: 'u64',
+  clock_t: 's64',
+  'unsigned long long int ': 'u64',
+};
+
+
+// ------------------------------------------------------------------ file scan
+
+/** Records the file's functions, kernels, structs and file-scope declarations (compiled on first use). */
+export function collectFile(c: CompilerContext, root: SyntaxNode): void {
+  collect(c, root, undefined);
+}
+
+function collect(c: CompilerContext, n: SyntaxNode, tparams: SyntaxNode | undefined): void {
+  for (const child of named(n)) {
+    switch (child.type) {
+      case 'function_definition':
+        addFunction(c, child, tparams, undefined);
+        break;
+      case 'template_declaration': {
+        const tp = child.childForFieldName('parameters') ?? undefined;
+        const inner = named(child).filter((x) => x !== tp);
+        for (const d of inner) {
+          if (d.type === 'function_definition') addFunction(c, d, tp, undefined);
+          else if (d.type === 'struct_specifier' || d.type === 'class_specifier') c.templateStructs.set(d.childForFieldName('name')?.text ?? '', d);
+        }
+        break;
+      }
+      case 'namespace_definition':
+      case 'linkage_specification': {
+        const body = child.childForFieldName('body');
+        if (body) collect(c, body, undefined);
+        break;
+      }
+      case 'declaration_list':
+        collect(c, child, undefined);
+        break;
+      case 'struct_specifier':
+      case 'class_specifier':
+        c.lazyStructs.set(child.childForFieldName('name')?.text ?? '', child);
+        break;
+      case 'declaration':
+        c.fileDeclarations.push(child);
+        for (const s of named(child)) if (s.type === 'struct_specifier' || s.type === 'class_specifier') c.lazyStructs.set(s.childForFieldName('name')?.text ?? '', s);
+        break;
+      case 'type_definition':
+      case 'alias_declaration':
+      case 'enum_specifier':
+        c.fileDeclarations.push(child);
+        break;
+      case 'preproc_if':
+      case 'preproc_ifdef':
+        collect(c, child, undefined);
+        break;
+      default:
+        break;
+    }
+  }
+}
+
+function addFunction(c: CompilerContext, node: SyntaxNode, tparams: SyntaxNode | undefined, owner: StructDef | undefined): void {
+  const decl = node.childForFieldName('declarator');
+  const fd = decl ? findFunctionDeclarator(decl) : undefined;
+  const nameNode = fd?.childForFieldName('declarator');
+  if (!nameNode) return;
+  const name = lastName(nameNode.text);
+  const d: FnDecl = { name, node, tparams, owner };
+  let list = c.functions.get(name);
+  if (!list) c.functions.set(name, (list = []));
+  list.push(d);
+  if (allChildren(node).some((x) => x.type === '__global__' || x.text === '__global__')) c.kernels.push(d);
+}
+
+/** File-scope declarations (constants, typedefs, enums, structs); `Compiler.prepareFileScope` runs this once, on first use. */
+export function prepareFileScope(c: CompilerContext): void {
+  const cx = new FnCx('<file>', null, new Map(), undefined, { line: 0 });
+  cx.scopes = [c.fileScope];
+  for (const d of c.fileDeclarations) fileDecl(c, cx, d);
+}
+
+function fileDecl(c: CompilerContext, cx: FnCx, d: SyntaxNode): void {
+  switch (d.type) {
+    case 'type_definition':
+    case 'alias_declaration':
+      c.typeDecl(cx, d);
+      return;
+    case 'enum_specifier':
+      c.enumDecl(cx, d);
+      return;
+    case 'declaration': {
+      const quals = declQualifiers(d);
+      const tn = d.childForFieldName('type');
+      if (tn?.type === 'enum_specifier') c.enumDecl(cx, tn);
+      for (const dn of d.childrenForFieldName('declarator')) {
+        if (!dn) continue;
+        if (dn.type === 'function_declarator') continue; // prototype
+        let info: DeclaratorInfo;
+        try {
+          info = c.declarator(cx, c.baseType(cx, tn!), dn);
+        } catch {
+          continue; // a file-scope declaration the kernel never uses may use types we do not model
+        }
+        if (info.init && (quals.constexpr || quals.const) && isNum(info.type)) {
+          try {
+            const v = c.constEval(cx, info.init, info.type);
+            c.fileScope.set(info.name, { k: 'const', type: info.type, value: v });
+            continue;
+          } catch {
+            /* not a constant: a device variable below */
+          }
+        }
+        if (quals.device || quals.constant || quals.managed) {
+          const size = sizeOfType(info.type);
+          const buf = new Buffer(c.newGlobalId(), info.name, quals.constant ? 'const' : 'global', Math.max(size, 1), undefined, elemDtype(info.type), shapeOf(info.type));
+          c.globals.push(buf);
+          if (info.init) staticInit(c, cx, buf, info.type, info.init);
+          c.fileScope.set(info.name, { k: 'global', type: info.type, p: { buf, offset: 0 } });
+        }
+      }
+      return;
+    }
+  }
+}
+
+function staticInit(c: CompilerContext, cx: FnCx, buf: Buffer, t: CType, init: SyntaxNode): void {
+  const flat: { off: number; t: CType; node: SyntaxNode }[] = [];
+  flattenInit(c, cx, t, init, 0, flat);
+  for (const e of flat) {
+    if (!isNum(e.t)) unsupported('a non-numeric initialiser of a device variable', e.node);
+    storer(e.t.dt)(buf, e.off, c.constEval(cx, e.node, e.t));
+  }
+}
+
+export function typeDecl(c: CompilerContext, cx: FnCx, d: SyntaxNode): void {
+  if (d.type === 'alias_declaration') {
+    const name = d.childForFieldName('name')!.text;
+    const td = d.childForFieldName('type')!;
+    scopeTop(c, cx).set(name, { k: 'type', type: c.typeDescriptor(cx, td) });
+    return;
+  }
+  const tn = d.childForFieldName('type');
+  if (!tn) return;
+  const base = c.baseType(cx, tn);
+  for (const dn of d.childrenForFieldName('declarator')) {
+    if (!dn) continue;
+    const info = c.declarator(cx, base, dn);
+    scopeTop(c, cx).set(info.name, { k: 'type', type: info.type });
+  }
+}
+
+export function enumDecl(c: CompilerContext, cx: FnCx, d: SyntaxNode): void {
+  const list = named(d).find((x) => x.type === 'enumerator_list');
+  const name = d.childForFieldName('name')?.text;
+  const base = d.childForFieldName('base');
+  const t = base ? c.baseType(cx, base) : S32;
+  if (name) scopeTop(c, cx).set(name, { k: 'type', type: t });
+  if (!list) return;
+  let next = 0;
+  for (const e of named(list)) {
+    if (e.type !== 'enumerator') continue;
+    const en = e.childForFieldName('name')!.text;
+    const v = e.childForFieldName('value');
+    if (v) next = c.constEval(cx, v, t);
+    scopeTop(c, cx).set(en, { k: 'const', type: t, value: next });
+    if (name) scopeTop(c, cx).set(`${name}::${en}`, { k: 'const', type: t, value: next });
+    next++;
+  }
+}
+
+function scopeTop(c: CompilerContext, cx: FnCx): Map<string, Sym> {
+  return cx.scopes[cx.scopes.length - 1];
+}
+
+// -------------------------------------------------------------- types
+
+export function lookup(c: CompilerContext, cx: FnCx | null, name: string): { sym: Sym; depth: number } | undefined {
+  let depth = 0;
+  for (let c = cx; c; c = c.parent, depth++) {
+    for (let i = c.scopes.length - 1; i >= 0; i--) {
+      const s = c.scopes[i].get(name);
+      if (s) return { sym: s, depth };
+    }
+    const tb = c.tbind.get(name);
+    if (tb !== undefined) return { sym: typeof tb === 'number' ? { k: 'const', type: S32, value: tb } : { k: 'type', type: tb }, depth };
+  }
+  const s = c.fileScope.get(name);
+  return s ? { sym: s, depth: 0 } : undefined;
+}
+
+export function structDef(c: CompilerContext, cx: FnCx, name: string, n: SyntaxNode): StructDef | undefined {
+  const have = c.structs.get(name);
+  if (have) return have;
+  const node = c.lazyStructs.get(name);
+  if (!node) return undefined;
+  return c.defineStruct(cx, node, name);
+}
+
+export function defineStruct(c: CompilerContext, cx: FnCx, node: SyntaxNode, name: string): StructDef {
+  const body = node.childForFieldName('body');
+  const fields: { name: string; type: CType }[] = [];
+  const methods: SyntaxNode[] = [];
+  // Placeholder so self-referencing pointers resolve.
+  const def: StructDef = { name, fields: [], size: 0, align: 1, methods: new Map() };
+  c.structs.set(name, def);
+  for (const m of body ? named(body) : []) {
+    if (m.type === 'field_declaration') {
+      const tn = m.childForFieldName('type');
+      if (!tn) continue;
+      const base = c.baseType(cx, tn);
+      for (const dn of m.childrenForFieldName('declarator')) {
+        if (!dn) continue;
+        if (dn.type === 'function_declarator') continue;
+        const info = c.declarator(cx, base, dn);
+        fields.push({ name: info.name, type: info.type });
+      }
+    } else if (m.type === 'function_definition') methods.push(m);
+    else if (m.type === 'template_declaration') unsupported(`member template in struct ${name}`, m);
+  }
+  const laid = layoutStruct(name, fields);
+  Object.assign(def, { fields: laid.fields, size: laid.size, align: laid.align });
+  for (const m of methods) {
+    const fd = findFunctionDeclarator(m.childForFieldName('declarator')!);
+    const mn = fd ? lastName(fd.childForFieldName('declarator')!.text) : '';
+    if (mn) def.methods.set(mn, { name: mn, node: m, owner: def } satisfies FnDecl);
+  }
+  return def;
+}
+
+/** The type named by a declaration's type node (before declarators). */
+export function baseType(c: CompilerContext, cx: FnCx, n: SyntaxNode): CType {
+  switch (n.type) {
+    case 'primitive_type':
+    case 'sized_type_specifier': {
+      const text = n.text.replace(/\s+/g, ' ').trim();
+      if (text === 'void') return VOID;
+      const dt = PRIMS[text] ?? (n.type === 'sized_type_specifier' ? PRIMS[text.replace(/ int$/, '')] : undefined);
+      if (dt) return num(dt);
+      if (/^(unsigned|signed)$/.test(text)) return num(text === 'unsigned' ? 'u32' : 's32');
+      return namedType(c, cx, text, n);
+    }
+    case 'type_identifier':
+      return namedType(c, cx, n.text, n);
+    case 'placeholder_type_specifier':
+      return { k: 'obj', obj: 'tag', n: -1 }; // `auto`: replaced by the initialiser's type
+    case 'qualified_identifier':
+    case 'template_type':
+      return namedType(c, cx, n.text.replace(/\s+/g, ''), n);
+    case 'struct_specifier':
+    case 'class_specifier': {
+      const name = n.childForFieldName('name')?.text ?? `anon${freshId()}`;
+      if (n.childForFieldName('body')) return { k: 'struct', def: c.defineStruct(cx, n, name) };
+      const d = c.structDef(cx, name, n);
+      if (!d) unsupported(`struct ${name} without a definition`, n);
+      return { k: 'struct', def: d };
+    }
+    case 'enum_specifier':
+      c.enumDecl(cx, n);
+      return S32;
+    case 'decltype': {
+      const e = named(n)[0];
+      return decay(c.typeOf(cx, e));
+    }
+    case 'type_descriptor':
+      return c.typeDescriptor(cx, n);
+  }
+  unsupported(`type '${n.text}'`, n);
+}
+
+function namedType(c: CompilerContext, cx: FnCx, raw: string, n: SyntaxNode): CType {
+  const text = raw.replace(/^::/, '');
+  const s = c.lookup(cx, text);
+  if (s?.sym.k === 'type') return s.sym.type;
+  const prim = PRIMS[text] ?? PRIMS[lastName(text)];
+  if (prim && !text.includes('<')) return num(prim);
+  if (/^(cuda::)?(std::)?(barrier|cuda::barrier)</.test(text) || /^cuda::barrier</.test(text) || /^barrier<cuda::thread_scope/.test(text)) return { k: 'barrier' };
+  if (/arrival_token$/.test(text)) return U64;
+  if (/^(cooperative_groups|cg)::thread_block$/.test(text)) return { k: 'obj', obj: 'thread_block' };
+  if (/^(cooperative_groups|cg)::grid_group$/.test(text)) return { k: 'obj', obj: 'grid' };
+  const tp = /^(?:cooperative_groups|cg)::thread_block_tile<(\d+)>$/.exec(text);
+  if (tp) return { k: 'obj', obj: 'tile', n: Number(tp[1]) };
+  const as = /^(?:std::|cuda::std::)?aligned_storage<(.*)>(?:::type)?$/.exec(text);
+  if (as && n.type === 'qualified_identifier') {
+    const tt = findNode(n, 'template_argument_list');
+    const args = tt ? named(tt) : [];
+    const size = args[0] ? c.constEval(cx, args[0], U64) : 8;
+    const align = args[1] ? c.constEval(cx, args[1], U64) : 8;
+    const def = layoutStruct('aligned_storage', [{ name: '__data', type: { k: 'arr', of: num('u8'), n: size } }]);
+    def.align = align;
+    def.size = Math.ceil(size / align) * align;
+    return { k: 'struct', def };
+  }
+  const base = text.replace(/<.*$/, '');
+  const sd = c.structDef(cx, lastName(base), n) ?? c.structDef(cx, base, n);
+  if (sd) return { k: 'struct', def: sd };
+  unsupported(`type '${text}'`, n);
+}
+
+export function typeDescriptor(c: CompilerContext, cx: FnCx, n: SyntaxNode): CType {
+  if (n.type !== 'type_descriptor') return c.baseType(cx, n);
+  const tn = n.childForFieldName('type')!;
+  let t = c.baseType(cx, tn);
+  const ad = n.childForFieldName('declarator');
+  if (ad) t = abstractDeclarator(c, cx, t, ad);
+  return t;
+}
+
+function abstractDeclarator(c: CompilerContext, cx: FnCx, t: CType, d: SyntaxNode): CType {
+  switch (d.type) {
+    case 'abstract_pointer_declarator': {
+      const inner = d.childForFieldName('declarator');
+      return inner ? abstractDeclarator(c, cx, ptr(t), inner) : ptr(t);
+    }
+    case 'abstract_reference_declarator': {
+      const inner = named(d).find((x) => x.type.startsWith('abstract_'));
+      return inner ? abstractDeclarator(c, cx, t, inner) : t;
+    }
+    case 'abstract_array_declarator': {
+      const size = d.childForFieldName('size');
+      const at: CType = { k: 'arr', of: t, n: size ? c.constEval(cx, size, U64) : -1 };
+      const inner = d.childForFieldName('declarator');
+      return inner ? abstractDeclarator(c, cx, at, inner) : at;
+    }
+    case 'abstract_function_declarator':
+      return t;
+  }
+  unsupported(`type declarator '${d.text}'`, d);
+}
+
+/** Applies a declarator to a base type: name, full type, reference-ness, initialiser. */
+export function declarator(c: CompilerContext, cx: FnCx, base: CType, d: SyntaxNode): DeclaratorInfo {
+  let t = base;
+  let ref = false;
+  let init: SyntaxNode | undefined;
+  let cur: SyntaxNode | null = d;
+  while (cur) {
+    switch (cur.type) {
+      case 'init_declarator':
+        init = cur.childForFieldName('value') ?? undefined;
+        cur = cur.childForFieldName('declarator');
+        continue;
+      case 'pointer_declarator':
+        t = ptr(t);
+        cur = cur.childForFieldName('declarator');
+        continue;
+      case 'reference_declarator':
+        ref = true;
+        cur = named(cur).find((x) => x.type !== 'type_qualifier') ?? null;
+        continue;
+      case 'array_declarator': {
+        // Collect the sizes of nested array declarators: `a[4][8]` is array_decl(array_decl(a, 4), 8).
+        const sizes: (SyntaxNode | null)[] = [];
+        let a: SyntaxNode | null = cur;
+        while (a && a.type === 'array_declarator') {
+          sizes.unshift(a.childForFieldName('size'));
+          a = a.childForFieldName('declarator');
+        }
+        for (let i = sizes.length - 1; i >= 0; i--) {
+          const s = sizes[i];
+          t = { k: 'arr', of: t, n: s ? c.constEval(cx, s, U64) : -1 };
+        }
+        cur = a;
+        continue;
+      }
+      case 'parenthesized_declarator':
+        cur = named(cur)[0] ?? null;
+        continue;
+      case 'attributed_declarator':
+        cur = named(cur)[0] ?? null;
+        continue;
+      case 'identifier':
+      case 'field_identifier':
+        return { name: cur.text, type: t, ref, init, node: d };
+      case 'function_declarator':
+        unsupported('a function declaration inside a function', cur);
+        break;
+      default:
+        unsupported(`declarator '${cur.text}'`, cur);
+    }
+  }
+  fail('declaration without a name', d);
+}
+
+// -------------------------------------------------------------- constants
+
+export function constEval(c: CompilerContext, cx: FnCx, n: SyntaxNode, t?: CType): number {
+  const scratch = new FnCx('<const>', cx, new Map(), cx.owner, locOf(n));
+  scratch.scopes = [new Map()];
+  const e = c.expr(scratch, n);
+  if (e.cv === undefined) throw new SimError(`'${n.text}' is not a compile-time constant`, locOf(n), 'unsupported');
+  if (t && isNum(t) && isNum(e.t)) {
+    const f = convFn(e.t.dt, t.dt);
+    return f ? f(e.cv) : e.cv;
+  }
+  return e.cv;
+}
+
+/** Static type of an expression without keeping its code (sizeof, decltype). */
+export function typeOf(c: CompilerContext, cx: FnCx, n: SyntaxNode): CType {
+  if (n.type === 'parenthesized_expression') return c.typeOf(cx, named(n)[0]);
+  if (n.type === 'identifier' || n.type === 'type_identifier') {
+    const s = c.lookup(cx, n.text);
+    if (s && s.sym.k !== 'const') return s.sym.type;
+    if (s) return s.sym.type;
+    try {
+      return namedType(c, cx, n.text, n);
+    } catch {
+      /* fall through */
+    }
+  }
+  const mark = cx.code.length;
+  const slots = cx.nslots;
+  const e = c.expr(cx, n);
+  cx.code.length = mark;
+  cx.nslots = Math.max(slots, cx.nslots);
+  return e.t;
+}
+
+// ------------------------------------------------------------------ variables and parameters
+
+/** Parameters occupy the first slots in order (the call instruction fills them). */
+export function declareParam(c: CompilerContext, cx: FnCx, name: string, type: CType, ref: boolean, n: SyntaxNode): void {
+  const idx = cx.slot();
+  const scope = cx.scopes[0];
+  if (ref) {
+    scope.set(name, { k: 'var', type, where: 'ref', idx, cx });
+    cx.locals.push({ name, type, where: 'ref', index: idx, from: 0, to: Infinity });
+    return;
+  }
+  if (type.k === 'struct' || type.k === 'barrier' || cx.addrTaken.has(name)) {
+    // Copied into frame memory on entry by a prologue instruction.
+    const m = c.memLocal(cx, name, type);
+    scope.set(name, { k: 'var', type, where: 'mem', idx: m, cx });
+    cx.locals.push({ name, type, where: 'mem', index: m, from: 0, to: Infinity });
+    const st = c.storeFn({ k: 'mem', buf: (f) => f.mem[m], off: () => 0 }, type);
+    c.emit(cx, n, (f) => {
+      st(f, f.v[idx]);
+      return f.pc + 1;
+    }, false);
+    return;
+  }
+  scope.set(name, { k: 'var', type, where: 'slot', idx, cx });
+  cx.locals.push({ name, type, where: 'slot', index: idx, from: 0, to: Infinity });
+}
+
+export function memLocal(c: CompilerContext, cx: FnCx, name: string, type: CType): number {
+  cx.mem.push({ name, size: Math.max(1, sizeOfType(type)) });
+  return cx.mem.length - 1;
+}
+
+/**
+ * Names whose address is taken (`&x`) or that are bound to a reference (a `T&` parameter of a
+ * user function, `T& r = x`): they live in frame memory instead of a slot.
+ */
+export function scanAddressTaken(c: CompilerContext, n: SyntaxNode, out: Set<string>): void {
+  if (n.type === 'pointer_expression' && n.childForFieldName('operator')?.text === '&') {
+    const a = n.childForFieldName('argument');
+    if (a?.type === 'identifier') out.add(a.text);
+  }
+  if (n.type === 'call_expression') {
+    const fnNode = n.childForFieldName('function');
+    const name = fnNode ? lastName(fnNode.text.replace(/\s+/g, '').replace(/<.*$/, '')) : '';
+    const decls = c.functions.get(name) ?? [];
+    const args = named(n.childForFieldName('arguments')!);
+    args.forEach((a, i) => {
+      if (a.type !== 'identifier') return;
+      for (const d of decls) {
+        const fd = findFunctionDeclarator(d.node.childForFieldName('declarator')!);
+        const p = fd ? named(fd.childForFieldName('parameters')!).filter((x) => x.type === 'parameter_declaration' || x.type === 'optional_parameter_declaration')[i] : undefined;
+        if (p && /&/.test(p.childForFieldName('declarator')?.text ?? '') && !/&&/.test(p.childForFieldName('declarator')?.text ?? '')) out.add(a.text);
+      }
+    });
+  }
+  if (n.type === 'declaration') {
+    for (const d of n.childrenForFieldName('declarator')) {
+      if (d?.type !== 'init_declarator') continue;
+      const inner = d.childForFieldName('declarator');
+      const v = d.childForFieldName('value');
+      if (inner?.type === 'reference_declarator' && v?.type === 'identifier') out.add(v.text);
+    }
+  }
+  for (const child of named(n)) c.scanAddressTaken(child, out);
+}
+
+export function declaration(c: CompilerContext, cx: FnCx, n: SyntaxNode): void {
+  const quals = declQualifiers(n);
+  const tn = n.childForFieldName('type');
+  if (!tn) fail('declaration without a type', n);
+  const base = c.baseType(cx, tn);
+  for (const dn of n.childrenForFieldName('declarator')) {
+    if (!dn) continue;
+    if (dn.type === 'function_declarator') continue;
+    const info = c.declarator(cx, base, dn);
+    c.declareVar(cx, info, quals, n);
+  }
+}
+
+export function declareVar(c: CompilerContext, cx: FnCx, info: { name: string; type: CType; ref: boolean; init?: SyntaxNode }, quals: DeclQuals, n: SyntaxNode): void {
+  const scope = cx.scopes[cx.scopes.length - 1];
+  let type = info.type;
+  const isAuto = type.k === 'obj' && type.obj === 'tag' && type.n === -1;
+  if (quals.shared) {
+    if (info.init) unsupported('an initialiser on a __shared__ variable', n);
+    if (quals.extern || (type.k === 'arr' && type.n < 0)) {
+      c.usesDynamicShared = true;
+      scope.set(info.name, { k: 'dyn', type });
+      return;
+    }
+    const idx = c.shared.length;
+    c.shared.push({ name: info.name, type, align: Math.max(quals.align ?? 0, alignOfType(type)) });
+    scope.set(info.name, { k: 'shared', type, idx });
+    return;
+  }
+  if (quals.static && !quals.constexpr && !quals.const) unsupported(`static local variable '${info.name}'`, n);
+  // Initialiser first: `int x = x + 1` sees the outer x, and `auto` needs the type.
+  let init: Ex | undefined;
+  const initNode = info.init;
+  if (initNode && initNode.type !== 'initializer_list' && initNode.type !== 'argument_list') {
+    init = c.expr(cx, initNode);
+    if (isAuto) type = decay(init.t);
+  } else if (isAuto) {
+    if (initNode?.type === 'initializer_list' && named(initNode).length === 1) {
+      init = c.expr(cx, named(initNode)[0]);
+      type = decay(init.t);
+    } else fail(`cannot deduce the type of '${info.name}'`, n);
+  }
+  if (info.ref) {
+    if (!init) fail(`reference '${info.name}' without an initialiser`, n);
+    const idx = cx.slot();
+    const addr = c.addressOf(init, initNode!);
+    c.emitExec(cx, n, (f) => (f.v[idx] = addr(f)));
+    scope.set(info.name, { k: 'var', type, where: 'ref', idx, cx });
+    cx.locals.push({ name: info.name, type, where: 'ref', index: idx, from: cx.code.length, to: Infinity });
+    return;
+  }
+  if ((quals.constexpr || quals.const) && init?.cv !== undefined && isNum(type) && !cx.addrTaken.has(info.name)) {
+    const v = c.convertTo(init, type, n).ev;
+    scope.set(info.name, { k: 'const', type, value: v(null as unknown as Frame) });
+    return;
+  }
+  const inMem = type.k === 'arr' || type.k === 'struct' || type.k === 'barrier' || cx.addrTaken.has(info.name);
+  if (type.k === 'arr' && type.n < 0) {
+    if (initNode?.type === 'initializer_list') type = { k: 'arr', of: type.of, n: named(initNode).length };
+    else fail(`array '${info.name}' without a size`, n);
+  }
+  if (inMem) {
+    const m = c.memLocal(cx, info.name, type);
+    const lv: LV = { k: 'mem', buf: (f) => f.mem[m], off: () => 0 };
+    if (initNode?.type === 'initializer_list' || initNode?.type === 'argument_list') c.initAggregate(cx, lv, type, initNode, n);
+    else if (init) {
+      const st = c.storeFn(lv, type);
+      const v = c.convertTo(init, type, initNode!).ev;
+      c.emitExec(cx, n, (f) => st(f, v(f)));
+    }
+    scope.set(info.name, { k: 'var', type, where: 'mem', idx: m, cx });
+    cx.locals.push({ name: info.name, type, where: 'mem', index: m, from: cx.code.length, to: Infinity });
+    return;
+  }
+  const idx = cx.slot();
+  if (initNode?.type === 'initializer_list' || initNode?.type === 'argument_list') {
+    const items = named(initNode);
+    if (items.length > 1) fail(`too many initialisers for '${info.name}'`, initNode);
+    init = items.length ? c.expr(cx, items[0]) : { t: type, ev: () => (type.k === 'ptr' ? null : 0), cv: 0 };
+  }
+  if (init) {
+    const v = c.convertTo(init, type, initNode!).ev;
+    c.emitExec(cx, n, (f) => (f.v[idx] = v(f)));
+  } else {
+    const zero = type.k === 'ptr' ? null : 0;
+    c.emitExec(cx, n, (f) => (f.v[idx] = zero));
+  }
+  scope.set(info.name, { k: 'var', type, where: 'slot', idx, cx });
+  cx.locals.push({ name: info.name, type, where: 'slot', index: idx, from: cx.code.length, to: Infinity });
+}
+
+/** Brace (or constructor-argument) initialisation of an array or struct in memory. */
+export function initAggregate(c: CompilerContext, cx: FnCx, lv: LV & { k: 'mem' }, type: CType, init: SyntaxNode, n: SyntaxNode): void {
+  const flat: { off: number; t: CType; node: SyntaxNode }[] = [];
+  if (type.k === 'barrier') unsupported('constructing a cuda::barrier with arguments (use init())', n);
+  if (type.k === 'struct' && init.type === 'argument_list' && named(init).length === 1) {
+    const e = c.expr(cx, named(init)[0]);
+    const st = c.storeFn(lv, type);
+    const v = c.convertTo(e, type, init).ev;
+    c.emitExec(cx, n, (f) => st(f, v(f)));
+    return;
+  }
+  flattenInit(c, cx, type, init, 0, flat);
+  const size = sizeOfType(type);
+  const buf = lv.buf;
+  const stores = flat.map((e) => {
+    const x = c.expr(cx, e.node);
+    const off = e.off;
+    const st = c.storeFn({ k: 'mem', buf, off: () => off }, e.t);
+    const v = c.convertTo(x, e.t, e.node).ev;
+    return (f: Frame) => st(f, v(f));
+  });
+  c.emitExec(cx, n, (f) => {
+    buf(f).bytes.fill(0, 0, size);
+    for (const s of stores) s(f);
+  });
+}
+
+/** Element offsets of a brace initialiser for an aggregate of type `t`. */
+function flattenInit(c: CompilerContext, cx: FnCx, t: CType, init: SyntaxNode, base: number, out: { off: number; t: CType; node: SyntaxNode }[]): void {
+  if (init.type !== 'initializer_list' && init.type !== 'argument_list') {
+    if (t.k === 'arr' && init.type === 'string_literal') unsupported('string initialiser', init);
+    out.push({ off: base, t, node: init });
+    return;
+  }
+  const items = named(init);
+  if (t.k === 'arr') {
+    const es = sizeOfType(t.of);
+    if (t.n >= 0 && items.length > t.n) fail(`too many initialisers (${items.length} for ${t.n} elements)`, init);
+    items.forEach((it, i) => flattenInit(c, cx, t.of, it, base + i * es, out));
+    return;
+  }
+  if (t.k === 'struct') {
+    if (items.length > t.def.fields.length) fail(`too many initialisers for ${t.def.name}`, init);
+    items.forEach((it, i) => {
+      if (it.type === 'initializer_pair') unsupported('designated initialisers', it);
+      flattenInit(c, cx, t.def.fields[i].type, it, base + t.def.fields[i].offset, out);
+    });
+    return;
+  }
+  if (items.length > 1) fail('too many initialisers for a scalar', init);
+  if (items.length) out.push({ off: base, t, node: items[0] });
+}

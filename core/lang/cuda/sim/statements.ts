@@ -1,0 +1,391 @@
+// Statements for the CUDA compiler: instruction emission (plain, jumps, branches, blocking
+// operations and their temps, returns), blocks and scopes, control flow (if, while, do, for, switch,
+// break/continue, return), and which expressions must be hoisted into instructions of their own
+// because they call a user function or a builtin that can block.
+import type { SyntaxNode } from '../parser';
+import { isKnownPure } from './builtins';
+import type { CompilerContext, Ex, Fn, FnCx } from './context';
+import { BLOCKED, FRAME, type Frame, type Instr } from './runtime';
+import { fail, lastName, locOf, named, unsupported } from './syntax';
+import { BOOL, type CType, decay, isNum, typeName } from './types';
+
+// ------------------------------------------------------------------ instruction emission
+
+/** Appends an instruction; `stmt` marks it as a statement (where stepping stops). */
+export function emit(c: CompilerContext, cx: FnCx, n: SyntaxNode, run: (f: Frame) => number, stmt = true): Instr {
+  const ins: Instr = { run, loc: locOf(n, cx.name), stmt, target: -1, site: -1 };
+  cx.code.push(ins);
+  return ins;
+}
+
+/** An instruction that evaluates `ev` for its effect and falls through. */
+export function emitExec(c: CompilerContext, cx: FnCx, n: SyntaxNode, ev: Fn): void {
+  const next = cx.code.length + 1;
+  c.emit(cx, n, (f) => {
+    ev(f);
+    return next;
+  });
+}
+
+/** An unconditional jump; its target is patched once known. */
+export function emitJump(c: CompilerContext, cx: FnCx, n: SyntaxNode): Instr {
+  const ins: Instr = { run: () => ins.target, loc: locOf(n, cx.name), stmt: false, target: -1, site: -1 };
+  cx.code.push(ins);
+  return ins;
+}
+
+/** A branch taken when `cond` is false (to a target patched later); falls through otherwise. */
+export function emitBranchFalse(c: CompilerContext, cx: FnCx, n: SyntaxNode, cond: Fn): Instr {
+  const next = cx.code.length + 1;
+  const ins: Instr = { run: (f) => (cond(f) ? next : ins.target), loc: locOf(n, cx.name), stmt: true, target: -1, site: -1 };
+  cx.code.push(ins);
+  return ins;
+}
+
+/** A branch to `target` when `cond` is true. */
+export function emitBranchTrue(c: CompilerContext, cx: FnCx, n: SyntaxNode, cond: Fn, target: number): void {
+  const next = cx.code.length + 1;
+  c.emit(cx, n, (f) => (cond(f) ? target : next));
+}
+
+/**
+ * A blocking operation as its own instruction: `op(f)` returns undefined while the thread must
+ * wait (it has been blocked by a machine service) and the value otherwise; the value lands in a
+ * temp slot the expression reads.
+ */
+export function emitBlocking(c: CompilerContext, cx: FnCx, n: SyntaxNode, t: CType, op: (f: Frame) => unknown): Ex {
+  const dst = cx.slot();
+  const next = cx.code.length + 1;
+  c.emit(cx, n, (f) => {
+    const v = op(f);
+    if (v === undefined) return BLOCKED;
+    f.v[dst] = v;
+    return next;
+  });
+  return { t, ev: (f) => f.v[dst], pure: true };
+}
+
+/** Evaluates `e` now into a temp (so a following blocking instruction can re-run without side effects). */
+export function toTemp(c: CompilerContext, cx: FnCx, n: SyntaxNode, e: Ex): Ex {
+  if (e.cv !== undefined || e.pure) return e;
+  const dst = cx.slot();
+  const ev = e.ev;
+  c.emitExec(cx, n, (f) => (f.v[dst] = ev(f)));
+  return { t: e.t, ev: (f) => f.v[dst], pure: true, str: e.str };
+}
+
+/** Returns from the function: the value lands in the caller's temp and the caller's frame resumes. */
+export function emitReturn(c: CompilerContext, cx: FnCx, value: Fn | undefined, n: SyntaxNode): void {
+  c.emit(cx, n, (f) => {
+    const v = value ? value(f) : undefined;
+    const caller = f.caller;
+    f.ts.frame = caller as Frame;
+    if (caller && f.retSlot >= 0) caller.v[f.retSlot] = v;
+    return FRAME;
+  });
+}
+
+// ------------------------------------------------------------------ statements
+
+/** A compound statement with its own scope. */
+export function block(c: CompilerContext, cx: FnCx, n: SyntaxNode): void {
+  cx.scopes.push(new Map());
+  const start = cx.code.length;
+  for (const s of named(n)) c.stmt(cx, s);
+  closeScope(cx, start);
+}
+
+/** Pops a scope and ends the debugger-visible range of the locals it declared. */
+function closeScope(cx: FnCx, start: number): void {
+  cx.scopes.pop();
+  const end = cx.code.length;
+  for (const l of cx.locals) if (l.to === Infinity && l.from >= start && !cx.scopes.some((s) => [...s.values()].some((v) => v.k === 'var' && v.idx === l.index && v.where === l.where))) l.to = end;
+}
+
+export function stmt(c: CompilerContext, cx: FnCx, n: SyntaxNode): void {
+  switch (n.type) {
+    case 'compound_statement':
+      c.block(cx, n);
+      return;
+    case 'declaration':
+      c.declaration(cx, n);
+      return;
+    case 'expression_statement': {
+      const e = named(n)[0];
+      if (!e) return;
+      const x = c.expr(cx, e);
+      if (!x.pure && x.cv === undefined) c.emitExec(cx, n, x.ev);
+      return;
+    }
+    case 'if_statement': {
+      if (named(n).some((c) => c.text === 'constexpr')) {
+        /* if constexpr: treated as a plain if */
+      }
+      const cond = condition(c, cx, n.childForFieldName('condition')!);
+      const cons = n.childForFieldName('consequence')!;
+      const alt = n.childForFieldName('alternative');
+      if (cond.cv !== undefined) {
+        // Constant condition: compile only the live branch (template-dependent code).
+        if (cond.cv) scoped(c, cx, cons);
+        else if (alt) scoped(c, cx, named(alt)[0] ?? alt);
+        return;
+      }
+      const br = c.emitBranchFalse(cx, n, cond.ev);
+      scoped(c, cx, cons);
+      if (alt) {
+        const j = c.emitJump(cx, alt);
+        br.target = cx.code.length;
+        scoped(c, cx, named(alt)[0] ?? alt);
+        j.target = cx.code.length;
+      } else br.target = cx.code.length;
+      return;
+    }
+    case 'while_statement': {
+      const top = cx.code.length;
+      const condNode = n.childForFieldName('condition')!;
+      const saved = cx.retryProbe;
+      cx.retryProbe = retriedProbe(condNode);
+      const cond = condition(c, cx, condNode);
+      cx.retryProbe = saved;
+      const br = c.emitBranchFalse(cx, n, cond.ev);
+      const loop = { brk: [] as Instr[], cont: [] as Instr[], sw: false };
+      cx.loops.push(loop);
+      scoped(c, cx, n.childForFieldName('body')!);
+      cx.loops.pop();
+      const j = c.emitJump(cx, n);
+      j.target = top;
+      br.target = cx.code.length;
+      for (const b of loop.brk) b.target = cx.code.length;
+      for (const c of loop.cont) c.target = top;
+      return;
+    }
+    case 'do_statement': {
+      const top = cx.code.length;
+      const loop = { brk: [] as Instr[], cont: [] as Instr[], sw: false };
+      cx.loops.push(loop);
+      scoped(c, cx, n.childForFieldName('body')!);
+      cx.loops.pop();
+      const contAt = cx.code.length;
+      const condNode = n.childForFieldName('condition')!;
+      const saved = cx.retryProbe;
+      cx.retryProbe = retriedProbe(condNode);
+      const cond = c.expr(cx, condNode);
+      cx.retryProbe = saved;
+      c.emitBranchTrue(cx, condNode, c.truth(cond, condNode), top);
+      for (const b of loop.brk) b.target = cx.code.length;
+      for (const c of loop.cont) c.target = contAt;
+      return;
+    }
+    case 'for_statement': {
+      cx.scopes.push(new Map());
+      const start = cx.code.length;
+      const init = n.childForFieldName('initializer');
+      if (init) {
+        if (init.type === 'declaration') c.declaration(cx, init);
+        else {
+          const e = c.expr(cx, init);
+          if (!e.pure && e.cv === undefined) c.emitExec(cx, init, e.ev);
+        }
+      }
+      const top = cx.code.length;
+      const condNode = n.childForFieldName('condition');
+      let br: Instr | undefined;
+      if (condNode) {
+        const cond = c.expr(cx, condNode);
+        if (cond.cv === undefined || !cond.cv) br = c.emitBranchFalse(cx, condNode, c.truth(cond, condNode));
+      }
+      const loop = { brk: [] as Instr[], cont: [] as Instr[], sw: false };
+      cx.loops.push(loop);
+      scoped(c, cx, n.childForFieldName('body')!);
+      cx.loops.pop();
+      const contAt = cx.code.length;
+      const upd = n.childForFieldName('update');
+      if (upd) {
+        const e = c.expr(cx, upd);
+        if (!e.pure && e.cv === undefined) c.emitExec(cx, upd, e.ev);
+      }
+      const j = c.emitJump(cx, n);
+      j.target = top;
+      if (br) br.target = cx.code.length;
+      for (const b of loop.brk) b.target = cx.code.length;
+      for (const c of loop.cont) c.target = contAt;
+      closeScope(cx, start);
+      return;
+    }
+    case 'for_range_loop':
+      unsupported('range-based for loop', n);
+      break;
+    case 'break_statement': {
+      const l = cx.loops[cx.loops.length - 1];
+      if (!l) fail('break outside a loop or switch', n);
+      l.brk.push(c.emitJump(cx, n));
+      return;
+    }
+    case 'continue_statement': {
+      let l: (typeof cx.loops)[number] | undefined;
+      for (let i = cx.loops.length - 1; i >= 0; i--)
+        if (!cx.loops[i].sw) {
+          l = cx.loops[i];
+          break;
+        }
+      if (!l) fail('continue outside a loop', n);
+      // A continue is a statement of its own (the debugger stops on it).
+      const ins = c.emitJump(cx, n);
+      ins.stmt = true;
+      l.cont.push(ins);
+      return;
+    }
+    case 'return_statement': {
+      const v = named(n)[0];
+      if (!v) {
+        c.emitReturn(cx, undefined, n);
+        return;
+      }
+      const e = c.expr(cx, v);
+      if (cx.retDeduce && cx.ret.k === 'void') cx.ret = decay(e.t);
+      const ev = cx.ret.k === 'void' ? e.ev : c.convertTo(e, cx.ret, v).ev;
+      c.emitReturn(cx, ev, n);
+      return;
+    }
+    case 'switch_statement':
+      switchStmt(c, cx, n);
+      return;
+    case 'type_definition':
+    case 'alias_declaration':
+      c.typeDecl(cx, n);
+      return;
+    case 'static_assert_declaration':
+    case 'using_declaration':
+    case 'namespace_alias_definition':
+    case 'comment':
+      return;
+    case 'preproc_call':
+    case 'preproc_def':
+    case 'preproc_function_def':
+      return; // #pragma unroll, nv_diag_suppress …
+    case 'labeled_statement': {
+      // Labels without goto are harmless; goto is unsupported.
+      const s = named(n).filter((child) => child.type !== 'statement_identifier');
+      for (const child of s) c.stmt(cx, child);
+      return;
+    }
+    case 'goto_statement':
+      unsupported('goto', n);
+      break;
+    case 'struct_specifier':
+    case 'class_specifier':
+      c.baseType(cx, n);
+      return;
+    case 'enum_specifier':
+      c.enumDecl(cx, n);
+      return;
+    case 'ERROR':
+      fail(`syntax error near '${n.text.slice(0, 40)}'`, n);
+      break;
+    case 'try_statement':
+    case 'throw_statement':
+      unsupported('exceptions', n);
+      break;
+    default:
+      unsupported(`statement '${n.type}'`, n);
+  }
+}
+
+/** A sub-statement with its own scope. */
+function scoped(c: CompilerContext, cx: FnCx, n: SyntaxNode): void {
+  if (n.type === 'compound_statement') return c.block(cx, n);
+  cx.scopes.push(new Map());
+  const s = cx.code.length;
+  c.stmt(cx, n);
+  closeScope(cx, s);
+}
+
+function condition(c: CompilerContext, cx: FnCx, n: SyntaxNode): Ex {
+  // condition_clause / parenthesized_expression
+  let inner = n;
+  if (n.type === 'condition_clause' || n.type === 'parenthesized_expression') {
+    const v = n.childForFieldName('value') ?? named(n)[0];
+    if (v?.type === 'declaration') unsupported('a declaration in a condition', v);
+    inner = v!;
+  }
+  const e = c.expr(cx, inner);
+  return { t: BOOL, ev: c.truth(e, inner), cv: e.cv !== undefined ? (e.cv ? 1 : 0) : undefined };
+}
+
+/** A condition's value: pointers test against null, numbers against zero. */
+export function truth(c: CompilerContext, e: Ex, n: SyntaxNode): Fn {
+  const ev = e.ev;
+  if (e.t.k === 'ptr') return (f) => (ev(f) ? 1 : 0);
+  if (!isNum(e.t)) unsupported(`a ${typeName(e.t)} used as a condition`, n);
+  return ev;
+}
+
+function switchStmt(c: CompilerContext, cx: FnCx, n: SyntaxNode): void {
+  const cond = condition(c, cx, n.childForFieldName('condition')!);
+  const body = n.childForFieldName('body')!;
+  const tmp = cx.slot();
+  const cev = cond.ev;
+  c.emitExec(cx, n, (f) => (f.v[tmp] = cev(f)));
+  const cases = named(body).filter((cs) => cs.type === 'case_statement');
+  const jumps: { ins: Instr; cs: SyntaxNode }[] = [];
+  for (const cs of cases) {
+    const v = cs.childForFieldName('value');
+    if (!v) continue;
+    const val = c.constEval(cx, v);
+    const next = cx.code.length + 1;
+    const ins: Instr = { run: (f) => (f.v[tmp] === val ? ins.target : next), loc: locOf(cs, cx.name), stmt: false, target: -1, site: -1 };
+    cx.code.push(ins);
+    jumps.push({ ins, cs });
+  }
+  const dflt = c.emitJump(cx, n);
+  const loop = { brk: [] as Instr[], cont: [] as Instr[], sw: true };
+  cx.loops.push(loop);
+  cx.scopes.push(new Map());
+  let sawDefault = false;
+  for (const cs of named(body)) {
+    if (cs.type !== 'case_statement') {
+      c.stmt(cx, cs);
+      continue;
+    }
+    const at = cx.code.length;
+    for (const j of jumps) if (j.cs.startIndex === cs.startIndex) j.ins.target = at;
+    if (!cs.childForFieldName('value')) {
+      dflt.target = at;
+      sawDefault = true;
+    }
+    const v = cs.childForFieldName('value');
+    for (const s of named(cs)) if (!v || s.startIndex !== v.startIndex) c.stmt(cx, s);
+  }
+  cx.scopes.pop();
+  cx.loops.pop();
+  if (!sawDefault) dflt.target = cx.code.length;
+  for (const b of loop.brk) b.target = cx.code.length;
+}
+
+/** Does evaluating `n` need its own instructions (a user call or a blocking builtin)? */
+export function needsHoist(c: CompilerContext, cx: FnCx, n: SyntaxNode): boolean {
+  if (n.type === 'call_expression') {
+    const fnNode = n.childForFieldName('function')!;
+    const name = lastName(fnNode.text.replace(/\s+/g, '').replace(/<.*$/, ''));
+    if (fnNode.type === 'field_expression') return true;
+    if (c.functions.has(name)) return true;
+    const s = c.lookup(cx, name);
+    if (s?.sym.k === 'var') return true;
+    if (!isKnownPure(name)) return true;
+  }
+  if (n.type === 'gnu_asm_expression' || n.type === 'lambda_expression' || n.type === 'new_expression') return true;
+  for (const ch of named(n)) if (needsHoist(c, cx, ch)) return true;
+  return false;
+}
+
+/** `while (!probe(...))` / `do {} while (!probe(...))`: the probe node, if the condition is one. */
+function retriedProbe(cond: SyntaxNode): SyntaxNode | undefined {
+  let n = cond;
+  while (n.type === 'parenthesized_expression' || n.type === 'condition_clause') n = n.childForFieldName('value') ?? named(n)[0];
+  if (n.type === 'unary_expression' && n.childForFieldName('operator')?.text === '!') {
+    let a = n.childForFieldName('argument')!;
+    while (a.type === 'parenthesized_expression') a = named(a)[0];
+    if (a.type === 'call_expression') return a;
+  }
+  return undefined;
+}

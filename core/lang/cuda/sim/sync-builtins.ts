@@ -1,0 +1,227 @@
+// Builtins that synchronise threads or exchange values between them: __syncthreads, __syncwarp,
+// warp shuffles, votes and reductions, the active-lane mask, fences and prefetches (no-ops here:
+// their operands are still evaluated), and cooperative groups (this_thread_block, this_grid,
+// tiled_partition and the sync/rank/size/shuffle/vote members of their groups).
+import type { SyntaxNode } from '../parser';
+import { args, asNum, type BuiltinCx, cases, type FreeBuiltin, type MethodBuiltin, noTags, unit, V } from './builtin-operands';
+import type { Ex } from './context';
+import type { Frame, ThreadCtx } from './runtime';
+import { unsupported } from './syntax';
+import { type CType, isNum, S32, typeName, U32, U64, VOID } from './types';
+
+/** Free functions: block and warp synchronisation, warp collectives, fences, cooperative groups. */
+export const SYNC_BUILTINS: Record<string, FreeBuiltin> = {
+  ...cases(['__syncthreads'], (k) => {
+    const { c, cx, n } = k;
+    return c.emitBlocking(cx, n, VOID, (f) => (f.ts.m.syncBlock(f.ts.t) ? 0 : undefined));
+  }),
+  ...cases(['__syncwarp'], (k, _name, _ns, a) => {
+    const { c, cx, n } = k;
+    const mask = a.length ? asNum(k, args(k, a)[0], 'u32') : () => 0xffffffff;
+    return c.emitBlocking(cx, n, VOID, (f) => (f.ts.m.syncWarp(f.ts.t, mask(f)) ? 0 : undefined));
+  }),
+  ...cases(['__threadfence', '__threadfence_block', '__threadfence_system', '__nanosleep', 'fence_proxy_async', 'fence_proxy_async_shared_cta', 'fence_mbarrier_init', 'fence_view_async_shared', '__prefetch_global_l2', 'prefetch'], (k, _name, _ns, a) => {
+    const { c, cx } = k;
+    for (const x of noTags(k, a)) c.expr(cx, x);
+    return V(unit, VOID);
+  }),
+  ...cases(['__activemask'], () => V((f) => liveMask(f.ts), U32)),
+  ...cases(['__lanemask_lt'], () => V((f) => ((1 << f.ts.t.lane) - 1) >>> 0, U32)),
+  ...cases(['__shfl_sync', '__shfl_up_sync', '__shfl_down_sync', '__shfl_xor_sync'], (k, name, _ns, a) => shuffle(k, name, a)),
+  ...cases(['__all_sync', '__any_sync', '__ballot_sync', '__reduce_add_sync', '__reduce_min_sync', '__reduce_max_sync', '__reduce_and_sync', '__reduce_or_sync', '__reduce_xor_sync'], (k, name, _ns, a) => vote(k, name, a)),
+  // Cooperative groups: free functions of the cg namespace (three of them also unqualified).
+  ...cases(['this_thread_block', 'this_grid', 'tiled_partition'], (k, name, ns, a, targs) => {
+    if (!isGroupNamespace(ns) && ns !== '') return undefined;
+    const { c, cx, n } = k;
+    switch (name) {
+      case 'this_thread_block':
+        return V(() => 0, { k: 'obj', obj: 'thread_block' });
+      case 'this_grid':
+        return V(() => 0, { k: 'obj', obj: 'grid' });
+      default: {
+        const size = targs?.length ? c.constEval(cx, targs[0]) : a[1] ? c.constEval(cx, a[1]) : 32;
+        if (![1, 2, 4, 8, 16, 32].includes(size)) unsupported(`tiled_partition<${size}>`, n);
+        return V(() => 0, { k: 'obj', obj: 'tile', n: size });
+      }
+    }
+  }),
+};
+
+/** Is `ns` the cooperative groups namespace (or its usual alias)? */
+export function isGroupNamespace(ns: string): boolean {
+  return /^(cg|cooperative_groups)$/.test(ns);
+}
+
+/** Members of cg::thread_block. */
+export const THREAD_BLOCK_METHODS: Record<string, MethodBuiltin> = {
+  ...cases(['sync', 'barrier_sync'], (k) => k.c.emitBlocking(k.cx, k.n, VOID, (f) => (f.ts.m.syncBlock(f.ts.t) ? 0 : undefined))),
+  ...cases(['thread_rank'], () => V((f) => f.ts.t.tid, U32)),
+  ...cases(['size', 'num_threads'], () => V((f) => f.ts.m.blockSize, U32)),
+};
+
+/** Members of cg::grid_group. */
+export const GRID_METHODS: Record<string, MethodBuiltin> = {
+  ...cases(['sync'], (k) => k.c.emitBlocking(k.cx, k.n, VOID, (f) => (f.ts.m.syncCluster(f.ts.t, f.ts.m.numBlocks) ? 0 : undefined))),
+  ...cases(['thread_rank'], () => V((f) => f.ts.t.block * f.ts.m.blockSize + f.ts.t.tid, U64)),
+  ...cases(['size', 'num_threads'], () => V((f) => f.ts.m.numBlocks * f.ts.m.blockSize, U64)),
+  ...cases(['block_rank'], () => V((f) => f.ts.t.block, U32)),
+};
+
+/** Members of cg::thread_block_tile<N>. */
+export const TILE_METHODS: Record<string, MethodBuiltin> = {
+  ...cases(['sync'], (k, t) => {
+    const maskOf = tileLanes(tileSize(t));
+    return k.c.emitBlocking(k.cx, k.n, VOID, (f) => (f.ts.m.syncWarp(f.ts.t, maskOf(f)) ? 0 : undefined));
+  }),
+  ...cases(['thread_rank'], (_k, t) => {
+    const size = tileSize(t);
+    return V((f) => f.ts.t.tid % size, U32);
+  }),
+  ...cases(['size', 'num_threads'], (_k, t) => {
+    const size = tileSize(t);
+    return V(() => size, U32);
+  }),
+  ...cases(['meta_group_rank'], (_k, t) => {
+    const size = tileSize(t);
+    return V((f) => Math.floor(f.ts.t.tid / size), U32);
+  }),
+  ...cases(['meta_group_size'], (_k, t) => {
+    const size = tileSize(t);
+    return V((f) => Math.ceil(f.ts.m.blockSize / size), U32);
+  }),
+  ...cases(['shfl', 'shfl_up', 'shfl_down', 'shfl_xor'], (k, t, _self, name, a) => {
+    const size = tileSize(t);
+    return shuffle({ ...k }, `__${name}_sync`, a, tileLanes(size), size);
+  }),
+  ...cases(['any', 'all', 'ballot'], (k, t, _self, name, a) => vote(k, `__${name}_sync`, a, tileLanes(tileSize(t)))),
+};
+
+function tileSize(t: CType): number {
+  return (t.k === 'obj' ? t.n : undefined) ?? 32;
+}
+
+/** The lanes of the calling thread's tile of `size` lanes. */
+function tileLanes(size: number): (f: Frame) => number {
+  return (f: Frame) => (size === 32 ? 0xffffffff : ((((1 << size) - 1) << (f.ts.t.lane & ~(size - 1))) >>> 0));
+}
+
+/** The lanes of the calling thread's warp that have not exited. */
+function liveMask(ts: ThreadCtx): number {
+  const { m, t } = ts;
+  const first = t.index - t.lane;
+  let mask = 0;
+  for (let l = 0; l < 32; l++) {
+    const th = m.threads[first + l];
+    if (th && th.block === t.block && th.warp === t.warp && th.status !== 'done') mask |= 1 << l;
+  }
+  return mask >>> 0;
+}
+
+/** A thread's rank in a group object (for group-wide operations issued once), if the type is a group. */
+export function groupRank(t: CType): ((f: Frame) => number) | undefined {
+  if (t.k !== 'obj') return undefined;
+  if (t.obj === 'thread_block') return (f) => f.ts.t.tid;
+  if (t.obj === 'tile') {
+    const size = t.n ?? 32;
+    return (f) => f.ts.t.tid % size;
+  }
+  return undefined;
+}
+
+// ------------------------------------------------------------------ warp collectives
+
+function shuffle(k: BuiltinCx, name: string, a: SyntaxNode[], tileMask?: (f: Frame) => number, tileWidth?: number): Ex {
+  const { c, cx, n } = k;
+  const xs = args(k, a);
+  let i = 0;
+  const mask = tileMask ? undefined : c.toTemp(cx, n, V(asNum(k, xs[i++], 'u32'), U32));
+  const val = c.toTemp(cx, n, xs[i++]);
+  const arg = c.toTemp(cx, n, V(asNum(k, xs[i++], 's32'), S32));
+  const width = xs[i] ? asNum(k, xs[i], 's32') : () => tileWidth ?? 32;
+  const vt = val.t;
+  if (!isNum(vt)) unsupported(`${name} of a ${typeName(vt)}`, n);
+  const kind = name.replace(/^__shfl_?/, '').replace(/_?sync$/, '');
+  return c.emitBlocking(cx, n, vt, (f) => {
+    const m = mask ? mask.ev(f) : tileMask!(f);
+    const v = val.ev(f);
+    const vals = f.ts.m.warpExchange(f.ts.t, m, v);
+    if (!vals) return undefined;
+    const lane = f.ts.t.lane;
+    const w = width(f);
+    const seg = lane & ~(w - 1);
+    const x = arg.ev(f);
+    let src: number;
+    switch (kind) {
+      case 'up':
+        src = lane - x;
+        if (src < seg) return v;
+        break;
+      case 'down':
+        src = lane + x;
+        if (src >= seg + w) return v;
+        break;
+      case 'xor':
+        src = lane ^ x;
+        if (src >= seg + w) return v;
+        break;
+      default:
+        src = seg + (((x % w) + w) % w);
+    }
+    const r = vals[src];
+    return r === undefined ? v : r;
+  });
+}
+
+function vote(k: BuiltinCx, name: string, a: SyntaxNode[], tileMask?: (f: Frame) => number): Ex {
+  const { c, cx, n } = k;
+  const xs = args(k, a);
+  let i = 0;
+  const mask = tileMask ? undefined : c.toTemp(cx, n, V(asNum(k, xs[i++], 'u32'), U32));
+  const valEx = xs[i];
+  const isReduce = name.startsWith('__reduce');
+  const val = c.toTemp(cx, n, isReduce ? valEx : V(c.truth(valEx, n), S32));
+  const op = name.replace(/^__(reduce_)?/, '').replace(/_sync$/, '');
+  const rt: CType = isReduce ? (isNum(valEx.t) && valEx.t.dt === 's32' ? S32 : U32) : name === '__ballot_sync' ? U32 : S32;
+  return c.emitBlocking(cx, n, rt, (f) => {
+    const m = mask ? mask.ev(f) : tileMask!(f);
+    const raw = val.ev(f);
+    const vals = f.ts.m.warpExchange(f.ts.t, m, isReduce ? raw : raw ? 1 : 0);
+    if (!vals) return undefined;
+    let acc = op === 'all' || op === 'and' ? (op === 'and' ? -1 : 1) : op === 'min' ? Infinity : op === 'max' ? -Infinity : 0;
+    for (let l = 0; l < 32; l++) {
+      if (!((m >>> l) & 1)) continue;
+      const v = vals[l];
+      if (v === undefined) continue;
+      switch (op) {
+        case 'all':
+          acc = acc && v ? 1 : 0;
+          break;
+        case 'any':
+          acc = acc || v ? 1 : 0;
+          break;
+        case 'ballot':
+          if (v) acc = (acc | (1 << l)) >>> 0;
+          break;
+        case 'add':
+          acc += v;
+          break;
+        case 'min':
+          acc = Math.min(acc, v);
+          break;
+        case 'max':
+          acc = Math.max(acc, v);
+          break;
+        case 'and':
+          acc &= v;
+          break;
+        case 'or':
+          acc |= v;
+          break;
+        case 'xor':
+          acc ^= v;
+          break;
+      }
+    }
+    return rt === S32 ? acc | 0 : acc >>> 0;
+  });
+}

@@ -1,0 +1,101 @@
+// Reading the tree-sitter CUDA syntax the compiler walks: named children, qualified names, function
+// declarators and declaration qualifiers; and errors reported at a node's position.
+import type { SyntaxNode } from '../parser';
+import { type SourceLoc, SimError } from '../../../sim/machine';
+
+export function locOf(n: SyntaxNode, func?: string): SourceLoc {
+  return { line: n.startPosition.row, character: n.startPosition.column, func };
+}
+
+export function unsupported(what: string, n: SyntaxNode): never {
+  throw new SimError(what, locOf(n), 'unsupported');
+}
+
+export function fail(what: string, n: SyntaxNode): never {
+  throw new SimError(what, locOf(n), 'error');
+}
+
+export function named(n: SyntaxNode): SyntaxNode[] {
+  const out: SyntaxNode[] = [];
+  for (let i = 0; i < n.namedChildCount; i++) {
+    const c = n.namedChild(i);
+    if (c && c.type !== 'comment') out.push(c);
+  }
+  return out;
+}
+
+/** Storage classes and qualifiers of a declaration (`__shared__`, `extern`, `constexpr`, alignment …). */
+export interface DeclQuals {
+  shared?: boolean;
+  extern?: boolean;
+  static?: boolean;
+  const?: boolean;
+  constexpr?: boolean;
+  device?: boolean;
+  constant?: boolean;
+  managed?: boolean;
+  align?: number;
+}
+
+export function declQualifiers(n: SyntaxNode): DeclQuals {
+  const q: DeclQuals = {};
+  for (const c of allChildren(n)) {
+    if (c.type === 'type_qualifier' || c.type === 'storage_class_specifier' || c.type === 'attribute_specifier' || c.type === 'ms_declspec_modifier') {
+      const t = c.text;
+      if (t === '__shared__') q.shared = true;
+      else if (t === 'extern') q.extern = true;
+      else if (t === 'static') q.static = true;
+      else if (t === 'const') q.const = true;
+      else if (t === 'constexpr') q.constexpr = true;
+      else if (t === '__device__') q.device = true;
+      else if (t === '__constant__') q.constant = true;
+      else if (t === '__managed__') q.managed = true;
+      const al = /(?:alignas|__align__)\s*\(\s*(\d+)\s*\)/.exec(t);
+      if (al) q.align = Number(al[1]);
+    }
+    if (c.type === '__shared__' || c.text === '__shared__') q.shared = true;
+    if (c.type === '__device__' || c.text === '__device__') q.device = true;
+    if (c.type === '__constant__' || c.text === '__constant__') q.constant = true;
+  }
+  return q;
+}
+
+export function allChildren(n: SyntaxNode): SyntaxNode[] {
+  const out: SyntaxNode[] = [];
+  for (let i = 0; i < n.childCount; i++) {
+    const c = n.child(i);
+    if (c) out.push(c);
+  }
+  return out;
+}
+
+export function lastName(s: string): string {
+  const i = s.lastIndexOf('::');
+  return i >= 0 ? s.slice(i + 2) : s;
+}
+
+/** The last component of a qualified name (`a::b::f<T>` gives `f<T>`). */
+export function innermostName(n: SyntaxNode): SyntaxNode {
+  let cur = n;
+  while (cur.type === 'qualified_identifier') cur = cur.childForFieldName('name')!;
+  return cur;
+}
+
+/** The first node of a type in a subtree (depth first). */
+export function findNode(n: SyntaxNode, type: string): SyntaxNode | undefined {
+  if (n.type === type) return n;
+  for (const c of named(n)) {
+    const r = findNode(c, type);
+    if (r) return r;
+  }
+  return undefined;
+}
+
+export function findFunctionDeclarator(d: SyntaxNode): SyntaxNode | undefined {
+  let cur: SyntaxNode | null = d;
+  while (cur) {
+    if (cur.type === 'function_declarator') return cur;
+    cur = cur.childForFieldName('declarator') ?? named(cur).find((x) => x.type.endsWith('declarator')) ?? null;
+  }
+  return undefined;
+}
