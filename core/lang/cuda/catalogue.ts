@@ -246,6 +246,19 @@ export const CUDA_CATALOGUE: Readonly<Record<string, CatalogueEntry>> = {
   __reduce_or_sync: WARP_COLLECTIVE,
   __reduce_xor_sync: WARP_COLLECTIVE,
 
+  // ---------------------------------------------------------------- known to the simulator, nothing for the front end to lower
+  // Memory fences and bulk-group commits/waits carry no barrier operand, barrier_native_handle only
+  // converts, and __mbarrier_arrive_no_complete is not lowered yet (lint behaviour stays as it was).
+  __threadfence: fn({ simulated: true }),
+  __threadfence_block: fn({ simulated: true }),
+  __threadfence_system: fn({ simulated: true }),
+  fence_proxy_async_shared_cta: fn({ simulated: true }),
+  barrier_native_handle: fn({ doc: 'cuda.device.barrier_native_handle', simulated: true }),
+  __mbarrier_arrive_no_complete: fn({ simulated: true }),
+  cp_async_bulk_commit_group: fn({ simulated: true }),
+  cp_async_bulk_wait_group: fn({ simulated: true }),
+  cp_async_bulk_wait_group_read: fn({ simulated: true }),
+  __pipeline_commit: fn({ simulated: true }),
   // ---------------------------------------------------------------- methods (cuda::barrier, CUTLASS ClusterBarrier & co.)
   '.init': method({ resolve: () => ({ kind: 'init', barrierArg: 'receiver', count: 0, requiresKnownBarrier: true }), doc: 'cutlass.ClusterBarrier.init', simulated: false }),
   '.arrive': method({

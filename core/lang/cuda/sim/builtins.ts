@@ -6,10 +6,11 @@
 // cuda::ptx::mbarrier_*, __mbarrier_*) and async-copy-builtins.ts (memcpy_async, bulk copies,
 // cp.async pipelines). Each entry compiles its call into a closure, or into a blocking instruction
 // for anything that waits; inline PTX goes to ptx.ts.
-// To add a builtin: add an entry to its group's table (or a member table for `obj.f()`), and list
-// its name in BLOCKING_BUILTINS when it can wait, so calls to it are hoisted into their own
+// To add a builtin: add an entry to its group's table (or a member table for `obj.f()`), and mark
+// it `mayBlock` in core/lang/cuda/catalogue.ts when it can wait, so calls to it are hoisted into their own
 // instruction. SIMULATED_BUILTINS and SIMULATED_METHODS list what the simulator knows, for parity
 // with the API catalogue.
+import { CUDA_CATALOGUE, isBlockingApi } from '../catalogue';
 import type { SyntaxNode } from '../parser';
 import { ASYNC_COPY_BUILTINS } from './async-copy-builtins';
 import { BARRIER_BUILTINS, BARRIER_METHODS } from './barrier-builtins';
@@ -26,35 +27,8 @@ import type { CType } from './types';
 // The operations builtins and inline PTX perform at run time, under the names they had here.
 export { barrierAt, bulkCopy, markProducer, threadArrive, type WaitMode, waitParity, waitToken } from './barrier-runtime';
 
-/** Builtins that can block: a call to one gets its own instruction. */
-export const BLOCKING_BUILTINS: ReadonlySet<string> = new Set([
-  '__syncthreads',
-  '__syncwarp',
-  '__shfl_sync',
-  '__shfl_up_sync',
-  '__shfl_down_sync',
-  '__shfl_xor_sync',
-  '__all_sync',
-  '__any_sync',
-  '__ballot_sync',
-  '__reduce_add_sync',
-  '__reduce_min_sync',
-  '__reduce_max_sync',
-  '__reduce_and_sync',
-  '__reduce_or_sync',
-  '__reduce_xor_sync',
-  'mbarrier_try_wait',
-  'mbarrier_try_wait_parity',
-  'mbarrier_test_wait',
-  'mbarrier_test_wait_parity',
-  '__mbarrier_try_wait',
-  '__mbarrier_try_wait_parity',
-  '__mbarrier_test_wait',
-  '__mbarrier_test_wait_parity',
-  '__pipeline_wait_prior',
-  'sync',
-  'init',
-]);
+/** Builtins that can block (`mayBlock` in the CUDA catalogue): a call to one gets its own instruction. */
+export const BLOCKING_BUILTINS: ReadonlySet<string> = new Set(Object.keys(CUDA_CATALOGUE).filter(isBlockingApi));
 
 /** `cg::sync(group)` is `group.sync()`. */
 const GROUP_SYNC: FreeBuiltin = (k, _name, ns, a) => {

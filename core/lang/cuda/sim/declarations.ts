@@ -2,8 +2,8 @@
 // file-scope constants and device variables), C++ types as written (primitives, typedefs, structs,
 // templates' bound parameters, enums, decltype, declarators), compile-time constants, and local
 // variables and parameters with their storage (a frame slot, frame memory, a reference, shared memory).
+import { SCALAR_DTYPES } from '../c-types';
 import type { SyntaxNode } from '../parser';
-import type { DType } from '../../../sim/dtypes';
 import { SimError } from '../../../sim/machine';
 import { Buffer } from '../../../sim/memory';
 import { type CompilerContext, type DeclaratorInfo, type Ex, type FnDecl, FnCx, freshId, type LV, type Sym } from './context';
@@ -11,55 +11,8 @@ import { type Frame, storer } from './runtime';
 import { allChildren, type DeclQuals, declQualifiers, fail, findFunctionDeclarator, findNode, lastName, locOf, named, unsupported } from './syntax';
 import { alignOfType, convFn, type CType, decay, elemDtype, isNum, layoutStruct, num, ptr, S32, shapeOf, sizeOfType, type StructDef, U64, VOID } from './types';
 
-/** Primitive and standard type names by their dtype. */
-const PRIMS: Record<string, DType> = {
-  int: 's32',
-  'signed int': 's32',
-  signed: 's32',
-  unsigned: 'u32',
-  'unsigned int': 'u32',
-  short: 's16',
-  'short int': 's16',
-  'unsigned short': 'u16',
-  'unsigned short int': 'u16',
-  char: 's8',
-  'signed char': 's8',
-  'unsigned char': 'u8',
-  long: 's64',
-  'long int': 's64',
-  'long long': 's64',
-  'long long int': 's64',
-  'unsigned long': 'u64',
-  'unsigned long int': 'u64',
-  'unsigned long long': 'u64',
-  'unsigned long long int': 'u64',
-  'signed long long': 's64',
-  size_t: 'u64',
-  ptrdiff_t: 's64',
-  intptr_t: 's64',
-  uintptr_t: 'u64',
-  int8_t: 's8',
-  int16_t: 's16',
-  int32_t: 's32',
-  int64_t: 's64',
-  uint8_t: 'u8',
-  uint16_t: 'u16',
-  uint32_t: 'u32',
-  uint64_t: 'u64',
-  uint: 'u32',
-  float: 'f32',
-  double: 'f64',
-  bool: 'bool',
-  __half: 'f16',
-  half: 'f16',
-  __nv_bfloat16: 'bf16',
-  nv_bfloat16: 'bf16',
-  __mbarrier_t: 'u64',
-  __mbarrier_token_t: 'u64',
-  arrival_token: 'u64',
-  clock_t: 's64',
-  'unsigned long long int ': 'u64',
-};
+/** Primitive and standard type names by their dtype: the CUDA folder's one table (c-types.ts). */
+const PRIMS = SCALAR_DTYPES;
 
 
 // ------------------------------------------------------------------ file scan

@@ -28,6 +28,8 @@ const NO_DOC_YET = [
   '.wait_parity', '.try_wait_parity', '.try_wait_parity_for',
   'cp.async.bulk.prefetch', 'tcgen05.alloc', 'tcgen05.dealloc', 'tcgen05.relinquish_alloc_permit', 'tcgen05.ld',
   'tcgen05.wait::ld', 'tcgen05.wait::st', 'wgmma.fence', 'bar.red', 'barrier.red',
+  '__threadfence', '__threadfence_block', '__threadfence_system', 'fence_proxy_async_shared_cta', '__mbarrier_arrive_no_complete',
+  'cp_async_bulk_commit_group', 'cp_async_bulk_wait_group', 'cp_async_bulk_wait_group_read', '__pipeline_commit',
 ];
 
 /**
@@ -35,7 +37,7 @@ const NO_DOC_YET = [
  * helpers, and the CUTLASS variants of `.arrive` / `.wait` that hovers pick by receiver type.
  */
 const DOCS_OUTSIDE_CATALOGUE = [
-  'cuda.barrier', 'cuda.barrier.ctor', 'cuda.barrier.arrival_token', 'cuda.barrier.max', 'cuda.device.barrier_native_handle',
+  'cuda.barrier', 'cuda.barrier.ctor', 'cuda.barrier.arrival_token', 'cuda.barrier.max', 
   'cuda.std.barrier', 'cuda.ptx.elect_sync', 'prim.__mbarrier_token_pending_count', 'prim.__mbarrier_maximum_count',
   'prim.__mbarrier_t', 'prim.__mbarrier_token_t', 'cg.this_thread_block', 'cg.thread_block.sync', 'cg.thread_rank', 'cg.size',
   'cg.cluster_group.sync', 'cg.this_cluster', 'cutlass.ClusterBarrier.arrive', 'cutlass.ClusterBarrier.wait', 'cute.elect_one_sync',
