@@ -21,7 +21,7 @@ async function buildBundle() {
   mkdirSync(outDir, { recursive: true });
   const webTreeSitterCjs = path.join(path.dirname(require.resolve('web-tree-sitter/tree-sitter.wasm')), 'tree-sitter.cjs');
   await esbuild.build({
-    stdin: { contents: "export * from './core/sim/run'; export { parseArg } from './core/sim/args';", resolveDir: root, loader: 'ts' },
+    stdin: { contents: "export { simulate } from './core/index'; export { parseArg } from './core/sim/args';", resolveDir: root, loader: 'ts' },
     bundle: true,
     platform: 'node',
     format: 'cjs',
