@@ -6,7 +6,7 @@ import type { FrontEnd, Language } from '../language';
 import { CroqtileDocument } from './document';
 import { croqtileLaunchTemplates } from './launch-template';
 import { parseCoExpression } from './parser';
-import { evaluateConstant } from './preprocess';
+import { evaluateConstant } from './constant-eval';
 import { croqtileDebugProgram } from './sim/debug-target';
 import { prepareCroqtileSimulation } from './sim';
 

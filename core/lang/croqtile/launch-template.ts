@@ -5,9 +5,9 @@
 import { isFloat } from '../../sim/dtypes';
 import { DEFAULT_ITERATIONS, type LaunchTemplate, MAX_KERNELS, OUTPUT_NAME } from '../../sim/launch-template';
 import type { CoExpr, CoFunction } from './ast';
-import { parseCoExpression, parseCroqtile } from './parser';
+import { parseCroqtile } from './parser';
 import { makeLineIndex } from './positions';
-import { evaluateConstant } from './preprocess';
+import { defineValues, evaluateConstant } from './constant-eval';
 import { dtypeOf } from './sim/values';
 
 /** Templates for every `__co__` function of `text` that has a body, in source order. Never throws. */
@@ -22,12 +22,7 @@ export function croqtileLaunchTemplates(text: string): LaunchTemplate[] {
 function croqtileTemplates(text: string): LaunchTemplate[] {
   const file = parseCroqtile(text);
   const lines = makeLineIndex(text);
-  const defines = new Map<string, number>();
-  for (const [name, raw] of file.defines) {
-    const e = parseCoExpression(raw);
-    const v = e && evaluateConstant(e, file.defines);
-    if (v !== undefined) defines.set(name, v);
-  }
+  const defines = defineValues(file.defines);
   const out: LaunchTemplate[] = [];
   for (const fn of file.functions.slice(0, MAX_KERNELS)) {
     if (fn.body.length === 0 && fn.span.end <= fn.nameSpan.end) continue; // a declaration only

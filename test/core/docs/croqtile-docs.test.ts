@@ -1,4 +1,4 @@
-// Checks the Croqtile hover table (core/docs/croqtileDocs.ts): coverage of the language's keywords and
+// Checks the Croqtile hover table (core/lang/croqtile/api-docs.ts): coverage of the language's keywords and
 // sync forms, resolution of dotted and templated spellings to the most specific entry, the era and
 // removal metadata, and the Markdown rendering.
 import { describe, expect, it } from 'vitest';

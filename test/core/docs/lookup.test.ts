@@ -1,4 +1,4 @@
-// Tests for the barrier API hover table (core/docs/apiDocs.ts) and its lookups (core/docs/lookup.ts).
+// Tests for the CUDA barrier API hover table (core/lang/cuda/api-docs.ts) and its lookups (core/lang/cuda/doc-lookup.ts).
 import { describe, expect, it } from 'vitest';
 import { API_DOCS } from '../../../core/lang/cuda/api-docs';
 import { findApiDoc, findMemberDoc, findMemberDocs, findPtxDoc, getApiDoc, renderApiDoc } from '../../../core/lang/cuda/doc-lookup';
