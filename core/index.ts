@@ -44,7 +44,7 @@ export { preloadParsers } from './preload';
 export { simulate } from './simulate';
 export type { ArgSpec, BarrierSummary, SimulateRequest, SimulateResult } from './sim/run';
 export { DEFAULT_LATENCIES, DEFAULT_MAX_STEPS, SimError } from './sim/machine';
-export type { Dim3, Latencies, SchedulePolicy } from './sim/machine';
+export type { Dim3, LaunchField, Latencies, SchedulePolicy } from './sim/machine';
 
 // Debug runtime: the simulator driven step by step, with plain-data views for a debug adapter.
 export { createDebugRuntime } from './debug-programs';

@@ -6,7 +6,7 @@
 import type { LanguageId } from './api';
 import { languageForPath } from './languages';
 import { bindNpyInput, parseArg, parseDim3 } from './sim/args';
-import { type Dim3, type SchedulePolicy, validateGeometry } from './sim/machine';
+import { type Dim3, type SchedulePolicy, SimError, validateGeometry } from './sim/machine';
 import { NpyError, parseNpy } from './sim/npy';
 import type { ArgSpec, SimulateRequest } from './sim/run';
 
@@ -168,8 +168,9 @@ export function validateLaunch(desc: LaunchDescription): LaunchRequest {
     try {
       validateGeometry({ grid, block, dynamicSmem: dynamicSmem as number | undefined });
     } catch (e) {
-      const detail = (e as Error).message.replace(/^bad launch configuration: /, '');
-      fail({ kind: 'geometry', field: /dynamic shared/.test(detail) ? 'dynamicSmem' : /block/.test(detail) ? 'block' : 'grid', detail });
+      const field = e instanceof SimError ? e.field?.kind : undefined;
+      if (field !== 'grid' && field !== 'block' && field !== 'dynamicSmem') throw e;
+      fail({ kind: 'geometry', field, detail: (e as SimError).message.replace(/^bad launch configuration: /, '') });
     }
   }
   if (dynamicSmem !== undefined && !isLaunchInteger('dynamicSmem', dynamicSmem)) fail({ kind: 'integer', field: 'dynamicSmem', value: dynamicSmem });

@@ -5,7 +5,7 @@
 // fix. File reading (the program, `:file(x.npy)` inputs) happens here, in the face, never in core/.
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { type ArgSpec, LaunchRequestError, type SimulateRequest, bindNpyFile, launchLanguage, validateLaunch } from '../core/index';
+import { type ArgSpec, type LaunchField, LaunchRequestError, SimError, type SimulateRequest, bindNpyFile, launchLanguage, validateLaunch } from '../core/index';
 
 /** What a user writes in launch.json (type `phaseflip`, request `launch`). */
 export interface PhaseflipLaunchArguments {
@@ -109,18 +109,26 @@ export function planLaunch(args: PhaseflipLaunchArguments, defaultCwd: string = 
 }
 
 /**
- * Names the launch field a simulator error is about (its message says which kernel or argument),
- * so an error from building the launch reads like a configuration error.
+ * A simulator error from building the launch, as a configuration error: the field the request got
+ * wrong, by the simulator's own account (`program` when the program itself is at fault).
  */
-export function fieldOfSimError(message: string, specs: readonly ArgSpec[]): string | undefined {
-  if (/no __global__ kernel|kernels; choose one|is a template|no __co__|function named/.test(message)) return 'kernel';
-  const arg = /(?:argument|parameter) '(\w+)'/.exec(message);
-  if (arg) {
-    const i = specs.findIndex((s) => s.name === arg[1]);
-    return i >= 0 ? `args[${i}]` : 'args';
+export function simErrorAsConfigError(e: unknown, request: Pick<SimulateRequest, 'args' | 'language'>, programPath: string): LaunchConfigError {
+  const message = e instanceof Error ? e.message : String(e);
+  const field = e instanceof SimError ? e.field : undefined;
+  if (!field) return new LaunchConfigError('program', message);
+  // The CUDA message starts with the full path; the field already says what to fix.
+  if (field.kind === 'kernel' && field.unknown && request.language === 'cuda') {
+    const { name, available } = field.unknown;
+    return new LaunchConfigError('kernel', `no __global__ function '${name}' in ${path.basename(programPath)} (kernels: ${available.join(', ')})`);
   }
-  if (/bad launch configuration/.test(message)) return 'grid';
-  return undefined;
+  return new LaunchConfigError(launchConfigField(field, request.args ?? []), message);
+}
+
+/** The launch.json field of a simulator's LaunchField: `kernel`, `grid`, `args[2]` (an argument by its name). */
+export function launchConfigField(field: LaunchField, specs: readonly ArgSpec[]): string {
+  if (field.kind !== 'arg') return field.kind;
+  const i = specs.findIndex((s) => s.name === field.name);
+  return i >= 0 ? `args[${i}]` : 'args';
 }
 
 function resolveCwd(value: unknown, fallback: string): string {

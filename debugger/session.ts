@@ -24,7 +24,7 @@ import {
 } from '@vscode/debugadapter';
 import type { DebugProtocol } from '@vscode/debugprotocol';
 import { type DebugRuntime, type DebugStop, type ExceptionFilter, type PhaseFlip, createDebugRuntime, preloadParsers, toChromeTrace, withCommas } from '../core/index';
-import { LaunchConfigError, type LaunchPlan, type PhaseflipLaunchArguments, fieldOfSimError, planLaunch } from './launch-config';
+import { LaunchConfigError, type LaunchPlan, type PhaseflipLaunchArguments, planLaunch, simErrorAsConfigError } from './launch-config';
 import { type BreakpointIds, DEFAULT_FILTERS, EXCEPTION_FILTERS, exceptionInfo, toDapStop } from './stops';
 import { LANE_VARIABLE, VariableStore, barrierSummary } from './variables';
 
@@ -180,7 +180,7 @@ export class PhaseflipDebugSession extends LoggingDebugSession {
     try {
       await rt.start();
     } catch (e) {
-      throw new LaunchConfigError(...simErrorField((e as Error).message, plan));
+      throw simErrorAsConfigError(e, plan.request, plan.programPath);
     }
     this.generation++;
     generation = this.generation;
@@ -690,14 +690,6 @@ export class PhaseflipDebugSession extends LoggingDebugSession {
     const message = e instanceof LaunchConfigError ? e.message : `internal error: ${e instanceof Error ? e.message : String(e)}`;
     this.sendErrorResponse(response, { id: 1001, format: message, showUser: true });
   }
-}
-
-/** The field a simulator error from building the launch is about, and the message to show. */
-function simErrorField(message: string, plan: LaunchPlan): [string, string] {
-  const unknownKernel = /^(.*): no __global__ kernel named '(\w+)' \(kernels: (.*)\)$/.exec(message);
-  if (unknownKernel) return ['kernel', `no __global__ function '${unknownKernel[2]}' in ${path.basename(unknownKernel[1])} (kernels: ${unknownKernel[3]})`];
-  const field = fieldOfSimError(message, plan.request.args ?? []);
-  return [field ?? 'program', message];
 }
 
 /**

@@ -114,7 +114,7 @@ export class DebugRuntime {
       return;
     }
     const r = program.result();
-    if (r.status !== 'completed') throw new SimError(r.message);
+    if (r.status !== 'completed') throw new SimError(r.message, undefined, 'error', r.field);
   }
 
   /** Takes over a launch: listeners, breakpoints, and its blocks launched without running a statement. */

@@ -3,7 +3,7 @@
 // target that says how machine threads group into debugger threads and shows their frames, locals,
 // futures, shared memory and expressions. The runtime (runtime.ts) sees only these interfaces, never
 // a language folder; each language folder implements them (core/lang/*/sim/debug-target.ts).
-import type { Machine, RunResult, RunStatus, SimReport, SimThread, SourceLoc } from '../sim/machine';
+import type { LaunchField, Machine, RunResult, RunStatus, SimReport, SimThread, SourceLoc } from '../sim/machine';
 import type { DType } from '../sim/dtypes';
 import type { Buffer } from '../sim/memory';
 import type { TraceThread } from '../sim/trace';
@@ -75,6 +75,8 @@ export interface DebugProgramResult {
   status: Exclude<RunStatus, 'paused'>;
   message: string;
   report?: SimReport;
+  /** When the request does not fit the program: the launch field at fault. */
+  field?: LaunchField;
 }
 
 /**

@@ -42,57 +42,66 @@ const ALIASES: Record<string, DType> = {
 /** Parses `NAME=SPEC`. Errors name the argument and say what was expected. */
 export function parseArg(text: string): ArgSpec {
   const eq = text.indexOf('=');
-  if (eq <= 0) throw new SimError(`--arg '${text}': expected NAME=SPEC, e.g. n=64 or out=f32[128]:zeros`);
+  // Without a name the error is about the argument list, not one argument.
+  if (eq <= 0) throw SimError.ofRequest({ kind: 'args' }, `--arg '${text}': expected NAME=SPEC, e.g. n=64 or out=f32[128]:zeros`);
   const name = text.slice(0, eq).trim();
-  if (!/^[A-Za-z_]\w*$/.test(name)) throw new SimError(`--arg '${text}': '${name}' is not a parameter name`);
+  if (!/^[A-Za-z_]\w*$/.test(name)) throw SimError.ofRequest({ kind: 'args' }, `--arg '${text}': '${name}' is not a parameter name`);
   return parseSpec(name, text.slice(eq + 1).trim());
 }
 
+/** The error for the argument `NAME=SPEC` (`text`), worded as `--arg TEXT: DETAIL`. */
+type SpecError = (detail: string) => SimError;
+
+function specError(name: string, text: string): SpecError {
+  return (detail) => SimError.ofRequest({ kind: 'arg', name }, `--arg ${text}: ${detail}`);
+}
+
 /** A C-style number (`64`, `-2.5f`, `0x1F`, `1e-3`, `7u`), or undefined when `spec` is not one. */
-function parseNumber(text: string, spec: string): number | undefined {
+function parseNumber(spec: string, fail: SpecError): number | undefined {
   const hex = /^([-+]?)0[xX]([0-9a-fA-F]+)[uUlL]*$/.exec(spec);
   const dec = /^[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?[fFuUlL]*$/.test(spec);
   if (!hex && !dec) return undefined;
   const value = hex ? (hex[1] === '-' ? -1 : 1) * parseInt(hex[2], 16) : Number(spec.replace(/[fFuUlL]+$/, ''));
-  if (!Number.isFinite(value)) throw new SimError(`--arg ${text}: ${spec} is out of range`);
+  if (!Number.isFinite(value)) throw fail(`${spec} is out of range`);
   const integer = hex || /^[-+]?\d+[uUlL]*$/.test(spec);
-  if (integer && !Number.isSafeInteger(value)) throw new SimError(`--arg ${text}: ${spec} is larger than the simulator holds exactly (2^53)`);
+  if (integer && !Number.isSafeInteger(value)) throw fail(`${spec} is larger than the simulator holds exactly (2^53)`);
   return value;
 }
 
 export function parseSpec(name: string, spec: string): ArgSpec {
   const text = `${name}=${spec}`;
-  if (!spec) throw new SimError(`--arg ${text}: the value is missing; expected a number or TYPE[D0,D1,…][:INIT]`);
-  const value = parseNumber(text, spec);
+  const fail = specError(name, text);
+  if (!spec) throw fail('the value is missing; expected a number or TYPE[D0,D1,…][:INIT]');
+  const value = parseNumber(spec, fail);
   if (value !== undefined) return { name, kind: 'scalar', value, text };
   if (spec === 'true' || spec === 'false') return { name, kind: 'scalar', value: spec === 'true' ? 1 : 0, text };
   const m = /^([A-Za-z0-9_]+)\s*\[([^\]]*)\]\s*(?::\s*(.*))?$/.exec(spec);
-  if (!m) throw new SimError(`--arg ${text}: expected a number or TYPE[D0,D1,…][:INIT], e.g. f16[128,64]:random(1)`);
+  if (!m) throw fail('expected a number or TYPE[D0,D1,…][:INIT], e.g. f16[128,64]:random(1)');
   const dtype = ALIASES[m[1]] ?? m[1];
-  if (!isDType(dtype)) throw new SimError(`--arg ${text}: unknown element type '${m[1]}' (one of ${DTYPES.join(' ')})`);
+  if (!isDType(dtype)) throw fail(`unknown element type '${m[1]}' (one of ${DTYPES.join(' ')})`);
   const dims = m[2].split(',').map((d) => d.trim());
   const shape = dims.map((d) => Number(d));
-  if (!dims.length || shape.some((d, i) => !/^\d+$/.test(dims[i]) || d < 1)) throw new SimError(`--arg ${text}: dimensions must be positive integers, got [${m[2]}]`);
+  if (!dims.length || shape.some((d, i) => !/^\d+$/.test(dims[i]) || d < 1)) throw fail(`dimensions must be positive integers, got [${m[2]}]`);
   const size = shape.reduce((a, b) => a * b, 1) * sizeOf(dtype);
-  if (size > 1 << 30) throw new SimError(`--arg ${text}: ${size} bytes is more than the simulator's 1 GiB per buffer`);
-  return { name, kind: 'buffer', dtype, shape, init: parseInit(text, m[3]?.trim(), dtype), text };
+  if (size > 1 << 30) throw fail(`${size} bytes is more than the simulator's 1 GiB per buffer`);
+  return { name, kind: 'buffer', dtype, shape, init: parseInit(m[3]?.trim(), dtype, fail), text };
 }
 
-function parseInit(text: string, s: string | undefined, dtype: DType): InitSpec {
+function parseInit(s: string | undefined, dtype: DType, fail: SpecError): InitSpec {
   if (!s || s === 'zeros') return { kind: 'zeros' };
   if (s === 'iota') return { kind: 'iota' };
   let m = /^random(?:\(\s*(\d*)\s*\))?$/.exec(s);
   if (m) return { kind: 'random', seed: Number(m[1] || 0) };
   m = /^fill\(\s*([^)]*?)\s*\)$/.exec(s);
   if (m) {
-    const v = m[1] ? parseNumber(text, m[1]) : undefined;
-    if (v === undefined) throw new SimError(`--arg ${text}: fill value '${m[1]}' is not a number`);
-    if (!isFloat(dtype) && coerce(dtype, v) !== v) throw new SimError(`--arg ${text}: fill value ${m[1]} does not fit ${dtype}`);
+    const v = m[1] ? parseNumber(m[1], fail) : undefined;
+    if (v === undefined) throw fail(`fill value '${m[1]}' is not a number`);
+    if (!isFloat(dtype) && coerce(dtype, v) !== v) throw fail(`fill value ${m[1]} does not fit ${dtype}`);
     return { kind: 'fill', value: v };
   }
   m = /^file\(\s*(.+?)\s*\)$/.exec(s);
   if (m) return { kind: 'file', path: m[1] };
-  throw new SimError(`--arg ${text}: unknown initialiser '${s}' (zeros, iota, random(SEED), fill(V), file(PATH.npy))`);
+  throw fail(`unknown initialiser '${s}' (zeros, iota, random(SEED), fill(V), file(PATH.npy))`);
 }
 
 /** Creates the global buffer for a buffer argument, filled as its initialiser says. */
@@ -121,10 +130,11 @@ export function materialize(spec: Extract<ArgSpec, { kind: 'buffer' }>, id: numb
     }
     case 'file': {
       const d = init.data;
-      if (!d) throw new SimError(`--arg ${spec.text}: the file ${init.path} was not read`);
-      if (d.dtype !== spec.dtype) throw new SimError(`--arg ${spec.text}: ${init.path} holds ${d.dtype}, not ${spec.dtype}`);
-      if (d.shape.join(',') !== spec.shape.join(',')) throw new SimError(`--arg ${spec.text}: ${init.path} has shape [${d.shape.join(',')}], not [${spec.shape.join(',')}]`);
-      if (d.bytes.length < buf.size) throw new SimError(`--arg ${spec.text}: ${init.path} holds ${d.bytes.length} bytes of data, not the ${buf.size} its shape needs`);
+      const fail = specError(spec.name, spec.text);
+      if (!d) throw fail(`the file ${init.path} was not read`);
+      if (d.dtype !== spec.dtype) throw fail(`${init.path} holds ${d.dtype}, not ${spec.dtype}`);
+      if (d.shape.join(',') !== spec.shape.join(',')) throw fail(`${init.path} has shape [${d.shape.join(',')}], not [${spec.shape.join(',')}]`);
+      if (d.bytes.length < buf.size) throw fail(`${init.path} holds ${d.bytes.length} bytes of data, not the ${buf.size} its shape needs`);
       buf.bytes.set(d.bytes.subarray(0, buf.size));
       break;
     }

@@ -223,13 +223,34 @@ export type MachineEvent =
   | { kind: 'report'; report: SimReport }
   | { kind: 'print'; text: string; thread?: SimThread };
 
+/**
+ * The part of a launch request that a SimError is about, when the request does not fit the file
+ * (rather than the program being wrong): the faces name that field (`--kernel`, `args[2]`) without
+ * reading the message. `arg` is a given argument by name; `args` the list as a whole (one missing).
+ */
+export type LaunchField =
+  /** `unknown`: the name asked for is not in the file, which has `available`. */
+  | { kind: 'kernel'; unknown?: { name: string; available: readonly string[] } }
+  | { kind: 'grid' }
+  | { kind: 'block' }
+  | { kind: 'dynamicSmem' }
+  | { kind: 'arg'; name: string }
+  | { kind: 'args' };
+
 export class SimError extends Error {
   constructor(
     message: string,
     readonly loc?: SourceLoc,
     readonly kind: 'unsupported' | 'error' | 'oob' = 'error',
+    /** Set when the error is about the request: the launch field at fault. */
+    readonly field?: LaunchField,
   ) {
     super(message);
+  }
+
+  /** An error about the launch request's `field` (no source location: the program is not at fault). */
+  static ofRequest(field: LaunchField, message: string, kind: SimError['kind'] = 'error'): SimError {
+    return new SimError(message, undefined, kind, field);
   }
 }
 

@@ -699,18 +699,19 @@ export class Machine {
 }
 
 export function validateGeometry(o: MachineOptions): void {
-  const dims = (name: string, d: Dim3) => {
-    if (!Array.isArray(d) || d.length !== 3) throw new SimError(`bad launch configuration: ${name} must have three dimensions`);
-    for (const v of d) if (!Number.isInteger(v) || v < 1) throw new SimError(`bad launch configuration: ${name} dimensions must be positive integers, got ${d.join(',')}`);
+  const bad = (field: 'grid' | 'block' | 'dynamicSmem', detail: string) => SimError.ofRequest({ kind: field }, `bad launch configuration: ${detail}`);
+  const dims = (name: 'grid' | 'block', d: Dim3) => {
+    if (!Array.isArray(d) || d.length !== 3) throw bad(name, `${name} must have three dimensions`);
+    for (const v of d) if (!Number.isInteger(v) || v < 1) throw bad(name, `${name} dimensions must be positive integers, got ${d.join(',')}`);
   };
   dims('grid', o.grid);
   dims('block', o.block);
   const bs = o.block[0] * o.block[1] * o.block[2];
-  if (bs > 1024) throw new SimError(`bad launch configuration: ${bs} threads per block exceeds the hardware limit of 1024`);
-  if (o.block[2] > 64) throw new SimError('bad launch configuration: blockDim.z is limited to 64');
-  if (o.grid[0] > 2 ** 31 - 1) throw new SimError('bad launch configuration: gridDim.x is limited to 2147483647');
-  if (o.grid[1] > 65535 || o.grid[2] > 65535) throw new SimError('bad launch configuration: gridDim.y and gridDim.z are limited to 65535');
-  if (!(Number.isFinite(o.dynamicSmem ?? 0) && (o.dynamicSmem ?? 0) >= 0 && (o.dynamicSmem ?? 0) <= 227 * 1024)) throw new SimError(`bad launch configuration: dynamic shared memory ${o.dynamicSmem} bytes is outside 0..232448 (227 KiB, Hopper's per-block maximum)`);
+  if (bs > 1024) throw bad('block', `${bs} threads per block exceeds the hardware limit of 1024`);
+  if (o.block[2] > 64) throw bad('block', 'blockDim.z is limited to 64');
+  if (o.grid[0] > 2 ** 31 - 1) throw bad('grid', 'gridDim.x is limited to 2147483647');
+  if (o.grid[1] > 65535 || o.grid[2] > 65535) throw bad('grid', 'gridDim.y and gridDim.z are limited to 65535');
+  if (!(Number.isFinite(o.dynamicSmem ?? 0) && (o.dynamicSmem ?? 0) >= 0 && (o.dynamicSmem ?? 0) <= 227 * 1024)) throw bad('dynamicSmem', `dynamic shared memory ${o.dynamicSmem} bytes is outside 0..232448 (227 KiB, Hopper's per-block maximum)`);
   const positive = (name: string, v: number | undefined) => {
     if (v !== undefined && !(Number.isInteger(v) && v >= 1)) throw new SimError(`bad simulator option: ${name} must be a positive integer, got ${v}`);
   };

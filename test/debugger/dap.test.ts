@@ -375,6 +375,7 @@ describe('phaseflip dap: bad configurations', () => {
     ['bad SPEC', { ...seed, args: ['N=1024', 'in=f99[4]'] }, /^args\[1\]: .*unknown element type 'f99'/],
     ['unknown argument', { ...seed, args: [...seed.args, 'bogus=1'] }, /^args\[4\]: argument 'bogus' is not a parameter of producer_consumer_pattern/],
     ['missing argument', { ...seed, args: ['N=1024', 'buffer_len=64', 'in=f32[1024]:iota'] }, /^args: missing argument 'out'/],
+    ['number for a pointer', { ...seed, args: ['N=1024', 'buffer_len=64', 'in=5', 'out=f32[1024]'] }, /^args\[2\]: argument 'in' is a pointer/],
     ['missing file', { ...seed, program: 'nope/missing.cu' }, /^program: file not found: .*nope\/missing\.cu$/],
     ['missing npy input', { ...seed, args: ['N=1024', 'buffer_len=64', 'in=f32[1024]:file(absent.npy)', 'out=f32[1024]'] }, /^args\[2\]: file not found: .*absent\.npy$/],
     ['bad grid', { ...seed, grid: 0 }, /^grid: expected a positive integer, \[x, y, z\] or "x,y,z", got 0$/],

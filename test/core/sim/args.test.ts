@@ -5,6 +5,7 @@ import { bindNpyInput, materialize, parseArg, parseDim3, parseSpec } from '../..
 import { parseNpy, toNpy } from '../../../core/sim/npy';
 import { load } from '../../../core/sim/dtypes';
 import type { ArgSpec } from '../../../core/sim/run';
+import type { SimError } from '../../../core/sim/machine';
 
 type BufferSpec = Extract<ArgSpec, { kind: 'buffer' }>;
 const buffer = (text: string) => parseArg(text) as BufferSpec;
@@ -60,6 +61,26 @@ describe('parseArg', () => {
     expect(err('a=u8[4]:fill(300)')).toThrow('--arg a=u8[4]:fill(300): fill value 300 does not fit u8');
     expect(err('a=s32[4]:fill(1.5)')).toThrow('--arg a=s32[4]:fill(1.5): fill value 1.5 does not fit s32');
     expect(err('a=s32[4]:random(-1)')).toThrow('--arg a=s32[4]:random(-1): unknown initialiser');
+  });
+
+  it('says in a structured field which argument an error is about (the faces do not read the message)', () => {
+    const field = (text: string) => {
+      try {
+        parseArg(text);
+      } catch (e) {
+        return (e as SimError).field;
+      }
+      return undefined;
+    };
+    expect(field('64')).toEqual({ kind: 'args' });
+    expect(field('2x=5')).toEqual({ kind: 'args' });
+    expect(field('n=')).toEqual({ kind: 'arg', name: 'n' });
+    expect(field('n=1e999')).toEqual({ kind: 'arg', name: 'n' });
+    expect(field('a=f17[4]')).toEqual({ kind: 'arg', name: 'a' });
+    expect(field('a=u8[4]:fill(300)')).toEqual({ kind: 'arg', name: 'a' });
+    expect(field('a=f32[4]:ones')).toEqual({ kind: 'arg', name: 'a' });
+    const unread = buffer('a=u8[2,2]:file(a.npy)');
+    expect(() => materialize(unread, 1)).toThrow(expect.objectContaining({ field: { kind: 'arg', name: 'a' } }));
   });
 
   it('parseSpec builds the same text for messages', () => {

@@ -55,7 +55,8 @@ class CroqtileDebugProgram implements DebugProgram {
   }
 
   result(): DebugProgramResult {
-    return this.program.result();
+    const field = this.program.requestField;
+    return field ? { ...this.program.result(), field } : this.program.result();
   }
 
   get steps(): number {

@@ -14,7 +14,7 @@ import { parseCroqtile } from '../parser';
 import { makeLineIndex } from '../positions';
 import { materialize } from '../../../sim/args';
 import { checksum } from '../../../sim/memory';
-import { DEFAULT_MAX_STEPS, type Machine, type RunResult, SimError, type SimReport, type SimThread } from '../../../sim/machine';
+import { DEFAULT_MAX_STEPS, type LaunchField, type Machine, type RunResult, SimError, type SimReport, type SimThread } from '../../../sim/machine';
 import type { NamedBuffer, PreparedSimulation, SimulateRequest, SimulateResult } from '../../../sim/run';
 import { summarize } from '../../../sim/run';
 import { type Ctx, Env, Flow, HostStepLimit, Interp, viewOf } from './interp';
@@ -48,15 +48,16 @@ function pickFunction(req: SimulateRequest, fns: CoFunction[]): CoFunction {
   const names = fns.map((f) => f.name);
   if (req.kernel) {
     const f = fns.find((x) => x.name === req.kernel);
-    if (!f) throw new SimError(`${req.file} has no __co__ function '${req.kernel}' (it has: ${names.join(', ') || 'none'})`);
+    if (!f) throw SimError.ofRequest({ kind: 'kernel', unknown: { name: req.kernel, available: names } }, `${req.file} has no __co__ function '${req.kernel}' (it has: ${names.join(', ') || 'none'})`);
     return f;
   }
   if (fns.length === 1) return fns[0];
-  if (fns.length === 0) throw new SimError(`${req.file} has no __co__ function to run`);
+  if (fns.length === 0) throw SimError.ofRequest({ kind: 'kernel' }, `${req.file} has no __co__ function to run`);
   const main = fns.find((f) => f.name === 'main');
   if (main) return main;
   const entries = fns.filter((f) => f.params.length === 0);
-  throw new SimError(
+  throw SimError.ofRequest(
+    { kind: 'kernel' },
     `${req.file} has ${fns.length} __co__ functions (${names.join(', ')}): choose one with --kernel` +
       (entries.length ? ` (entry points without parameters: ${entries.map((f) => f.name).join(', ')})` : ''),
   );
@@ -66,7 +67,7 @@ function pickFunction(req: SimulateRequest, fns: CoFunction[]): CoFunction {
 function bindParams(fn: CoFunction, req: SimulateRequest, interp: Interp, ctx: Ctx): NamedBuffer[] {
   const buffers: NamedBuffer[] = [];
   const args = req.args ?? [];
-  for (const a of args) if (!fn.params.some((p) => p.name === a.name)) throw new SimError(`--arg ${a.name}: ${fn.name} has no parameter '${a.name}' (parameters: ${fn.params.map((p) => p.name).join(', ') || 'none'})`);
+  for (const a of args) if (!fn.params.some((p) => p.name === a.name)) throw SimError.ofRequest({ kind: 'arg', name: a.name }, `--arg ${a.name}: ${fn.name} has no parameter '${a.name}' (parameters: ${fn.params.map((p) => p.name).join(', ') || 'none'})`);
   fn.params.forEach((p, index) => {
     const words = p.type.split(/\s+/);
     const elem = words[words.length - 1];
@@ -75,16 +76,16 @@ function bindParams(fn: CoFunction, req: SimulateRequest, interp: Interp, ctx: C
     const shapeText = p.dims.map((d) => interp.text(d)).join(',');
     const hint = p.dims.length ? `${p.name}=${dt.declared ? 'u8' : dt.dtype}[${shapeText}]` : `${p.name}=NUMBER`;
     const a = args.find((x) => x.name === p.name);
-    if (!a) throw new SimError(`${fn.name} needs the argument '${p.name}': give --arg ${hint}`);
+    if (!a) throw SimError.ofRequest({ kind: 'args' }, `${fn.name} needs the argument '${p.name}': give --arg ${hint}`);
     if (!p.dims.length) {
-      if (a.kind !== 'scalar') throw new SimError(`--arg ${a.text}: '${p.name}' is a scalar ${elem}, give a number`);
+      if (a.kind !== 'scalar') throw SimError.ofRequest({ kind: 'arg', name: a.name }, `--arg ${a.text}: '${p.name}' is a scalar ${elem}, give a number`);
       ctx.env.vars.set(p.name, new Sc(a.value, dt.dtype));
       return;
     }
-    if (a.kind !== 'buffer') throw new SimError(`--arg ${a.text}: '${p.name}' is a tensor, give ${hint}`);
+    if (a.kind !== 'buffer') throw SimError.ofRequest({ kind: 'arg', name: a.name }, `--arg ${a.text}: '${p.name}' is a tensor, give ${hint}`);
     const okType = a.dtype === dt.dtype || (dt.declared !== undefined && (a.dtype === 'u8' || a.dtype === 's8'));
-    if (!okType) throw new SimError(`--arg ${a.text}: '${p.name}' holds ${elem}, not ${a.dtype} (give ${hint})`);
-    if (a.shape.length !== p.dims.length) throw new SimError(`--arg ${a.text}: '${p.name}' has ${p.dims.length} dimensions [${shapeText}], not ${a.shape.length}`);
+    if (!okType) throw SimError.ofRequest({ kind: 'arg', name: a.name }, `--arg ${a.text}: '${p.name}' holds ${elem}, not ${a.dtype} (give ${hint})`);
+    if (a.shape.length !== p.dims.length) throw SimError.ofRequest({ kind: 'arg', name: a.name }, `--arg ${a.text}: '${p.name}' has ${p.dims.length} dimensions [${shapeText}], not ${a.shape.length}`);
     p.dims.forEach((d, i) => {
       const got = a.shape[i];
       if (d.kind === 'id' && (d.name === '?' || d.name === '??')) return;
@@ -95,7 +96,7 @@ function bindParams(fn: CoFunction, req: SimulateRequest, interp: Interp, ctx: C
       const want = interp.intOf(interp.ev(d, ctx), d, ctx);
       if (want !== got) {
         const sym = d.kind === 'id' ? `${d.name} = ${want}` : `${interp.text(d)} = ${want}`;
-        throw new SimError(`--arg ${a.text}: dimension ${i} of '${p.name}' must be ${want} (${sym}${d.kind === 'id' && ctx.env.lookup(d.name) ? ', bound by an earlier argument' : ''}), not ${got}`);
+        throw SimError.ofRequest({ kind: 'arg', name: a.name }, `--arg ${a.text}: dimension ${i} of '${p.name}' must be ${want} (${sym}${d.kind === 'id' && ctx.env.lookup(d.name) ? ', bound by an earlier argument' : ''}), not ${got}`);
       }
     });
     const nb = materialize({ ...a, dtype: a.dtype }, index);
@@ -152,6 +153,8 @@ export class CroqtileProgram {
   stdout = '';
   /** Global buffers bound to the parameters (and the returned tensor, once the program has ended). */
   buffers: NamedBuffer[] = [];
+  /** When the program failed because the request does not fit it: the launch field at fault. */
+  requestField?: LaunchField;
   private deviceSteps = 0;
   private readonly maxSteps: number;
   private gen?: Generator<void, Flow, void>;
@@ -243,9 +246,15 @@ export class CroqtileProgram {
       if (!this.started) {
         this.started = true;
         const fns = interp.o.file.functions.filter((f) => f.body.length > 0 || f.span.end > f.nameSpan.end);
-        this.fn = pickFunction(this.req, fns);
-        this.ctx = { env: new Env(), loops: [], func: this.fn.name };
-        this.buffers = bindParams(this.fn, this.req, interp, this.ctx);
+        try {
+          this.fn = pickFunction(this.req, fns);
+          this.ctx = { env: new Env(), loops: [], func: this.fn.name };
+          this.buffers = bindParams(this.fn, this.req, interp, this.ctx);
+        } catch (e) {
+          // Only these errors can be about the request: a launch's geometry comes from the program.
+          if (e instanceof SimError) this.requestField = e.field;
+          throw e;
+        }
         this.gen = interp.execList(this.fn.body, this.ctx);
       }
       const r = this.gen!.next();

@@ -63,24 +63,24 @@ export async function prepareCudaLaunch(req: SimulateRequest): Promise<Launch> {
   const values: unknown[] = [];
   const given = new Map((req.args ?? []).map((a) => [a.name, a]));
   for (const a of req.args ?? []) {
-    if (!params.some((p) => p.name === a.name)) throw new SimError(`argument '${a.name}' is not a parameter of ${kernelName}(${params.map((p) => p.name).join(', ')})`);
+    if (!params.some((p) => p.name === a.name)) throw SimError.ofRequest({ kind: 'arg', name: a.name }, `argument '${a.name}' is not a parameter of ${kernelName}(${params.map((p) => p.name).join(', ')})`);
   }
   for (const p of params) {
     const a = given.get(p.name);
-    if (!a) throw new SimError(`missing argument '${p.name}' of ${kernelName}: pass --arg ${p.name}=${p.type.k === 'ptr' ? `${suggestDtype(p.type)}[N]` : '<number>'}`);
+    if (!a) throw SimError.ofRequest({ kind: 'args' }, `missing argument '${p.name}' of ${kernelName}: pass --arg ${p.name}=${p.type.k === 'ptr' ? `${suggestDtype(p.type)}[N]` : '<number>'}`);
     if (p.type.k === 'ptr') {
-      if (a.kind !== 'buffer') throw new SimError(`argument '${p.name}' is a pointer (${typeName(p.type)}): give a buffer like ${p.name}=${suggestDtype(p.type)}[N], not ${a.text}`);
+      if (a.kind !== 'buffer') throw SimError.ofRequest({ kind: 'arg', name: p.name }, `argument '${p.name}' is a pointer (${typeName(p.type)}): give a buffer like ${p.name}=${suggestDtype(p.type)}[N], not ${a.text}`);
       const pointee = p.type.to;
       if (pointee.k === 'num' && pointee.dt !== a.dtype && !(sizeOf(pointee.dt) === sizeOf(a.dtype) && isFloat(pointee.dt) === isFloat(a.dtype) && pointee.dt !== 'bool'))
-        throw new SimError(`argument '${p.name}' points to ${pointee.dt} but was given ${a.dtype}[${a.shape.join(',')}]`);
+        throw SimError.ofRequest({ kind: 'arg', name: p.name }, `argument '${p.name}' points to ${pointee.dt} but was given ${a.dtype}[${a.shape.join(',')}]`);
       const nb = materialize(a, ids());
       buffers.push(nb);
       values.push({ buf: nb.buffer, offset: 0 });
       continue;
     }
-    if (p.type.k !== 'num') throw new SimError(`parameter '${p.name}' of type ${typeName(p.type)} cannot be given on the command line`);
-    if (a.kind !== 'scalar') throw new SimError(`argument '${p.name}' is a ${typeName(p.type)} scalar, not a buffer (${a.text})`);
-    if (!isFloatDt(p.type.dt) && !Number.isInteger(a.value)) throw new SimError(`argument '${p.name}' is an integer (${typeName(p.type)}), got ${a.value}`);
+    if (p.type.k !== 'num') throw SimError.ofRequest({ kind: 'arg', name: p.name }, `parameter '${p.name}' of type ${typeName(p.type)} cannot be given on the command line`);
+    if (a.kind !== 'scalar') throw SimError.ofRequest({ kind: 'arg', name: p.name }, `argument '${p.name}' is a ${typeName(p.type)} scalar, not a buffer (${a.text})`);
+    if (!isFloatDt(p.type.dt) && !Number.isInteger(a.value)) throw SimError.ofRequest({ kind: 'arg', name: p.name }, `argument '${p.name}' is an integer (${typeName(p.type)}), got ${a.value}`);
     values.push(coerceScalar(p.type, a.value, p.name));
   }
 
@@ -111,15 +111,17 @@ export async function prepareCudaLaunch(req: SimulateRequest): Promise<Launch> {
 
 function pickKernel(c: Compiler, req: SimulateRequest): FnDecl {
   const kernels = c.kernels;
-  if (!kernels.length) throw new SimError(`${req.file}: no __global__ kernel found`);
+  const names = kernels.map((d) => d.name);
+  if (!kernels.length) throw SimError.ofRequest({ kind: 'kernel' }, `${req.file}: no __global__ kernel found`);
+  const template = (k: FnDecl) => SimError.ofRequest({ kind: 'kernel' }, `kernel '${k.name}' is a template: the simulator cannot pick its template arguments`, 'unsupported');
   if (req.kernel) {
     const k = kernels.find((d) => d.name === req.kernel);
-    if (!k) throw new SimError(`${req.file}: no __global__ kernel named '${req.kernel}' (kernels: ${kernels.map((d) => d.name).join(', ')})`);
-    if (k.tparams) throw new SimError(`kernel '${k.name}' is a template: the simulator cannot pick its template arguments`, undefined, 'unsupported');
+    if (!k) throw SimError.ofRequest({ kind: 'kernel', unknown: { name: req.kernel, available: names } }, `${req.file}: no __global__ kernel named '${req.kernel}' (kernels: ${names.join(', ')})`);
+    if (k.tparams) throw template(k);
     return k;
   }
-  if (kernels.length > 1) throw new SimError(`${req.file} has ${kernels.length} kernels; choose one with --kernel (${kernels.map((d) => d.name).join(', ')})`);
-  if (kernels[0].tparams) throw new SimError(`kernel '${kernels[0].name}' is a template: the simulator cannot pick its template arguments`, undefined, 'unsupported');
+  if (kernels.length > 1) throw SimError.ofRequest({ kind: 'kernel' }, `${req.file} has ${kernels.length} kernels; choose one with --kernel (${names.join(', ')})`);
+  if (kernels[0].tparams) throw template(kernels[0]);
   return kernels[0];
 }
 
@@ -161,7 +163,7 @@ function coerceScalar(t: CType, v: number, name: string): number {
   const dt = t.dt;
   const ranges: Record<string, [number, number]> = { s8: [-128, 127], u8: [0, 255], s16: [-32768, 32767], u16: [0, 65535], s32: [-2147483648, 2147483647], u32: [0, 4294967295], s64: [-(2 ** 53), 2 ** 53], u64: [0, 2 ** 53], bool: [0, 1] };
   const r = ranges[dt];
-  if (r && (v < r[0] || v > r[1])) throw new SimError(`argument '${name}' = ${v} does not fit in ${dt}`);
+  if (r && (v < r[0] || v > r[1])) throw SimError.ofRequest({ kind: 'arg', name }, `argument '${name}' = ${v} does not fit in ${dt}`);
   if (dt === 'f32') return Math.fround(v);
   return v;
 }
