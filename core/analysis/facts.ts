@@ -97,7 +97,8 @@ export class KernelFacts {
       this.runsCache = null;
       return null;
     }
-    const sizes = this.kernel.launchBounds ? [this.kernel.launchBounds] : CANDIDATE_BLOCK_SIZES;
+    // The file's own launches first, then `__launch_bounds__`, then the candidates.
+    const sizes = this.kernel.launchBlockSizes?.length ? this.kernel.launchBlockSizes : this.kernel.launchBounds ? [this.kernel.launchBounds] : CANDIDATE_BLOCK_SIZES;
     const roles = roleBranches(this.kernel, this.derived);
     const maxIterations = Math.min(16, Math.max(4, 2 * this.maxRing() + 2));
     const out: RunResult[] = [];

@@ -166,6 +166,8 @@ export interface Kernel {
   params: string[];
   /** `__launch_bounds__(N)`: the block size the kernel is written for. */
   launchBounds?: number;
+  /** Block sizes (one-dimensional, distinct, ascending) the file's own launches of the kernel use. */
+  launchBlockSizes?: number[];
   body: Stmt[];
   /** Every variable declaration in the kernel (after inlining), by IR name. */
   decls: Map<string, BarrierDecl>;

@@ -1,7 +1,7 @@
 // CUDA analysis pipeline: syntax tree -> kernel IR -> rules, with a per-kernel cache so that an edit
 // re-analyses only the kernels it can affect: a kernel's findings are reused (shifted to its new line)
-// while its text, the helpers it inlines (text and position), the constants it mentions and the
-// file-scope declarations it names are unchanged.
+// while its text, the helpers it inlines (text and position), the constants it mentions, the
+// file-scope declarations it names and the block sizes the file's launches give it are unchanged.
 import type { AnalysisResult, BarrierSymbol, Finding, LintOptions, Range } from '../../api';
 import { shiftResults } from '../../analysis/shift';
 import { barrierSymbols } from '../../analysis/symbols';
@@ -21,7 +21,7 @@ interface KernelEntry {
 }
 
 /** What a kernel's analysis depends on besides its own text, as one comparable string. */
-function dependencies(scan: CudaScan, kernelText: string, helpers: string[]): string {
+function dependencies(scan: CudaScan, name: string, kernelText: string, helpers: string[]): string {
   const parts: string[] = [];
   let texts = kernelText;
   for (const h of helpers) {
@@ -34,6 +34,9 @@ function dependencies(scan: CudaScan, kernelText: string, helpers: string[]): st
   const words = new Set(texts.match(/[A-Za-z_]\w*/g) ?? []);
   for (const [name, v] of scan.constants) if (words.has(name)) parts.push(`${name}=${v}`);
   for (const [name, d] of scan.fileDecls) if (words.has(name)) parts.push(`${name}:${d.type}:${d.length}`);
+  // Launches elsewhere in the file set the sizes the kernel is replayed at.
+  const launched = scan.launchBlockSizes.get(name);
+  if (launched) parts.push(`<<<${launched.join(',')}`);
   // A new helper with the name of a call in the kernel changes what gets inlined.
   for (const [name] of scan.fns) if (words.has(name) && !helpers.includes(name)) parts.push(`?${name}`);
   return parts.join('\u0001');
@@ -64,13 +67,13 @@ export class CudaAnalyzer {
         const startLine = fn.node.startPosition.row;
         const endLine = fn.node.endPosition.row;
         let entry = this.kernels.get(key) ?? next.get(key);
-        if (entry && entry.deps === dependencies(scan, key, entry.helpers)) {
+        if (entry && entry.deps === dependencies(scan, fn.name, key, entry.helpers)) {
           entry = shift(entry, startLine, endLine);
         } else {
           const kernel = lowerRoot(scan, fn);
           const module: KernelModule = { language: 'cuda', kernels: [kernel], constants: kernel.constants ?? scan.constants, deadline };
           const helpers = kernel.helpers ?? [];
-          entry = { startLine, endLine, findings: runRules(module, options), symbols: barrierSymbols(module), helpers, deps: dependencies(scan, key, helpers) };
+          entry = { startLine, endLine, findings: runRules(module, options), symbols: barrierSymbols(module), helpers, deps: dependencies(scan, fn.name, key, helpers) };
           // A kernel analysed without its replay is not final: do it again next time.
           if (module.truncated) {
             findings.push(...entry.findings);

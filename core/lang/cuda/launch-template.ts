@@ -1,7 +1,7 @@
 // CUDA launch templates: a ready-to-run simulator launch for every `__global__` kernel of a file,
 // derived from its signature alone, so "Debug kernel" starts a session without the user writing SPEC
-// strings first: the block size from `__launch_bounds__` (or a THREADS-like constant, or a
-// `blockDim.x == N` check), one block, buffers for pointers (inputs filled, outputs zeroed) and small
+// strings first: the block from the file's own launch of the kernel (`k<<<g, 64>>>`), else the size
+// from `__launch_bounds__` (or a `blockDim.x == N` check, or a THREADS-like constant), one block, buffers for pointers (inputs filled, outputs zeroed) and small
 // values for scalars chosen by name (`n` sizes, `num_tiles` counts). The signature is read with the
 // simulator's compiler, so a template's types are the ones the launch will check.
 import { type DType, isFloat } from '../../sim/dtypes';
@@ -14,7 +14,9 @@ import {
   MAX_KERNELS,
   OUTPUT_NAME,
 } from '../../sim/launch-template';
+import { findLaunchSites, type LaunchSite } from './launch-sites';
 import { loadCudaLanguage, Parser, type SyntaxNode } from './parser';
+import { scanCuda } from './scan';
 import { Compiler, FnCx, type FnDecl, locOf, named } from './sim/compile';
 import type { CType } from './sim/types';
 
@@ -55,6 +57,8 @@ async function cudaTemplates(text: string, file: string, wasmDir: string | undef
     const defines = cDefines(text);
     const dynamic = /\bextern\s+__shared__\b|\b__shared__\s+extern\b|\bextern\s+__shared__/.test(text);
     const fileDefault = fileBlockSize(compiler, defines);
+    const scan = scanCuda(named(tree.rootNode), text);
+    const launches = findLaunchSites(text, scan.fns, scan.constants);
     const out: LaunchTemplate[] = [];
     for (const decl of compiler.kernels.slice(0, MAX_KERNELS)) {
       const line = (decl.tparams?.parent ?? decl.node).startPosition.row;
@@ -68,14 +72,28 @@ async function cudaTemplates(text: string, file: string, wasmDir: string | undef
         });
         continue;
       }
-      const block = blockSize(compiler, decl, defines, fileDefault);
+      // Launches name a kernel without its scope: they count only when one kernel has that name.
+      const sites = compiler.kernels.filter((k) => k.name === decl.name).length === 1 ? launches.filter((s) => s.kernel === decl.name) : [];
+      const launched = sites[0]?.block;
+      const block: [number, number, number] = launched ?? [blockSize(compiler, decl, defines, fileDefault), 1, 1];
       const params = cudaParams(compiler, decl);
-      out.push({ ...cudaArgs(decl.name, params, block), kernel: decl.name, language: 'cuda', line, grid: [1, 1, 1], block: [block, 1, 1], ...(dynamic ? { dynamicSmem: DEFAULT_DYNAMIC_SMEM } : {}) });
+      const args = cudaArgs(decl.name, params, block[0] * block[1] * block[2]);
+      const others = otherBlocks(sites);
+      if (others) args.note = args.note ? `${others}; ${args.note}` : others;
+      out.push({ ...args, kernel: decl.name, language: 'cuda', line, grid: [1, 1, 1], block, ...(dynamic ? { dynamicSmem: DEFAULT_DYNAMIC_SMEM } : {}) });
     }
     return out;
   } finally {
     tree.delete();
   }
+}
+
+/** When the file launches the kernel with several blocks, which one the template took. */
+function otherBlocks(sites: LaunchSite[]): string | undefined {
+  const text = (b: [number, number, number]): string => (b[1] === 1 && b[2] === 1 ? String(b[0]) : `[${b.join(', ')}]`);
+  const first = text(sites[0]?.block ?? [0, 1, 1]);
+  const others = [...new Set(sites.map((s) => text(s.block)))].filter((b) => b !== first);
+  return others.length ? `block ${first} from the launch on line ${sites[0].line + 1}; other launches use ${others.join(', ')}` : undefined;
 }
 
 /** `#define NAME <integer>` lines (tree-sitter keeps macros unexpanded). */

@@ -67,7 +67,11 @@ export const MAX_INLINE_DEPTH = 12;
 const PROBE_KINDS = new Set(['wait-token', 'wait-parity']);
 
 export function lowerRoot(scan: CudaScan, fn: FnDef): Kernel {
-  return placeOnLines(lowerKernel(fn, scan.fns, scan.fileDecls, scan.constants), scan.text);
+  const kernel = lowerKernel(fn, scan.fns, scan.fileDecls, scan.constants);
+  // Launches name a kernel without its scope: they count only when one kernel has that name.
+  const sizes = fn.isKernel && scan.fns.get(fn.name)?.filter((d) => d.isKernel).length === 1 ? scan.launchBlockSizes.get(fn.name) : undefined;
+  if (sizes?.length) kernel.launchBlockSizes = sizes;
+  return placeOnLines(kernel, scan.text);
 }
 
 export function lowerCuda(tops: SyntaxNode[], text: string): KernelModule {
