@@ -1,7 +1,7 @@
 // The command line: `phaseflip lint|rules|ir|sim|lsp|dap|--help|--version`. cli/main.ts runs it.
 import * as path from 'node:path';
 import { readFileSync } from 'node:fs';
-import { languageForPath, loadEngine } from '../core/index';
+import { languageForHeader, languageForPath, loadEngine } from '../core/index';
 import { version } from '../package.json';
 import { EXIT_ERROR, EXIT_OK, UsageError } from './errors';
 import { parseLintArgs, runLint } from './lint';
@@ -15,10 +15,11 @@ export const HELP = `phaseflip ${version}: finds mbarrier bugs (wrong parity, mi
 arrival count mismatches) in CUDA kernels.
 
 Usage:
-  phaseflip lint [options] PATH...   lint files and directories (recursing over .cu, .cuh, .co;
-                                     node_modules and dot directories are skipped)
+  phaseflip lint [options] PATH...   lint files and directories (recursing over .cu, .cuh, .co and
+                                     headers holding device code; node_modules and dot directories
+                                     are skipped; a header named explicitly is always linted)
   phaseflip rules [--format json]    list the rules: code, id, family, summary
-  phaseflip ir FILE                  print the kernel IR Phaseflip builds for a .cu/.cuh/.co file
+  phaseflip ir FILE                  print the kernel IR Phaseflip builds for a .cu/.cuh/.co file or header
   phaseflip sim FILE [options]       run a kernel on the simulator and report whether it completes,
                                      deadlocks, misuses a barrier or races ('phaseflip sim --help')
   phaseflip lsp [--stdio | --node-ipc | --socket=PORT | --pipe=NAME]
@@ -80,8 +81,8 @@ export async function main(argv: readonly string[], io: Streams, servers?: Proto
         return undefined;
       case 'ir': {
         if (rest.length !== 1) throw new UsageError('ir takes exactly one file');
-        const language = languageForPath(rest[0]);
-        if (!language) throw new UsageError(`'${rest[0]}' is not a .cu, .cuh or .co file`);
+        const language = languageForPath(rest[0]) ?? languageForHeader(rest[0]);
+        if (!language) throw new UsageError(`'${rest[0]}' is not a .cu, .cuh or .co file or a C/C++ header`);
         let text: string;
         try {
           text = readFileSync(rest[0], 'utf8');

@@ -1,7 +1,7 @@
 // Turns the PATH arguments of `phaseflip lint` into the list of files to lint, and reads them.
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { type LanguageId, languageForPath } from '../core/index';
+import { type LanguageId, headerHoldsCode, languageForHeader, languageForPath } from '../core/index';
 import { UsageError, describeError } from './errors';
 
 export interface LintTarget {
@@ -23,7 +23,8 @@ export function skipDirectory(name: string): boolean {
 
 /**
  * Directories are walked recursively (sorted, symlinks followed once) for every extension the engine
- * knows (.cu, .cuh, .co); files given explicitly must have one of those extensions.
+ * knows (.cu, .cuh, .co) and for C/C++ headers (.h, .hpp, …) that hold device code; files given
+ * explicitly must have one of those extensions (a header named explicitly is linted whatever it holds).
  */
 export function collectTargets(args: readonly string[]): Collected {
   const targets: LintTarget[] = [];
@@ -36,6 +37,21 @@ export function collectTargets(args: readonly string[]): Collected {
     if (seenFiles.has(key)) return;
     seenFiles.add(key);
     targets.push({ path: p, language });
+  };
+
+  // A header found in a directory is linted only when it holds code of its language: a tree of host
+  // C++ would otherwise be read as kernels. Reading it here costs a second read of the headers kept.
+  const addHeader = (p: string) => {
+    const language = languageForHeader(p);
+    if (!language) return;
+    let text: string;
+    try {
+      text = readSource(p);
+    } catch (e) {
+      errors.push(`cannot read ${p}: ${describeError(e)}`);
+      return;
+    }
+    if (headerHoldsCode(language, text)) addFile(p, language);
   };
 
   const walk = (dir: string) => {
@@ -68,6 +84,7 @@ export function collectTargets(args: readonly string[]): Collected {
       } else if (isFile) {
         const language = languageForPath(entry.name);
         if (language) addFile(p, language);
+        else addHeader(p);
       }
     }
   };
@@ -83,9 +100,9 @@ export function collectTargets(args: readonly string[]): Collected {
     if (st.isDirectory()) {
       walk(arg);
     } else {
-      const language = languageForPath(arg);
+      const language = languageForPath(arg) ?? languageForHeader(arg);
       if (!language) {
-        throw new UsageError(`don't know how to lint ${arg}: expected a directory or a .cu, .cuh or .co file`);
+        throw new UsageError(`don't know how to lint ${arg}: expected a directory, a .cu, .cuh or .co file, or a C/C++ header (.h, .hpp, .hh, .hxx, .inl, .ipp)`);
       }
       addFile(arg, language);
     }

@@ -15,7 +15,7 @@ export { RULE_SETTINGS, isKnownRule, isRuleSetting, lintOptionsFor, parseRuleSet
 export type { RuleSetting } from './rule-settings';
 
 // Inline values: the names an editor shows values for while a debug session is stopped.
-export { inlineValueNames, languageForEditorId } from './languages';
+export { headerHoldsCode, inlineValueNames, languageForEditorId, languageForHeader } from './languages';
 export type { InlineValueName } from './lang/inline-values';
 
 // Code lenses and F5 without launch.json: launch templates derived from a kernel's signature.

@@ -29,6 +29,19 @@ export function languageForPath(file: string): LanguageId | undefined {
   return dot < 0 ? undefined : BY_EXTENSION.get(file.slice(dot).toLowerCase());
 }
 
+const BY_HEADER_EXTENSION = new Map(LANGUAGES.flatMap((l) => l.headerExtensions.map((e): [string, LanguageId] => [e, l.id])));
+
+/** The language whose headers have this file's extension (`.h`, `.hpp` … → CUDA), if any. */
+export function languageForHeader(file: string): LanguageId | undefined {
+  const dot = file.lastIndexOf('.');
+  return dot < 0 ? undefined : BY_HEADER_EXTENSION.get(file.slice(dot).toLowerCase());
+}
+
+/** Whether `text`, a header of `language`, holds code of that language (so a directory walk lints it). */
+export function headerHoldsCode(language: LanguageId, text: string): boolean {
+  return languageById(language).holdsCode(text);
+}
+
 /** The language of a VS Code document language id (`cuda-cpp`, `croqtile`), if it is one of ours. */
 export function languageForEditorId(languageId: string): LanguageId | undefined {
   return BY_EDITOR_ID.get(languageId);

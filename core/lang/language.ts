@@ -12,6 +12,14 @@ export interface Language {
   readonly id: LanguageId;
   /** File extensions, lower case with the dot (`.cu`); `languageForPath` reads them. */
   readonly extensions: readonly string[];
+  /**
+   * Extensions of files that may hold this language's code among other code (CUDA: C/C++ headers).
+   * Named explicitly, such a file is linted in this language; found in a directory, only when
+   * `holdsCode` says it contains some.
+   */
+  readonly headerExtensions: readonly string[];
+  /** Whether a header's text holds code of this language (CUDA: device code or barrier APIs). */
+  holdsCode(text: string): boolean;
   /** VS Code language ids of documents in this language (`cuda-cpp`). */
   readonly editorLanguageIds: readonly string[];
   /** How the editor's inline values find this language's functions and keywords. */

@@ -311,3 +311,38 @@ describe('phaseflip ir', () => {
     expect(missing.stderr).toMatch(/cannot read 'proj\/missing\.cu'/);
   });
 });
+
+describe('headers', () => {
+  // Host-only C++: no device code, no barrier API. A directory walk must not read it as a kernel.
+  const HOST_ONLY = '#pragma once\n#include <vector>\ninline int twice(int x) { return 2 * x; }\n';
+
+  it('a header named explicitly is linted as CUDA, whatever it holds', async () => {
+    write('hdr/explicit/ring.hpp', PF105_KERNEL);
+    write('hdr/explicit/host.h', HOST_ONLY);
+    const r = await phaseflip(['lint', '--format', 'json', 'hdr/explicit/ring.hpp', 'hdr/explicit/host.h']);
+    expect(r.status).toBe(1);
+    const files = JSON.parse(r.stdout).files as { path: string; diagnostics: { code: string }[] }[];
+    expect(files.map((f) => f.path)).toEqual(['hdr/explicit/ring.hpp', 'hdr/explicit/host.h']);
+    expect(files[0].diagnostics.map((d) => d.code)).toContain('PF105');
+    expect(files[1].diagnostics).toEqual([]);
+  });
+
+  it('a directory walk lints the headers that hold device code and skips host-only ones', async () => {
+    write('hdr/tree/include/barrier.h', PF105_KERNEL);
+    write('hdr/tree/include/detail/macros.inl', '#define CUTE_DEVICE __forceinline__ __device__\nCUTE_DEVICE int lane() { return threadIdx.x & 31; }\n');
+    write('hdr/tree/include/host.hpp', HOST_ONLY);
+    write('hdr/tree/src/notes.txt', 'not cuda');
+    const r = await phaseflip(['lint', '--format', 'json', 'hdr/tree']);
+    const files = JSON.parse(r.stdout).files as { path: string; diagnostics: { code: string }[] }[];
+    expect(files.map((f) => f.path).sort()).toEqual(['hdr/tree/include/barrier.h', 'hdr/tree/include/detail/macros.inl']);
+    expect(files.find((f) => f.path.endsWith('barrier.h'))!.diagnostics.map((d) => d.code)).toContain('PF105');
+    expect(r.status).toBe(1);
+  });
+
+  it('phaseflip ir prints the IR of a header', async () => {
+    write('hdr/ir/ring.cuh.hpp', PF105_KERNEL);
+    const r = await phaseflip(['ir', 'hdr/ir/ring.cuh.hpp']);
+    expect(r.status).toBe(0);
+    expect(r.stdout).toMatch(/wait-token bar=bar token=tok \(discarded\)/);
+  });
+});

@@ -3,7 +3,7 @@
 // folds a constant, gives a launch template and finds inline-value names.
 import { describe, expect, it } from 'vitest';
 import type { LanguageId } from '../../core/api';
-import { inlineValueNames, LANGUAGES, languageById, languageForEditorId, languageForPath, launchTemplates } from '../../core/languages';
+import { headerHoldsCode, inlineValueNames, LANGUAGES, languageById, languageForEditorId, languageForHeader, languageForPath, launchTemplates } from '../../core/languages';
 import { languageOfRequest } from '../../core/simulate';
 
 /** A tiny kernel per language, a position on a documented barrier call, and a constant expression. */
@@ -69,6 +69,17 @@ describe('the language registry', () => {
     expect(languageForPath('notes.txt')).toBeUndefined();
     expect(languageForPath('Makefile')).toBeUndefined();
     expect(languageForEditorId('python')).toBeUndefined();
+  });
+
+  it('finds a language by header extension, and only headers that hold its code count', () => {
+    for (const l of LANGUAGES) for (const e of l.headerExtensions) expect(languageForHeader(`include/x${e.toUpperCase()}`)).toBe(l.id);
+    expect(languageForHeader('k.cu')).toBeUndefined();
+    expect(languageForHeader('notes.txt')).toBeUndefined();
+    expect(headerHoldsCode('cuda', '__device__ void f() {}')).toBe(true);
+    expect(headerHoldsCode('cuda', 'CUTLASS_HOST_DEVICE int g();')).toBe(true);
+    expect(headerHoldsCode('cuda', 'asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" :: "r"(a));')).toBe(true);
+    expect(headerHoldsCode('cuda', '#include <vector>\ninline int twice(int x) { return 2 * x; }')).toBe(false);
+    expect(headerHoldsCode('croqtile', '__device__ void f() {}')).toBe(false);
   });
 
   it('simulates files of no known language as CUDA unless the request names one', () => {

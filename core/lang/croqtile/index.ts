@@ -30,6 +30,9 @@ const frontEnd: FrontEnd = {
 export const croqtile: Language = {
   id: 'croqtile',
   extensions: ['.co'],
+  // Croqtile code lives in `.co` files only.
+  headerExtensions: [],
+  holdsCode: () => false,
   editorLanguageIds: ['croqtile'],
   inlineValues: {
     functionStart: /\b__co__\b|\b__cok__\b/,

@@ -15,9 +15,18 @@ const CUDA_KEYWORDS = `__global__ __device__ __host__ __shared__ __constant__ __
   int8_t int16_t int32_t int64_t uint8_t uint16_t uint32_t uint64_t size_t half __half bfloat16 __nv_bfloat16 float2 float4 int2 int4 uint2 uint4 dim3
   threadIdx blockIdx blockDim gridDim warpSize cuda std ptx cg`.split(/\s+/);
 
+/**
+ * Device code in a header: CUDA's function qualifiers (also through the libraries' macros), shared
+ * memory, or a barrier API. A host-only header holds none of these and is not linted from a directory.
+ */
+const DEVICE_CODE = /\b(?:__global__|__device__|__shared__|(?:CUTLASS|CUTE)(?:_HOST)?_DEVICE)\b|\bmbarrier|\bcuda::(?:std::)?barrier\b/;
+
 export const cuda: Language = {
   id: 'cuda',
   extensions: ['.cu', '.cuh'],
+  // Where CUTLASS, CCCL, DeepGEMM and ThunderKittens keep their barrier code.
+  headerExtensions: ['.h', '.hpp', '.hh', '.hxx', '.inl', '.ipp'],
+  holdsCode: (text) => DEVICE_CODE.test(text),
   editorLanguageIds: ['cuda-cpp', 'cuda'],
   inlineValues: {
     functionStart: /\b__global__\b|\b__device__\b[^;]*\(/,
