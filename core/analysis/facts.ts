@@ -23,6 +23,19 @@ export interface Site {
 
 const CANDIDATE_BLOCK_SIZES = [128, 256, 384];
 
+/** The block sizes a kernel is analysed at, and where they come from (hovers say it). */
+export interface AnalysedBlockSizes {
+  sizes: readonly number[];
+  source: 'launch-site' | 'launch-bounds' | 'candidates';
+}
+
+/** Launch sites in the file first, then `__launch_bounds__`, else the candidate sizes. */
+export function analysedBlockSizes(kernel: Kernel): AnalysedBlockSizes {
+  if (kernel.launchBlockSizes?.length) return { sizes: kernel.launchBlockSizes, source: 'launch-site' };
+  if (kernel.launchBounds) return { sizes: [kernel.launchBounds], source: 'launch-bounds' };
+  return { sizes: CANDIDATE_BLOCK_SIZES, source: 'candidates' };
+}
+
 export class KernelFacts {
   readonly sites: Site[] = [];
   readonly derived: Map<string, Expr>;
@@ -98,7 +111,7 @@ export class KernelFacts {
       return null;
     }
     // The file's own launches first, then `__launch_bounds__`, then the candidates.
-    const sizes = this.kernel.launchBlockSizes?.length ? this.kernel.launchBlockSizes : this.kernel.launchBounds ? [this.kernel.launchBounds] : CANDIDATE_BLOCK_SIZES;
+    const { sizes } = analysedBlockSizes(this.kernel);
     const roles = roleBranches(this.kernel, this.derived);
     const maxIterations = Math.min(16, Math.max(4, 2 * this.maxRing() + 2));
     const out: RunResult[] = [];

@@ -89,3 +89,33 @@ describe('croqtile hover', () => {
     expect(h?.markdown).toMatch(/wait \(parity\)[^\n]*by warpgroup|wait \(parity\)[^\n]*by warps 4–7/);
   });
 });
+
+describe('hover on a kernel name: the block size its analysis used', () => {
+  const hoverAt = async (text: string, needle: string, offset = 0) => {
+    const doc = (await getEngine()).openDocument('cuda', text);
+    doc.analyze();
+    return doc.hover(at(text, needle, offset))?.markdown;
+  };
+
+  it('names the candidate sizes when nothing in the file says', async () => {
+    const md = await hoverAt(KERNEL, 'k(int n)');
+    expect(md).toMatch(/\*\*kernel `k`\*\*: the block size is not known here/);
+    expect(md).toMatch(/tries 128, 256 and 384 threads/);
+  });
+
+  it('names __launch_bounds__ when the kernel has it', async () => {
+    const text = KERNEL.replace('__global__ void k(', '__global__ void __launch_bounds__(160) k(');
+    expect(await hoverAt(text, 'k(int n)')).toMatch(/block of 160 threads, from `__launch_bounds__\(160\)`/);
+  });
+
+  it('names the launch site, at the definition and at the launch', async () => {
+    const text = `${KERNEL}\nvoid run(int n) { k<<<1, 96>>>(n); }\n`;
+    expect(await hoverAt(text, 'k(int n)')).toMatch(/block of 96 threads, the size its launch in this file uses/);
+    expect(await hoverAt(text, 'k<<<')).toMatch(/block of 96 threads/);
+  });
+
+  it('says nothing on a name that is only a call of another function', async () => {
+    const text = `${KERNEL}\nvoid k2() {}\nvoid run() { k2(); }\n`;
+    expect(await hoverAt(text, 'k2();')).toBeUndefined();
+  });
+});

@@ -1,8 +1,10 @@
-// Hover provider: API docs for barrier calls and PTX mnemonics inside asm strings, and the inferred
-// protocol of a barrier variable (init count, who arrives and waits where, ring size).
+// Hover provider: API docs for barrier calls and PTX mnemonics inside asm strings, the inferred
+// protocol of a barrier variable (init count, who arrives and waits where, ring size), and on a
+// kernel's name the block size its analysis used and where that came from.
 import type { HoverInfo, Position, Range } from '../../api';
 import { barrierProtocol } from '../../analysis/barrier-protocol';
-import type { KernelModule } from '../../ir/types';
+import { analysedBlockSizes } from '../../analysis/facts';
+import type { Kernel, KernelModule } from '../../ir/types';
 import { rangeOf } from './syntax-nodes';
 import type { SyntaxNode } from './parser';
 import { findApiDoc, findMemberDoc, findPtxDoc, renderApiDoc } from './doc-lookup';
@@ -34,10 +36,43 @@ export function hoverCuda(node: SyntaxNode | null, text: string, position: Posit
   if (doc && (isCallee || /__syncthreads|__syncwarp|barrier|mbarrier|arrival_token|__mbarrier/.test(full))) {
     return { markdown: renderApiDoc(doc), range: rangeOf(span) };
   }
+  // A kernel's name, where it is defined or launched: the block size its analysis used.
+  const kernel = module.kernels.find((k) => k.name === name && (sameStart(k.nameRange, rangeOf(node)) || isLaunched(node)));
+  if (kernel) return { markdown: kernelShape(kernel), range: rangeOf(node) };
   // A barrier variable: its inferred protocol.
   const protocol = barrierProtocol(module, name, position);
   if (protocol) return { markdown: protocol, range: rangeOf(node) };
   return null;
+}
+
+function sameStart(a: Range, b: Range): boolean {
+  return a.start.line === b.start.line && a.start.character === b.start.character;
+}
+
+/** Whether `node` names the kernel of a `k<<<grid, block>>>(…)` launch (templated or qualified too). */
+function isLaunched(node: SyntaxNode): boolean {
+  let callee: SyntaxNode = node;
+  while (callee.parent && (callee.parent.type === 'template_function' || callee.parent.type === 'qualified_identifier')) callee = callee.parent;
+  const call = callee.parent;
+  return call?.type === 'call_expression' && call.childForFieldName('function')?.id === callee.id && call.children.some((c) => c?.type === 'kernel_call_syntax');
+}
+
+function threads(sizes: readonly number[]): string {
+  return sizes.length === 1 ? `${sizes[0]} threads` : `${sizes.slice(0, -1).join(', ')} and ${sizes[sizes.length - 1]} threads`;
+}
+
+/** What the analysis assumed about a kernel's block, in words a kernel author can act on. */
+function kernelShape(kernel: Kernel): string {
+  const { sizes, source } = analysedBlockSizes(kernel);
+  const head = `**kernel \`${kernel.name}\`**`;
+  switch (source) {
+    case 'launch-site':
+      return `${head}: analysed at a block of ${threads(sizes)}, the size its launch${sizes.length > 1 ? 'es' : ''} in this file use${sizes.length > 1 ? '' : 's'} (\`${kernel.name}<<<grid, block>>>\`).`;
+    case 'launch-bounds':
+      return `${head}: analysed at a block of ${threads(sizes)}, from \`__launch_bounds__(${sizes[0]})\` (no launch in this file gives a block size Phaseflip can evaluate).`;
+    case 'candidates':
+      return `${head}: the block size is not known here, so the analysis tries ${threads(sizes)} and reports only what holds at every one of them. A launch in this file (\`${kernel.name}<<<grid, 64>>>\`) or \`__launch_bounds__\` fixes it.`;
+  }
 }
 
 function ancestor(n: SyntaxNode, pred: (n: SyntaxNode) => boolean): SyntaxNode | undefined {
