@@ -360,20 +360,7 @@ function buildRequest(args: SimArgs): SimulateRequest {
     throw new InputError(`cannot read ${file}: ${describeError(e)}`);
   }
   for (const spec of launch.args) if (spec.kind === 'buffer' && spec.init.kind === 'file') readNpyInput(spec);
-  return {
-    file,
-    text,
-    language: launch.language,
-    kernel: launch.kernel,
-    grid: launch.grid,
-    block: launch.block,
-    dynamicSmem: launch.dynamicSmem,
-    args: launch.args,
-    seed: launch.seed,
-    schedule: launch.schedule,
-    maxSteps: launch.maxSteps,
-    latencies: args.latencies,
-  };
+  return { ...launch, text, latencies: args.latencies };
 }
 
 /** Reads `:file(PATH)` into the spec, checking element type and shape against the argument's. */

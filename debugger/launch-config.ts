@@ -91,20 +91,7 @@ export function planLaunch(args: PhaseflipLaunchArguments, defaultCwd: string = 
     stopOnEntry: args.stopOnEntry === true,
     logPhaseFlips: args.logPhaseFlips === true,
     tracePath,
-    request: {
-      file: programPath,
-      text,
-      language: launch.language,
-      kernel: launch.kernel,
-      grid: launch.grid,
-      block: launch.block,
-      dynamicSmem: launch.dynamicSmem,
-      args: launch.args,
-      seed: launch.seed,
-      schedule: launch.schedule,
-      maxSteps: launch.maxSteps,
-      trace: tracePath !== undefined,
-    },
+    request: { ...launch, text, trace: tracePath !== undefined },
   };
 }
 
