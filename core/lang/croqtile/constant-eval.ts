@@ -82,27 +82,7 @@ function evalExpr(e: CoExpr, defines: Map<string, string>, visiting: Set<string>
       const b = ev(e.right);
       if (b === undefined) return undefined;
       const float = isFloatLiteral(e.left) || isFloatLiteral(e.right) || !Number.isInteger(a) || !Number.isInteger(b);
-      switch (e.op) {
-        case '+': return a + b;
-        case '-': return a - b;
-        case '*': return a * b;
-        case '/': return b === 0 ? undefined : float ? a / b : Math.trunc(a / b);
-        case '%': return b === 0 ? undefined : a % b;
-        case '<<': return a * 2 ** b;
-        case '>>': return Math.floor(a / 2 ** b);
-        case '&': return a & b;
-        case '|': return a | b;
-        case '^': return a ^ b;
-        case '&&': return a !== 0 && b !== 0 ? 1 : 0;
-        case '||': return a !== 0 || b !== 0 ? 1 : 0;
-        case '==': return a === b ? 1 : 0;
-        case '!=': return a !== b ? 1 : 0;
-        case '<': return a < b ? 1 : 0;
-        case '>': return a > b ? 1 : 0;
-        case '<=': return a <= b ? 1 : 0;
-        case '>=': return a >= b ? 1 : 0;
-        default: return undefined;
-      }
+      return applyBinary(e.op, a, b, float);
     }
     case 'cond': {
       const t = ev(e.test);
@@ -147,4 +127,33 @@ export function defineValues(defines: Map<string, string>): Map<string, number> 
     if (v !== undefined) out.set(name, v);
   }
   return out;
+}
+
+/**
+ * A binary operator on two known values, as C evaluates constants: `/` truncates unless `float`
+ * (a float operand), division by zero and unknown operators give undefined. The preprocessor's
+ * `#if` arithmetic (preprocess.ts) uses it too, after its own handling of unknown operands.
+ */
+export function applyBinary(op: string, a: number, b: number, float = false): number | undefined {
+  switch (op) {
+    case '+': return a + b;
+    case '-': return a - b;
+    case '*': return a * b;
+    case '/': return b === 0 ? undefined : float ? a / b : Math.trunc(a / b);
+    case '%': return b === 0 ? undefined : a % b;
+    case '<<': return a * 2 ** b;
+    case '>>': return Math.floor(a / 2 ** b);
+    case '&': return a & b;
+    case '|': return a | b;
+    case '^': return a ^ b;
+    case '&&': return a !== 0 && b !== 0 ? 1 : 0;
+    case '||': return a !== 0 || b !== 0 ? 1 : 0;
+    case '==': return a === b ? 1 : 0;
+    case '!=': return a !== b ? 1 : 0;
+    case '<': return a < b ? 1 : 0;
+    case '>': return a > b ? 1 : 0;
+    case '<=': return a <= b ? 1 : 0;
+    case '>=': return a >= b ? 1 : 0;
+    default: return undefined;
+  }
 }

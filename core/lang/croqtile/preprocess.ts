@@ -6,6 +6,7 @@ import type { CoSyntaxError } from './ast';
 import { Lexer, Tok, commentEnd, numberValue, quotedEnd, rawStringAt, isIdentPart } from './lexer';
 
 // Kept importable from here, where they lived first.
+import { applyBinary } from './constant-eval';
 export { evaluateConstant } from './constant-eval';
 export { rawStringAt } from './lexer';
 
@@ -407,23 +408,5 @@ function applyPp(op: string, a: Maybe, b: Maybe): Maybe {
     return a === undefined || b === undefined ? undefined : 0;
   }
   if (a === undefined || b === undefined) return undefined;
-  switch (op) {
-    case '|': return a | b;
-    case '^': return a ^ b;
-    case '&': return a & b;
-    case '==': return a === b ? 1 : 0;
-    case '!=': return a !== b ? 1 : 0;
-    case '<': return a < b ? 1 : 0;
-    case '>': return a > b ? 1 : 0;
-    case '<=': return a <= b ? 1 : 0;
-    case '>=': return a >= b ? 1 : 0;
-    case '<<': return a * 2 ** b;
-    case '>>': return Math.floor(a / 2 ** b);
-    case '+': return a + b;
-    case '-': return a - b;
-    case '*': return a * b;
-    case '/': return b === 0 ? undefined : Math.trunc(a / b);
-    case '%': return b === 0 ? undefined : a % b;
-    default: return undefined;
-  }
+  return applyBinary(op, a, b);
 }
