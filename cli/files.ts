@@ -1,13 +1,15 @@
 // Turns the PATH arguments of `phaseflip lint` into the list of files to lint, and reads them.
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { type LanguageId, headerHoldsCode, languageForHeader, languageForPath } from '../core/index';
+import { type LanguageId, languageForHeader, languageForPath } from '../core/index';
 import { UsageError, describeError } from './errors';
 
 export interface LintTarget {
   /** The path as shown to the user: the argument, joined with the walk below it. */
   path: string;
   language: LanguageId;
+  /** A header found by a directory walk: linted only if its text holds code of `language`. */
+  onlyIfHoldsCode?: boolean;
 }
 
 export interface Collected {
@@ -29,29 +31,27 @@ export function skipDirectory(name: string): boolean {
 export function collectTargets(args: readonly string[]): Collected {
   const targets: LintTarget[] = [];
   const errors: string[] = [];
-  const seenFiles = new Set<string>();
+  const seenFiles = new Map<string, LintTarget>();
   const seenDirs = new Set<string>();
 
-  const addFile = (p: string, language: LanguageId) => {
+  const addFile = (p: string, language: LanguageId, onlyIfHoldsCode = false) => {
     const key = realpathOr(p);
-    if (seenFiles.has(key)) return;
-    seenFiles.add(key);
-    targets.push({ path: p, language });
-  };
-
-  // A header found in a directory is linted only when it holds code of its language: a tree of host
-  // C++ would otherwise be read as kernels. Reading it here costs a second read of the headers kept.
-  const addHeader = (p: string) => {
-    const language = languageForHeader(p);
-    if (!language) return;
-    let text: string;
-    try {
-      text = readSource(p);
-    } catch (e) {
-      errors.push(`cannot read ${p}: ${describeError(e)}`);
+    const seen = seenFiles.get(key);
+    // A header a walk found and an argument names too is linted whatever it holds.
+    if (seen) {
+      if (!onlyIfHoldsCode) delete seen.onlyIfHoldsCode;
       return;
     }
-    if (headerHoldsCode(language, text)) addFile(p, language);
+    const target: LintTarget = onlyIfHoldsCode ? { path: p, language, onlyIfHoldsCode } : { path: p, language };
+    seenFiles.set(key, target);
+    targets.push(target);
+  };
+
+  // A header found in a directory is linted only when it holds code of its language (the lint reads
+  // it once and checks): a tree of host C++ would otherwise be read as kernels.
+  const addHeader = (p: string) => {
+    const language = languageForHeader(p);
+    if (language) addFile(p, language, true);
   };
 
   const walk = (dir: string) => {

@@ -1,5 +1,5 @@
 // `phaseflip lint`: argument parsing, running the engine over the files, choosing the exit status.
-import { type Engine, type Finding, type LintOptions, RULE_SETTINGS, type RuleSetting, isKnownRule, isRuleSetting, lintOptionsFor } from '../core/index';
+import { type Engine, type Finding, type LintOptions, RULE_SETTINGS, type RuleSetting, headerHoldsCode, isKnownRule, isRuleSetting, lintOptionsFor } from '../core/index';
 import { EXIT_ERROR, EXIT_FINDINGS, EXIT_OK, UsageError, describeError } from './errors';
 import { type LintTarget, collectTargets, readSource } from './files';
 import { formatJson } from './format/json';
@@ -84,6 +84,7 @@ export function lintTargets(engine: Engine, targets: readonly LintTarget[], opti
       errors.push(`cannot read ${target.path}: ${describeError(e)}`);
       continue;
     }
+    if (target.onlyIfHoldsCode && !headerHoldsCode(target.language, text)) continue;
     try {
       const findings = [...engine.analyze(text, target.language, options).findings].sort(compareFindings);
       files.push({ path: target.path, findings });

@@ -25,16 +25,20 @@ export function languageById(id: LanguageId): Language {
 
 /** The language a file's extension names (case-insensitive), if any. */
 export function languageForPath(file: string): LanguageId | undefined {
+  return BY_EXTENSION.get(extensionOf(file));
+}
+
+/** A file's extension, lower case with the dot (`.cu`); empty when it has none. */
+function extensionOf(file: string): string {
   const dot = file.lastIndexOf('.');
-  return dot < 0 ? undefined : BY_EXTENSION.get(file.slice(dot).toLowerCase());
+  return dot < 0 ? '' : file.slice(dot).toLowerCase();
 }
 
 const BY_HEADER_EXTENSION = new Map(LANGUAGES.flatMap((l) => l.headerExtensions.map((e): [string, LanguageId] => [e, l.id])));
 
 /** The language whose headers have this file's extension (`.h`, `.hpp` … → CUDA), if any. */
 export function languageForHeader(file: string): LanguageId | undefined {
-  const dot = file.lastIndexOf('.');
-  return dot < 0 ? undefined : BY_HEADER_EXTENSION.get(file.slice(dot).toLowerCase());
+  return BY_HEADER_EXTENSION.get(extensionOf(file));
 }
 
 /** Whether `text`, a header of `language`, holds code of that language (so a directory walk lints it). */

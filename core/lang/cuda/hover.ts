@@ -7,6 +7,7 @@ import { analysedBlockSizes } from '../../analysis/facts';
 import type { Kernel, KernelModule } from '../../ir/types';
 import { rangeOf } from './syntax-nodes';
 import type { SyntaxNode } from './parser';
+import { isKernelLaunch } from './launch-sites';
 import { findApiDoc, findMemberDoc, findPtxDoc, renderApiDoc } from './doc-lookup';
 
 export function hoverCuda(node: SyntaxNode | null, text: string, position: Position, module: KernelModule): HoverInfo | null {
@@ -54,7 +55,7 @@ function isLaunched(node: SyntaxNode): boolean {
   let callee: SyntaxNode = node;
   while (callee.parent && (callee.parent.type === 'template_function' || callee.parent.type === 'qualified_identifier')) callee = callee.parent;
   const call = callee.parent;
-  return call?.type === 'call_expression' && call.childForFieldName('function')?.id === callee.id && call.children.some((c) => c?.type === 'kernel_call_syntax');
+  return !!call && isKernelLaunch(call) && call.childForFieldName('function')?.id === callee.id;
 }
 
 function threads(sizes: readonly number[]): string {

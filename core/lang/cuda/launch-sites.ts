@@ -62,8 +62,13 @@ export function launchBlockSizes(sites: LaunchSite[]): Map<string, number[]> {
   return out;
 }
 
+/** Whether `n` is a kernel launch, a call with a `<<<…>>>` configuration. */
+export function isKernelLaunch(n: SyntaxNode): boolean {
+  return n.type === 'call_expression' && named(n).some((c) => c.type === 'kernel_call_syntax');
+}
+
 function collectLaunches(n: SyntaxNode, out: SyntaxNode[]): void {
-  if (n.type === 'call_expression' && named(n).some((c) => c.type === 'kernel_call_syntax')) out.push(n);
+  if (isKernelLaunch(n)) out.push(n);
   for (const c of named(n)) if (c.text.includes('<<<')) collectLaunches(c, out);
 }
 
