@@ -13,7 +13,7 @@ import type { Pointer } from '../../../sim/memory';
 import { barrierAt, bulkCopy, markProducer, threadArrive, waitParity, waitToken, type WaitMode } from './barrier-runtime';
 import type { CompilerContext as Compiler, Ex, FnCx } from './context';
 import { fail, named, unsupported } from './syntax';
-import { type BlockCtx, type Frame, fromGenericAddress, fromSharedAddress, loader, storer, type ThreadCtx, toSharedPointer } from './runtime';
+import { type BlockCtx, type Frame, fromGenericAddress, fromSharedAddress, liveMask, loader, storer, type ThreadCtx, toSharedPointer } from './runtime';
 import { convFn, type CType, isNum, sizeOfType, VOID } from './types';
 
 type Regs = any[];
@@ -376,7 +376,7 @@ function electOp(s: Site): PInstr {
   const mask = V(1);
   return (f, r, pc) => {
     const m = Number(mask(r, f)) >>> 0;
-    const live = liveLanes(f.ts) & m;
+    const live = liveMask(f.ts) & m;
     const leader = live ? 31 - Math.clz32(live & -live) : 0;
     if (d >= 0) r[d] = leader;
     if (p >= 0) r[p] = f.ts.t.lane === leader ? 1 : 0;
@@ -481,17 +481,6 @@ export const SIM_PTX_HANDLERS: Readonly<Record<string, Handler>> = {
   'barrier.arrive': barOp,
   'elect.sync': electOp,
 };
-
-function liveLanes(ts: ThreadCtx): number {
-  const { m, t } = ts;
-  const first = t.index - t.lane;
-  let mask = 0;
-  for (let l = 0; l < 32; l++) {
-    const th = m.threads[first + l];
-    if (th && th.block === t.block && th.warp === t.warp && th.status !== 'done') mask |= 1 << l;
-  }
-  return mask >>> 0;
-}
 
 function mbarrierOp(parts: string[], o: string[], reg: (n: string) => number, retried: boolean, n: SyntaxNode): PInstr {
   const op = parts[1];
@@ -669,7 +658,7 @@ function tcgen05Op(parts: string[], mn: string, o: string[], reg: (n: string) =>
           blk.tmemNext += cols;
           allocs.set(key, base);
         }
-        if (t.lane === 0 || !(liveLanes(f.ts) & 1)) {
+        if (t.lane === 0 || !(liveMask(f.ts) & 1)) {
           const p = sharedPtr(blk, dst.base(r, f), dst.off);
           storer('u32')(p.buf, p.offset, base);
           if (f.ts.race) f.ts.m.access(t, p.buf, p.offset, 4, true);

@@ -289,3 +289,15 @@ export function selfOf(f: Frame): Pointer {
   if (!f.self) throw new SimError('member function called without an object');
   return f.self;
 }
+
+/** The lanes of the calling thread's warp that have not exited (`__activemask`, PTX `activemask`, warp votes). */
+export function liveMask(ts: ThreadCtx): number {
+  const { m, t } = ts;
+  const first = t.index - t.lane;
+  let mask = 0;
+  for (let l = 0; l < 32; l++) {
+    const th = m.threads[first + l];
+    if (th && th.block === t.block && th.warp === t.warp && th.status !== 'done') mask |= 1 << l;
+  }
+  return mask >>> 0;
+}

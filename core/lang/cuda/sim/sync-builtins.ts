@@ -5,7 +5,7 @@
 import type { SyntaxNode } from '../parser';
 import { args, asNum, type BuiltinCx, cases, type FreeBuiltin, type MethodBuiltin, noTags, unit, V } from './builtin-operands';
 import type { Ex } from './context';
-import type { Frame, ThreadCtx } from './runtime';
+import { type Frame, liveMask } from './runtime';
 import { unsupported } from './syntax';
 import { type CType, isNum, S32, typeName, U32, U64, VOID } from './types';
 
@@ -103,18 +103,6 @@ function tileSize(t: CType): number {
 /** The lanes of the calling thread's tile of `size` lanes. */
 function tileLanes(size: number): (f: Frame) => number {
   return (f: Frame) => (size === 32 ? 0xffffffff : ((((1 << size) - 1) << (f.ts.t.lane & ~(size - 1))) >>> 0));
-}
-
-/** The lanes of the calling thread's warp that have not exited. */
-function liveMask(ts: ThreadCtx): number {
-  const { m, t } = ts;
-  const first = t.index - t.lane;
-  let mask = 0;
-  for (let l = 0; l < 32; l++) {
-    const th = m.threads[first + l];
-    if (th && th.block === t.block && th.warp === t.warp && th.status !== 'done') mask |= 1 << l;
-  }
-  return mask >>> 0;
 }
 
 /** A thread's rank in a group object (for group-wide operations issued once), if the type is a group. */
