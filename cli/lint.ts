@@ -1,5 +1,6 @@
 // `phaseflip lint`: argument parsing, running the engine over the files, choosing the exit status.
 import { type Engine, type Finding, type LintOptions, RULE_SETTINGS, type RuleSetting, headerHoldsCode, isKnownRule, isRuleSetting, lintOptionsFor } from '../core/index';
+import * as path from 'node:path';
 import { EXIT_ERROR, EXIT_FINDINGS, EXIT_OK, UsageError, describeError } from './errors';
 import { type LintTarget, collectTargets, readSource } from './files';
 import { formatJson } from './format/json';
@@ -74,8 +75,28 @@ export function parseLintArgs(argv: readonly string[]): LintArgs {
   return args;
 }
 
-export function lintTargets(engine: Engine, targets: readonly LintTarget[], options: LintOptions, errors: string[]): FileResult[] {
+/**
+ * Lints each target as its translation unit. A finding located in a header is reported on the
+ * header (listed after the files linted, unless it is one of them), once however many translation
+ * units reach it; `range.file` of related locations then holds the path to show.
+ */
+export function lintTargets(engine: Engine, targets: readonly LintTarget[], options: LintOptions, errors: string[], cwd = process.cwd()): FileResult[] {
   const files: FileResult[] = [];
+  const byPath = new Map<string, FileResult>();
+  const seen = new Set<string>();
+  const shown = (abs: string): string => {
+    const rel = path.relative(cwd, abs);
+    return rel && !rel.startsWith('..') && !path.isAbsolute(rel) ? rel : abs;
+  };
+  const resultFor = (abs: string, display: string): FileResult => {
+    let r = byPath.get(abs);
+    if (!r) {
+      r = { path: display, findings: [] };
+      byPath.set(abs, r);
+      files.push(r);
+    }
+    return r;
+  };
   for (const target of targets) {
     let text: string;
     try {
@@ -85,13 +106,31 @@ export function lintTargets(engine: Engine, targets: readonly LintTarget[], opti
       continue;
     }
     if (target.onlyIfHoldsCode && !headerHoldsCode(target.language, text)) continue;
+    const abs = path.resolve(target.path);
+    const own = resultFor(abs, target.path);
     try {
-      const findings = [...engine.analyze(text, target.language, options).findings].sort(compareFindings);
-      files.push({ path: target.path, findings });
+      const result = engine.analyze(text, target.language, options, abs);
+      for (const f of result.findings) {
+        const file = f.range.file ?? abs;
+        const key = `${file}:${f.range.start.line}:${f.range.start.character}:${f.code}:${f.message}`;
+        if (seen.has(key)) continue;
+        seen.add(key);
+        const { file: _file, ...range } = f.range;
+        const related = f.related.map((r) => {
+          const relFile = r.range.file ?? abs;
+          const { file: _f, ...relRange } = r.range;
+          return { ...r, range: relFile === file ? relRange : { ...relRange, file: shown(relFile) } };
+        });
+        resultFor(file, shown(file)).findings.push({ ...f, range, related });
+      }
+      if (result.notes?.length) {
+        own.notes = [...(own.notes ?? []), ...result.notes.map((n) => ({ ...n, range: n.range.file ? { ...n.range, file: shown(n.range.file) } : n.range }))];
+      }
     } catch (e) {
       errors.push(`internal error while linting ${target.path}: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`);
     }
   }
+  for (const f of files) f.findings.sort(compareFindings);
   return files;
 }
 

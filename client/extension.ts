@@ -37,7 +37,14 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
       { scheme: 'file', pattern: '**/*.{cu,cuh}' },
       { scheme: 'file', language: 'croqtile' },
       { scheme: 'untitled', language: 'croqtile' },
+      // C/C++ headers: the server lints those that hold device code (CUTLASS, DeepGEMM, ThunderKittens keep barrier code there).
+      { scheme: 'file', pattern: '**/*.{h,hpp,hh,hxx,inl,ipp}' },
     ],
+    synchronize: {
+      // Headers and flag files changed on disk (a git checkout, a build regenerating compile_commands.json):
+      // translation units that read them are analysed again.
+      fileEvents: vscode.workspace.createFileSystemWatcher('**/{compile_commands.json,compile_flags.txt,.clangd,*.h,*.hpp,*.hh,*.hxx,*.inl,*.ipp,*.cuh}'),
+    },
     initializationOptions: {
       lint: { debounceMs: config.get<number>('lint.debounceMs') },
       rules: config.get<Record<string, string>>('rules'),

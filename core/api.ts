@@ -13,6 +13,11 @@ export interface Position {
 export interface Range {
   start: Position;
   end: Position;
+  /**
+   * Absolute path of the file the range lies in, when that is not the analysed document itself: a
+   * header of its translation unit. Absent for the document's own ranges.
+   */
+  file?: string;
 }
 
 export type Severity = 'error' | 'warning' | 'information' | 'hint';
@@ -73,10 +78,33 @@ export interface BarrierSymbol {
   selectionRange: Range;
 }
 
+/**
+ * An information-level note about what the analysis could not understand (an include not found, a
+ * barrier helper not resolved, a launch shape not known), so that "no findings" never hides "not
+ * understood". Not a rule finding: no code, no fix.
+ */
+export interface AnalysisNote {
+  kind: 'include-not-found' | 'unresolved-helper' | 'flags';
+  message: string;
+  range: Range;
+}
+
 export interface AnalysisResult {
   findings: Finding[];
   syntaxProblems: SyntaxProblem[];
   symbols: BarrierSymbol[];
+  /** Information-level notes on what was not understood (see `AnalysisNote`). */
+  notes?: AnalysisNote[];
+  /**
+   * Absolute paths of the other files the analysis read (the headers of the translation unit): an
+   * editor re-analyses the document when one of them changes.
+   */
+  dependencies?: string[];
+  /**
+   * For each dependency, the `#include` line of the document through which it is reached (an editor
+   * shows a finding in a closed header there, as clangd does: "in included file").
+   */
+  includeSites?: Record<string, Range>;
 }
 
 /** User configuration the faces pass through; everything optional. */

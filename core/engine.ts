@@ -3,6 +3,7 @@
 // provider. Faces call nothing deeper than this file; languages come from the registry (languages.ts).
 import type { AnalysisResult, HoverInfo, LanguageId, LintOptions, Position, Range } from './api';
 import type { FrontEnd, LanguageDocument } from './lang/language';
+import type { ProjectServices } from './project/services';
 import { offsetAt } from './lang/text-offsets';
 import { LANGUAGES, languageForPath } from './languages';
 
@@ -11,6 +12,11 @@ export { languageForPath, offsetAt };
 export interface EngineOptions {
   /** Folder holding tree-sitter.wasm and tree-sitter-cuda.wasm (dist/ when bundled). */
   wasmDir?: string;
+  /**
+   * Where documents' includes are read from and which compile flags apply (core/project/project.ts).
+   * Without one, a document is analysed alone, as if it included nothing.
+   */
+  project?: ProjectServices;
 }
 
 /** An LSP-style incremental change; without `range` the text replaces the whole document. */
@@ -21,21 +27,33 @@ export interface ContentChange {
 
 export async function loadEngine(options: EngineOptions = {}): Promise<Engine> {
   const frontEnds = await Promise.all(LANGUAGES.map(async (l): Promise<[LanguageId, FrontEnd]> => [l.id, await l.loadFrontEnd(options)]));
-  return new Engine(new Map(frontEnds));
+  return new Engine(new Map(frontEnds), options.project);
 }
 
 export class Engine {
-  constructor(private readonly frontEnds: ReadonlyMap<LanguageId, FrontEnd>) {}
+  constructor(
+    private readonly frontEnds: ReadonlyMap<LanguageId, FrontEnd>,
+    /** The project documents with a path read their includes through. */
+    readonly project?: ProjectServices,
+  ) {}
 
-  /** One-shot analysis of a whole text (the CLI path). */
-  analyze(text: string, language: LanguageId, options: LintOptions = {}): AnalysisResult {
-    return this.openDocument(language, text).analyze(options);
+  /**
+   * One-shot analysis of a whole text (the CLI path). With `path` (absolute), the text is analysed as
+   * the translation unit of that file: with its includes and compile flags from the engine's project.
+   */
+  analyze(text: string, language: LanguageId, options: LintOptions = {}, path?: string): AnalysisResult {
+    const document = this.openDocument(language, text, path);
+    try {
+      return document.analyze(options);
+    } finally {
+      document.dispose();
+    }
   }
 
-  openDocument(language: LanguageId, text: string): EngineDocument {
+  openDocument(language: LanguageId, text: string, path?: string): EngineDocument {
     const frontEnd = this.frontEnds.get(language);
     if (!frontEnd) throw new Error(`unknown language '${language}'`);
-    return new EngineDocument(language, frontEnd.openDocument(text));
+    return new EngineDocument(language, frontEnd.openDocument(text, path ? { path, project: this.project } : {}));
   }
 }
 

@@ -7,6 +7,9 @@ export * from './api';
 // Lint, hover, symbols and the kernel IR as text: the engine and its incremental documents.
 export { Engine, EngineDocument, loadEngine, languageForPath } from './engine';
 export type { EngineOptions, ContentChange } from './engine';
+// The project documents belong to: their includes and compile flags (clangd's conventions).
+export { Project, type ProjectOptions } from './project/project';
+export type { ProjectServices, UnitFlags } from './project/services';
 
 // Rules: the registry, and the `phaseflip.rules` / `--rule` settings that tune it.
 export { RULES, ruleByIdOrCode } from './rules/index';

@@ -1,7 +1,7 @@
 // Conversions between the engine's plain data (core/api.ts) and LSP types. Positions already share
 // LSP's convention (zero-based line, UTF-16 character), so ranges are copied field by field; this
 // keeps core free of any LSP dependency and keeps LSP objects free of engine-private fields.
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import {
   CodeAction,
   type CodeLens,
@@ -22,6 +22,7 @@ import {
 } from 'vscode-languageserver/node';
 import { TextDocument } from 'vscode-languageserver-textdocument';
 import {
+  type AnalysisNote,
   type BarrierSymbol,
   type ContentChange,
   type Finding,
@@ -95,12 +96,34 @@ export function toDiagnostic(finding: Finding, uri: string, version: number | nu
   if (finding.docsUrl) diagnostic.codeDescription = { href: finding.docsUrl };
   if (finding.related.length > 0) {
     diagnostic.relatedInformation = finding.related.map((r) =>
-      DiagnosticRelatedInformation.create({ uri, range: toLspRange(r.range) }, r.message),
+      DiagnosticRelatedInformation.create({ uri: r.range.file !== undefined ? pathToFileURL(r.range.file).href : uri, range: toLspRange(r.range) }, r.message),
     );
   }
   const data: DiagnosticData = { ruleId: finding.ruleId, fixes: finding.fixes, version };
   diagnostic.data = data;
   return diagnostic;
+}
+
+/** An information note (an include not found, a call not understood) as an Information diagnostic. */
+export function noteToDiagnostic(note: AnalysisNote): Diagnostic {
+  return { range: toLspRange(note.range), severity: DiagnosticSeverity.Information, source: SOURCE, message: note.message, code: note.kind };
+}
+
+/**
+ * A finding in a header that is not open, shown on the document's `#include` line that reaches the
+ * header, as clangd shows problems "in included file"; the header's location is related information.
+ */
+export function includedFinding(finding: Finding, includeSite: Range): Finding {
+  const where = finding.range.file ?? '';
+  const name = where.split(/[\\/]/).pop() ?? where;
+  return {
+    ...finding,
+    range: includeSite,
+    message: `in included file ${name}:${finding.range.start.line + 1}: ${finding.message}`,
+    related: [{ range: finding.range, message: 'the problem is here' }, ...finding.related],
+    // Edits of another file cannot be offered from this document's diagnostic.
+    fixes: [],
+  };
 }
 
 /** Reads back the fixes a diagnostic carried, or undefined if the client dropped `data`. */

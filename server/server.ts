@@ -17,6 +17,7 @@ import {
   type DidChangeTextDocumentParams,
   type DidCloseTextDocumentParams,
   type DidOpenTextDocumentParams,
+  type DidChangeWatchedFilesParams,
   type DocumentSymbol,
   type DocumentSymbolParams,
   type Hover,
@@ -29,13 +30,19 @@ import {
   type SymbolInformation,
   TextDocumentSyncKind,
 } from 'vscode-languageserver/node';
+import { fileURLToPath } from 'node:url';
 import {
+  type AnalysisNote,
+  type AnalysisResult,
   type Engine,
   type EngineDocument,
   type Finding,
   type LanguageId,
   type LintOptions,
+  Project,
+  headerHoldsCode,
   inlineValueNames,
+  languageForHeader,
   languageForPath,
   launchTemplates,
   loadEngine,
@@ -44,6 +51,8 @@ import {
   SOURCE,
   applyContentChanges,
   fixesOf,
+  includedFinding,
+  noteToDiagnostic,
   rangesTouch,
   toCodeAction,
   toContentChanges,
@@ -61,8 +70,27 @@ export const SERVER_NAME = 'phaseflip';
 /** Language ids the server lints; other documents are linted when their path says CUDA/Croqtile. */
 const LANGUAGE_IDS: Record<string, LanguageId> = { 'cuda-cpp': 'cuda', cuda: 'cuda', croqtile: 'croqtile' };
 
-export function languageForDocument(uri: string, languageId: string): LanguageId | undefined {
-  return LANGUAGE_IDS[languageId] ?? languageForPath(uri.replace(/[?#].*$/, ''));
+/** C/C++ language ids: such a document is linted when it is a header holding device code. */
+const HEADER_LANGUAGE_IDS = new Set(['cpp', 'c', 'cuda-cpp']);
+
+export function languageForDocument(uri: string, languageId: string, text?: string): LanguageId | undefined {
+  const file = uri.replace(/[?#].*$/, '');
+  const known = LANGUAGE_IDS[languageId] ?? languageForPath(file);
+  if (known) return known;
+  // A C/C++ header (`barrier.h`, `pipeline.hpp`) that holds device code is linted as CUDA.
+  const header = languageForHeader(file);
+  if (header && (HEADER_LANGUAGE_IDS.has(languageId) || languageId === '') && text !== undefined && headerHoldsCode(header, text)) return header;
+  return undefined;
+}
+
+/** The file path of a `file:` URI; documents without one are analysed alone. */
+function pathOfUri(uri: string): string | undefined {
+  if (!uri.startsWith('file:')) return undefined;
+  try {
+    return fileURLToPath(uri);
+  } catch {
+    return undefined;
+  }
 }
 
 export interface ServerOptions {
@@ -78,6 +106,8 @@ export const ADD_LAUNCH_CONFIGURATION_COMMAND = 'phaseflip.addLaunchConfiguratio
 
 interface TrackedDocument {
   uri: string;
+  /** Its file path (file: URIs only): the translation unit's main file. */
+  path: string | undefined;
   language: LanguageId;
   /** The client's version of the text. */
   version: number;
@@ -93,10 +123,19 @@ interface TrackedDocument {
   lastError: string | undefined;
   /** Code lenses computed for `version` (a document without edits keeps them). */
   lenses: { version: number; lenses: CodeLens[] } | undefined;
+  /** The headers its last analysis read: editing or saving one of them lints it again. */
+  dependencies: Set<string>;
+  /** Information notes of its last analysis (what was not understood). */
+  notes: AnalysisNote[];
 }
 
 export class PhaseflipServer {
   private readonly documents = new Map<string, TrackedDocument>();
+  /**
+   * Findings other documents' translation units located in an open header: header path → (document
+   * uri → findings). Published with the header's own findings.
+   */
+  private readonly foreign = new Map<string, Map<string, Finding[]>>();
   private settings: Settings;
   private lintOptions: LintOptions;
   private readonly pullConfiguration: boolean;
@@ -108,6 +147,8 @@ export class PhaseflipServer {
   private constructor(
     private readonly connection: Connection,
     private readonly engine: Engine,
+    private readonly project: Project,
+    private readonly workspaceRoots: string[],
     params: InitializeParams,
     private readonly options: ServerOptions,
   ) {
@@ -119,6 +160,7 @@ export class PhaseflipServer {
     this.codeLensRefresh = caps.workspace?.codeLens?.refreshSupport === true;
     this.settings = parseSettings(params.initializationOptions, (m) => this.warn(m), defaultSettings());
     this.lintOptions = toLintOptions(this.settings);
+    this.project.configure({ settings: this.settings.compile, workspaceRoots });
   }
 
   /** Loads the engine (tree-sitter wasm) and builds a server for this client. */
@@ -128,8 +170,9 @@ export class PhaseflipServer {
     options: ServerOptions = {},
   ): Promise<PhaseflipServer> {
     const wasmDir = options.wasmDir ?? (typeof __dirname !== 'undefined' ? __dirname : undefined);
-    const engine = await loadEngine({ wasmDir });
-    return new PhaseflipServer(connection, engine, params, options);
+    const project = new Project();
+    const engine = await loadEngine({ wasmDir, project });
+    return new PhaseflipServer(connection, engine, project, workspaceRootsOf(params), params, options);
   }
 
   capabilities(): ServerCapabilities {
@@ -153,6 +196,7 @@ export class PhaseflipServer {
     connection.onDidOpenTextDocument(this.guard('didOpen', (p) => this.onDidOpen(p), undefined));
     connection.onDidChangeTextDocument(this.guard('didChange', (p) => this.onDidChange(p), undefined));
     connection.onDidCloseTextDocument(this.guard('didClose', (p) => this.onDidClose(p), undefined));
+    connection.onDidChangeWatchedFiles(this.guard('didChangeWatchedFiles', (p) => this.onDidChangeWatchedFiles(p), undefined));
     connection.onHover(this.guard('hover', (p) => this.onHover(p), null));
     connection.onCodeAction(this.guard('codeAction', (p) => this.onCodeAction(p), []));
     connection.onDocumentSymbol(this.guard('documentSymbol', (p) => this.onDocumentSymbol(p), []));
@@ -190,12 +234,14 @@ export class PhaseflipServer {
 
   private applySettings(next: Settings): void {
     const rulesChanged = JSON.stringify(next.rules) !== JSON.stringify(this.settings.rules);
+    const flagsChanged = JSON.stringify(next.compile) !== JSON.stringify(this.settings.compile);
+    if (flagsChanged) this.project.configure({ settings: next.compile, workspaceRoots: this.workspaceRoots });
     const lensesChanged = next.codeLens !== this.settings.codeLens;
     this.settings = next;
     if (lensesChanged && this.codeLensRefresh) {
       void this.connection.sendRequest(CodeLensRefreshRequest.type).catch((e: unknown) => this.error(`codeLens/refresh failed: ${describe(e)}`));
     }
-    if (!rulesChanged) return;
+    if (!rulesChanged && !flagsChanged) return;
     this.lintOptions = toLintOptions(next);
     for (const doc of this.documents.values()) this.schedule(doc, 0);
   }
@@ -203,12 +249,18 @@ export class PhaseflipServer {
   // ---- document sync -------------------------------------------------------------------------
 
   private onDidOpen({ textDocument }: DidOpenTextDocumentParams): void {
-    const language = languageForDocument(textDocument.uri, textDocument.languageId);
+    const path = pathOfUri(textDocument.uri);
+    // The editor's copy of an open file is what including translation units read.
+    if (path) this.textChanged(path, textDocument.text);
+    const language = languageForDocument(textDocument.uri, textDocument.languageId, textDocument.text);
     if (!language) return;
     const existing = this.documents.get(textDocument.uri);
     if (existing) this.forget(existing);
     const doc: TrackedDocument = {
       uri: textDocument.uri,
+      path,
+      dependencies: new Set(),
+      notes: [],
       language,
       version: textDocument.version,
       engine: undefined,
@@ -241,7 +293,26 @@ export class PhaseflipServer {
     } else {
       this.openEngineDocument(doc, applyContentChanges(doc.unopened ?? '', contentChanges));
     }
+    if (doc.path) this.textChanged(doc.path, this.textOf(doc));
     this.schedule(doc, this.settings.debounceMs);
+  }
+
+  /**
+   * An open file's text changed: translation units that read it are out of date. Documents whose
+   * last analysis read it are linted again (debounced), the dependency graph's edges being each
+   * document's `dependencies`.
+   */
+  private textChanged(path: string, text: string | undefined): void {
+    const before = this.project.generation;
+    this.project.setOpenText(path, text);
+    if (this.project.generation === before) return;
+    for (const other of this.documents.values()) if (other.dependencies.has(path)) this.schedule(other, this.settings.debounceMs);
+  }
+
+  /** Headers or flag files (compile_commands.json, compile_flags.txt, .clangd) changed on disk. */
+  private onDidChangeWatchedFiles(_params: DidChangeWatchedFilesParams): void {
+    this.project.invalidate();
+    for (const doc of this.documents.values()) this.schedule(doc, this.settings.debounceMs);
   }
 
   private onDidClose({ textDocument }: DidCloseTextDocumentParams): void {
@@ -249,13 +320,15 @@ export class PhaseflipServer {
     if (!doc) return;
     this.forget(doc);
     this.documents.delete(doc.uri);
+    if (doc.path) this.textChanged(doc.path, undefined);
+    this.dropForeign(doc);
     void this.connection.sendDiagnostics({ uri: doc.uri, diagnostics: [] });
   }
 
   /** Opens the engine's document with `text`; when that fails, keeps the text to try again. */
   private openEngineDocument(doc: TrackedDocument, text: string): void {
     try {
-      doc.engine = this.engine.openDocument(doc.language, text);
+      doc.engine = this.engine.openDocument(doc.language, text, doc.path);
       doc.unopened = undefined;
     } catch (e) {
       this.reportOnce(doc, 'parsing', e);
@@ -302,18 +375,79 @@ export class PhaseflipServer {
   private lint(doc: TrackedDocument): void {
     if (this.documents.get(doc.uri) !== doc) return;
     const version = doc.version;
-    let diagnostics: Diagnostic[] = [];
+    let result: AnalysisResult = { findings: [], syntaxProblems: [], symbols: [] };
     try {
-      const findings = doc.engine ? doc.engine.analyze(this.lintOptions).findings : [];
-      diagnostics = findings.map((f) => toDiagnostic(f, doc.uri, version));
-      doc.findings = findings;
+      if (doc.engine) result = doc.engine.analyze(this.lintOptions);
       doc.lastError = undefined;
     } catch (e) {
       this.reportOnce(doc, 'analysing', e);
-      doc.findings = [];
     }
+    doc.dependencies = new Set(result.dependencies ?? []);
+    // Findings in the document itself; those in a header go to the header when it is open, else to
+    // the `#include` line that reaches it.
+    const own: Finding[] = [];
+    const inHeaders = new Map<string, Finding[]>();
+    for (const f of result.findings) {
+      const file = f.range.file;
+      if (file === undefined || file === doc.path) {
+        own.push(f.range.file === undefined ? f : { ...f, range: { start: f.range.start, end: f.range.end } });
+      } else if (this.openDocumentAt(file)) {
+        inHeaders.set(file, [...(inHeaders.get(file) ?? []), f]);
+      } else {
+        const site = result.includeSites?.[file];
+        if (site) own.push(includedFinding(f, site));
+      }
+    }
+    this.setForeign(doc, inHeaders);
+    doc.findings = own;
     doc.findingsVersion = version;
-    void this.connection.sendDiagnostics({ uri: doc.uri, version, diagnostics }).catch((e) => this.error(`publishDiagnostics failed: ${describe(e)}`));
+    this.publish(doc, (result.notes ?? []).filter((n) => n.range.file === undefined));
+  }
+
+  /** Sends a document's diagnostics: its own findings, those other documents found in it, its notes. */
+  private publish(doc: TrackedDocument, notes = doc.notes): void {
+    doc.notes = notes;
+    const version = doc.findingsVersion;
+    const diagnostics: Diagnostic[] = doc.findings.map((f) => toDiagnostic(f, doc.uri, version));
+    const seen = new Set(doc.findings.map(findingKey));
+    for (const list of (doc.path ? this.foreign.get(doc.path) : undefined)?.values() ?? []) {
+      for (const f of list) {
+        const local: Finding = { ...f, range: { start: f.range.start, end: f.range.end } };
+        if (seen.has(findingKey(local))) continue;
+        seen.add(findingKey(local));
+        diagnostics.push(toDiagnostic(local, doc.uri, null));
+      }
+    }
+    for (const n of notes) diagnostics.push(noteToDiagnostic(n));
+    void this.connection.sendDiagnostics({ uri: doc.uri, version: version ?? undefined, diagnostics }).catch((e) => this.error(`publishDiagnostics failed: ${describe(e)}`));
+  }
+
+  private openDocumentAt(path: string): TrackedDocument | undefined {
+    for (const d of this.documents.values()) if (d.path === path) return d;
+    return undefined;
+  }
+
+  /** Records what `doc`'s analysis found in open headers, and re-publishes the headers whose share changed. */
+  private setForeign(doc: TrackedDocument, inHeaders: Map<string, Finding[]>): void {
+    const touched = new Set<string>(inHeaders.keys());
+    for (const [header, byDoc] of this.foreign) if (byDoc.has(doc.uri) && !inHeaders.has(header)) {
+      byDoc.delete(doc.uri);
+      touched.add(header);
+    }
+    for (const [header, list] of inHeaders) {
+      let byDoc = this.foreign.get(header);
+      if (!byDoc) this.foreign.set(header, (byDoc = new Map()));
+      byDoc.set(doc.uri, list);
+    }
+    for (const header of touched) {
+      const target = this.openDocumentAt(header);
+      if (target && target !== doc && target.findingsVersion !== null) this.publish(target);
+    }
+  }
+
+  private dropForeign(doc: TrackedDocument): void {
+    this.setForeign(doc, new Map());
+    if (doc.path) this.foreign.delete(doc.path);
   }
 
   // ---- language features ---------------------------------------------------------------------
@@ -423,6 +557,16 @@ export class PhaseflipServer {
   private error(message: string): void {
     this.connection.console.error(`phaseflip: ${message}`);
   }
+}
+
+function findingKey(f: Finding): string {
+  return `${f.range.start.line}:${f.range.start.character}:${f.range.end.line}:${f.range.end.character}:${f.code}:${f.message}`;
+}
+
+/** The workspace folders' paths (file: URIs only), where flag-file discovery stops walking up. */
+function workspaceRootsOf(params: InitializeParams): string[] {
+  const uris = params.workspaceFolders?.map((f) => f.uri) ?? (params.rootUri ? [params.rootUri] : []);
+  return uris.map(pathOfUri).filter((p): p is string => p !== undefined);
 }
 
 function describe(e: unknown): string {

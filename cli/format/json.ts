@@ -16,7 +16,7 @@ export function formatJson(run: LintRun): string {
         code: f.code,
         family: f.family,
         message: f.message,
-        related: f.related.map((r) => ({ path: file.path, range: copyRange(r.range), message: r.message })),
+        related: f.related.map((r) => ({ path: r.range.file ?? file.path, range: copyRange(r.range), message: r.message })),
       })),
     })),
   };

@@ -69,7 +69,7 @@ export function formatSarif(run: LintRun, info: { version: string; cwd: string }
       locations: [location(uri, f.range)],
       ...(f.related.length > 0
         ? {
-            relatedLocations: f.related.map((r, id) => ({ id, ...location(uri, r.range), message: { text: r.message } })),
+            relatedLocations: f.related.map((r, id) => ({ id, ...location(r.range.file ? relativeUri(r.range.file, info.cwd) : uri, r.range), message: { text: r.message } })),
           }
         : {}),
       properties: { family: f.family, ruleId: f.ruleId, helpUri: f.docsUrl },

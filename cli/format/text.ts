@@ -8,7 +8,7 @@ export function formatText(run: LintRun): string {
     for (const f of file.findings) {
       out += `${file.path}:${f.range.start.line + 1}:${f.range.start.character + 1}: ${f.severity} ${f.code} ${oneLine(f.message)}\n`;
       for (const r of f.related) {
-        out += `  ${file.path}:${r.range.start.line + 1}:${r.range.start.character + 1}: note: ${oneLine(r.message)}\n`;
+        out += `  ${r.range.file ?? file.path}:${r.range.start.line + 1}:${r.range.start.character + 1}: note: ${oneLine(r.message)}\n`;
       }
     }
   }

@@ -30,7 +30,8 @@ class SourceLines {
   private readonly starts: number[];
   private readonly measured = new Map<number, Line>();
 
-  constructor(private readonly text: string) {
+  /** `file`: the header the text is, stamped on every range made here (absent for the document). */
+  constructor(private readonly text: string, private readonly file?: string) {
     this.starts = lineStarts(text);
   }
 
@@ -46,7 +47,9 @@ class SourceLines {
     let l = this.measured.get(line);
     if (!l) {
       const text = this.lineText(line);
-      l = { text, indent: /^\s*/.exec(text)![0], range: { start: { line, character: 0 }, end: { line, character: text.length } } };
+      const range: Range = { start: { line, character: 0 }, end: { line, character: text.length } };
+      if (this.file !== undefined) range.file = this.file;
+      l = { text, indent: /^\s*/.exec(text)![0], range };
       this.measured.set(line, l);
     }
     return l;
@@ -74,12 +77,26 @@ class SourceLines {
   }
 }
 
-/** Fills in `lines` on every statement and operation of the kernel, and every operation's `text`. */
-export function placeOnLines(kernel: Kernel, text: string): Kernel {
-  const source = new SourceLines(text);
+/**
+ * Fills in `lines` on every statement and operation of the kernel, and every operation's `text`.
+ * Ranges in other files of the translation unit (`range.file`) are placed on `otherFile(file)`'s text.
+ */
+export function placeOnLines(kernel: Kernel, text: string, otherFile?: (file: string) => string | undefined): Kernel {
+  const main = new SourceLines(text);
+  const others = new Map<string, SourceLines>();
+  const sourceOf = (r: Range): SourceLines => {
+    if (r.file === undefined || !otherFile) return main;
+    let s = others.get(r.file);
+    if (!s) {
+      s = new SourceLines(otherFile(r.file) ?? '', r.file);
+      others.set(r.file, s);
+    }
+    return s;
+  };
   visitStmts(kernel.body, (s) => {
-    s.lines = source.span(s.range);
+    s.lines = sourceOf(s.range).span(s.range);
     if (s.kind === 'op') {
+      const source = sourceOf(s.op.range);
       s.op.lines = s.op.range === s.range ? s.lines : source.span(s.op.range);
       s.op.text = source.textOf(s.op.range);
     }

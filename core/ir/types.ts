@@ -175,6 +175,11 @@ export interface Kernel {
   helpers?: string[];
   /** File constants plus the ones declared in the kernel and its helpers. */
   constants?: Map<string, number>;
+  /**
+   * Calls that may be barrier operations but that the front end could not resolve (a helper not
+   * found, a method not inlined): `what` names the call and why, for an information note.
+   */
+  notUnderstood?: { what: string; range: Range }[];
 }
 
 export interface KernelModule {

@@ -6,6 +6,7 @@ import type { KernelModule } from '../ir/types';
 import type { LaunchTemplate } from '../sim/launch-template';
 import type { DebugProgramFactory } from '../debug/target';
 import type { PreparedSimulation, SimulateRequest } from '../sim/run';
+import type { ProjectServices } from '../project/services';
 import type { InlineValueSyntax } from './inline-values';
 
 export interface Language {
@@ -50,12 +51,22 @@ export interface FrontEndOptions {
 
 /** A language's loaded parser: opens documents and folds constant expressions. */
 export interface FrontEnd {
-  openDocument(text: string): LanguageDocument;
+  /**
+   * Opens a document. With a `path` and a `project`, the document is analysed as the translation
+   * unit the compiler sees: with its includes (read through the project) and its compile flags.
+   */
+  openDocument(text: string, context?: DocumentContext): LanguageDocument;
   /**
    * The value of a constant expression written in this language (`2 * STAGES`), with the names in
    * `constants` bound; undefined when anything in it is not a known constant. Never throws.
    */
   evaluateConstant(expression: string, constants?: ReadonlyMap<string, number>): number | undefined;
+}
+
+/** Where a document lives: its absolute path and the project that reads its includes. */
+export interface DocumentContext {
+  path?: string;
+  project?: ProjectServices;
 }
 
 /**

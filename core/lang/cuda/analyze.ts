@@ -2,32 +2,35 @@
 // re-analyses only the kernels it can affect: a kernel's findings are reused (shifted to its new line)
 // while its text, the helpers it inlines (text and position), the constants it mentions, the
 // file-scope declarations it names and the block sizes the file's launches give it are unchanged.
-import type { AnalysisResult, BarrierSymbol, Finding, LintOptions, Range } from '../../api';
+import type { AnalysisNote, AnalysisResult, BarrierSymbol, Finding, LintOptions, Range } from '../../api';
 import { shiftResults } from '../../analysis/shift';
 import { barrierSymbols } from '../../analysis/symbols';
 import type { KernelModule } from '../../ir/types';
 import { byPosition, runRules } from '../../rules/run';
 import { internalProblem, syntaxProblemsOf } from './frontend';
-import { lowerRoot, scanCuda, type CudaScan } from './lower';
+import { lowerRoot, rootsOf, scanCuda, type CudaScan } from './lower';
 import type { SyntaxNode } from './parser';
+import type { FunctionLookup, LowerContext } from './scan';
+import type { CudaUnit } from './unit';
 
 interface KernelEntry {
   startLine: number;
   endLine: number;
   findings: Finding[];
   symbols: BarrierSymbol[];
+  notes: AnalysisNote[];
   helpers: string[];
   deps: string;
 }
 
 /** What a kernel's analysis depends on besides its own text, as one comparable string. */
-function dependencies(scan: CudaScan, name: string, kernelText: string, helpers: string[]): string {
+function dependencies(scan: CudaScan, functions: FunctionLookup, name: string, kernelText: string, helpers: string[]): string {
   const parts: string[] = [];
   let texts = kernelText;
   for (const h of helpers) {
-    for (const d of scan.fns.get(h) ?? []) {
+    for (const d of functions.get(h) ?? []) {
       const t = d.node.text;
-      parts.push(`${h}@${d.node.startPosition.row}:${t}`);
+      parts.push(`${h}@${d.file ?? ''}:${d.node.startPosition.row}:${t}`);
       texts += t;
     }
   }
@@ -48,11 +51,14 @@ export class CudaAnalyzer {
   private optionsKey: string | undefined;
   private kernels = new Map<string, KernelEntry>();
 
-  analyze(tops: SyntaxNode[], text: string, options: LintOptions): AnalysisResult {
+  analyze(tops: SyntaxNode[], text: string, options: LintOptions, unit?: CudaUnit, generation = 0): AnalysisResult {
     const syntaxProblems = syntaxProblemsOf(tops);
     try {
-      const scan = scanCuda(tops, text);
-      const optionsKey = JSON.stringify(options.rules ?? {});
+      const scan = unit ? unit.scan(tops, text) : scanCuda(tops, text);
+      const context: LowerContext | undefined = unit?.lowerContext(scan);
+      const functions = context?.functions ?? scan.fns;
+      // The headers read (and the project's state) are part of every kernel's inputs.
+      const optionsKey = `${JSON.stringify(options.rules ?? {})}\u0001${generation}\u0001${unit?.dependencies.join('\u0001') ?? ''}`;
       if (optionsKey !== this.optionsKey) {
         this.kernels.clear();
         this.optionsKey = optionsKey;
@@ -62,32 +68,44 @@ export class CudaAnalyzer {
       const deadline = Date.now() + REPLAY_BUDGET_MS;
       const findings: Finding[] = [];
       const symbols: BarrierSymbol[] = [];
-      for (const fn of scan.roots) {
-        const key = fn.node.text;
+      const notes: AnalysisNote[] = unit?.notes() ?? [];
+      for (const fn of rootsOf(scan, context)) {
+        // A kernel of a header is keyed by its file too: its lines are the header's.
+        const key = fn.file ? `${fn.file}\u0001${fn.node.text}` : fn.node.text;
         const startLine = fn.node.startPosition.row;
         const endLine = fn.node.endPosition.row;
         let entry = this.kernels.get(key) ?? next.get(key);
-        if (entry && entry.deps === dependencies(scan, fn.name, key, entry.helpers)) {
-          entry = shift(entry, startLine, endLine);
+        if (entry && entry.deps === dependencies(scan, functions, fn.name, key, entry.helpers)) {
+          if (!fn.file) entry = shift(entry, startLine, endLine);
         } else {
-          const kernel = lowerRoot(scan, fn);
+          const kernel = lowerRoot(scan, fn, context);
           const module: KernelModule = { language: 'cuda', kernels: [kernel], constants: kernel.constants ?? scan.constants, deadline };
           const helpers = kernel.helpers ?? [];
-          entry = { startLine, endLine, findings: runRules(module, options), symbols: barrierSymbols(module), helpers, deps: dependencies(scan, fn.name, key, helpers) };
+          const kernelFindings = relateToKernel(runRules(module, options), kernel.name, kernel.nameRange);
+          const kernelNotes = (kernel.notUnderstood ?? []).map((u): AnalysisNote => ({ kind: 'unresolved-helper', message: `not understood in kernel '${kernel.name}': ${u.what}; barrier findings for it may be incomplete`, range: u.range }));
+          entry = { startLine, endLine, findings: kernelFindings, symbols: barrierSymbols(module), notes: kernelNotes, helpers, deps: dependencies(scan, functions, fn.name, key, helpers) };
           // A kernel analysed without its replay is not final: do it again next time.
           if (module.truncated) {
             findings.push(...entry.findings);
             symbols.push(...entry.symbols);
+            notes.push(...entry.notes);
             continue;
           }
         }
         next.set(key, entry);
         findings.push(...entry.findings);
         symbols.push(...entry.symbols);
+        notes.push(...entry.notes);
       }
       this.kernels = next;
       findings.sort(byPosition);
-      return { findings, syntaxProblems, symbols: dedupSymbols(symbols) };
+      const result: AnalysisResult = { findings: dedupFindings(findings), syntaxProblems, symbols: dedupSymbols(symbols.filter((s) => s.range.file === undefined)) };
+      if (notes.length) result.notes = notes;
+      if (unit?.dependencies.length) {
+        result.dependencies = unit.dependencies;
+        result.includeSites = unit.includeSites();
+      }
+      return result;
     } catch (err) {
       // A front-end bug must not take the language server down: report it and lint nothing.
       this.kernels.clear();
@@ -96,10 +114,45 @@ export class CudaAnalyzer {
   }
 }
 
+/**
+ * A finding located in a header names the kernel it was derived from (related information), since
+ * the header's line alone does not say which of the kernels that use the helper has the problem.
+ */
+function relateToKernel(findings: Finding[], kernel: string, nameRange: Range): Finding[] {
+  for (const f of findings) {
+    if (f.range.file === undefined) continue;
+    if (nameRange.file !== f.range.file) f.related = [...f.related, { range: nameRange, message: `reached from kernel '${kernel}'` }];
+    // A fix must edit the file the finding is in; one whose edits lost it would land in the document.
+    f.fixes = f.fixes.filter((x) => x.edits.every((e) => e.range.file === f.range.file));
+  }
+  return findings;
+}
+
+/** The same finding reached through two kernels (a helper in a header used by both) is reported once. */
+function dedupFindings(list: Finding[]): Finding[] {
+  const seen = new Map<string, Finding>();
+  const out: Finding[] = [];
+  for (const f of list) {
+    const r = f.range;
+    const k = `${r.file ?? ''}:${r.start.line}:${r.start.character}:${r.end.line}:${r.end.character}:${f.code}:${f.message}`;
+    const first = seen.get(k);
+    if (first) {
+      // Keep every kernel it was reached from.
+      for (const rel of f.related) if (!first.related.some((x) => x.message === rel.message && x.range.start.line === rel.range.start.line)) first.related.push(rel);
+      continue;
+    }
+    seen.set(k, f);
+    out.push(f);
+  }
+  return out;
+}
+
 /** Moves a cached kernel's ranges to its new position; ranges outside it (helpers) stay put. */
 function shift(e: KernelEntry, startLine: number, endLine: number): KernelEntry {
-  const inside = (r: Range): boolean => r.start.line >= e.startLine && r.end.line <= e.endLine;
-  return { ...e, ...shiftResults(e.findings, e.symbols, startLine - e.startLine, inside), startLine, endLine };
+  const inside = (r: Range): boolean => r.file === undefined && r.start.line >= e.startLine && r.end.line <= e.endLine;
+  const delta = startLine - e.startLine;
+  const notes = e.notes.map((n) => (inside(n.range) ? { ...n, range: { start: { line: n.range.start.line + delta, character: n.range.start.character }, end: { line: n.range.end.line + delta, character: n.range.end.character } } } : n));
+  return { ...e, ...shiftResults(e.findings, e.symbols, delta, inside), notes, startLine, endLine };
 }
 
 function dedupSymbols(list: BarrierSymbol[]): BarrierSymbol[] {

@@ -2,6 +2,7 @@
 import type { Range, SyntaxProblem } from '../../api';
 import type { KernelModule } from '../../ir/types';
 import { lowerCuda } from './lower';
+import type { CudaUnit } from './unit';
 import { rangeOf } from './syntax-nodes';
 import type { SyntaxNode } from './parser';
 
@@ -10,11 +11,11 @@ export interface CudaFrontEndResult {
   syntaxProblems: SyntaxProblem[];
 }
 
-export function lowerCudaNodes(tops: SyntaxNode[], text: string): CudaFrontEndResult {
+export function lowerCudaNodes(tops: SyntaxNode[], text: string, unit?: CudaUnit): CudaFrontEndResult {
   const syntaxProblems = syntaxProblemsOf(tops);
   let module: KernelModule;
   try {
-    module = lowerCuda(tops, text);
+    module = lowerCuda(tops, text, unit);
   } catch (err) {
     // A front-end bug must not take the language server down: report it and lint nothing.
     syntaxProblems.push(internalProblem(err));

@@ -4,6 +4,7 @@
 import { CPP_KEYWORDS } from '../inline-values';
 import type { FrontEnd, Language } from '../language';
 import { CudaDocument } from './document';
+import { HeaderCache } from './unit';
 import { cudaLaunchTemplates } from './launch-template';
 import { foldConstant } from './constants';
 import { loadCudaLanguage, Parser } from './parser';
@@ -36,8 +37,10 @@ export const cuda: Language = {
     const grammar = await loadCudaLanguage(wasmDir);
     const parser = new Parser();
     parser.setLanguage(grammar);
+    // Headers are parsed once per front end and shared by every document that includes them.
+    const headers = new HeaderCache(parser);
     return {
-      openDocument: (text) => new CudaDocument(parser, text),
+      openDocument: (text, context) => new CudaDocument(parser, text, context, headers),
       evaluateConstant: (expression, constants = new Map()) => evaluateConstant(parser, expression, constants),
     };
   },

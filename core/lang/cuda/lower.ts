@@ -19,7 +19,8 @@ import { placeOnLines } from '../../ir/source-lines';
 import { foldConstant, parseIntLiteral, recordConstants, sizeOfType } from './constants';
 import type { SyntaxNode } from './parser';
 import { asmStringText, parsePtxAsm } from './ptx';
-import { type CudaScan, declsOf, type FnDef, scanCuda } from './scan';
+import { type CudaScan, declsOf, type FnDef, type FunctionLookup, type LowerContext, scanCuda } from './scan';
+import type { CudaUnit } from './unit';
 import { calleeName, declaratorName, field, named, operatorOf, rangeOf, unqualified } from './syntax-nodes';
 
 // Names other modules import from here.
@@ -60,32 +61,54 @@ interface KernelState {
   stack: string[];
   /** Helpers inlined so far. */
   used: Set<string>;
+  /** Calls that may be barrier operations but resolve to nothing known, by callee (first call site). */
+  notUnderstood: Map<string, { what: string; range: Range }>;
 }
+
+/** Callee names that suggest a barrier operation: an unresolved call so named is reported as not understood. */
+const BARRIER_CALLEE = /barrier|mbar|arrive|wait|expect_tx|complete_tx|semaphore|producer_|consumer_|_acquire|_release|_commit/i;
 
 export const MAX_INLINE_DEPTH = 12;
 
 const PROBE_KINDS = new Set(['wait-token', 'wait-parity']);
 
-export function lowerRoot(scan: CudaScan, fn: FnDef): Kernel {
-  const kernel = lowerKernel(fn, scan.fns, scan.fileDecls, scan.constants);
+export function lowerRoot(scan: CudaScan, fn: FnDef, context?: LowerContext): Kernel {
+  const functions = context?.functions ?? scan.fns;
+  const kernel = lowerKernel(fn, functions, scan.fileDecls, scan.constants, context);
   // Launches name a kernel without its scope: they count only when one kernel has that name.
-  const sizes = fn.isKernel && scan.fns.get(fn.name)?.filter((d) => d.isKernel).length === 1 ? scan.launchBlockSizes.get(fn.name) : undefined;
+  const sizes = fn.isKernel && functions.get(fn.name)?.filter((d) => d.isKernel).length === 1 ? scan.launchBlockSizes.get(fn.name) : undefined;
   if (sizes?.length) kernel.launchBlockSizes = sizes;
-  return placeOnLines(kernel, scan.text);
+  return placeOnLines(kernel, scan.text, context?.fileText);
 }
 
-export function lowerCuda(tops: SyntaxNode[], text: string): KernelModule {
-  const scan = scanCuda(tops, text);
-  const kernels = scan.roots.map((fn) => lowerRoot(scan, fn));
+export function lowerCuda(tops: SyntaxNode[], text: string, unit?: CudaUnit): KernelModule {
+  const scan = unit ? unit.scan(tops, text) : scanCuda(tops, text);
+  const context = unit?.lowerContext(scan);
+  const kernels = rootsOf(scan, context).map((fn) => lowerRoot(scan, fn, context));
   const constants = new Map(scan.constants);
   for (const k of kernels) for (const [n, v] of k.constants ?? []) if (!constants.has(n)) constants.set(n, v);
   return { language: 'cuda', kernels, constants };
 }
 
-function lowerKernel(fn: FnDef, fns: Map<string, FnDef[]>, fileDecls: Map<string, BarrierDecl>, fileConstants: Map<string, number>): Kernel {
+/**
+ * The functions analysed as kernels: the file's roots, plus kernels defined in a header of the unit
+ * that the file launches (a kernel in `kernel.cuh` launched from `main.cu` is analysed with that launch).
+ */
+export function rootsOf(scan: CudaScan, context?: LowerContext): FnDef[] {
+  if (!context) return scan.roots;
+  const extra: FnDef[] = [];
+  for (const name of scan.launchBlockSizes.keys()) {
+    if (scan.fns.has(name)) continue;
+    const defs = context.functions.get(name)?.filter((d) => d.isKernel) ?? [];
+    if (defs.length === 1) extra.push(defs[0]);
+  }
+  return extra.length ? [...scan.roots, ...extra] : scan.roots;
+}
+
+function lowerKernel(fn: FnDef, fns: FunctionLookup, fileDecls: Map<string, BarrierDecl>, fileConstants: Map<string, number>, context: LowerContext | undefined): Kernel {
   // Constants declared inside the kernel stay with it (they must not leak into other kernels' keys).
   const constants = new Map(fileConstants);
-  const state: KernelState = { decls: new Map(fileDecls), names: new Set(), stack: [fn.name], used: new Set() };
+  const state: KernelState = { decls: new Map(fileDecls), names: new Set(), stack: [fn.name], used: new Set(), notUnderstood: new Map() };
   const scope = new Scope();
   for (const p of fn.params) {
     if (!p.name) continue;
@@ -94,11 +117,13 @@ function lowerKernel(fn: FnDef, fns: Map<string, FnDef[]>, fileDecls: Map<string
     state.decls.set(p.name, { name: p.name, type: p.type, space: 'param', range: rangeOf(fn.node), nameRange: rangeOf(fn.nameNode) });
   }
   const frame: Frame = { fn, scope, resultVars: new Map(), returned: [], aliases: new Map(), depth: 0 };
-  const lowerer = new Lowerer(fns, state, constants);
+  const lowerer = new Lowerer(fns, state, constants, context);
   const body = lowerer.block(fn.body, frame);
   const lb = named(fn.node).find((c) => c.type === 'launch_bounds');
   const lbValue = lb ? foldConstant(named(lb)[0] ?? lb, constants) : undefined;
-  return { name: fn.name, range: rangeOf(fn.node), nameRange: rangeOf(fn.nameNode), params: fn.params.map((p) => p.name), launchBounds: lbValue, body, decls: state.decls, helpers: [...state.used], constants };
+  const kernel: Kernel = { name: fn.name, range: rangeOf(fn.node), nameRange: rangeOf(fn.nameNode), params: fn.params.map((p) => p.name), launchBounds: lbValue, body, decls: state.decls, helpers: [...state.used], constants };
+  if (state.notUnderstood.size) kernel.notUnderstood = [...state.notUnderstood.values()];
+  return kernel;
 }
 
 interface ExprResult {
@@ -110,9 +135,10 @@ interface ExprResult {
 
 class Lowerer {
   constructor(
-    private readonly fns: Map<string, FnDef[]>,
+    private readonly fns: FunctionLookup,
     private readonly state: KernelState,
     private readonly constants: Map<string, number>,
+    private readonly context: LowerContext | undefined,
   ) {}
 
   block(n: SyntaxNode, frame: Frame): Stmt[] {
@@ -574,8 +600,10 @@ class Lowerer {
       return this.inlineLambda(lambda.node, n, argNodes, frame, stmts);
     }
     // Helpers defined in this file win over library tables: they are what the code actually calls.
+    // A header's helpers come after the tables (a library's own definition of an API the catalogue
+    // knows is what the catalogue describes), and toolkit headers are never inlined (unit.ts).
     const def = !receiver ? this.resolveHelper(unqualified(callee), argNodes.length) : undefined;
-    if (def && this.state.stack.length < MAX_INLINE_DEPTH && !this.state.stack.includes(def.name)) {
+    if (def && !def.file && this.state.stack.length < MAX_INLINE_DEPTH && !this.state.stack.includes(def.name)) {
       return this.inline(def, n, fnNode, argNodes, frame, stmts);
     }
 
@@ -587,7 +615,11 @@ class Lowerer {
       args: argNodes.map((a) => a.text),
       argIsTokenVar: argNodes.map((a) => this.isTokenArg(a, frame)),
     });
+    if (!api && def?.file && this.state.stack.length < MAX_INLINE_DEPTH && !this.state.stack.includes(def.name)) {
+      return this.inline(def, n, fnNode, argNodes, frame, stmts);
+    }
     if (!api) {
+      if (!def) this.noteNotUnderstood(callee, method, receiver, argNodes, n, frame);
       // An unknown call may modify what it is given by reference: record that, so "never changes"
       // reasoning (parity variables, tokens) stays sound. `call?` = surely reachable (&x, receiver),
       // `call-arg` = passed by name (only a C++ reference parameter could modify it).
@@ -662,6 +694,32 @@ class Lowerer {
     if (isBarrierType(decl.type)) return true;
     const alias = frame.aliases.get(base);
     return !!alias && /barrier|bar|mbar|sem/i.test(alias.text);
+  }
+
+  /**
+   * Records a call that may be a barrier operation but that nothing resolves, so that the analysis
+   * can say what it did not understand instead of staying silent about it.
+   */
+  private noteNotUnderstood(callee: string, method: string, receiver: SyntaxNode | undefined, argNodes: SyntaxNode[], n: SyntaxNode, frame: Frame): void {
+    if (this.state.notUnderstood.has(callee) || this.state.notUnderstood.size >= 50) return;
+    const barrierArg = argNodes.some((a) => {
+      const base = /^\s*&?\s*([A-Za-z_]\w*)/.exec(a.text)?.[1];
+      return !!base && this.isBarrierBase(base, frame);
+    });
+    if (!barrierArg && !BARRIER_CALLEE.test(method)) return;
+    const name = unqualified(callee);
+    let why: string;
+    if (receiver) {
+      const defs = this.fns.get(method);
+      why = defs?.length ? `a method of a class object: methods are not inlined yet` : `a method of '${receiver.text.slice(0, 40)}' that nothing in this translation unit defines`;
+    } else if (this.state.stack.length >= MAX_INLINE_DEPTH) {
+      why = `calls nest deeper than ${MAX_INLINE_DEPTH} levels`;
+    } else if (this.state.stack.includes(name)) {
+      why = 'it calls itself';
+    } else {
+      why = this.context?.whyUndefined(name) ?? 'not defined in this file';
+    }
+    this.state.notUnderstood.set(callee, { what: `'${callee.slice(0, 80)}' (${why})`, range: rangeOf(n) });
   }
 
   private resolveHelper(name: string, argc: number): FnDef | undefined {

@@ -4,7 +4,7 @@ import type { BarrierDecl, Expr } from '../../ir/types';
 import { parseIntLiteral, recordConstants } from './constants';
 import { findLaunchSites, launchBlockSizes } from './launch-sites';
 import type { SyntaxNode } from './parser';
-import { declaratorName, field, named, rangeOf, unqualified } from './syntax-nodes';
+import { declaratorName, field, fileOf, named, rangeOf, unqualified } from './syntax-nodes';
 
 export interface FnDef {
   name: string;
@@ -14,6 +14,23 @@ export interface FnDef {
   templateParams: string[];
   isKernel: boolean;
   nameNode: SyntaxNode;
+  /** The header it is defined in; undefined for the analysed document's own functions. */
+  file?: string;
+}
+
+/** Functions by name, as the lowering looks them up: the document's own first, then its headers'. */
+export interface FunctionLookup {
+  get(name: string): FnDef[] | undefined;
+}
+
+/** What the translation unit adds to a file's scan (unit.ts): its headers' functions and texts. */
+export interface LowerContext {
+  /** Functions by name: the document's own first, then its headers'. */
+  functions: FunctionLookup;
+  /** The text of a header a range lies in. */
+  fileText(file: string): string | undefined;
+  /** Why a function the code calls is not defined anywhere in the unit (an include not found, a macro). */
+  whyUndefined(name: string): string;
 }
 
 /** What a file declares at top level: helpers, kernels (roots), constants, file-scope shared variables. */
@@ -28,11 +45,17 @@ export interface CudaScan {
   text: string;
 }
 
-export function scanCuda(tops: SyntaxNode[], text: string): CudaScan {
+export interface ScanOptions {
+  /** Macros that expand to `__global__` (`#define KERNEL __global__`): a function declared with one is a kernel. */
+  kernelMacros?: readonly string[];
+}
+
+export function scanCuda(tops: SyntaxNode[], text: string, options: ScanOptions = {}): CudaScan {
   const fns = new Map<string, FnDef[]>();
   const fileDecls = new Map<string, BarrierDecl>();
   const constants = new Map<string, number>();
-  collectItems(tops, fns, fileDecls, constants);
+  const kernelHead = options.kernelMacros?.length ? new RegExp(`\\b(__global__|${options.kernelMacros.map((m) => m.replace(/\W/g, '')).join('|')})\\b`) : /\b__global__\b/;
+  collectItems(tops, fns, fileDecls, constants, [], kernelHead);
   // Callee names by a lexical scan of bodies: cheaper than a tree walk, and over-approximating
   // "is called" only makes fewer functions roots.
   // Kernels are the roots; uncalled device functions that initialise barriers are roots too (a .cuh
@@ -57,9 +80,10 @@ function collectTopLevel(
   fns: Map<string, FnDef[]>,
   fileDecls: Map<string, BarrierDecl>,
   constants: Map<string, number>,
-  templateParams: string[] = [],
+  templateParams: string[],
+  kernelHead: RegExp,
 ): void {
-  collectItems(named(n), fns, fileDecls, constants, templateParams);
+  collectItems(named(n), fns, fileDecls, constants, templateParams, kernelHead);
 }
 
 function collectItems(
@@ -67,12 +91,13 @@ function collectItems(
   fns: Map<string, FnDef[]>,
   fileDecls: Map<string, BarrierDecl>,
   constants: Map<string, number>,
-  templateParams: string[] = [],
+  templateParams: string[],
+  kernelHead: RegExp,
 ): void {
   for (const c of items) {
     switch (c.type) {
       case 'function_definition': {
-        const def = functionDef(c, templateParams);
+        const def = functionDef(c, templateParams, kernelHead);
         if (def) {
           const list = fns.get(def.name) ?? [];
           list.push(def);
@@ -82,7 +107,7 @@ function collectItems(
       }
       case 'template_declaration': {
         const params = named(field(c, 'parameters')).map((p) => declaratorName(field(p, 'declarator') ?? p)?.text ?? '').filter(Boolean);
-        collectTopLevel(c, fns, fileDecls, constants, params);
+        collectTopLevel(c, fns, fileDecls, constants, params, kernelHead);
         break;
       }
       case 'namespace_definition':
@@ -93,12 +118,12 @@ function collectItems(
       case 'preproc_else':
       case 'preproc_elif':
       case 'field_declaration_list':
-        collectTopLevel(c, fns, fileDecls, constants, templateParams);
+        collectTopLevel(c, fns, fileDecls, constants, templateParams, kernelHead);
         break;
       case 'struct_specifier':
       case 'class_specifier': {
         const body = field(c, 'body');
-        if (body) collectTopLevel(body, fns, fileDecls, constants, templateParams);
+        if (body) collectTopLevel(body, fns, fileDecls, constants, templateParams, kernelHead);
         break;
       }
       case 'preproc_def': {
@@ -123,7 +148,7 @@ function collectItems(
   }
 }
 
-function functionDef(c: SyntaxNode, templateParams: string[]): FnDef | undefined {
+function functionDef(c: SyntaxNode, templateParams: string[], kernelHead: RegExp): FnDef | undefined {
   const declarator = field(c, 'declarator');
   const body = field(c, 'body');
   if (!declarator || !body) return undefined;
@@ -142,8 +167,9 @@ function functionDef(c: SyntaxNode, templateParams: string[]): FnDef | undefined
     body,
     params,
     templateParams,
-    isKernel: /\b__global__\b/.test(head),
+    isKernel: kernelHead.test(head),
     nameNode,
+    ...(fileOf(c) !== undefined ? { file: fileOf(c) } : {}),
   };
 }
 

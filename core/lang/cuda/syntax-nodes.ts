@@ -1,13 +1,29 @@
 // Reading tree-sitter-cuda nodes for the front end: source ranges, named children, fields, operator
 // tokens, declarator names and callee spellings. No IR, no lowering.
 import type { Range } from '../../api';
-import type { SyntaxNode } from './parser';
+import type { SyntaxNode, Tree } from './parser';
+
+/** Trees of headers, by the file they were parsed from: ranges of their nodes name that file. */
+const headerTrees = new WeakMap<Tree, string>();
+
+/** Marks `tree` as parsed from the header `file` (a file of the translation unit other than the document). */
+export function registerHeaderTree(tree: Tree, file: string): void {
+  headerTrees.set(tree, file);
+}
+
+/** The header a node was parsed from; undefined for the analysed document's own nodes. */
+export function fileOf(n: SyntaxNode): string | undefined {
+  return headerTrees.get(n.tree);
+}
 
 export function rangeOf(n: SyntaxNode): Range {
-  return {
+  const file = headerTrees.get(n.tree);
+  const range: Range = {
     start: { line: n.startPosition.row, character: n.startPosition.column },
     end: { line: n.endPosition.row, character: n.endPosition.column },
   };
+  if (file !== undefined) range.file = file;
+  return range;
 }
 
 export function named(n: SyntaxNode | null | undefined): SyntaxNode[] {

@@ -56,7 +56,7 @@ __global__ void k() {
         const site = k.sites.find((s) => s.op === op);
         const fixes =
           site && site.ancestors.length === 0 && op.range.start.line === op.range.end.line
-            ? [{ title: 'Initialise from thread 0 only', edits: [{ range: { start: op.range.start, end: op.range.start }, newText: 'if (threadIdx.x == 0) ' }] }]
+            ? [{ title: 'Initialise from thread 0 only', edits: [{ range: { ...op.range, end: op.range.start }, newText: 'if (threadIdx.x == 0) ' }] }]
             : [];
         ctx.report({
           range: op.range,

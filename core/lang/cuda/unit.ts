@@ -1,0 +1,246 @@
+// The translation unit as the CUDA front end sees it: the document preprocessed with the macros of
+// its includes and its compile flags, and the headers it includes. Headers are parsed lazily (on the
+// first use of a name they define) and shared between documents through one `HeaderCache` per front
+// end, so an edit in the document re-parses none of them.
+import * as path from 'node:path';
+import type { AnalysisNote, Range } from '../../api';
+import type { ProjectServices, UnitFlags } from '../../project/services';
+import { parseIntLiteral } from './constants';
+import type { Parser, SyntaxNode, Tree } from './parser';
+import { expandMacros } from './preprocess/macros';
+import { buildTranslationUnit, searchPathResolver, type TranslationUnit, type TranslationUnitFile } from './preprocess/translation-unit';
+import { scanCuda, type CudaScan, type FnDef, type FunctionLookup, type LowerContext } from './scan';
+import { named, registerHeaderTree } from './syntax-nodes';
+
+/** Files whose text mentions none of these cannot hold a barrier operation, so their functions are never inlined. */
+const BARRIER_WORDS = /barrier|mbar|arrive|wait|expect|complete_tx|semaphore|fence|cp\.async|bulk|tma|tcgen05|wgmma|commit|pipeline|producer|consumer|syncthreads|named_barrier|bar\.sync|bar\.arrive/i;
+
+interface HeaderEntry {
+  parseText: string;
+  tree?: Tree;
+  scan?: CudaScan;
+  /** Identifiers of the header, to find the headers that may define a name without parsing them. */
+  words?: Set<string>;
+  mayHoldBarriers: boolean;
+  lastUse: number;
+}
+
+/** How many parsed headers a front end keeps; the least recently used ones are freed past it. */
+const MAX_PARSED_HEADERS = 600;
+
+/** Parsed headers shared by the documents of one front end, keyed by path and preprocessed text. */
+export class HeaderCache {
+  private readonly entries = new Map<string, HeaderEntry>();
+  private clock = 0;
+
+  constructor(private readonly parser: Parser) {}
+
+  private entry(file: TranslationUnitFile): HeaderEntry {
+    let e = this.entries.get(file.path);
+    if (!e || e.parseText !== file.pre.parseText) {
+      if (e?.tree) e.tree.delete();
+      e = { parseText: file.pre.parseText, mayHoldBarriers: BARRIER_WORDS.test(file.pre.parseText), lastUse: 0 };
+      this.entries.set(file.path, e);
+    }
+    e.lastUse = ++this.clock;
+    return e;
+  }
+
+  /** Whether the header may define `name` (a cheap lexical test; parsing happens in `scan`). */
+  mayDefine(file: TranslationUnitFile, name: string): boolean {
+    const e = this.entry(file);
+    if (!e.mayHoldBarriers) return false;
+    e.words ??= new Set(e.parseText.match(/[A-Za-z_]\w*/g) ?? []);
+    return e.words.has(name);
+  }
+
+  /** The header's top-level declarations, parsing it on first use. */
+  scan(file: TranslationUnitFile, kernelMacros: readonly string[]): CudaScan {
+    const e = this.entry(file);
+    if (!e.scan) {
+      const text = e.parseText;
+      const tree = this.parser.parse((index: number) => text.slice(index, index + 8192));
+      if (!tree) throw new Error('tree-sitter returned no tree');
+      registerHeaderTree(tree, file.path);
+      e.tree = tree;
+      e.scan = scanCuda(named(tree.rootNode), file.text, { kernelMacros });
+      this.evict();
+    }
+    return e.scan;
+  }
+
+  private evict(): void {
+    const parsed = [...this.entries.entries()].filter(([, e]) => e.tree);
+    if (parsed.length <= MAX_PARSED_HEADERS) return;
+    parsed.sort((a, b) => a[1].lastUse - b[1].lastUse);
+    for (const [p, e] of parsed.slice(0, parsed.length - MAX_PARSED_HEADERS)) {
+      e.tree?.delete();
+      this.entries.delete(p);
+    }
+  }
+}
+
+/** A document's translation unit: what `buildTranslationUnit` found plus what the front end derives from it. */
+export class CudaUnit {
+  /** The headers, in first-inclusion order, whose functions may be inlined (not the toolkit's). */
+  private readonly headers: TranslationUnitFile[];
+  private readonly byPath = new Map<string, TranslationUnitFile>();
+  private macroConstantsCache: Map<string, number> | undefined;
+
+  constructor(
+    readonly tu: TranslationUnit,
+    readonly flags: UnitFlags | undefined,
+    private readonly cache: HeaderCache | undefined,
+    private readonly systemDirs: readonly string[],
+    readonly hasPath: boolean,
+  ) {
+    for (const f of tu.files) this.byPath.set(f.path, f);
+    this.headers = tu.files.filter((f) => f !== tu.main && !this.isSystem(f.path));
+  }
+
+  /** The same-length text tree-sitter parses for the document (inactive regions blanked). */
+  get parseText(): string {
+    return this.tu.main.pre.parseText;
+  }
+
+  get kernelMacros(): string[] {
+    return this.tu.main.pre.kernelMacros;
+  }
+
+  /** Paths of the headers read, for the editor's dependency graph. */
+  get dependencies(): string[] {
+    return this.tu.files.filter((f) => f !== this.tu.main).map((f) => f.path);
+  }
+
+  /** For each header, the range of the document's `#include` line through which it is reached. */
+  includeSites(): Record<string, Range> {
+    const out: Record<string, Range> = {};
+    const main = this.tu.main.path;
+    for (const f of this.tu.files) {
+      if (f === this.tu.main) continue;
+      let at: TranslationUnitFile | undefined = f;
+      let guard = 0;
+      while (at?.includedFrom && at.includedFrom.path !== main && guard++ < 200) at = this.byPath.get(at.includedFrom.path);
+      if (at?.includedFrom?.path === main) out[f.path] = lineRange(at.includedFrom.line, this.tu.main.text);
+    }
+    return out;
+  }
+
+  /** The text of a file of the unit (the header a range lies in). */
+  textOf(file: string): string | undefined {
+    return this.byPath.get(file)?.text;
+  }
+
+  private isSystem(file: string): boolean {
+    return this.systemDirs.some((d) => file.startsWith(d.endsWith(path.sep) ? d : d + path.sep));
+  }
+
+  /** Functions by name: the document's, else those of the headers that define the name. */
+  functions(main: CudaScan): FunctionLookup {
+    const found = new Map<string, FnDef[] | undefined>();
+    const headers = this.headers;
+    const cache = this.cache;
+    const kernelMacros = this.kernelMacros;
+    return {
+      get(name: string): FnDef[] | undefined {
+        const own = main.fns.get(name);
+        if (own || !cache || !headers.length) return own;
+        if (found.has(name)) return found.get(name);
+        const defs: FnDef[] = [];
+        for (const h of headers) if (cache.mayDefine(h, name)) defs.push(...(cache.scan(h, kernelMacros).fns.get(name) ?? []));
+        found.set(name, defs.length ? defs : undefined);
+        return found.get(name);
+      },
+    };
+  }
+
+  /** The document's top-level declarations, with the unit's integer macros as constants and its kernel macros. */
+  scan(tops: SyntaxNode[], text: string): CudaScan {
+    const scan = scanCuda(tops, text, { kernelMacros: this.kernelMacros });
+    for (const [name, v] of this.macroConstants()) if (!scan.constants.has(name)) scan.constants.set(name, v);
+    return scan;
+  }
+
+  /** What the lowering of the document's kernels needs from the unit. */
+  lowerContext(scan: CudaScan): LowerContext {
+    return {
+      functions: this.functions(scan),
+      fileText: (file) => this.textOf(file),
+      whyUndefined: (name) => this.whyUndefined(name),
+    };
+  }
+
+  private whyUndefined(name: string): string {
+    const macro = this.tu.macros.get(name);
+    if (macro?.params) return 'a function-like macro: macros are not expanded inside code';
+    if (!this.hasPath) return 'not defined in this file, and the file was analysed without its path, so its includes were not read';
+    const missing = this.tu.missing;
+    if (missing.length) {
+      const first = missing[0];
+      const spelled = first.angled ? `<${first.spelling}>` : `"${first.spelling}"`;
+      return `not defined in this translation unit; ${missing.length === 1 ? `${spelled} was` : `${missing.length} includes (${spelled}, ...) were`} not found on the include path`;
+    }
+    return 'not defined in this translation unit';
+  }
+
+  /** Integer object-like macros of the whole unit (`#define STAGES 4` in a header), for constant folding. */
+  macroConstants(): Map<string, number> {
+    if (this.macroConstantsCache) return this.macroConstantsCache;
+    const out = new Map<string, number>();
+    const macros = this.tu.macros;
+    for (const name of macros.names()) {
+      const def = macros.get(name);
+      if (!def || def.params || !def.body.trim() || name.startsWith('__')) continue;
+      let body = def.body.trim();
+      if (/[A-Za-z_]/.test(body.replace(/^\(?\s*-?\s*0[xX][0-9a-fA-F]+|[uUlL]+\b/g, ''))) body = expandMacros(body, macros, 2000).trim();
+      const v = parseIntLiteral(body.replace(/^\((.*)\)$/, '$1').trim());
+      if (v !== undefined) out.set(name, v);
+    }
+    this.macroConstantsCache = out;
+    return out;
+  }
+
+  /** Information notes on what the unit could not read: includes not found, flag files not understood. */
+  notes(): AnalysisNote[] {
+    const out: AnalysisNote[] = [];
+    if (!this.hasPath) return out;
+    const where = this.flags && this.flags.source !== 'none' ? `with the include paths of ${this.flags.source}` : 'with no include paths configured (compile_commands.json, compile_flags.txt, .clangd, -I or phaseflip.includePaths)';
+    for (const m of this.tu.missing) {
+      const spelled = m.angled ? `<${m.spelling}>` : `"${m.spelling}"`;
+      const range: Range = lineRange(m.line, this.byPath.get(m.from)?.text);
+      if (m.from !== this.tu.main.path) range.file = m.from;
+      out.push({ kind: 'include-not-found', message: `${spelled} was not found ${where}; what it declares is not analysed`, range });
+    }
+    for (const p of this.flags?.problems ?? []) out.push({ kind: 'flags', message: p, range: lineRange(0, undefined) });
+    return out;
+  }
+}
+
+function lineRange(line: number, text: string | undefined): Range {
+  let length = 0;
+  if (text !== undefined) {
+    let start = 0;
+    for (let l = 0; l < line && start >= 0; l++) start = text.indexOf('\n', start) + 1 || -1;
+    if (start >= 0) {
+      const end = text.indexOf('\n', start);
+      length = (end < 0 ? text.length : end) - start;
+    }
+  }
+  return { start: { line, character: 0 }, end: { line, character: Math.max(0, length) } };
+}
+
+/** Builds a document's translation unit; without a path or project, the document alone with the predefined macros. */
+export function buildCudaUnit(text: string, filePath: string | undefined, project: ProjectServices | undefined, cache: HeaderCache | undefined): CudaUnit {
+  const mainPath = filePath ?? '<document>';
+  const flags = filePath && project ? project.compileFlags(filePath) : undefined;
+  const toolkit = project?.toolkitIncludeDirs?.() ?? [];
+  const systemDirs = [...(flags?.systemDirs ?? []), ...toolkit];
+  const options = { cudaArch: flags?.cudaArch, defines: new Map(flags?.defines ?? []), undefines: flags?.undefines ?? [] };
+  if (!filePath || !project) {
+    const tu = buildTranslationUnit(mainPath, text, { resolve: () => undefined }, { read: () => undefined }, options);
+    return new CudaUnit({ ...tu, missing: [] }, undefined, undefined, [], false);
+  }
+  const resolver = searchPathResolver({ quote: flags?.quoteDirs ?? [], include: flags?.includeDirs ?? [], system: systemDirs }, (p) => project.exists(p));
+  const tu = buildTranslationUnit(mainPath, text, resolver, { read: (p) => (p === mainPath ? text : project.readFile(p)) }, options);
+  return new CudaUnit(tu, flags, cache, systemDirs, true);
+}

@@ -1,0 +1,109 @@
+// The project a document belongs to, as the engine's front ends see it (services.ts): files read from
+// disk once per generation (the editor's copy of an open file wins), and compile flags found the way
+// clangd finds them (compile-flags.ts). The CLI makes one per run; the language server one per session,
+// telling it when open documents change and when files or settings change on disk.
+import * as fs from 'node:fs';
+import { type ExplicitFlags, clearCompileFlagsCache, flagsForFile } from './compile-flags';
+import type { ProjectServices, UnitFlags } from './services';
+
+export interface ProjectOptions {
+  /** Flags given on the command line: added first (`-I`, `-D`, `--compile-commands`). */
+  explicit?: ExplicitFlags;
+  /** Flags from the editor's settings (`phaseflip.includePaths`, `phaseflip.defines`, `phaseflip.compileCommands`). */
+  settings?: ExplicitFlags;
+  /** Workspace folders: flag files are looked for up to and including them. */
+  workspaceRoots?: string[];
+}
+
+/** Headers above this size are not read (a generated table, not code the analysis could use). */
+const MAX_HEADER_BYTES = 16 * 1024 * 1024;
+
+export class Project implements ProjectServices {
+  private generationValue = 0;
+  private readonly overlay = new Map<string, string>();
+  private readonly reads = new Map<string, string | undefined>();
+  private readonly existing = new Map<string, boolean>();
+  private readonly flags = new Map<string, UnitFlags>();
+
+  constructor(private options: ProjectOptions = {}) {}
+
+  get generation(): number {
+    return this.generationValue;
+  }
+
+  readFile(path: string): string | undefined {
+    const open = this.overlay.get(path);
+    if (open !== undefined) return open;
+    if (this.reads.has(path)) return this.reads.get(path);
+    let text: string | undefined;
+    try {
+      // Only regular files, and never without a bound: a FIFO or /dev/zero named by an include must not hang.
+      const st = fs.statSync(path);
+      if (st.isFile() && st.size <= MAX_HEADER_BYTES) text = new TextDecoder('utf-8', { fatal: false }).decode(fs.readFileSync(path));
+    } catch {
+      text = undefined;
+    }
+    this.reads.set(path, text);
+    return text;
+  }
+
+  exists(path: string): boolean {
+    if (this.overlay.has(path)) return true;
+    let known = this.existing.get(path);
+    if (known === undefined) {
+      try {
+        known = fs.statSync(path).isFile();
+      } catch {
+        known = false;
+      }
+      this.existing.set(path, known);
+    }
+    return known;
+  }
+
+  compileFlags(path: string, includedBy?: readonly string[]): UnitFlags {
+    const key = includedBy?.length ? `${path}\u0001${includedBy.join('\u0001')}` : path;
+    let flags = this.flags.get(key);
+    if (!flags) {
+      flags = flagsForFile(path, { explicit: this.options.explicit, settings: this.options.settings, workspaceRoots: this.options.workspaceRoots, includedBy: includedBy ? [...includedBy] : undefined });
+      this.flags.set(key, flags);
+    }
+    return flags;
+  }
+
+  /**
+   * The editor's text of an open file (undefined when it is closed). A change to a file some
+   * translation unit read starts a new generation; other documents' edits leave the caches alone.
+   */
+  setOpenText(path: string, text: string | undefined): void {
+    const before = this.overlay.get(path);
+    if (text === undefined) this.overlay.delete(path);
+    else this.overlay.set(path, text);
+    const wasRead = this.reads.has(path) || this.existing.has(path);
+    if (before !== text && wasRead) {
+      this.reads.delete(path);
+      this.existing.delete(path);
+      this.generationValue++;
+    }
+  }
+
+  /** Whether a translation unit of this generation read `path` (it is some document's dependency). */
+  wasRead(path: string): boolean {
+    return this.reads.has(path);
+  }
+
+  /** Files or flag files changed on disk (or settings changed): everything is read again. */
+  invalidate(): void {
+    this.reads.clear();
+    this.existing.clear();
+    this.flags.clear();
+    clearCompileFlagsCache();
+    this.generationValue++;
+  }
+
+  /** New settings or workspace folders; the next analysis reads everything again. */
+  configure(options: ProjectOptions): void {
+    this.options = options;
+    this.invalidate();
+  }
+}

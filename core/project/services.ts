@@ -1,0 +1,34 @@
+// What a language front end may ask of the project a document belongs to: the current text of other
+// files (the editor's copy when open, else the disk's) and the compile flags that apply to a file.
+// Language-neutral; the CLI and the language server each give one (core/project/project.ts).
+
+/** The compile flags the front end uses (core/project/compile-flags.ts finds them as clangd does). */
+export interface UnitFlags {
+  quoteDirs: string[];
+  includeDirs: string[];
+  systemDirs: string[];
+  defines: Array<[string, string]>;
+  undefines: string[];
+  forcedIncludes: string[];
+  cudaArch?: number;
+  /** Where the flags came from, for notes and hovers ("compile_flags.txt (/p/compile_flags.txt)"). */
+  source: string;
+  /** Problems met while reading flag files (malformed JSON, ...); shown as information notes. */
+  problems?: string[];
+}
+
+export interface ProjectServices {
+  /** The current text of a file, or undefined when it cannot be read (missing, a directory, too big). */
+  readFile(path: string): string | undefined;
+  /** Whether a regular file exists at `path`. */
+  exists(path: string): boolean;
+  /** The flags a file is compiled with; `includedBy` names translation units known to include it. */
+  compileFlags(path: string, includedBy?: readonly string[]): UnitFlags;
+  /** Include directories of the toolkit (CUDA), searched after every other directory for `<...>`. */
+  toolkitIncludeDirs?(): readonly string[];
+  /**
+   * Bumped whenever a file the project may have read or a flag file changes: caches keyed on it
+   * (translation units, parsed headers) are then rebuilt.
+   */
+  readonly generation: number;
+}
