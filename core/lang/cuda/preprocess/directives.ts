@@ -1,0 +1,316 @@
+// One file's directives in order under a macro table: conditionals evaluated, `#define`/`#undef` applied,
+// `#include` handed to the caller where it occurs, and the same-length text tree-sitter parses (inactive
+// regions, conditional directive lines and specifier macros blanked).
+import { evaluateCondition, type ConditionHooks } from './conditions';
+import { occurrences, scanFile, type DirectiveLine, type Edit, type FileScan } from './file-scan';
+import { expandMacros, parseDefine, type MacroDefinition, type MacroTable } from './macros';
+import { classifyMacro } from './specifier-macros';
+import { tokenize } from './tokens';
+import { CUDA_KEYWORDS, type SpecifierKind } from './specifiers';
+
+export interface IncludeDirective {
+  spelling: string;
+  angled: boolean;
+  /** Zero-based line of the `#`. */
+  line: number;
+  /** Offsets of the directive. */
+  start: number;
+  end: number;
+  /** `#include_next`: the search continues after the directory that held the including file. */
+  next?: boolean;
+}
+
+export interface PreprocessedFile {
+  /** The same-length text tree-sitter parses (see preprocessFile). */
+  parseText: string;
+  /** Offsets [start, end) of inactive regions (for hover/diagnostic suppression), sorted. */
+  inactiveRanges: Array<{ start: number; end: number }>;
+  /** Active #include directives in order. */
+  includes: IncludeDirective[];
+  /** Names of macros (defined anywhere in the TU so far) whose expansion contains __global__. */
+  kernelMacros: string[];
+  /** `#pragma once` seen (active). */
+  pragmaOnce: boolean;
+  /** Active `#if`/`#elif` conditions that could not be evaluated (taken as false), zero-based lines. */
+  unknownConditions: Array<{ line: number; text: string }>;
+}
+
+export interface PreprocessHooks extends ConditionHooks {}
+
+interface Frame {
+  /** The region around the conditional is active. */
+  parentActive: boolean;
+  /** Some branch was taken already. */
+  taken: boolean;
+  sawElse: boolean;
+}
+
+const CONDITIONALS = new Set(['if', 'ifdef', 'ifndef', 'elif', 'elifdef', 'elifndef', 'else', 'endif']);
+
+/**
+ * Processes `text`'s directives in order, mutating `macros` (`#define`/`#undef` in active regions), calling
+ * `onInclude` at each active `#include` where it occurs, evaluating `#if`/`#elif` with the macros at that point.
+ * Pure given (text, macros state, what onInclude does); linear in the text. The result's parse text has the
+ * inactive regions and the conditional directive lines blanked, and specifier macros replaced by spaces (or by
+ * `__global__` padded with spaces where the expansion holds `__global__` and the name is long enough).
+ * An unterminated `#if` ends at the end of the file; a stray `#endif`/`#else`/`#elif` is ignored.
+ */
+export function preprocessFile(
+  text: string,
+  macros: MacroTable,
+  onInclude: (inc: IncludeDirective) => void,
+  file?: string,
+  hooks: PreprocessHooks = {},
+): PreprocessedFile {
+  const scan = scanFile(text);
+  const frames: Frame[] = [];
+  const edits: Edit[] = [];
+  const inactiveRanges: Array<{ start: number; end: number }> = [];
+  const includes: IncludeDirective[] = [];
+  const unknownConditions: Array<{ line: number; text: string }> = [];
+  // Per name changed while this file is processed: its definition from each offset on.
+  const history = new Map<string, Array<{ offset: number; def: MacroDefinition | undefined }>>();
+  let pragmaOnce = false;
+  let active = true;
+  let inactiveFrom = 0;
+
+  const lineAfter = (d: DirectiveLine): number => (d.end < text.length ? d.end + 1 : d.end);
+  const evaluate = (d: DirectiveLine): boolean => {
+    let value: boolean | undefined;
+    if (d.name === 'ifdef' || d.name === 'elifdef') value = macros.has(firstWord(d.rest));
+    else if (d.name === 'ifndef' || d.name === 'elifndef') value = !macros.has(firstWord(d.rest));
+    else value = evaluateCondition((d.tokens ??= tokenize(d.rest)), macros, hooks);
+    if (value === undefined) unknownConditions.push({ line: d.line, text: d.rest });
+    return value ?? false;
+  };
+  const recordChanges = (since: number, offset: number): void => {
+    for (const change of macros.changesSince(since)) {
+      let h = history.get(change.name);
+      if (!h) {
+        h = [{ offset: 0, def: change.previous }];
+        history.set(change.name, h);
+      }
+      h.push({ offset, def: macros.get(change.name) });
+    }
+  };
+
+  for (const d of scan.directives) {
+    if (CONDITIONALS.has(d.name)) {
+      const wasActive = active;
+      active = conditional(d, frames, active, evaluate);
+      // Edits in text order: the inactive region a directive closes, then the directive line itself.
+      if (!wasActive && active && d.lineStart > inactiveFrom) {
+        inactiveRanges.push({ start: inactiveFrom, end: d.lineStart });
+        edits.push({ start: inactiveFrom, end: d.lineStart });
+      }
+      if (wasActive || active) edits.push({ start: d.start, end: d.end });
+      if (wasActive && !active) inactiveFrom = lineAfter(d);
+      continue;
+    }
+    if (!active) continue;
+    const before = macros.version;
+    switch (d.name) {
+      case 'define': {
+        if (d.define?.file !== file || !d.define) d.define = { file, def: parseDefine(d.rest, file, d.line) };
+        if (d.define.def) macros.define(d.define.def);
+        break;
+      }
+      case 'undef':
+        macros.undefine(firstWord(d.rest));
+        break;
+      case 'include':
+      case 'include_next':
+      case 'import': {
+        const target = d.include ?? includeTarget(d.rest, macros);
+        if (target && d.include === undefined && /^["<]/.test(d.rest)) d.include = target;
+        if (target) {
+          const inc: IncludeDirective = { ...target, line: d.line, start: d.start, end: d.end };
+          if (d.name === 'include_next') inc.next = true;
+          includes.push(inc);
+          onInclude(inc);
+        }
+        break;
+      }
+      case 'pragma':
+        if (/^once\b/.test(d.rest)) pragmaOnce = true;
+        break;
+      default:
+        break;
+    }
+    if (macros.version !== before) recordChanges(before, d.end);
+  }
+  if (!active && text.length > inactiveFrom) {
+    inactiveRanges.push({ start: inactiveFrom, end: text.length });
+    edits.push({ start: inactiveFrom, end: text.length });
+  }
+
+  const replacements = specifierEdits(scan, macros, history, inactiveRanges);
+  return {
+    parseText: applyEdits(scan, mergeSorted(edits, replacements)),
+    inactiveRanges,
+    includes,
+    kernelMacros: macros.kernelMacroNames(),
+    pragmaOnce,
+    unknownConditions,
+  };
+}
+
+function firstWord(rest: string): string {
+  return /^[A-Za-z_$\u0080-\uffff][\w$\u0080-\uffff]*/.exec(rest)?.[0] ?? '';
+}
+
+/** Applies one conditional directive to the frame stack; returns whether the code after it is active. */
+function conditional(d: DirectiveLine, frames: Frame[], active: boolean, evaluate: (d: DirectiveLine) => boolean): boolean {
+  if (d.name === 'if' || d.name === 'ifdef' || d.name === 'ifndef') {
+    if (!active) {
+      frames.push({ parentActive: false, taken: true, sawElse: false });
+      return false;
+    }
+    const taken = evaluate(d);
+    frames.push({ parentActive: true, taken, sawElse: false });
+    return taken;
+  }
+  const f = frames[frames.length - 1];
+  if (!f) return active;
+  if (d.name === 'endif') {
+    frames.pop();
+    return f.parentActive;
+  }
+  if (d.name === 'else') {
+    const now = f.parentActive && !f.taken && !f.sawElse;
+    f.sawElse = true;
+    f.taken = true;
+    return now;
+  }
+  // #elif, #elifdef, #elifndef
+  if (!f.parentActive || f.taken || f.sawElse) return false;
+  const taken = evaluate(d);
+  f.taken = taken;
+  return taken;
+}
+
+/** The header an `#include` names: `"x"`, `<x>`, or a macro expanding to one of those. */
+export function includeTarget(rest: string, macros: MacroTable): { spelling: string; angled: boolean } | undefined {
+  const direct = /^"([^"]*)"|^<([^>]*)>/.exec(rest);
+  if (direct) return direct[1] !== undefined ? { spelling: direct[1], angled: false } : { spelling: direct[2], angled: true };
+  if (!/^[A-Za-z_]/.test(rest)) return undefined;
+  const expanded = expandMacros(rest, macros, 10_000).trim();
+  const m = /^"([^"]*)"|^<(.*)>$/.exec(expanded);
+  if (!m) return undefined;
+  // A `<...>` built from tokens is spelled with the spaces between them dropped.
+  return m[1] !== undefined ? { spelling: m[1], angled: false } : { spelling: m[2].replace(/\s+/g, ''), angled: true };
+}
+
+/**
+ * Replacements of specifier macros in code: each identifier naming an object-like macro that expands only to
+ * specifiers, attributes or pragmas at that point of the file. Names untouched while the file was processed
+ * have one definition throughout (the final one); the others are looked up in their history.
+ */
+function specifierEdits(
+  scan: FileScan,
+  macros: MacroTable,
+  history: ReadonlyMap<string, Array<{ offset: number; def: MacroDefinition | undefined }>>,
+  inactive: ReadonlyArray<{ start: number; end: number }>,
+): Edit[] {
+  const out: Edit[] = [];
+  const kinds = new Map<MacroDefinition, SpecifierKind>();
+  const kindOf = (def: MacroDefinition): SpecifierKind => {
+    let k = kinds.get(def);
+    if (k === undefined) {
+      k = classifyMacro(def, macros);
+      kinds.set(def, k);
+    }
+    return k;
+  };
+  const visit = (name: string): void => {
+    if (CUDA_KEYWORDS.has(name)) return;
+    const offsets = occurrences(scan, name);
+    if (offsets.length === 0) return;
+    const h = history.get(name);
+    if (!h) {
+      const def = macros.get(name);
+      const kind = def ? kindOf(def) : 'other';
+      if (kind === 'other') return;
+      for (const at of offsets) if (!inRanges(inactive, at)) out.push(replacement(name, at, kind));
+      return;
+    }
+    for (const at of offsets) {
+      const def = definitionAt(h, at);
+      const kind = def ? kindOf(def) : 'other';
+      if (kind !== 'other' && !inRanges(inactive, at)) out.push(replacement(name, at, kind));
+    }
+  };
+  const candidates = macros.specifierCandidates();
+  for (const name of candidates) visit(name);
+  for (const name of history.keys()) if (!candidates.has(name)) visit(name);
+  out.sort((a, b) => a.start - b.start);
+  return out;
+}
+
+function replacement(name: string, at: number, kind: SpecifierKind): Edit {
+  const end = at + name.length;
+  if (kind === 'kernel-specifier' && name.length >= 10) return { start: at, end, text: '__global__'.padEnd(name.length, ' ') };
+  return { start: at, end };
+}
+
+function definitionAt(h: ReadonlyArray<{ offset: number; def: MacroDefinition | undefined }>, at: number): MacroDefinition | undefined {
+  let lo = 0;
+  let hi = h.length - 1;
+  while (lo < hi) {
+    const mid = (lo + hi + 1) >> 1;
+    if (h[mid].offset <= at) lo = mid;
+    else hi = mid - 1;
+  }
+  return h[lo].def;
+}
+
+function inRanges(ranges: ReadonlyArray<{ start: number; end: number }>, at: number): boolean {
+  let lo = 0;
+  let hi = ranges.length - 1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >> 1;
+    if (ranges[mid].end <= at) lo = mid + 1;
+    else if (ranges[mid].start > at) hi = mid - 1;
+    else return true;
+  }
+  return false;
+}
+
+function mergeSorted(a: readonly Edit[], b: readonly Edit[]): Edit[] {
+  const out: Edit[] = [];
+  let i = 0;
+  let j = 0;
+  while (i < a.length || j < b.length) {
+    if (j >= b.length || (i < a.length && a[i].start <= b[j].start)) out.push(a[i++]);
+    else out.push(b[j++]);
+  }
+  return out;
+}
+
+function sameEdits(a: readonly Edit[], b: readonly Edit[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let k = 0; k < a.length; k++) {
+    if (a[k].start !== b[k].start || a[k].end !== b[k].end || a[k].text !== b[k].text) return false;
+  }
+  return true;
+}
+
+/** The parse text: `scan.text` with the edits applied (sorted, non-overlapping), memoised per edit list. */
+function applyEdits(scan: FileScan, edits: readonly Edit[]): string {
+  if (edits.length === 0) return scan.text;
+  const last = scan.lastParse;
+  if (last && sameEdits(last.edits, edits)) return last.text;
+  const text = scan.text;
+  const parts: string[] = [];
+  let pos = 0;
+  for (const e of edits) {
+    if (e.start < pos) continue;
+    parts.push(text.slice(pos, e.start));
+    parts.push(e.text ?? text.slice(e.start, e.end).replace(/[^\r\n]/g, ' '));
+    pos = e.end;
+  }
+  parts.push(text.slice(pos));
+  const result = parts.join('');
+  scan.lastParse = { edits, text: result };
+  return result;
+}
