@@ -3,6 +3,7 @@ import * as path from 'node:path';
 import { readFileSync } from 'node:fs';
 import { languageForHeader, languageForPath, loadEngine } from '../core/index';
 import { version } from '../package.json';
+import { COMPILE_FLAGS_HELP } from './compile-args';
 import { EXIT_ERROR, EXIT_OK, UsageError } from './errors';
 import { parseLintArgs, runLint } from './lint';
 import { formatRules } from './rules';
@@ -32,6 +33,8 @@ Lint options:
   -f, --format text|json|sarif       output format (default text)
   -r, --rule ID=SEVERITY             override a rule's severity (error, warning, information,
                                      hint) or turn it off (off); ID is a rule id or code; repeatable
+
+${COMPILE_FLAGS_HELP}
 
 Exit status: 0 no warnings or errors, 1 warnings or errors found, 2 usage or I/O error.
 `;

@@ -1,5 +1,6 @@
 // `phaseflip lint`: argument parsing, running the engine over the files, choosing the exit status.
-import { type Engine, type Finding, type LintOptions, RULE_SETTINGS, type RuleSetting, headerHoldsCode, isKnownRule, isRuleSetting, lintOptionsFor } from '../core/index';
+import { type Engine, type ExplicitFlags, type Finding, type LintOptions, RULE_SETTINGS, type RuleSetting, headerHoldsCode, isKnownRule, isRuleSetting, lintOptionsFor } from '../core/index';
+import { takeCompileFlag } from './compile-args';
 import { EXIT_ERROR, EXIT_FINDINGS, EXIT_OK, UsageError, describeError } from './errors';
 import { type LintTarget, collectTargets, readSource } from './files';
 import { formatJson } from './format/json';
@@ -17,10 +18,12 @@ export interface LintArgs {
   rules: Record<string, RuleSetting>;
   paths: string[];
   help: boolean;
+  /** -I, -D, --compile-commands, --cuda-arch: added to the flags found for each file. */
+  compile: ExplicitFlags;
 }
 
 export function parseLintArgs(argv: readonly string[]): LintArgs {
-  const args: LintArgs = { format: 'text', rules: {}, paths: [], help: false };
+  const args: LintArgs = { format: 'text', rules: {}, paths: [], help: false, compile: {} };
   let onlyPaths = false;
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!;
@@ -34,6 +37,11 @@ export function parseLintArgs(argv: readonly string[]): LintArgs {
     }
     if (arg === '-h' || arg === '--help') {
       args.help = true;
+      continue;
+    }
+    const used = takeCompileFlag(argv, i, args.compile);
+    if (used > 0) {
+      i += used - 1;
       continue;
     }
     const eq = arg.indexOf('=');
