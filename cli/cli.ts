@@ -1,8 +1,9 @@
 // The command line: `phaseflip lint|rules|ir|sim|lsp|dap|--help|--version`. cli/main.ts runs it.
 import * as path from 'node:path';
 import { readFileSync } from 'node:fs';
-import { languageForHeader, languageForPath, loadEngine } from '../core/index';
+import { type ExplicitFlags, Project, languageForHeader, languageForPath, loadEngine } from '../core/index';
 import { version } from '../package.json';
+import { COMPILE_FLAGS_HELP, takeCompileFlag } from './compile-args';
 import { EXIT_ERROR, EXIT_OK, UsageError } from './errors';
 import { parseLintArgs, runLint } from './lint';
 import { formatRules } from './rules';
@@ -32,6 +33,10 @@ Lint options:
   -f, --format text|json|sarif       output format (default text)
   -r, --rule ID=SEVERITY             override a rule's severity (error, warning, information,
                                      hint) or turn it off (off); ID is a rule id or code; repeatable
+  --notes                            also print information notes: includes not found, barrier
+                                     calls not understood (JSON output always has them)
+
+${COMPILE_FLAGS_HELP}
 
 Exit status: 0 no warnings or errors, 1 warnings or errors found, 2 usage or I/O error.
 `;
@@ -80,18 +85,27 @@ export async function main(argv: readonly string[], io: Streams, servers?: Proto
         servers.startLanguageServer({ version, wasmDir: bundleDir() });
         return undefined;
       case 'ir': {
-        if (rest.length !== 1) throw new UsageError('ir takes exactly one file');
-        const language = languageForPath(rest[0]) ?? languageForHeader(rest[0]);
-        if (!language) throw new UsageError(`'${rest[0]}' is not a .cu, .cuh or .co file or a C/C++ header`);
+        // The same compile flags as lint: the IR is what the translation unit gives.
+        const compile: ExplicitFlags = {};
+        const files: string[] = [];
+        for (let i = 0; i < rest.length; i++) {
+          const used = takeCompileFlag(rest, i, compile);
+          if (used) i += used - 1;
+          else files.push(rest[i]!);
+        }
+        if (files.length !== 1) throw new UsageError('ir takes exactly one file (and -I/-D/--compile-commands/--cuda-arch flags)');
+        const file = files[0]!;
+        const language = languageForPath(file) ?? languageForHeader(file);
+        if (!language) throw new UsageError(`'${file}' is not a .cu, .cuh or .co file or a C/C++ header`);
         let text: string;
         try {
-          text = readFileSync(rest[0], 'utf8');
+          text = readFileSync(file, 'utf8');
         } catch (e) {
-          io.stderr(`phaseflip: cannot read '${rest[0]}': ${e instanceof Error ? e.message : String(e)}\n`);
+          io.stderr(`phaseflip: cannot read '${file}': ${e instanceof Error ? e.message : String(e)}\n`);
           return EXIT_ERROR;
         }
-        const engine = await loadEngine({ wasmDir: bundleDir() });
-        io.stdout(`${engine.openDocument(language, text).irText()}\n`);
+        const engine = await loadEngine({ wasmDir: bundleDir(), project: new Project({ explicit: compile }) });
+        io.stdout(`${engine.openDocument(language, text, path.resolve(file)).irText()}\n`);
         return EXIT_OK;
       }
       case 'dap':
@@ -113,7 +127,7 @@ export async function main(argv: readonly string[], io: Streams, servers?: Proto
         }
         let engine;
         try {
-          engine = await loadEngine({ wasmDir: bundleDir() });
+          engine = await loadEngine({ wasmDir: bundleDir(), project: new Project({ explicit: args.compile }) });
         } catch (e) {
           io.stderr(`phaseflip: cannot load the CUDA parser: ${e instanceof Error ? e.message : String(e)}\n`);
           return EXIT_ERROR;

@@ -1,6 +1,7 @@
 // `phaseflip lint`: argument parsing, running the engine over the files, choosing the exit status.
-import { type Engine, type Finding, type LintOptions, RULE_SETTINGS, type RuleSetting, headerHoldsCode, isKnownRule, isRuleSetting, lintOptionsFor } from '../core/index';
 import * as path from 'node:path';
+import { type Engine, type ExplicitFlags, type Finding, type LintOptions, RULE_SETTINGS, type RuleSetting, headerHoldsCode, isKnownRule, isRuleSetting, lintOptionsFor } from '../core/index';
+import { takeCompileFlag } from './compile-args';
 import { EXIT_ERROR, EXIT_FINDINGS, EXIT_OK, UsageError, describeError } from './errors';
 import { type LintTarget, collectTargets, readSource } from './files';
 import { formatJson } from './format/json';
@@ -18,10 +19,14 @@ export interface LintArgs {
   rules: Record<string, RuleSetting>;
   paths: string[];
   help: boolean;
+  /** -I, -D, --compile-commands, --cuda-arch: added to the flags found for each file. */
+  compile: ExplicitFlags;
+  /** `--notes`: print the information notes on what was not understood (text format). */
+  notes: boolean;
 }
 
 export function parseLintArgs(argv: readonly string[]): LintArgs {
-  const args: LintArgs = { format: 'text', rules: {}, paths: [], help: false };
+  const args: LintArgs = { format: 'text', rules: {}, paths: [], help: false, compile: {}, notes: false };
   let onlyPaths = false;
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!;
@@ -35,6 +40,15 @@ export function parseLintArgs(argv: readonly string[]): LintArgs {
     }
     if (arg === '-h' || arg === '--help') {
       args.help = true;
+      continue;
+    }
+    if (arg === '--notes') {
+      args.notes = true;
+      continue;
+    }
+    const used = takeCompileFlag(argv, i, args.compile);
+    if (used > 0) {
+      i += used - 1;
       continue;
     }
     const eq = arg.indexOf('=');
@@ -123,8 +137,11 @@ export function lintTargets(engine: Engine, targets: readonly LintTarget[], opti
         });
         resultFor(file, shown(file)).findings.push({ ...f, range, related });
       }
-      if (result.notes?.length) {
-        own.notes = [...(own.notes ?? []), ...result.notes.map((n) => ({ ...n, range: n.range.file ? { ...n.range, file: shown(n.range.file) } : n.range }))];
+      for (const n of result.notes ?? []) {
+        const key = `note:${n.range.file ?? abs}:${n.range.start.line}:${n.range.start.character}:${n.message}`;
+        if (seen.has(key)) continue;
+        seen.add(key);
+        own.notes = [...(own.notes ?? []), n.range.file ? { ...n, range: { ...n.range, file: shown(n.range.file) } } : n];
       }
     } catch (e) {
       errors.push(`internal error while linting ${target.path}: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`);
@@ -157,8 +174,8 @@ export function runLint(engine: Engine, args: LintArgs, info: { version: string;
       stdout = formatSarif(run, info);
       break;
     default:
-      stdout = formatText(run);
-      stderr += formatSummary(run);
+      stdout = formatText(run, args.notes);
+      stderr += formatSummary(run, args.notes);
   }
   const failing = files.some((f) => f.findings.some((x) => x.severity === 'error' || x.severity === 'warning'));
   const exitCode = errors.length > 0 ? EXIT_ERROR : failing ? EXIT_FINDINGS : EXIT_OK;

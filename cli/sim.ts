@@ -9,6 +9,7 @@ import {
   type BarrierSummary,
   type ChromeTraceEvent,
   DEFAULT_LATENCIES,
+  type ExplicitFlags,
   LAUNCH_INTEGERS,
   type Latencies,
   type LaunchProblem,
@@ -27,6 +28,7 @@ import {
   validateLaunch,
   withCommas,
 } from '../core/index';
+import { COMPILE_FLAGS_HELP, takeCompileFlag } from './compile-args';
 import { EXIT_ERROR, EXIT_FINDINGS, EXIT_OK, UsageError, describeError } from './errors';
 import { readSource } from './files';
 import type { Streams } from './streams';
@@ -63,6 +65,8 @@ Options:
   --dump NAME=FILE.npy     after the run, write buffer NAME as a NumPy .npy file; repeatable.
                            bf16 has no NumPy type: it is written as its bits in uint16 (<u2)
   -h, --help               print this help
+
+${COMPILE_FLAGS_HELP}
 
 Text output: a status line, the simulator's report (a deadlock's wait-for picture, the misuse,
 the race), phase flips, simulated cycles and statements, the final barrier states, a checksum
@@ -115,10 +119,12 @@ export interface SimArgs {
   trace?: string;
   dumps: { name: string; file: string }[];
   help: boolean;
+  /** -I, -D, --compile-commands, --cuda-arch: added to the flags found for the file. */
+  compile: ExplicitFlags;
 }
 
 export function parseSimArgs(argv: readonly string[]): SimArgs {
-  const args: SimArgs = { args: [], json: false, dumps: [], help: false };
+  const args: SimArgs = { args: [], json: false, dumps: [], help: false, compile: {} };
   const files: string[] = [];
   let onlyFiles = false;
   for (let i = 0; i < argv.length; i++) {
@@ -129,6 +135,11 @@ export function parseSimArgs(argv: readonly string[]): SimArgs {
     }
     if (arg === '--') {
       onlyFiles = true;
+      continue;
+    }
+    const used = takeCompileFlag(argv, i, args.compile);
+    if (used > 0) {
+      i += used - 1;
       continue;
     }
     const eq = arg.indexOf('=');

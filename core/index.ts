@@ -17,6 +17,11 @@ export type { RuleDef } from './rules/types';
 export { RULE_SETTINGS, isKnownRule, isRuleSetting, lintOptionsFor, parseRuleSettings } from './rule-settings';
 export type { RuleSetting } from './rule-settings';
 
+// Compile flags: include directories, macros and the GPU architecture of a file, from the user's flags,
+// compile_commands.json, compile_flags.txt or .clangd (docs/compile-flags.md).
+export { clearCompileFlagsCache, flagsForFile, parseCudaArch } from './project/compile-flags';
+export type { CompileFlags, ExplicitFlags, FlagsFileSystem, FlagsOptions } from './project/compile-flags';
+
 // Inline values: the names an editor shows values for while a debug session is stopped.
 export { headerHoldsCode, inlineValueNames, languageForEditorId, languageForHeader } from './languages';
 export type { InlineValueName } from './lang/inline-values';

@@ -1,7 +1,7 @@
 // User settings of the language server: the `phaseflip.*` configuration section, read
 // from initializationOptions or workspace/configuration, validated leniently (bad values are
 // reported and dropped, never fatal).
-import { type LintOptions, type RuleSetting, lintOptionsFor, parseRuleSettings } from '../core/index';
+import { type ExplicitFlags, type LintOptions, type RuleSetting, lintOptionsFor, parseCudaArch, parseRuleSettings } from '../core/index';
 
 // The rule-setting vocabulary lives in core (the CLI reads it too); re-exported for this module's users.
 export { RULE_SETTINGS, type RuleSetting, isKnownRule, isRuleSetting } from '../core/index';
@@ -14,6 +14,11 @@ export interface Settings {
   rules: Record<string, RuleSetting>;
   /** `phaseflip.codeLens.enabled`: "Debug kernel" lenses above every kernel. */
   codeLens: boolean;
+  /**
+   * `phaseflip.includePaths`, `phaseflip.defines`, `phaseflip.compileCommands`, `phaseflip.cudaArch`:
+   * added to the flags found for each file (core's flagsForFile, as its `settings`). Absent until one is set.
+   */
+  compile?: ExplicitFlags;
 }
 
 export function defaultSettings(): Settings {
@@ -27,7 +32,7 @@ export function defaultSettings(): Settings {
  * flat. Problems go to `warn`; missing or invalid values fall back to `base`.
  */
 export function parseSettings(raw: unknown, warn: (message: string) => void, base: Settings = defaultSettings()): Settings {
-  const settings: Settings = { debounceMs: base.debounceMs, rules: { ...base.rules }, codeLens: base.codeLens };
+  const settings: Settings = { debounceMs: base.debounceMs, rules: { ...base.rules }, codeLens: base.codeLens, ...(base.compile ? { compile: { ...base.compile } } : {}) };
   if (raw === null || typeof raw !== 'object') return settings;
   const obj = raw as Record<string, unknown>;
   const section = isObject(obj.phaseflip) ? obj.phaseflip : obj;
@@ -50,7 +55,49 @@ export function parseSettings(raw: unknown, warn: (message: string) => void, bas
 
   const rules = section.rules ?? section['phaseflip.rules'];
   if (rules !== undefined && rules !== null) settings.rules = parseRuleSettings(rules, warn) ?? settings.rules;
+  parseCompileSettings(section, settings, warn);
   return settings;
+}
+
+/** The compile-flag settings; a key that is present replaces the base's value, a bad one is reported and kept from the base. */
+function parseCompileSettings(section: Record<string, unknown>, settings: Settings, warn: (message: string) => void): void {
+  // `in`, not `??`: null is a value here (it resets phaseflip.cudaArch).
+  const read = (key: string) => (key in section ? section[key] : section[`phaseflip.${key}`]);
+  const compile: ExplicitFlags = { ...settings.compile };
+  let touched = false;
+  const stringList = (key: string, check: (s: string) => boolean, what: string): string[] | undefined => {
+    const value = read(key);
+    if (value === undefined || value === null) return undefined;
+    touched = true;
+    if (!Array.isArray(value) || !value.every((v) => typeof v === 'string' && check(v))) {
+      warn(`phaseflip.${key} must be a list of ${what}, got ${JSON.stringify(value)}; ignoring it`);
+      return undefined;
+    }
+    return value as string[];
+  };
+  const includePaths = stringList('includePaths', (s) => s.trim() !== '', 'directories');
+  if (includePaths) compile.includeDirs = includePaths;
+  const defines = stringList('defines', (s) => /^[A-Za-z_]\w*(\([\w\s,.]*\))?(=[\s\S]*)?$/.test(s), 'NAME or NAME=VALUE texts');
+  if (defines) compile.defines = defines;
+
+  const compileCommands = read('compileCommands');
+  if (compileCommands !== undefined && compileCommands !== null) {
+    touched = true;
+    if (typeof compileCommands !== 'string') warn(`phaseflip.compileCommands must be a path, got ${JSON.stringify(compileCommands)}; ignoring it`);
+    else if (compileCommands.trim() === '') delete compile.compileCommands;
+    else compile.compileCommands = compileCommands;
+  }
+
+  // null (the default) leaves the architecture to the compile commands, else 900.
+  const cudaArch = read('cudaArch');
+  if (cudaArch !== undefined) {
+    touched = true;
+    const arch = cudaArch === null ? undefined : typeof cudaArch === 'number' || typeof cudaArch === 'string' ? parseCudaArch(cudaArch) : undefined;
+    if (cudaArch === null) delete compile.cudaArch;
+    else if (arch === undefined) warn(`phaseflip.cudaArch must be an architecture such as 900, 1000 or "sm_90a", got ${JSON.stringify(cudaArch)}; ignoring it`);
+    else compile.cudaArch = arch;
+  }
+  if (touched || settings.compile) settings.compile = compile;
 }
 
 export function toLintOptions(settings: Settings): LintOptions {

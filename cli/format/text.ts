@@ -2,9 +2,12 @@
 // indented `note:` lines, and a summary for stderr.
 import type { LintRun } from '../lint-run';
 
-export function formatText(run: LintRun): string {
+export function formatText(run: LintRun, notes = false): string {
   let out = '';
   for (const file of run.files) {
+    if (notes) {
+      for (const n of file.notes ?? []) out += `${n.range.file ?? file.path}:${n.range.start.line + 1}:${n.range.start.character + 1}: info ${oneLine(n.message)}\n`;
+    }
     for (const f of file.findings) {
       out += `${file.path}:${f.range.start.line + 1}:${f.range.start.character + 1}: ${f.severity} ${f.code} ${oneLine(f.message)}\n`;
       for (const r of f.related) {
@@ -15,10 +18,13 @@ export function formatText(run: LintRun): string {
   return out;
 }
 
-export function formatSummary(run: LintRun): string {
+export function formatSummary(run: LintRun, notesShown = false): string {
   const findings = run.files.reduce((n, f) => n + f.findings.length, 0);
   const files = run.files.length;
-  return `${findings} ${findings === 1 ? 'finding' : 'findings'} in ${files} ${files === 1 ? 'file' : 'files'}\n`;
+  const notes = run.files.reduce((n, f) => n + (f.notes?.length ?? 0), 0);
+  // "No findings" must not hide "not understood": say how much was not, and how to see it.
+  const noted = notes ? ` (${notes} ${notes === 1 ? 'note' : 'notes'} on code not understood${notesShown ? '' : ': --notes shows them'})` : '';
+  return `${findings} ${findings === 1 ? 'finding' : 'findings'} in ${files} ${files === 1 ? 'file' : 'files'}${noted}\n`;
 }
 
 function oneLine(s: string): string {

@@ -24,8 +24,6 @@ export interface ProjectServices {
   exists(path: string): boolean;
   /** The flags a file is compiled with; `includedBy` names translation units known to include it. */
   compileFlags(path: string, includedBy?: readonly string[]): UnitFlags;
-  /** Include directories of the toolkit (CUDA), searched after every other directory for `<...>`. */
-  toolkitIncludeDirs?(): readonly string[];
   /**
    * Bumped whenever a file the project may have read or a flag file changes: caches keyed on it
    * (translation units, parsed headers) are then rebuilt.

@@ -9,6 +9,7 @@ import { parseIntLiteral } from './constants';
 import type { Parser, SyntaxNode, Tree } from './parser';
 import { expandMacros } from './preprocess/macros';
 import { buildTranslationUnit, searchPathResolver, type TranslationUnit, type TranslationUnitFile } from './preprocess/translation-unit';
+import { cudaToolkitIncludeDirs } from './toolkit';
 import { scanCuda, type CudaScan, type FnDef, type FunctionLookup, type LowerContext } from './scan';
 import { named, registerHeaderTree } from './syntax-nodes';
 
@@ -206,6 +207,8 @@ export class CudaUnit {
     if (!this.hasPath) return out;
     const where = this.flags && this.flags.source !== 'none' ? `with the include paths of ${this.flags.source}` : 'with no include paths configured (compile_commands.json, compile_flags.txt, .clangd, -I or phaseflip.includePaths)';
     for (const m of this.tu.missing) {
+      // Only the document's own includes: a header's are noted when the header is analysed itself.
+      if (m.from !== this.tu.main.path || isToolchainHeader(m.spelling, m.angled)) continue;
       const spelled = m.angled ? `<${m.spelling}>` : `"${m.spelling}"`;
       const range: Range = lineRange(m.line, this.byPath.get(m.from)?.text);
       if (m.from !== this.tu.main.path) range.file = m.from;
@@ -214,6 +217,18 @@ export class CudaUnit {
     for (const p of this.flags?.problems ?? []) out.push({ kind: 'flags', message: p, range: lineRange(0, undefined) });
     return out;
   }
+}
+
+/**
+ * Standard library and CUDA runtime headers: without a toolchain they are not found, and what they
+ * declare is either no barrier code or what the catalogue already knows (`<cuda/barrier>`), so not
+ * finding them is no reason for a note.
+ */
+function isToolchainHeader(spelling: string, angled: boolean): boolean {
+  if (!angled) return false;
+  if (/^(cuda|cub|thrust|nv|cuda\/std|cooperative_groups)\//.test(spelling)) return true;
+  if (!spelling.includes('/') && !spelling.includes('.')) return true; // <cstdint>, <vector>
+  return /^(std\w*|string|math|assert|limits|float|errno|time|signal|ctype|inttypes|unistd|malloc|cuda|cuda_runtime|cuda_runtime_api|cuda_fp16|cuda_bf16|cuda_fp8|cuda_awbarrier\w*|cuda_pipeline\w*|device_launch_parameters|device_functions|cooperative_groups|mma|sm_\d+_intrinsics|crt\/\w+|curand\w*|cublas\w*|nvrtc|cudaTypedefs|cuda_device_runtime_api)\.h(pp)?$/.test(spelling);
 }
 
 function lineRange(line: number, text: string | undefined): Range {
@@ -233,7 +248,8 @@ function lineRange(line: number, text: string | undefined): Range {
 export function buildCudaUnit(text: string, filePath: string | undefined, project: ProjectServices | undefined, cache: HeaderCache | undefined): CudaUnit {
   const mainPath = filePath ?? '<document>';
   const flags = filePath && project ? project.compileFlags(filePath) : undefined;
-  const toolkit = project?.toolkitIncludeDirs?.() ?? [];
+  // The toolkit's headers are searched last, for `<...>` includes (libcu++ is what the catalogue describes).
+  const toolkit = project ? cudaToolkitIncludeDirs() : [];
   const systemDirs = [...(flags?.systemDirs ?? []), ...toolkit];
   const options = { cudaArch: flags?.cudaArch, defines: new Map(flags?.defines ?? []), undefines: flags?.undefines ?? [] };
   if (!filePath || !project) {
