@@ -119,7 +119,13 @@ export function call(c: CompilerContext, cx: FnCx, n: SyntaxNode): Ex {
     if (/bit_cast/.test(callee.text)) unsupported('bit_cast', n);
     return c.cast(cx, t, e, n);
   }
-  if (callee.type === 'parenthesized_expression') unsupported('calling through a parenthesised expression', n);
+  if (callee.type === 'parenthesized_expression') {
+    // `(T)(x)` with T a type (a template parameter, a typedef): a cast the grammar read as a call.
+    const inner = named(callee)[0];
+    const s = inner?.type === 'identifier' && argNodes.length === 1 ? c.lookup(cx, inner.text) : undefined;
+    if (s?.sym.k === 'type') return c.cast(cx, s.sym.type, c.expr(cx, argNodes[0]), n);
+    unsupported('calling through a parenthesised expression', n);
+  }
   const fullName = callee.text.replace(/\s+/g, '').replace(/<.*$/, '').replace(/^::/, '');
   const name = lastName(fullName);
   // A lambda or callable held in a variable.

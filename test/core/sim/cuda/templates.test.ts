@@ -36,7 +36,7 @@ template <int kStages, typename T = float>
 __global__ void k(int* out) {
   PipelineState<kStages> st;
   for (int i = 0; i < 5; ++i) st.advance();
-  T half = (T)1 / (T)2;
+  T half = (T)(1) / (T)2;         // (T)(1): a cast the grammar reads as a call
   out[0] = st.code();
   out[1] = PipelineState<kStages>::kCount;
   out[2] = half > 0 ? 1 : 0;      // 0 for an integer T
