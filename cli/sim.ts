@@ -41,7 +41,9 @@ whether the kernel completed, deadlocked (and who waits on what), misused a barr
 
 Options:
   --kernel NAME            the __global__ kernel or Croqtile __co__ function to run
-                           (may be left out when the file has exactly one)
+                           (may be left out when the file has exactly one); a template kernel
+                           as an instantiation, --kernel 'k<float, 128>', or by its bare name
+                           when the file launches or instantiates exactly one
   --grid X[,Y,Z]           grid dimensions; required for CUDA, Croqtile takes them from the program
   --block X[,Y,Z]          block dimensions; required for CUDA, likewise
   --arg NAME=SPEC          a kernel argument; repeatable. SPEC is a number (64, 2.0, true) or a

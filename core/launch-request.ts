@@ -129,6 +129,9 @@ export function isLaunchInteger(field: IntegerLaunchField, value: unknown): valu
   return typeof value === 'number' && Number.isSafeInteger(value) && value >= min && value <= max;
 }
 
+/** A function name, or a template kernel's instantiation (`k<float, 1024>`: the simulator reads the arguments). */
+const KERNEL_NAME = /^\s*[A-Za-z_]\w*(\s*<[^;{}\n]*>)?\s*$/;
+
 /**
  * Validates a launch description. Checks each field on its own first (kernel, dimensions, args,
  * dynamicSmem, seed, schedule, maxSteps), then what depends on several (a CUDA launch needs grid and
@@ -139,7 +142,7 @@ export function validateLaunch(desc: LaunchDescription): LaunchRequest {
     throw new LaunchRequestError(p);
   };
   const language = launchLanguage(desc.file);
-  if (desc.kernel !== undefined && (typeof desc.kernel !== 'string' || !/^[A-Za-z_]\w*$/.test(desc.kernel))) fail({ kind: 'name', field: 'kernel', value: desc.kernel });
+  if (desc.kernel !== undefined && (typeof desc.kernel !== 'string' || !KERNEL_NAME.test(desc.kernel))) fail({ kind: 'name', field: 'kernel', value: desc.kernel });
   const dims = (field: 'grid' | 'block'): Dim3 | undefined => {
     const value = desc[field];
     if (value === undefined) return undefined;

@@ -36,6 +36,9 @@ describe('validateLaunch', () => {
     expect(problem({ ...cuda, schedule: 'fast' })).toBe('schedule: expected one of round-robin, random, adversarial, got "fast"');
     expect(problem({ ...cuda, seed: -1 })).toBe('seed: expected an integer in 0..4294967295, got -1');
     expect(problem({ ...cuda, kernel: 'a b' })).toBe('kernel: expected a function name, got "a b"');
+    expect(problem({ ...cuda, kernel: 'k<float' })).toBe('kernel: expected a function name, got "k<float"');
+    // A template kernel's instantiation is a kernel name the simulator reads.
+    for (const kernel of ['k<float, 1024>', 'k< 4 >', 'k<Ring<2>, (kN * 2)>']) expect(validateLaunch({ ...cuda, kernel }).kernel).toBe(kernel);
   });
 
   it('checks each field before the launch as a whole', () => {

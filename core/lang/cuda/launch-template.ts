@@ -3,7 +3,8 @@
 // strings first: the block from the file's own launch of the kernel (`k<<<g, 64>>>`), else the size
 // from `__launch_bounds__` (or a `blockDim.x == N` check, or a THREADS-like constant), one block, buffers for pointers (inputs filled, outputs zeroed) and small
 // values for scalars chosen by name (`n` sizes, `num_tiles` counts). The signature is read with the
-// simulator's compiler, so a template's types are the ones the launch will check.
+// simulator's compiler, so a template's types are the ones the launch will check; a template kernel
+// is offered as the instantiation the file launches or instantiates explicitly (`k<4, float>`).
 import { type DType, isFloat } from '../../sim/dtypes';
 import {
   DEFAULT_BLOCK,
@@ -18,6 +19,8 @@ import { findLaunchSites, type LaunchSite } from './launch-sites';
 import { loadCudaLanguage, Parser, type SyntaxNode } from './parser';
 import { scanCuda } from './scan';
 import { Compiler, FnCx, type FnDecl, locOf, named } from './sim/compile';
+import { chooseKernel, kernelInstantiations } from './sim/kernel-instances';
+import type { TemplateBinding } from './sim/templates';
 import type { CType } from './sim/types';
 
 interface CudaParam {
@@ -62,25 +65,21 @@ async function cudaTemplates(text: string, file: string, wasmDir: string | undef
     const out: LaunchTemplate[] = [];
     for (const decl of compiler.kernels.slice(0, MAX_KERNELS)) {
       const line = (decl.tparams?.parent ?? decl.node).startPosition.row;
-      if (decl.tparams) {
-        out.push({
-          kernel: decl.name,
-          language: 'cuda',
-          line,
-          args: [],
-          unsupported: `kernel '${decl.name}' is a template: the simulator cannot pick its template arguments (in ${file})`,
-        });
+      // A template kernel launches as the instantiation the file launches or instantiates (the first, if several).
+      const instance = templateInstance(compiler, decl);
+      if (typeof instance === 'string') {
+        out.push({ kernel: decl.name, language: 'cuda', line, args: [], unsupported: `kernel '${decl.name}' is a template: ${instance} (in ${file})` });
         continue;
       }
       // Launches name a kernel without its scope: they count only when one kernel has that name.
       const sites = compiler.kernels.filter((k) => k.name === decl.name).length === 1 ? launches.filter((s) => s.kernel === decl.name) : [];
       const launched = sites[0]?.block;
       const block: [number, number, number] = launched ?? [blockSize(compiler, decl, defines, fileDefault), 1, 1];
-      const params = cudaParams(compiler, decl);
-      const args = cudaArgs(decl.name, params, block[0] * block[1] * block[2]);
-      const others = otherBlocks(sites);
+      const params = cudaParams(compiler, decl, instance.binding);
+      const args = cudaArgs(instance.name, params, block[0] * block[1] * block[2]);
+      const others = [otherBlocks(sites), instance.others].filter(Boolean).join('; ');
       if (others) args.note = args.note ? `${others}; ${args.note}` : others;
-      out.push({ ...args, kernel: decl.name, language: 'cuda', line, grid: [1, 1, 1], block, ...(dynamic ? { dynamicSmem: DEFAULT_DYNAMIC_SMEM } : {}) });
+      out.push({ ...args, kernel: instance.name, language: 'cuda', line, grid: [1, 1, 1], block, ...(dynamic ? { dynamicSmem: DEFAULT_DYNAMIC_SMEM } : {}) });
     }
     return out;
   } finally {
@@ -137,11 +136,24 @@ function blockSize(compiler: Compiler, decl: FnDecl, defines: Map<string, number
   return fromCheck ?? fileDefault ?? DEFAULT_BLOCK;
 }
 
-function cudaParams(compiler: Compiler, decl: FnDecl): CudaParam[] {
+/** The kernel's name to launch and its template arguments, or why a template kernel has none to offer. */
+function templateInstance(compiler: Compiler, decl: FnDecl): { name: string; binding: TemplateBinding; others?: string } | string {
+  if (!decl.tparams) return { name: decl.name, binding: new Map() };
+  const found = [...new Map(kernelInstantiations(compiler, decl).filter((i) => i.binding).map((i) => [i.name, i])).values()];
+  if (found.length > 1) return { name: found[0].name, binding: found[0].binding!, others: `the file also instantiates ${found.slice(1).map((i) => i.name).join(', ')}` };
+  try {
+    const choice = chooseKernel(compiler, decl.name, 'the file');
+    return choice.decl === decl ? { name: choice.name, binding: choice.binding } : 'another kernel has its name';
+  } catch (e) {
+    return e instanceof Error ? e.message.replace(/^.*? is a template(?: \([^)]*\))?(; | and )/, '') : String(e);
+  }
+}
+
+function cudaParams(compiler: Compiler, decl: FnDecl, binding: TemplateBinding): CudaParam[] {
   const fd = findFunctionDeclarator(decl.node.childForFieldName('declarator'));
   const list = fd?.childForFieldName('parameters');
   if (!list) return [];
-  const cx = new FnCx(decl.name, null, new Map(), undefined, locOf(decl.node, decl.name));
+  const cx = new FnCx(decl.name, null, binding, undefined, locOf(decl.node, decl.name));
   const out: CudaParam[] = [];
   for (const p of named(list)) {
     if (p.type !== 'parameter_declaration' && p.type !== 'optional_parameter_declaration') continue;

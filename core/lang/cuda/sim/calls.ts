@@ -7,6 +7,7 @@ import { compileBuiltinCall, compileMethodCall } from './builtins';
 import { type CallTarget, type CompilerContext, type Ex, type Fn, FnCx, type FnDecl, type FnInst, freshId, type LambdaInfo, ownerOf } from './context';
 import { type Closure, envOf, FRAME, Frame, selfOf } from './runtime';
 import { fail, findFunctionDeclarator, innermostName, lastName, locOf, named, unsupported } from './syntax';
+import { applyDefaults, bindTemplateArgs, templateParams, templateScope } from './templates';
 import { type CType, decay, ptr, sameType, typeName, VOID } from './types';
 
 /** Compiles (once per template binding) a user function. */
@@ -17,6 +18,9 @@ export function instantiate(c: CompilerContext, decl: FnDecl, tbind: Map<string,
   if (have) return have;
   const fd = findFunctionDeclarator(decl.node.childForFieldName('declarator')!)!;
   const cx = new FnCx(decl.owner ? `${decl.owner.name}::${decl.name}` : decl.name, null, tbind, decl.owner, locOf(decl.node, decl.name));
+  // Template arguments with their declared types, and an out-of-class member's names for its class's arguments.
+  for (const [k, v] of decl.outer ?? []) cx.scopes[0].set(k, v);
+  if (decl.tparams && tbind.size) for (const [k, v] of templateScope(c, templateParams(decl.tparams), tbind)) cx.scopes[0].set(k, v);
   const inst: FnInst = { decl, fn: cx.fn, ret: VOID, params: [] };
   c.instances.set(key, inst);
   try {
@@ -61,6 +65,7 @@ function compileFunction(c: CompilerContext, decl: FnDecl, cx: FnCx, inst: FnIns
   }
   const body = decl.node.childForFieldName('body');
   if (!body) unsupported(`function ${decl.name} has no body`, at);
+  if (decl.ctor && decl.owner) c.emitFieldInits(cx, decl.owner, named(decl.node).find((x) => x.type === 'field_initializer_list'));
   c.block(cx, body);
   c.emitReturn(cx, undefined, body);
   inst.ret = cx.ret;
@@ -114,7 +119,13 @@ export function call(c: CompilerContext, cx: FnCx, n: SyntaxNode): Ex {
     if (/bit_cast/.test(callee.text)) unsupported('bit_cast', n);
     return c.cast(cx, t, e, n);
   }
-  if (callee.type === 'parenthesized_expression') unsupported('calling through a parenthesised expression', n);
+  if (callee.type === 'parenthesized_expression') {
+    // `(T)(x)` with T a type (a template parameter, a typedef): a cast the grammar read as a call.
+    const inner = named(callee)[0];
+    const s = inner?.type === 'identifier' && argNodes.length === 1 ? c.lookup(cx, inner.text) : undefined;
+    if (s?.sym.k === 'type') return c.cast(cx, s.sym.type, c.expr(cx, argNodes[0]), n);
+    unsupported('calling through a parenthesised expression', n);
+  }
   const fullName = callee.text.replace(/\s+/g, '').replace(/<.*$/, '').replace(/^::/, '');
   const name = lastName(fullName);
   // A lambda or callable held in a variable.
@@ -131,10 +142,10 @@ export function call(c: CompilerContext, cx: FnCx, n: SyntaxNode): Ex {
   // Member function called without `this->` inside another member.
   const owner = ownerOf(cx);
   if (owner && callee.type === 'identifier') {
-    const md = owner.def.methods.get(name) as FnDecl | undefined;
+    const md = owner.def.methods.get(name) as FnDecl[] | undefined;
     if (md) {
       const d = owner.depth;
-      return c.callUser(cx, [md], argNodes, n, targs, (f) => selfOf(envOf(f, d)));
+      return c.callUser(cx, md, argNodes, n, targs, (f) => selfOf(envOf(f, d)));
     }
   }
   const user = c.functions.get(name);
@@ -147,7 +158,14 @@ export function call(c: CompilerContext, cx: FnCx, n: SyntaxNode): Ex {
 
 function methodCall(c: CompilerContext, cx: FnCx, callee: SyntaxNode, argNodes: SyntaxNode[], n: SyntaxNode, targs?: SyntaxNode[]): Ex {
   const objNode = callee.childForFieldName('argument')!;
-  const mname = callee.childForFieldName('field')!.text;
+  // `r.wait<2>()` and `r.template wait<2>()` name a member template with its arguments.
+  let fieldNode = callee.childForFieldName('field')!;
+  if (fieldNode.type === 'dependent_name') fieldNode = named(fieldNode)[0] ?? fieldNode;
+  if (fieldNode.type === 'template_method') {
+    targs = named(fieldNode.childForFieldName('arguments')!);
+    fieldNode = fieldNode.childForFieldName('name')!;
+  }
+  const mname = fieldNode.text;
   const arrow = callee.childForFieldName('operator')?.text === '->';
   const obj = c.expr(cx, objNode);
   let t = obj.t;
@@ -159,13 +177,40 @@ function methodCall(c: CompilerContext, cx: FnCx, callee: SyntaxNode, argNodes: 
     selfFn = r.ev;
   } else selfFn = t.k === 'struct' || t.k === 'barrier' ? c.addressOf(obj, objNode) : obj.ev;
   if (t.k === 'struct') {
-    const md = t.def.methods.get(mname) as FnDecl | undefined;
+    const md = t.def.methods.get(mname) as FnDecl[] | undefined;
     if (!md) fail(`${t.def.name} has no member function '${mname}'`, callee);
-    return c.callUser(cx, [md], argNodes, n, targs, selfFn);
+    return c.callUser(cx, md, argNodes, n, targs, selfFn);
   }
   const b = compileMethodCall(c, cx, t, selfFn, mname, argNodes, n, targs);
   if (b) return b;
   unsupported(`member function '${mname}' of ${typeName(t)}`, n);
+}
+
+/**
+ * `obj.f<K>(args)` where the grammar read `(obj.f < K) > (args)`: a call of member template `f`
+ * when `obj`'s struct has one by that name (C++ knows the type; the grammar does not).
+ */
+export function misparsedTemplateCall(c: CompilerContext, cx: FnCx, n: SyntaxNode): Ex | undefined {
+  const l = n.childForFieldName('left');
+  const r = n.childForFieldName('right');
+  if (n.childForFieldName('operator')?.text !== '>' || l?.type !== 'binary_expression' || l.childForFieldName('operator')?.text !== '<' || r?.type !== 'parenthesized_expression') return undefined;
+  const fe = l.childForFieldName('left');
+  if (fe?.type !== 'field_expression' || fe.childForFieldName('field')?.type !== 'field_identifier') return undefined;
+  let t = c.typeOf(cx, fe.childForFieldName('argument')!);
+  if (fe.childForFieldName('operator')?.text === '->') t = t.k === 'ptr' ? t.to : VOID;
+  if (t.k !== 'struct') return undefined;
+  const md = t.def.methods.get(fe.childForFieldName('field')!.text) as FnDecl[] | undefined;
+  if (!md?.some((d) => d.tparams)) return undefined;
+  const args: SyntaxNode[] = [];
+  const flatten = (a: SyntaxNode | undefined): void => {
+    if (!a) return;
+    if (a.type === 'comma_expression') {
+      flatten(a.childForFieldName('left') ?? undefined);
+      flatten(a.childForFieldName('right') ?? undefined);
+    } else args.push(a);
+  };
+  flatten(named(r)[0]);
+  return methodCall(c, cx, fe, args, n, [l.childForFieldName('right')!]);
 }
 
 /** Picks an overload by argument count, deduces template arguments, compiles and calls it. */
@@ -178,6 +223,8 @@ export function callUser(c: CompilerContext, cx: FnCx, decls: FnDecl[], argNodes
     return args.length <= ps.length && args.length >= required;
   });
   if (!fits.length) fail(`no overload of '${decls[0].name}' takes ${args.length} argument(s)`, n);
+  // Explicit template arguments name a template.
+  if (targs && fits.length > 1 && fits.some((d) => d.tparams)) fits.splice(0, fits.length, ...fits.filter((d) => d.tparams));
   // Prefer an overload whose parameter types match exactly (simple overload resolution).
   let decl = fits[0];
   if (fits.length > 1) {
@@ -210,24 +257,10 @@ export function callUser(c: CompilerContext, cx: FnCx, decls: FnDecl[], argNodes
 }
 
 function bindTemplate(c: CompilerContext, cx: FnCx, decl: FnDecl, tbind: Map<string, CType | number>, args: Ex[], n: SyntaxNode, targs?: SyntaxNode[]): void {
-  const tps = named(decl.tparams!);
-  const names: { name: string; type: boolean; dflt?: SyntaxNode }[] = [];
-  for (const p of tps) {
-    if (p.type === 'type_parameter_declaration' || p.type === 'optional_type_parameter_declaration') {
-      const nm = named(p).find((x) => x.type === 'type_identifier');
-      names.push({ name: nm?.text ?? '', type: true, dflt: p.childForFieldName('default_type') ?? undefined });
-    } else if (p.type === 'parameter_declaration' || p.type === 'optional_parameter_declaration') {
-      const nm = p.childForFieldName('declarator');
-      names.push({ name: nm?.text ?? '', type: false, dflt: p.childForFieldName('default_value') ?? undefined });
-    } else unsupported(`template parameter '${p.text}'`, p);
-  }
-  (targs ?? []).forEach((a, i) => {
-    const tp = names[i];
-    if (!tp) fail(`too many template arguments for '${decl.name}'`, n);
-    if (tp.type) tbind.set(tp.name, a.type === 'type_descriptor' ? c.typeDescriptor(cx, a) : c.baseType(cx, a));
-    else tbind.set(tp.name, c.constEval(cx, a));
-  });
+  const params = templateParams(decl.tparams!);
+  bindTemplateArgs(c, cx, params, targs ?? [], decl.name, n, tbind);
   // Deduce the rest from the function parameters.
+  const names = params.map((p) => ({ name: p.name, type: p.kind === 'type' }));
   const fd = findFunctionDeclarator(decl.node.childForFieldName('declarator')!)!;
   const ps = named(fd.childForFieldName('parameters')!).filter((p) => p.type === 'parameter_declaration' || p.type === 'optional_parameter_declaration');
   ps.forEach((p, i) => {
@@ -235,15 +268,8 @@ function bindTemplate(c: CompilerContext, cx: FnCx, decl: FnDecl, tbind: Map<str
     if (!a) return;
     deduce(p.childForFieldName('type')!, p.childForFieldName('declarator'), a.t, names, tbind);
   });
-  for (const tp of names) {
-    if (tbind.has(tp.name)) continue;
-    if (tp.dflt) {
-      const scratch = new FnCx('<tmpl>', null, tbind, undefined, locOf(n));
-      tbind.set(tp.name, tp.type ? c.typeDescriptor(scratch, tp.dflt) : c.constEval(scratch, tp.dflt));
-      continue;
-    }
-    fail(`cannot deduce template argument '${tp.name}' of '${decl.name}'`, n);
-  }
+  const missing = applyDefaults(c, params, tbind, n);
+  if (missing.length) fail(`cannot deduce template argument '${missing[0]}' of '${decl.name}'`, n);
 }
 
 export function lambda(c: CompilerContext, cx: FnCx, n: SyntaxNode): Ex {
@@ -302,4 +328,12 @@ function deduce(tn: SyntaxNode, decl: SyntaxNode | null, arg: CType, names: { na
     cur = cur.childForFieldName('declarator') ?? named(cur).find((x) => x.type.endsWith('declarator') || x.type === 'identifier') ?? null;
   }
   if (isParam && !out.has(tname)) out.set(tname, ref ? t : decay(t));
+  // `Ring<S>& r` given a Ring<4>: S is 4 (and a `Ring<T>` gives T).
+  if (tn.type === 'template_type' && t.k === 'struct' && t.def.template?.name === tn.childForFieldName('name')?.text) {
+    named(tn.childForFieldName('arguments')!).forEach((a, i) => {
+      const v = t.def.template!.args[i];
+      const name = a.text.replace(/\s+/g, '');
+      if (v !== undefined && names.some((x) => x.name === name) && !out.has(name)) out.set(name, v);
+    });
+  }
 }

@@ -6,18 +6,22 @@
 // `Compiler` holds what is known of the whole file and implements `CompilerContext` (context.ts) by
 // delegating to the parts: declarations.ts (types, declarations, storage), statements.ts (emission,
 // control flow, hoisting), lvalues.ts (loads, stores, conversions), expressions.ts (operators,
-// names, member and index access) and calls.ts (user functions, templates, lambdas, builtins).
+// names, member and index access), calls.ts (user functions, templates, lambdas, builtins),
+// templates.ts (template arguments, class template instances) and construction.ts (constructors,
+// default member initialisers).
 // Builtins live in builtins.ts and inline PTX in ptx.ts. The delegation runs at compile time only:
 // the closures the parts produce never call back into the compiler.
 import type { SyntaxNode } from '../parser';
 import type { Buffer } from '../../../sim/memory';
 import * as calls from './calls';
-import type { CallTarget, CompilerContext, DeclaratorInfo, Ex, Fn, FnCx, FnDecl, FnInst, LambdaInfo, LV, SharedVar, Sym } from './context';
+import * as construction from './construction';
+import type { CallTarget, CompilerContext, DeclaratorInfo, Ex, Fn, FnCx, FnDecl, FnInst, LambdaInfo, LV, SharedVar, StructTemplate, Sym } from './context';
 import * as declarations from './declarations';
 import * as expressions from './expressions';
 import * as lvalues from './lvalues';
 import type { Frame, Instr } from './runtime';
 import * as statements from './statements';
+import * as templates from './templates';
 import type { DeclQuals } from './syntax';
 import type { CType, StructDef } from './types';
 
@@ -44,6 +48,7 @@ export class Compiler implements CompilerContext {
   readonly lazyStructs = new Map<string, SyntaxNode>();
   readonly templateStructs = new Map<string, SyntaxNode>();
   readonly fileDeclarations: SyntaxNode[] = [];
+  readonly defines = new Map<string, SyntaxNode>();
   private fileReady = false;
 
   constructor(
@@ -77,8 +82,23 @@ export class Compiler implements CompilerContext {
   structDef(cx: FnCx, name: string, n: SyntaxNode): StructDef | undefined {
     return declarations.structDef(this, cx, name, n);
   }
-  defineStruct(cx: FnCx, node: SyntaxNode, name: string): StructDef {
-    return declarations.defineStruct(this, cx, node, name);
+  defineStruct(cx: FnCx, node: SyntaxNode, name: string, template?: StructTemplate): StructDef {
+    return declarations.defineStruct(this, cx, node, name, template);
+  }
+  classTemplate(cx: FnCx, name: string, args: SyntaxNode[], n: SyntaxNode): StructDef {
+    return templates.classTemplate(this, cx, name, args, n);
+  }
+  scopeStruct(cx: FnCx, scope: SyntaxNode): StructDef | undefined {
+    return templates.scopeStruct(this, cx, scope);
+  }
+  construct(cx: FnCx, self: Fn, def: StructDef, init: SyntaxNode | undefined, n: SyntaxNode): boolean {
+    return construction.construct(this, cx, self, def, init, n);
+  }
+  needsConstruction(t: CType): boolean {
+    return construction.needsConstruction(this, t);
+  }
+  emitFieldInits(cx: FnCx, def: StructDef, memberInits: SyntaxNode | undefined): void {
+    construction.emitFieldInits(this, cx, def, memberInits);
   }
   /** The type named by a declaration's type node (before declarators). */
   baseType(cx: FnCx, n: SyntaxNode): CType {
@@ -213,6 +233,9 @@ export class Compiler implements CompilerContext {
   }
   call(cx: FnCx, n: SyntaxNode): Ex {
     return calls.call(this, cx, n);
+  }
+  misparsedTemplateCall(cx: FnCx, n: SyntaxNode): Ex | undefined {
+    return calls.misparsedTemplateCall(this, cx, n);
   }
   /** Picks an overload by argument count, deduces template arguments, compiles and calls it. */
   callUser(cx: FnCx, decls: FnDecl[], argNodes: SyntaxNode[], n: SyntaxNode, targs?: SyntaxNode[], self?: Fn): Ex {

@@ -8,7 +8,14 @@ import type { SourceLoc } from '../../../sim/machine';
 import type { Buffer, Pointer } from '../../../sim/memory';
 import type { CompiledFn, Frame, Instr, LocalVar, MemLocal } from './runtime';
 import type { DeclQuals } from './syntax';
-import { type CType, type StructDef, VOID } from './types';
+import { type CType, type StructDef, type StructMember, VOID } from './types';
+
+/** A class template instance being defined: its name and arguments, and the members they bind. */
+export interface StructTemplate {
+  name: string;
+  args: (CType | number)[];
+  members: Map<string, StructMember>;
+}
 
 /** A compiled expression's closure: evaluates it in a frame. */
 export type Fn = (f: Frame) => any;
@@ -44,6 +51,10 @@ export interface FnDecl {
   node: SyntaxNode; // function_definition
   tparams?: SyntaxNode; // template_parameter_list
   owner?: StructDef;
+  /** A constructor of `owner`: its member-init list and default member initialisers run first. */
+  ctor?: boolean;
+  /** Names bound around the function: an out-of-class member definition's own names for its class template's arguments. */
+  outer?: Map<string, Sym>;
 }
 
 /** A user function compiled for one binding of its template parameters. */
@@ -157,6 +168,8 @@ export interface CompilerContext {
   readonly lazyStructs: Map<string, SyntaxNode>;
   readonly templateStructs: Map<string, SyntaxNode>;
   readonly fileDeclarations: SyntaxNode[];
+  /** `#define NAME VALUE` lines not read yet (read on first use of NAME). */
+  readonly defines: Map<string, SyntaxNode>;
   /** The id of a new global buffer. */
   newGlobalId(): number;
 
@@ -166,7 +179,17 @@ export interface CompilerContext {
   enumDecl(cx: FnCx, d: SyntaxNode): void;
   lookup(cx: FnCx | null, name: string): { sym: Sym; depth: number } | undefined;
   structDef(cx: FnCx, name: string, n: SyntaxNode): StructDef | undefined;
-  defineStruct(cx: FnCx, node: SyntaxNode, name: string): StructDef;
+  defineStruct(cx: FnCx, node: SyntaxNode, name: string, template?: StructTemplate): StructDef;
+  /** The instance of class template `name` for the template arguments `args` (compiled once per argument list). */
+  classTemplate(cx: FnCx, name: string, args: SyntaxNode[], n: SyntaxNode): StructDef;
+  /** The struct a scope names (`Ring<4>` in `Ring<4>::kStages`), if it names one. */
+  scopeStruct(cx: FnCx, scope: SyntaxNode): StructDef | undefined;
+  /** Starts the life of a struct object at `self`: its constructor, or its default member initialisers. */
+  construct(cx: FnCx, self: Fn, def: StructDef, init: SyntaxNode | undefined, n: SyntaxNode): boolean;
+  /** Does a struct need code to start its life (constructors or default member initialisers, here or in its fields)? */
+  needsConstruction(t: CType): boolean;
+  /** A constructor's prologue: member-init list and default member initialisers, in declaration order. */
+  emitFieldInits(cx: FnCx, def: StructDef, memberInits: SyntaxNode | undefined): void;
   baseType(cx: FnCx, n: SyntaxNode): CType;
   typeDescriptor(cx: FnCx, n: SyntaxNode): CType;
   declarator(cx: FnCx, base: CType, d: SyntaxNode): DeclaratorInfo;
@@ -211,6 +234,8 @@ export interface CompilerContext {
   instantiate(decl: FnDecl, tbind: Map<string, CType | number>, at: SyntaxNode): FnInst;
   emitCall(cx: FnCx, n: SyntaxNode, target: CallTarget, args: Ex[], self?: Fn, env?: Fn): Ex;
   call(cx: FnCx, n: SyntaxNode): Ex;
+  /** `obj.f<K>(args)` read by the grammar as comparisons, when `f` is a member template of obj's struct. */
+  misparsedTemplateCall(cx: FnCx, n: SyntaxNode): Ex | undefined;
   callUser(cx: FnCx, decls: FnDecl[], argNodes: SyntaxNode[], n: SyntaxNode, targs?: SyntaxNode[], self?: Fn): Ex;
   lambda(cx: FnCx, n: SyntaxNode): Ex;
 }

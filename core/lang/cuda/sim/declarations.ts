@@ -6,9 +6,11 @@ import { SCALAR_DTYPES } from '../c-types';
 import type { SyntaxNode } from '../parser';
 import { SimError } from '../../../sim/machine';
 import { Buffer } from '../../../sim/memory';
-import { type CompilerContext, type DeclaratorInfo, type Ex, type FnDecl, FnCx, freshId, type LV, type Sym } from './context';
+import { type CompilerContext, type DeclaratorInfo, type Ex, type FnDecl, FnCx, freshId, type LV, type StructTemplate, type Sym } from './context';
 import { type Frame, storer } from './runtime';
-import { allChildren, type DeclQuals, declQualifiers, fail, findFunctionDeclarator, findNode, lastName, locOf, named, unsupported } from './syntax';
+import { allChildren, type DeclQuals, declQualifiers, fail, findFunctionDeclarator, findNode, innermostName, lastName, locOf, named, unsupported } from './syntax';
+import { snippetConstant } from './snippets';
+import { templateParams, templateScope } from './templates';
 import { alignOfType, convFn, type CType, decay, elemDtype, isNum, layoutStruct, num, ptr, S32, shapeOf, sizeOfType, type StructDef, U64, VOID } from './types';
 
 /** Primitive and standard type names by their dtype: the CUDA folder's one table (c-types.ts). */
@@ -59,6 +61,11 @@ function collect(c: CompilerContext, n: SyntaxNode, tparams: SyntaxNode | undefi
       case 'enum_specifier':
         c.fileDeclarations.push(child);
         break;
+      case 'preproc_def': {
+        const name = child.childForFieldName('name')?.text;
+        if (name && !c.defines.has(name)) c.defines.set(name, child);
+        break;
+      }
       case 'preproc_if':
       case 'preproc_ifdef':
         collect(c, child, undefined);
@@ -182,6 +189,23 @@ function scopeTop(c: CompilerContext, cx: FnCx): Map<string, Sym> {
   return cx.scopes[cx.scopes.length - 1];
 }
 
+/**
+ * A `#define NAME <constant expression>` read as a constant where the name is used (the simulator
+ * sees the file unpreprocessed; object-like numeric macros are all a template argument needs).
+ */
+function defineConstant(c: CompilerContext, name: string): Sym | undefined {
+  const d = c.defines.get(name);
+  if (!d) return undefined;
+  c.defines.delete(name); // read once, and a macro naming itself ends here
+  const text = d.childForFieldName('value')?.text.trim();
+  if (!text || !/^[\w\s()+\-*/%<>&|^~!?:.']+$/.test(text)) return undefined;
+  const v = snippetConstant(c, d, text);
+  if (!v) return undefined;
+  const sym: Sym = { k: 'const', type: v.type, value: v.value };
+  c.fileScope.set(name, sym);
+  return sym;
+}
+
 // -------------------------------------------------------------- types
 
 export function lookup(c: CompilerContext, cx: FnCx | null, name: string): { sym: Sym; depth: number } | undefined {
@@ -193,8 +217,11 @@ export function lookup(c: CompilerContext, cx: FnCx | null, name: string): { sym
     }
     const tb = c.tbind.get(name);
     if (tb !== undefined) return { sym: typeof tb === 'number' ? { k: 'const', type: S32, value: tb } : { k: 'type', type: tb }, depth };
+    // Inside a member function: the struct's static members, typedefs and template arguments.
+    const m = c.owner?.members?.get(name);
+    if (m) return { sym: m, depth };
   }
-  const s = c.fileScope.get(name);
+  const s = c.fileScope.get(name) ?? defineConstant(c, name);
   return s ? { sym: s, depth: 0 } : undefined;
 }
 
@@ -206,35 +233,139 @@ export function structDef(c: CompilerContext, cx: FnCx, name: string, n: SyntaxN
   return c.defineStruct(cx, node, name);
 }
 
-export function defineStruct(c: CompilerContext, cx: FnCx, node: SyntaxNode, name: string): StructDef {
+export function defineStruct(c: CompilerContext, cx: FnCx, node: SyntaxNode, name: string, template?: StructTemplate): StructDef {
   const body = node.childForFieldName('body');
-  const fields: { name: string; type: CType }[] = [];
-  const methods: SyntaxNode[] = [];
   // Placeholder so self-referencing pointers resolve.
-  const def: StructDef = { name, fields: [], size: 0, align: 1, methods: new Map() };
+  const def: StructDef = { name, fields: [], size: 0, align: 1, methods: new Map(), members: new Map(template?.members), node };
+  if (template) def.template = { name: template.name, args: template.args };
   c.structs.set(name, def);
+  try {
+    defineMembers(c, def, node, body, template, cx);
+  } catch (e) {
+    // A struct that cannot be modelled must not stay behind half-defined for the next compile.
+    c.structs.delete(name);
+    throw e;
+  }
+  return def;
+}
+
+function defineMembers(c: CompilerContext, def: StructDef, node: SyntaxNode, body: SyntaxNode | null, template: StructTemplate | undefined, cx: FnCx): void {
+  const name = def.name;
+  const fields: { name: string; type: CType }[] = [];
+  const methods: { node: SyntaxNode; tparams?: SyntaxNode }[] = [];
+  const declared: SyntaxNode[] = [];
+  // Members see the struct's static members, typedefs and template arguments (its own scope, where
+  // typedefs and enums inside it land); a local struct also sees its function's constants.
+  const mcx = new FnCx(`<${name}>`, template ? null : cx, new Map(), def, locOf(node));
+  mcx.scopes = [def.members!];
+  const baseName = template?.name ?? name;
   for (const m of body ? named(body) : []) {
-    if (m.type === 'field_declaration') {
-      const tn = m.childForFieldName('type');
-      if (!tn) continue;
-      const base = c.baseType(cx, tn);
-      for (const dn of m.childrenForFieldName('declarator')) {
-        if (!dn) continue;
-        if (dn.type === 'function_declarator') continue;
-        const info = c.declarator(cx, base, dn);
-        fields.push({ name: info.name, type: info.type });
+    switch (m.type) {
+      case 'field_declaration':
+        fieldDeclaration(c, mcx, def, m, fields, declared);
+        break;
+      case 'function_definition':
+        methods.push({ node: m });
+        break;
+      case 'template_declaration': {
+        const tp = m.childForFieldName('parameters') ?? undefined;
+        for (const d of named(m)) {
+          if (d.type === 'template_parameter_list') continue;
+          if (d.type === 'function_definition') methods.push({ node: d, tparams: tp });
+          else unsupported(`member template 'template ${tp?.text ?? '<>'} ${d.text.split(/[({;]/)[0].trim()}' of ${name} (only member function templates defined in the class are)`, d);
+        }
+        break;
       }
-    } else if (m.type === 'function_definition') methods.push(m);
-    else if (m.type === 'template_declaration') unsupported(`member template in struct ${name}`, m);
+      case 'declaration':
+        // A constructor declared here and defined outside the class.
+        for (const dn of m.childrenForFieldName('declarator')) if (dn && findFunctionDeclarator(dn)) declared.push(dn);
+        break;
+      case 'alias_declaration':
+      case 'type_definition':
+        c.typeDecl(mcx, m);
+        break;
+      case 'enum_specifier':
+        c.enumDecl(mcx, m);
+        break;
+      default:
+        break;
+    }
   }
   const laid = layoutStruct(name, fields);
   Object.assign(def, { fields: laid.fields, size: laid.size, align: laid.align });
+  const add = (fd: FnDecl) => {
+    if (fd.ctor) (def.ctors ??= []).push(fd);
+    else {
+      let list = def.methods.get(fd.name);
+      if (!list) def.methods.set(fd.name, (list = []));
+      list.push(fd);
+    }
+  };
   for (const m of methods) {
-    const fd = findFunctionDeclarator(m.childForFieldName('declarator')!);
-    const mn = fd ? lastName(fd.childForFieldName('declarator')!.text) : '';
-    if (mn) def.methods.set(mn, { name: mn, node: m, owner: def } satisfies FnDecl);
+    const fd = findFunctionDeclarator(m.node.childForFieldName('declarator')!);
+    const nameNode = fd?.childForFieldName('declarator');
+    if (!nameNode || nameNode.type === 'destructor_name') continue;
+    const mn = lastName(nameNode.text.replace(/\s+/g, ''));
+    if (mn) add({ name: mn, node: m.node, tparams: m.tparams, owner: def, ctor: mn === baseName && !m.node.childForFieldName('type') });
   }
-  return def;
+  for (const dn of declared) outOfClassMember(c, def, baseName, dn, add);
+}
+
+/** A data member, a static constexpr member, or a member function declared for definition outside the class. */
+function fieldDeclaration(c: CompilerContext, mcx: FnCx, def: StructDef, m: SyntaxNode, fields: { name: string; type: CType }[], declared: SyntaxNode[]): void {
+  const tn = m.childForFieldName('type');
+  if (!tn) return;
+  const quals = declQualifiers(m);
+  const base = c.baseType(mcx, tn);
+  // Declarators and their default member initialisers alternate: `int a = 0, b = 1;`.
+  let current: SyntaxNode | undefined;
+  const inits = new Map<SyntaxNode, SyntaxNode>();
+  const order: SyntaxNode[] = [];
+  for (let i = 0; i < m.childCount; i++) {
+    const f = m.fieldNameForChild(i);
+    const ch = m.child(i)!;
+    if (f === 'declarator') order.push((current = ch));
+    else if (f === 'default_value' && current) inits.set(current, ch);
+  }
+  for (const dn of order) {
+    if (findFunctionDeclarator(dn)) {
+      declared.push(dn);
+      continue;
+    }
+    const info = c.declarator(mcx, base, dn);
+    const init = inits.get(dn);
+    if (quals.static) {
+      if ((quals.constexpr || quals.const) && init && isNum(info.type)) {
+        def.members!.set(info.name, { k: 'const', type: info.type, value: c.constEval(mcx, init, info.type) });
+        continue;
+      }
+      unsupported(`static data member '${info.name}' of ${def.name} (only static constexpr numbers are)`, m);
+    }
+    fields.push({ name: info.name, type: info.type });
+    if (init) (def.fieldInits ??= new Map()).set(info.name, init);
+  }
+}
+
+/** The out-of-class definition (`void Ring<S>::advance() {...}`) of a member function declared in the class. */
+function outOfClassMember(c: CompilerContext, def: StructDef, baseName: string, dn: SyntaxNode, add: (fd: FnDecl) => void): void {
+  const fdn = findFunctionDeclarator(dn)!;
+  const nameNode = fdn.childForFieldName('declarator');
+  if (!nameNode || nameNode.type === 'destructor_name') return;
+  const mn = lastName(nameNode.text.replace(/\s+/g, ''));
+  for (const d of c.functions.get(mn) ?? []) {
+    const q = findFunctionDeclarator(d.node.childForFieldName('declarator')!)?.childForFieldName('declarator');
+    const scope = q?.type === 'qualified_identifier' ? q.childForFieldName('scope') : null;
+    if (!scope) continue;
+    const scopeName = scope.type === 'template_type' ? scope.childForFieldName('name')?.text : scope.text;
+    if (scopeName !== baseName) continue;
+    // A class template's member: its definition names the class's parameters its own way (`Ring<S>::`).
+    let outer: Map<string, Sym> | undefined;
+    if (def.template && d.tparams) {
+      const params = templateParams(d.tparams);
+      outer = templateScope(c, params, new Map(params.map((p, i) => [p.name, def.template!.args[i]])));
+    }
+    add({ name: mn, node: d.node, owner: def, outer, ctor: mn === baseName && !d.node.childForFieldName('type') });
+  }
 }
 
 /** The type named by a declaration's type node (before declarators). */
@@ -253,9 +384,25 @@ export function baseType(c: CompilerContext, cx: FnCx, n: SyntaxNode): CType {
       return namedType(c, cx, n.text, n);
     case 'placeholder_type_specifier':
       return { k: 'obj', obj: 'tag', n: -1 }; // `auto`: replaced by the initialiser's type
-    case 'qualified_identifier':
-    case 'template_type':
+    case 'template_type': {
+      const tname = n.childForFieldName('name')?.text ?? '';
+      if (c.templateStructs.has(tname)) return { k: 'struct', def: c.classTemplate(cx, tname, named(n.childForFieldName('arguments')!), n) };
       return namedType(c, cx, n.text.replace(/\s+/g, ''), n);
+    }
+    case 'qualified_identifier': {
+      const inner = innermostName(n);
+      if (inner.type === 'template_type' && c.templateStructs.has(inner.childForFieldName('name')?.text ?? '')) return c.baseType(cx, inner);
+      // A member typedef of a struct (`Ring<4>::Slot`).
+      const scope = n.childForFieldName('scope');
+      const member = n.childForFieldName('name');
+      if (scope && member?.type === 'type_identifier') {
+        const m = c.scopeStruct(cx, scope)?.members?.get(member.text);
+        if (m?.k === 'type') return m.type;
+      }
+      return namedType(c, cx, n.text.replace(/\s+/g, ''), n);
+    }
+    case 'dependent_type':
+      return c.baseType(cx, named(n)[0]);
     case 'struct_specifier':
     case 'class_specifier': {
       const name = n.childForFieldName('name')?.text ?? `anon${freshId()}`;
@@ -408,6 +555,11 @@ export function constEval(c: CompilerContext, cx: FnCx, n: SyntaxNode, t?: CType
 /** Static type of an expression without keeping its code (sizeof, decltype). */
 export function typeOf(c: CompilerContext, cx: FnCx, n: SyntaxNode): CType {
   if (n.type === 'parenthesized_expression') return c.typeOf(cx, named(n)[0]);
+  // `sizeof(Ring<3>)` parses as a template function.
+  if (n.type === 'template_function') {
+    const tname = n.childForFieldName('name')?.text ?? '';
+    if (c.templateStructs.has(tname)) return { k: 'struct', def: c.classTemplate(cx, tname, named(n.childForFieldName('arguments')!), n) };
+  }
   if (n.type === 'identifier' || n.type === 'type_identifier') {
     const s = c.lookup(cx, n.text);
     if (s && s.sym.k !== 'const') return s.sym.type;
@@ -556,7 +708,9 @@ export function declareVar(c: CompilerContext, cx: FnCx, info: { name: string; t
   if (inMem) {
     const m = c.memLocal(cx, info.name, type);
     const lv: LV = { k: 'mem', buf: (f) => f.mem[m], off: () => 0 };
-    if (initNode?.type === 'initializer_list' || initNode?.type === 'argument_list') c.initAggregate(cx, lv, type, initNode, n);
+    if (!init && c.needsConstruction(type) && constructLocal(c, cx, m, type, initNode, n)) {
+      /* constructed: a constructor or default member initialisers */
+    } else if (initNode?.type === 'initializer_list' || initNode?.type === 'argument_list') c.initAggregate(cx, lv, type, initNode, n);
     else if (init) {
       const st = c.storeFn(lv, type);
       const v = c.convertTo(init, type, initNode!).ev;
@@ -583,6 +737,17 @@ export function declareVar(c: CompilerContext, cx: FnCx, info: { name: string; t
   cx.locals.push({ name: info.name, type, where: 'slot', index: idx, from: cx.code.length, to: Infinity });
 }
 
+/** Constructs a local struct (or each struct of a local array) in frame memory `m`; false for a plain aggregate initialiser. */
+function constructLocal(c: CompilerContext, cx: FnCx, m: number, type: CType, init: SyntaxNode | undefined, n: SyntaxNode): boolean {
+  if (type.k === 'struct') return c.construct(cx, (f) => ({ buf: f.mem[m], offset: 0 }), type.def, init, n);
+  if (type.k !== 'arr' || type.of.k !== 'struct') unsupported('an array of arrays of objects with constructors or default member initialisers', n);
+  if (init) unsupported('an initialiser for an array of objects with constructors or default member initialisers', n);
+  if (type.n > 256) unsupported(`an array of ${type.n} objects with constructors or default member initialisers`, n);
+  const size = sizeOfType(type.of);
+  for (let i = 0; i < type.n; i++) c.construct(cx, (f) => ({ buf: f.mem[m], offset: i * size }), type.of.def, undefined, n);
+  return true;
+}
+
 /** Brace (or constructor-argument) initialisation of an array or struct in memory. */
 export function initAggregate(c: CompilerContext, cx: FnCx, lv: LV & { k: 'mem' }, type: CType, init: SyntaxNode, n: SyntaxNode): void {
   const flat: { off: number; t: CType; node: SyntaxNode }[] = [];
@@ -597,15 +762,17 @@ export function initAggregate(c: CompilerContext, cx: FnCx, lv: LV & { k: 'mem' 
   flattenInit(c, cx, type, init, 0, flat);
   const size = sizeOfType(type);
   const buf = lv.buf;
+  const base = lv.off;
   const stores = flat.map((e) => {
     const x = c.expr(cx, e.node);
     const off = e.off;
-    const st = c.storeFn({ k: 'mem', buf, off: () => off }, e.t);
+    const st = c.storeFn({ k: 'mem', buf, off: (f) => base(f) + off }, e.t);
     const v = c.convertTo(x, e.t, e.node).ev;
     return (f: Frame) => st(f, v(f));
   });
   c.emitExec(cx, n, (f) => {
-    buf(f).bytes.fill(0, 0, size);
+    const at = base(f);
+    buf(f).bytes.fill(0, at, at + size);
     for (const s of stores) s(f);
   });
 }

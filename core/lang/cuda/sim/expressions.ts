@@ -208,6 +208,13 @@ function qualified(c: CompilerContext, cx: FnCx, n: SyntaxNode): Ex {
   const text = n.text.replace(/\s+/g, '').replace(/^::/, '');
   const r = c.lookup(cx, text);
   if (r) return c.symbolEx(cx, r.sym, r.depth, text, n);
+  // A struct's static constexpr member (`Ring<4>::kStages`, `S::kN`).
+  const scope = n.childForFieldName('scope');
+  const member = n.childForFieldName('name');
+  if (scope && member?.type === 'identifier') {
+    const m = c.scopeStruct(cx, scope)?.members?.get(member.text);
+    if (m?.k === 'const') return c.symbolEx(cx, m, 0, text, n);
+  }
   // cuda::ptx tags (sem_release, scope_cta, space_shared …) select overloads; they carry no value.
   if (/(^|::)(sem|scope|space|op|kind|dst|src|cta_group)_\w+$/.test(text)) return { t: { k: 'obj', obj: 'tag' }, ev: () => text, str: lastName(text) };
   const last = lastName(text);
@@ -368,6 +375,10 @@ export function binary(c: CompilerContext, cx: FnCx, n: SyntaxNode): Ex {
   const ln = n.childForFieldName('left')!;
   const rn = n.childForFieldName('right')!;
   if (op === '&&' || op === '||') return logical(c, cx, op, ln, rn, n);
+  if (op === '>') {
+    const call = c.misparsedTemplateCall(cx, n);
+    if (call) return call;
+  }
   const l = c.rv(c.expr(cx, ln));
   const r = c.rv(c.expr(cx, rn));
   return c.binop(op, l, r, n);

@@ -12,11 +12,13 @@
 // functions and every builtin that can block (waits, syncs, shuffles, asm) are hoisted into their
 // own instructions, so a thread blocks without losing its place and the debugger sees real frames
 // (`CudaExecutor.frames(t)` / `locals(t, i)`); `&&`, `||` and `?:` with such calls become branches.
-// Every instruction carries its zero-based source line.
+// Every instruction carries its zero-based source line. A template kernel runs as the instantiation
+// the request names (`k<4, float>`) or the one the file launches (kernel-instances.ts).
 //
 // Supported: the C++ subset of typical warp-specialised kernels (integer, float, half/bf16 types,
 // pointers, multi-dimensional arrays, structs with member functions, templates with deduced or
-// explicit arguments, lambdas, references, enums, typedef/using, all operators and statements but
+// explicit arguments, class templates with static constexpr members, member templates, constructors
+// and default member initialisers, `if constexpr`, lambdas, references, enums, typedef/using, all operators and statements but
 // goto/exceptions/range-for), the CUDA runtime (builtins.ts: syncs, warp collectives, atomics,
 // math, printf, assert, cooperative groups, cuda::barrier, cuda::ptx::mbarrier_*, __mbarrier_*,
 // bulk copies, memcpy_async, cp.async pipelines) and inline PTX (ptx.ts: mbarrier.*, cp.async*,
@@ -32,12 +34,15 @@ import { isFloat, sizeOf } from '../../../sim/dtypes';
 import { Machine, type MachineOptions, type SimThread, SimError } from '../../../sim/machine';
 import { materialize } from '../../../sim/args';
 import { type Launch, type NamedBuffer, type PreparedSimulation, runLaunch, type SimulateRequest } from '../../../sim/run';
-import { allChildren, Compiler, type FnDecl, type FnInst, named } from './compile';
+import { Compiler, FnCx, type FnDecl, type FnInst, named } from './compile';
+import { chooseKernel } from './kernel-instances';
+import { type TemplateBinding, templateParams, templateScope } from './templates';
 import { CudaExecutor } from './executor';
 import type { Executor } from '../../../sim/machine';
 import { type CType, isFloatDt, isNum, typeName } from './types';
 
 export { CudaExecutor, type FrameInfo, type LocalInfo } from './executor';
+export { chooseKernel, type KernelChoice, type KernelInstance, kernelInstantiations, parseKernelName } from './kernel-instances';
 
 /** What `simulate` runs for a CUDA request: its one launch, run to the end on demand. */
 export async function prepareCudaSimulation(req: SimulateRequest): Promise<PreparedSimulation> {
@@ -54,11 +59,10 @@ export async function prepareCudaLaunch(req: SimulateRequest): Promise<Launch> {
   let nextId = 1;
   const ids = () => nextId++;
   const compiler = new Compiler(tree.rootNode, ids);
-  const decl = pickKernel(compiler, req);
-  const kernelName = decl.name;
+  const { decl, binding, name: kernelName } = chooseKernel(compiler, req.kernel, req.file);
 
   // Arguments are bound before compiling so a wrong command line is reported first.
-  const params = kernelParams(compiler, decl);
+  const params = kernelParams(compiler, decl, binding);
   const buffers: NamedBuffer[] = [];
   const values: unknown[] = [];
   const given = new Map((req.args ?? []).map((a) => [a.name, a]));
@@ -86,7 +90,7 @@ export async function prepareCudaLaunch(req: SimulateRequest): Promise<Launch> {
 
   const geometry: MachineOptions = {
     grid: req.grid ?? [1, 1, 1],
-    block: req.block ?? [launchBounds(decl) ?? 128, 1, 1],
+    block: req.block ?? [launchBounds(compiler, decl, binding) ?? 128, 1, 1],
     dynamicSmem: req.dynamicSmem,
     seed: req.seed,
     schedule: req.schedule,
@@ -98,7 +102,7 @@ export async function prepareCudaLaunch(req: SimulateRequest): Promise<Launch> {
   let executor: Executor;
   try {
     compiler.prepareFileScope();
-    const inst: FnInst = compiler.instantiate(decl, new Map(), decl.node);
+    const inst: FnInst = compiler.instantiate(decl, binding, decl.node);
     executor = new CudaExecutor(compiler, inst, values, ids);
   } catch (e) {
     // A construct we cannot simulate: the launch faults on its first statement with the report.
@@ -109,26 +113,10 @@ export async function prepareCudaLaunch(req: SimulateRequest): Promise<Launch> {
   return { machine, buffers };
 }
 
-function pickKernel(c: Compiler, req: SimulateRequest): FnDecl {
-  const kernels = c.kernels;
-  const names = kernels.map((d) => d.name);
-  if (!kernels.length) throw SimError.ofRequest({ kind: 'kernel' }, `${req.file}: no __global__ kernel found`);
-  const template = (k: FnDecl) => SimError.ofRequest({ kind: 'kernel' }, `kernel '${k.name}' is a template: the simulator cannot pick its template arguments`, 'unsupported');
-  if (req.kernel) {
-    const k = kernels.find((d) => d.name === req.kernel);
-    if (!k) throw SimError.ofRequest({ kind: 'kernel', unknown: { name: req.kernel, available: names } }, `${req.file}: no __global__ kernel named '${req.kernel}' (kernels: ${names.join(', ')})`);
-    if (k.tparams) throw template(k);
-    return k;
-  }
-  if (kernels.length > 1) throw SimError.ofRequest({ kind: 'kernel' }, `${req.file} has ${kernels.length} kernels; choose one with --kernel (${names.join(', ')})`);
-  if (kernels[0].tparams) throw template(kernels[0]);
-  return kernels[0];
-}
-
-function kernelParams(c: Compiler, decl: FnDecl): { name: string; type: CType }[] {
+function kernelParams(c: Compiler, decl: FnDecl, binding: TemplateBinding): { name: string; type: CType }[] {
   c.prepareFileScope();
   try {
-    const inst = c.instantiate(decl, new Map(), decl.node);
+    const inst = c.instantiate(decl, binding, decl.node);
     return inst.params.map((p) => ({ name: p.name, type: p.type }));
   } catch (e) {
     if (!(e instanceof SimError)) throw e;
@@ -147,11 +135,20 @@ function kernelParams(c: Compiler, decl: FnDecl): { name: string; type: CType }[
   }
 }
 
-function launchBounds(decl: FnDecl): number | undefined {
+/** `__launch_bounds__(N)`, N a constant or the kernel's template argument. */
+function launchBounds(c: Compiler, decl: FnDecl, binding: TemplateBinding): number | undefined {
   const lb = named(decl.node).find((x) => x.type === 'launch_bounds');
-  void allChildren;
-  const v = lb ? Number(named(lb)[0]?.text) : NaN;
-  return Number.isInteger(v) && v > 0 ? v : undefined;
+  const e = lb ? named(lb)[0] : undefined;
+  if (!e) return undefined;
+  let v = NaN;
+  try {
+    const cx = new FnCx(decl.name, null, binding, undefined, { line: 0 });
+    if (decl.tparams) for (const [k, s] of templateScope(c, templateParams(decl.tparams), binding)) cx.scopes[0].set(k, s);
+    v = c.constEval(cx, e);
+  } catch (err) {
+    if (!(err instanceof SimError)) throw err;
+  }
+  return Number.isInteger(v) && v > 0 && v <= 1024 ? v : undefined;
 }
 
 function suggestDtype(t: CType): string {

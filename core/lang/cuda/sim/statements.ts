@@ -6,7 +6,7 @@ import type { SyntaxNode } from '../parser';
 import { isKnownPure } from './builtins';
 import type { CompilerContext, Ex, Fn, FnCx } from './context';
 import { BLOCKED, FRAME, type Frame, type Instr } from './runtime';
-import { fail, lastName, locOf, named, unsupported } from './syntax';
+import { allChildren, fail, lastName, locOf, named, unsupported } from './syntax';
 import { BOOL, type CType, decay, isNum, typeName } from './types';
 
 // ------------------------------------------------------------------ instruction emission
@@ -118,10 +118,9 @@ export function stmt(c: CompilerContext, cx: FnCx, n: SyntaxNode): void {
       return;
     }
     case 'if_statement': {
-      if (named(n).some((c) => c.text === 'constexpr')) {
-        /* if constexpr: treated as a plain if */
-      }
       const cond = condition(c, cx, n.childForFieldName('condition')!);
+      // `if constexpr`: only the branch taken is compiled (the other may not compile for these arguments).
+      if (cond.cv === undefined && allChildren(n).some((k) => k.type === 'constexpr')) fail(`the condition of 'if constexpr' is not a compile-time constant`, n.childForFieldName('condition')!);
       const cons = n.childForFieldName('consequence')!;
       const alt = n.childForFieldName('alternative');
       if (cond.cv !== undefined) {

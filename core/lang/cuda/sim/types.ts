@@ -4,6 +4,7 @@
 // 64-bit integers are JS numbers while exact; a result beyond 2^53 stops the run (SimError).
 import { coerce, type DType, sizeOf as dtSize } from '../../../sim/dtypes';
 import { SimError } from '../../../sim/machine';
+import type { SyntaxNode } from '../parser';
 
 export interface StructField {
   name: string;
@@ -16,9 +17,24 @@ export interface StructDef {
   fields: StructField[];
   size: number;
   align: number;
-  /** Member functions by name (syntax nodes; compiled on first call). */
-  methods: Map<string, unknown>;
+  /** Member functions by name, overloads and member templates included (FnDecl[]; compiled on first call). */
+  methods: Map<string, unknown[]>;
+  /** Static constexpr members, member typedefs and enums, and a class template instance's arguments. */
+  members?: Map<string, StructMember>;
+  /** Default member initialisers (`int index = 0;`) by field name. */
+  fieldInits?: Map<string, SyntaxNode>;
+  /** Constructors (FnDecl[]). */
+  ctors?: unknown[];
+  /** The struct's definition (where its construction is reported). */
+  node?: SyntaxNode;
+  /** A class template instance: the template's name and its arguments in order. */
+  template?: { name: string; args: (CType | number)[] };
+  /** Compiled default member initialisers, for structs whose initialisers are not all constants (CompiledFn). */
+  initFn?: unknown;
 }
+
+/** What a name declared inside a struct stands for, besides fields and methods. */
+export type StructMember = { k: 'const'; type: CType; value: number } | { k: 'type'; type: CType };
 
 /** Opaque runtime objects that live in slots only (cooperative groups, PTX tags). */
 export type ObjKind = 'thread_block' | 'tile' | 'grid' | 'tag' | 'string' | 'nullptr';

@@ -71,6 +71,25 @@ describe('CUDA signatures', () => {
     expect(ts[1]!.line).toBe(1);
   });
 
+  it('offers a template kernel as the instantiation the file launches, typed by its arguments', async () => {
+    const text = [
+      'template <int kStages, typename T = float> __global__ void ring(const T* in, T* out, int num_tiles) {}',
+      'template <typename T> __global__ void twice(T* out) {}',
+      'template __global__ void twice<int>(int*);',
+      'template __global__ void twice<double>(double*);',
+      'void host(const __half* a, __half* b) { ring<3, __half><<<1, 96>>>(a, b, 4); }',
+    ].join('\n');
+    const ts = await cuda.launchTemplates(text, 'tpl.cu');
+    expect(ts.map((t) => [t.kernel, t.unsupported])).toEqual([
+      ['ring<3, __half>', undefined],
+      ['twice<int>', undefined],
+    ]);
+    expect(ts[0]!.block).toEqual([96, 1, 1]);
+    expect(ts[0]!.args.map((a) => a.replace(/\[.*$/, ''))).toEqual(['in=f16', 'out=f16', 'num_tiles=4']);
+    expect(ts[1]!.note).toMatch(/the file also instantiates twice<double>/);
+    expect(ts[1]!.args[0]).toMatch(/^out=s32\[/);
+  });
+
   it('never throws on bad input', async () => {
     for (const text of ['', '\u0000\uFFFD', '__global__ void k( {', '{'.repeat(2000), '__global__ void k(struct S s) {}']) {
       await expect(cuda.launchTemplates(text)).resolves.toBeInstanceOf(Array);

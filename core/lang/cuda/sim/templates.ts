@@ -1,0 +1,188 @@
+// Templates for the CUDA compiler: template parameter lists, binding template arguments (given,
+// defaulted, non-type values with their declared types), class template instances (one struct per
+// argument list, `Ring<4>` and `Ring<kStages>` alike), and how a binding is spelled (`k<4, float>`).
+import type { SyntaxNode } from '../parser';
+import { SCALAR_DTYPES } from '../c-types';
+import { type CompilerContext, FnCx } from './context';
+import { fail, locOf, named, unsupported } from './syntax';
+import { convFn, type CType, isNum, type StructDef, type StructMember } from './types';
+
+/** One parameter of a template: a type (`typename T`) or a value (`int kStages`), with its default. */
+export interface TemplateParam {
+  name: string;
+  kind: 'type' | 'value';
+  /** The declared type of a value parameter. */
+  type?: SyntaxNode;
+  dflt?: SyntaxNode;
+}
+
+/** Template arguments by parameter name: types, or the values of non-type parameters. */
+export type TemplateBinding = Map<string, CType | number>;
+
+export function templateParams(list: SyntaxNode): TemplateParam[] {
+  const out: TemplateParam[] = [];
+  for (const p of named(list)) {
+    switch (p.type) {
+      case 'type_parameter_declaration':
+      case 'optional_type_parameter_declaration': {
+        const nm = p.childForFieldName('name') ?? named(p).find((x) => x.type === 'type_identifier');
+        out.push({ name: nm?.text ?? '', kind: 'type', dflt: p.childForFieldName('default_type') ?? undefined });
+        break;
+      }
+      case 'parameter_declaration':
+      case 'optional_parameter_declaration': {
+        const dn = p.childForFieldName('declarator');
+        if (!dn || dn.type !== 'identifier') unsupported(`template parameter '${p.text}'`, p);
+        out.push({ name: dn.text, kind: 'value', type: p.childForFieldName('type') ?? undefined, dflt: p.childForFieldName('default_value') ?? undefined });
+        break;
+      }
+      case 'variadic_type_parameter_declaration':
+      case 'variadic_parameter_declaration':
+        unsupported(`template parameter pack '${p.text}'`, p);
+        break;
+      default:
+        unsupported(`template parameter '${p.text}'`, p);
+    }
+  }
+  return out;
+}
+
+/** One template argument as written (`4`, `float`, `kStages`), evaluated in `cx` for parameter `p`. */
+export function templateArg(c: CompilerContext, cx: FnCx, p: TemplateParam, a: SyntaxNode): CType | number {
+  if (p.kind === 'type') return a.type === 'type_descriptor' ? c.typeDescriptor(cx, a) : c.baseType(cx, a);
+  // A lone name parses as a type (`Ring<kStages>`): it is a value here.
+  if (a.type === 'type_descriptor' && !a.childForFieldName('declarator')) {
+    const tn = a.childForFieldName('type');
+    if (tn?.type === 'type_identifier' || tn?.type === 'primitive_type') {
+      const s = c.lookup(cx, tn.text);
+      if (s?.sym.k === 'const') return s.sym.value;
+      fail(`template argument '${tn.text}' of '${p.name}' is not a compile-time constant`, a);
+    }
+    if (tn?.type === 'qualified_identifier') return c.constEval(cx, tn);
+  }
+  return c.constEval(cx, a);
+}
+
+/** Binds the arguments given (`args`, in order) to `params`; `what` names the template in errors. */
+export function bindTemplateArgs(c: CompilerContext, cx: FnCx, params: TemplateParam[], args: SyntaxNode[], what: string, at: SyntaxNode, into: TemplateBinding = new Map()): TemplateBinding {
+  if (args.length > params.length) fail(`too many template arguments for '${what}' (${args.length} for ${params.length})`, at);
+  args.forEach((a, i) => into.set(params[i].name, templateArg(c, cx, params[i], a)));
+  return into;
+}
+
+/** Fills the parameters left unbound from their defaults (which see the earlier arguments); the names still missing. */
+export function applyDefaults(c: CompilerContext, params: TemplateParam[], binding: TemplateBinding, at: SyntaxNode): string[] {
+  const missing: string[] = [];
+  for (const p of params) {
+    if (binding.has(p.name)) continue;
+    if (!p.dflt) {
+      missing.push(p.name);
+      continue;
+    }
+    const scratch = new FnCx('<template>', null, binding, undefined, locOf(at));
+    scratch.scopes = [templateScope(c, params.filter((q) => binding.has(q.name)), binding)];
+    binding.set(p.name, templateArg(c, scratch, p, p.dflt));
+  }
+  return missing;
+}
+
+/**
+ * The names a binding declares, as symbols: types, and values with their declared types (a
+ * `uint32_t kStages` is unsigned in arithmetic, not an int).
+ */
+export function templateScope(c: CompilerContext, params: TemplateParam[], binding: TemplateBinding): Map<string, StructMember> {
+  const out = new Map<string, StructMember>();
+  const cx = new FnCx('<template>', null, binding, undefined, { line: 0 });
+  cx.scopes = [out];
+  for (const p of params) {
+    const v = binding.get(p.name);
+    if (v === undefined) continue;
+    if (typeof v !== 'number') {
+      out.set(p.name, { k: 'type', type: v });
+      continue;
+    }
+    let t: CType = { k: 'num', dt: 's32' };
+    if (p.type && p.type.type !== 'placeholder_type_specifier') t = c.baseType(cx, p.type);
+    if (!isNum(t)) unsupported(`non-type template parameter '${p.name}' of type '${p.type?.text}'`, p.type ?? p.dflt!);
+    const conv = convFn('s64', t.dt);
+    out.set(p.name, { k: 'const', type: t, value: conv && Number.isInteger(v) ? conv(v) : v });
+  }
+  return out;
+}
+
+const C_NAMES: Record<string, string> = {};
+for (const [name, dt] of Object.entries(SCALAR_DTYPES)) if (!(dt in C_NAMES) && !/_t$|^uint$|^half$|^nv_|^signed$|^unsigned$|int $/.test(name)) C_NAMES[dt] = name;
+Object.assign(C_NAMES, { s32: 'int', u32: 'unsigned int', s64: 'long long', u64: 'unsigned long long', s8: 'signed char', u8: 'unsigned char', s16: 'short', u16: 'unsigned short', f16: '__half', bf16: '__nv_bfloat16' });
+
+/** A type as C++ spells it (`float`, `unsigned int`, `Ring<4>*`). */
+export function spellType(t: CType): string {
+  switch (t.k) {
+    case 'num':
+      return C_NAMES[t.dt] ?? t.dt;
+    case 'ptr':
+      return `${spellType(t.to)}*`;
+    case 'arr':
+      return `${spellType(t.of)}[${t.n < 0 ? '' : t.n}]`;
+    case 'struct':
+      return t.def.name;
+    case 'barrier':
+      return 'cuda::barrier<cuda::thread_scope_block>';
+    default:
+      return t.k;
+  }
+}
+
+/** Template arguments as C++ spells them, comma-separated (`4, float`). */
+export function spellArgs(args: (CType | number)[]): string {
+  return args.map((a) => (typeof a === 'number' ? String(a) : spellType(a))).join(', ');
+}
+
+/** The instance of class template `name` for the arguments written at `n` (evaluated in `cx`). */
+export function classTemplate(c: CompilerContext, cx: FnCx, name: string, argNodes: SyntaxNode[], n: SyntaxNode): StructDef {
+  const node = c.templateStructs.get(name);
+  const list = node?.parent?.type === 'template_declaration' ? node.parent.childForFieldName('parameters') : null;
+  if (!node || !list) unsupported(`class template '${name}' without a definition`, n);
+  const params = templateParams(list);
+  const binding = bindTemplateArgs(c, cx, params, argNodes, name, n);
+  const missing = applyDefaults(c, params, binding, n);
+  if (missing.length) fail(`missing template argument${missing.length > 1 ? 's' : ''} ${missing.map((m) => `'${m}'`).join(', ')} of '${name}'`, n);
+  const args = params.map((p) => binding.get(p.name)!);
+  const key = `${name}<${spellArgs(args)}>`;
+  const have = c.structs.get(key);
+  if (have) return have;
+  const special = specialisation(c, name, params, key, n);
+  if (special) {
+    const file = new FnCx('<file>', null, new Map(), undefined, locOf(special));
+    return c.defineStruct(file, special, key, { name, args, members: new Map() });
+  }
+  return c.defineStruct(cx, node, key, { name, args, members: templateScope(c, params, binding) });
+}
+
+/** A full specialisation (`template <> struct Ring<0>`) for exactly these arguments; partial ones are not modelled. */
+function specialisation(c: CompilerContext, name: string, params: TemplateParam[], key: string, n: SyntaxNode): SyntaxNode | undefined {
+  for (const [k, node] of c.templateStructs) {
+    if (!k.startsWith(`${name}<`) && !k.startsWith(`${name} <`)) continue;
+    const list = node.parent?.childForFieldName('parameters');
+    if (list && named(list).length) unsupported(`partial specialisation '${k}' of class template '${name}'`, n);
+    const argList = node.childForFieldName('name')?.childForFieldName('arguments');
+    if (!argList) continue;
+    const file = new FnCx('<file>', null, new Map(), undefined, locOf(node));
+    const binding = bindTemplateArgs(c, file, params, named(argList), name, node);
+    applyDefaults(c, params, binding, node);
+    if (`${name}<${spellArgs(params.map((p) => binding.get(p.name)!))}>` === key) return node;
+  }
+  return undefined;
+}
+
+/** The struct a scope names (`Ring<4>` in `Ring<4>::kStages`, `S` in `S::kN`), if it names one. */
+export function scopeStruct(c: CompilerContext, cx: FnCx, scope: SyntaxNode): StructDef | undefined {
+  if (scope.type === 'template_type') {
+    const name = scope.childForFieldName('name')?.text ?? '';
+    if (c.templateStructs.has(name)) return c.classTemplate(cx, name, named(scope.childForFieldName('arguments')!), scope);
+    return undefined;
+  }
+  if (scope.type !== 'namespace_identifier' && scope.type !== 'type_identifier') return undefined;
+  const s = c.lookup(cx, scope.text);
+  if (s?.sym.k === 'type') return s.sym.type.k === 'struct' ? s.sym.type.def : undefined;
+  return c.structDef(cx, scope.text, scope);
+}
