@@ -521,7 +521,9 @@ export class PhaseflipDebugSession extends LoggingDebugSession {
       response.body = {
         totalFrames: frames.length,
         stackFrames: frames.slice(start, end).map((f, k) => {
-          const frame = new StackFrame(this.frames.create({ thread: args.threadId, frame: start + k }), f.name, source, this.convertDebuggerLineToClient(f.loc.line), this.convertDebuggerColumnToClient(f.loc.character ?? 0));
+          // A frame in a header of the translation unit shows that header.
+          const where = f.loc.file !== undefined ? new Source(path.basename(f.loc.file), f.loc.file) : source;
+          const frame = new StackFrame(this.frames.create({ thread: args.threadId, frame: start + k }), f.name, where, this.convertDebuggerLineToClient(f.loc.line), this.convertDebuggerColumnToClient(f.loc.character ?? 0));
           return frame;
         }),
       };

@@ -16,6 +16,8 @@ export interface SourceLoc {
   range?: Range;
   /** Function the statement is in (kernel, device helper, Croqtile function). */
   func?: string;
+  /** The header the statement is in (absolute path); absent for the launched file itself. */
+  file?: string;
 }
 
 /** Latencies in simulated cycles. A statement costs `statement`; async work completes after its latency. */

@@ -6,29 +6,36 @@ import type { MbarrierMisuse } from './mbarrier';
 import { type Buffer, OutOfBounds } from './memory';
 import { type AsyncOp, type BlockedThread, type RunStatus, type SimBarrier, type SimBlock, SimError, type SimReport, type SimThread, type SourceLoc } from './machine-types';
 
+/** `line 12` in the launched file, `mbar.cuh:12` in a header of its translation unit. */
+export function lineOf(loc: SourceLoc): string {
+  if (loc.file === undefined) return `line ${loc.line + 1}`;
+  const name = loc.file.split(/[\\/]/).pop() ?? loc.file;
+  return `${name}:${loc.line + 1}`;
+}
+
 /** A fault of thread `t` (thrown by its executor): named by the thread and its line. */
 export function faultReport(t: SimThread, e: unknown): SimReport {
-  if (e instanceof OutOfBounds) return { kind: 'oob', message: `${e.message} by ${t.label} at line ${t.loc.line + 1}`, loc: t.loc, threads: [t.index] };
+  if (e instanceof OutOfBounds) return { kind: 'oob', message: `${e.message} by ${t.label} at ${lineOf(t.loc)}`, loc: t.loc, threads: [t.index] };
   if (e instanceof SimError) {
     const loc = e.loc ?? t.loc;
-    const message = e.kind === 'unsupported' ? `not supported by the simulator: ${e.message} at line ${loc.line + 1}` : `${e.message} (${t.label}, line ${loc.line + 1})`;
+    const message = e.kind === 'unsupported' ? `not supported by the simulator: ${e.message} at ${lineOf(loc)}` : `${e.message} (${t.label}, ${lineOf(loc)})`;
     return { kind: e.kind, message, loc, threads: [t.index] };
   }
   const err = e instanceof Error ? e : new Error(String(e));
-  return { kind: 'error', message: `internal simulator error at line ${t.loc.line + 1} (${t.label}): ${err.message}`, loc: t.loc, threads: [t.index] };
+  return { kind: 'error', message: `internal simulator error at ${lineOf(t.loc)} (${t.label}): ${err.message}`, loc: t.loc, threads: [t.index] };
 }
 
 /** A fault inside an async op's completion: named by the op, the thread that issued it and the issuing line. */
 export function asyncFaultReport(op: AsyncOp, issuer: SimThread, e: unknown): SimReport {
   const by = `${op.label} issued by ${issuer.label}`;
-  if (e instanceof OutOfBounds) return { kind: 'oob', message: `${e.message} by ${by} at line ${op.loc.line + 1}`, loc: op.loc, threads: [issuer.index] };
+  if (e instanceof OutOfBounds) return { kind: 'oob', message: `${e.message} by ${by} at ${lineOf(op.loc)}`, loc: op.loc, threads: [issuer.index] };
   if (e instanceof SimError) {
     const loc = e.loc ?? op.loc;
-    const message = e.kind === 'unsupported' ? `not supported by the simulator: ${e.message} at line ${loc.line + 1}` : `${op.label}: ${e.message} (issued by ${issuer.label}, line ${loc.line + 1})`;
+    const message = e.kind === 'unsupported' ? `not supported by the simulator: ${e.message} at ${lineOf(loc)}` : `${op.label}: ${e.message} (issued by ${issuer.label}, ${lineOf(loc)})`;
     return { kind: e.kind, message, loc, threads: [issuer.index] };
   }
   const err = e instanceof Error ? e : new Error(String(e));
-  return { kind: 'error', message: `internal simulator error in ${by} at line ${op.loc.line + 1}: ${err.message}`, loc: op.loc, threads: [issuer.index] };
+  return { kind: 'error', message: `internal simulator error in ${by} at ${lineOf(op.loc)}: ${err.message}`, loc: op.loc, threads: [issuer.index] };
 }
 
 /** The step budget ran out. */
@@ -38,7 +45,7 @@ export function stepLimitReport(maxSteps: number): SimReport {
 
 /** A ready thread whose executor keeps running no statement (an executor bug, not the program's). */
 export function stallReport(t: SimThread): SimReport {
-  return { kind: 'error', message: `internal simulator error: the executor made no progress on ${t.label} at line ${t.loc.line + 1}`, loc: t.loc, threads: [t.index] };
+  return { kind: 'error', message: `internal simulator error: the executor made no progress on ${t.label} at ${lineOf(t.loc)}`, loc: t.loc, threads: [t.index] };
 }
 
 /** The run status a report ends a run with. */
@@ -62,7 +69,7 @@ export function deadlockReport(live: readonly SimBlock[], allBlocks: readonly Si
   }
   const missing = [...bars].map((b) => ({ barrier: b.label, pending: b.mb.state.pending, expected: b.mb.state.expected, tx: b.mb.state.tx, arrivedThisPhase: b.arrivedThisPhase.slice() }));
   const lines: string[] = [];
-  for (const g of groupBlocked(blocked, threads)) lines.push(`  ${g.who} wait${g.count > 1 ? '' : 's'} on ${g.waitsOn} at line ${g.line + 1}`);
+  for (const g of groupBlocked(blocked, threads)) lines.push(`  ${g.who} wait${g.count > 1 ? '' : 's'} on ${g.waitsOn} at ${lineOf(g)}`);
   // One line per barrier state, barriers of different blocks in the same state merged.
   const barLines = new Map<string, number[]>();
   for (const b of bars) {
@@ -110,7 +117,7 @@ function describeBarrierState(b: SimBarrier, threads: readonly SimThread[]): str
 /** `what` (init, arrive, …) on `b` broke the mbarrier rules (`t`: the thread, if a thread did it). */
 export function misuseReport(t: SimThread | undefined, b: SimBarrier, misuse: MbarrierMisuse, what: string): SimReport {
   const who = t ? ` by ${t.label}` : '';
-  const line = t ? ` at line ${t.loc.line + 1}` : '';
+  const line = t ? ` at ${lineOf(t.loc)}` : '';
   const detail = describeMisuse(misuse);
   return { kind: 'misuse', message: `barrier misuse: ${what} on ${b.label}${who}${line}: ${detail}`, loc: t?.loc, threads: t ? [t.index] : [], misuse };
 }
@@ -120,8 +127,8 @@ export function raceReport(threads: readonly SimThread[], thread: number, loc: S
   const me = asyncLabel ? `${asyncLabel} issued by ${threads[thread].label}` : threads[thread].label;
   const them = other.thread >= 0 ? threads[other.thread].label : 'an asynchronous copy';
   const msg =
-    `data race on shared '${buf.name}' byte ${offset}: ${write ? 'write' : 'read'} by ${me} at line ${loc.line + 1} ` +
-    `is not ordered by any barrier with the ${other.write ? 'write' : 'read'} by ${other.async ? `an async operation issued by ${them}` : them}${other.loc ? ` at line ${other.loc.line + 1}` : ''}`;
+    `data race on shared '${buf.name}' byte ${offset}: ${write ? 'write' : 'read'} by ${me} at ${lineOf(loc)} ` +
+    `is not ordered by any barrier with the ${other.write ? 'write' : 'read'} by ${other.async ? `an async operation issued by ${them}` : them}${other.loc ? ` at ${lineOf(other.loc)}` : ''}`;
   return { kind: 'race', message: msg, loc, threads: other.thread >= 0 ? [thread, other.thread] : [thread], other };
 }
 

@@ -2,6 +2,7 @@
 // and cancellation) to a result condensed into plain data. Languages prepare launches from these
 // requests; `simulate` (core/simulate.ts) picks the language. No I/O here: the caller reads files
 // (sources, .npy inputs) and writes results.
+import type { ExplicitFlags } from '../project/compile-flags';
 import type { DType } from './dtypes';
 import { withCommas } from './format';
 import type { Dim3, Machine, RunStatus, SchedulePolicy, SimReport, TraceEvent, Latencies } from './machine';
@@ -25,6 +26,11 @@ export interface SimulateRequest {
   file: string;
   text: string;
   language?: 'cuda' | 'croqtile';
+  /**
+   * Include directories, defines and flag files for the file's translation unit (CUDA), added to
+   * what compile_commands.json / compile_flags.txt / .clangd give (core/project/compile-flags.ts).
+   */
+  compile?: ExplicitFlags;
   /** Kernel (`__global__`) or Croqtile `__co__` function; optional when the file has exactly one. */
   kernel?: string;
   grid?: Dim3;

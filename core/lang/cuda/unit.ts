@@ -16,6 +16,9 @@ import { named, registerHeaderTree } from './syntax-nodes';
 /** Files whose text mentions none of these cannot hold a barrier operation, so their functions are never inlined. */
 const BARRIER_WORDS = /barrier|mbar|arrive|wait|expect|complete_tx|semaphore|fence|cp\.async|bulk|tma|tcgen05|wgmma|commit|pipeline|producer|consumer|syncthreads|named_barrier|bar\.sync|bar\.arrive/i;
 
+/** Device code in a header: what the simulator must compile to run a kernel that uses it. */
+const DEVICE_CODE_WORDS = /__device__|__global__|__shared__|_DEVICE\b|__forceinline__/;
+
 interface HeaderEntry {
   parseText: string;
   tree?: Tree;
@@ -106,6 +109,11 @@ export class CudaUnit {
 
   get kernelMacros(): string[] {
     return this.tu.main.pre.kernelMacros;
+  }
+
+  /** The headers (not the toolkit's) that hold device code: what the simulator compiles with the file. */
+  deviceHeaders(): TranslationUnitFile[] {
+    return this.headers.filter((f) => DEVICE_CODE_WORDS.test(f.pre.parseText));
   }
 
   /** Paths of the headers read, for the editor's dependency graph. */

@@ -51,10 +51,13 @@ export class Compiler implements CompilerContext {
   readonly defines = new Map<string, SyntaxNode>();
   private fileReady = false;
 
+  /** `headers`: the roots of the translation unit's headers, in inclusion order (the file's own declarations come last and win). */
   constructor(
     root: SyntaxNode,
     private readonly nextBufferId: () => number,
+    headers: readonly SyntaxNode[] = [],
   ) {
+    for (const h of headers) declarations.collectFile(this, h);
     declarations.collectFile(this, root);
   }
 

@@ -29,7 +29,11 @@
 // Anything else stops with "not supported by the simulator: <construct> at line N".
 //
 // To add a builtin, see the header of builtins.ts; to add a PTX instruction, `compileOp` in ptx.ts.
-import { loadCudaLanguage, Parser } from '../parser';
+import * as path from 'node:path';
+import { Project } from '../../../project/project';
+import { loadCudaLanguage, Parser, type SyntaxNode } from '../parser';
+import { registerHeaderTree } from '../syntax-nodes';
+import { buildCudaUnit } from '../unit';
 import { isFloat, sizeOf } from '../../../sim/dtypes';
 import { Machine, type MachineOptions, type SimThread, SimError } from '../../../sim/machine';
 import { materialize } from '../../../sim/args';
@@ -54,11 +58,23 @@ export async function prepareCudaLaunch(req: SimulateRequest): Promise<Launch> {
   const language = await loadCudaLanguage();
   const parser = new Parser();
   parser.setLanguage(language);
-  const tree = parser.parse(req.text);
+  // The translation unit: the file preprocessed with its includes' macros, and the headers that hold
+  // device code, whose functions and types the kernel may use (parsed in inclusion order).
+  const unit = buildCudaUnit(req.text, req.file ? path.resolve(req.file) : undefined, req.file ? new Project({ explicit: req.compile }) : undefined, undefined);
+  const headerRoots: SyntaxNode[] = [];
+  for (const file of unit.deviceHeaders()) {
+    const text = file.pre.parseText;
+    const headerTree = parser.parse((index: number) => text.slice(index, index + 8192));
+    if (!headerTree) continue;
+    registerHeaderTree(headerTree, file.path);
+    headerRoots.push(headerTree.rootNode);
+  }
+  const parseText = unit.parseText;
+  const tree = parser.parse((index: number) => parseText.slice(index, index + 8192));
   if (!tree) throw new SimError(`${req.file}: could not parse the file`);
   let nextId = 1;
   const ids = () => nextId++;
-  const compiler = new Compiler(tree.rootNode, ids);
+  const compiler = new Compiler(tree.rootNode, ids, headerRoots);
   const { decl, binding, name: kernelName } = chooseKernel(compiler, req.kernel, req.file);
 
   // Arguments are bound before compiling so a wrong command line is reported first.

@@ -1,10 +1,14 @@
 // Reading the tree-sitter CUDA syntax the compiler walks: named children, qualified names, function
 // declarators and declaration qualifiers; and errors reported at a node's position.
 import type { SyntaxNode } from '../parser';
+import { fileOf } from '../syntax-nodes';
 import { type SourceLoc, SimError } from '../../../sim/machine';
 
 export function locOf(n: SyntaxNode, func?: string): SourceLoc {
-  return { line: n.startPosition.row, character: n.startPosition.column, func };
+  const file = fileOf(n);
+  const loc: SourceLoc = { line: n.startPosition.row, character: n.startPosition.column, func };
+  if (file !== undefined) loc.file = file;
+  return loc;
 }
 
 export function unsupported(what: string, n: SyntaxNode): never {
