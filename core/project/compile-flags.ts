@@ -211,6 +211,15 @@ interface Discovered {
  * (`--compile-commands`, `phaseflip.compileCommands`) replaces the search for one. Never throws.
  */
 export function flagsForFile(file: string, options: FlagsOptions = {}): CompileFlags {
+  try {
+    return computeFlags(file, options);
+  } catch (e) {
+    // A file system that throws (an editor's virtual one) must not stop the analysis: no flags, and why.
+    return { quoteDirs: [], includeDirs: [], systemDirs: [], defines: [], undefines: [], forcedIncludes: [], source: 'none', configFiles: [], problems: [`cannot read the compile flags of ${file}: ${e instanceof Error ? e.message : String(e)}`] };
+  }
+}
+
+function computeFlags(file: string, options: FlagsOptions): CompileFlags {
   const fs = options.fs ?? nodeFlagsFileSystem;
   const caches = freshCaches(fs);
   const cwd = options.cwd ?? process.cwd();

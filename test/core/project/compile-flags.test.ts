@@ -253,6 +253,11 @@ describe('flagsForFile: bad configuration never throws and says why', () => {
     expect(flagsForFile('/p/k.cu', { fs: new FakeFileSystem({ '/p/compile_commands.json': '[]' }) }).problems).toEqual(['/p/compile_commands.json has no compile commands']);
   });
 
+  it('a file system that throws gives no flags and the reason', () => {
+    const fs = { readFile: () => undefined, exists: () => { throw new Error('EACCES'); } };
+    expect(flagsForFile('/p/k.cu', { fs })).toMatchObject({ includeDirs: [], source: 'none', problems: ['cannot read the compile flags of /p/k.cu: EACCES'] });
+  });
+
   it('malformed .clangd: ignored with a problem, the database still used', () => {
     const fs = new FakeFileSystem({
       '/p/compile_commands.json': db([{ directory: '/p', file: '/p/k.cu', command: 'nvcc -DDB k.cu' }]),
