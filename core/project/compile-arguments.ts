@@ -53,7 +53,6 @@ const OPTION_SPECS: OptionSpec[] = [
     ['-iprefix'],
     ['-iwithprefix'],
     ['-include-pch'],
-    ['-optf', '--options-file'],
   ].map((spellings): OptionSpec => ({ kind: 'value', spellings, joined: false, equals: spellings.some((s) => s.startsWith('--')) })),
 ];
 
@@ -246,26 +245,35 @@ export function isNvcc(args: readonly string[]): boolean {
 }
 
 /**
- * Replaces `@file` arguments (response files, as CMake writes for long commands) by the words of the
- * file, read relative to `directory`. Nesting is followed a few levels deep; an unreadable response
- * file is kept as it is and reported.
+ * Replaces response files by the words they hold, read relative to `directory`: `@file` (gcc, clang)
+ * and nvcc's `--options-file FILE` / `-optf FILE` (CMake with Ninja puts nvcc's include directories in
+ * one, `--options-file CMakeFiles/k.dir/includes_CUDA.rsp`, even in compile_commands.json). Nesting is
+ * followed a few levels deep; an unreadable file is kept as written and reported.
  */
 export function expandResponseFiles(args: readonly string[], directory: string, read: (file: string) => string | undefined, problems: string[], depth = 0): string[] {
-  if (!args.some((a) => a.startsWith('@'))) return [...args];
+  if (!args.some((a) => a.startsWith('@') || a.startsWith('--options-file') || a === '-optf')) return [...args];
   const out: string[] = [];
-  for (const arg of args) {
-    if (!arg.startsWith('@') || arg.length === 1 || depth >= 4) {
-      out.push(arg);
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i]!;
+    let name: string | undefined;
+    let written = [arg];
+    if (arg.startsWith('@') && arg.length > 1) name = arg.slice(1);
+    else if (arg.startsWith('--options-file=')) name = arg.slice('--options-file='.length);
+    else if ((arg === '--options-file' || arg === '-optf') && i + 1 < args.length) {
+      name = args[++i]!;
+      written = [arg, name];
+    }
+    if (name === undefined || depth >= 4) {
+      out.push(...written);
       continue;
     }
-    const file = path.resolve(directory, arg.slice(1));
-    const text = read(file);
-    if (text === undefined) {
-      problems.push(`cannot read the response file ${file}`);
-      out.push(arg);
+    const text = name.split(',').map((n) => read(path.resolve(directory, n)));
+    if (text.some((t) => t === undefined)) {
+      problems.push(`cannot read the response file ${path.resolve(directory, name)}`);
+      out.push(...written);
       continue;
     }
-    out.push(...expandResponseFiles(splitShellWords(text), directory, read, problems, depth + 1));
+    out.push(...expandResponseFiles(splitShellWords(text.join('\n')), directory, read, problems, depth + 1));
   }
   return out;
 }

@@ -16,7 +16,7 @@ import {
   isNvcc,
   removeOptions,
 } from './compile-arguments';
-import { type CompileDatabase, entryFor, parseCompileDatabase } from './compile-database';
+import { type CompileDatabase, type DatabaseEntry, entryFor, parseCompileDatabase } from './compile-database';
 
 export { parseCudaArch } from './compile-arguments';
 
@@ -118,13 +118,15 @@ interface Caches {
   databases: Map<string, string | null>;
   /** Per directory: whether it holds a `.clangd` file. */
   clangdFiles: Map<string, boolean>;
+  /** Per path named by the user or a .clangd: the configuration file it designates, or null. */
+  named: Map<string, string | null>;
 }
 
 const cachesByFileSystem = new WeakMap<FlagsFileSystem, Caches>();
 
 function cachesFor(fs: FlagsFileSystem): Caches {
   let caches = cachesByFileSystem.get(fs);
-  if (!caches) cachesByFileSystem.set(fs, (caches = { files: new Map(), databases: new Map(), clangdFiles: new Map() }));
+  if (!caches) cachesByFileSystem.set(fs, (caches = { files: new Map(), databases: new Map(), clangdFiles: new Map(), named: new Map() }));
   return caches;
 }
 
@@ -147,6 +149,7 @@ function freshCaches(fs: FlagsFileSystem): Caches {
     caches.files.clear();
     caches.databases.clear();
     caches.clangdFiles.clear();
+    caches.named.clear();
   }
   generationOf.set(caches, cacheGeneration);
   return caches;
@@ -208,6 +211,15 @@ interface Discovered {
  * (`--compile-commands`, `phaseflip.compileCommands`) replaces the search for one. Never throws.
  */
 export function flagsForFile(file: string, options: FlagsOptions = {}): CompileFlags {
+  try {
+    return computeFlags(file, options);
+  } catch (e) {
+    // A file system that throws (an editor's virtual one) must not stop the analysis: no flags, and why.
+    return { quoteDirs: [], includeDirs: [], systemDirs: [], defines: [], undefines: [], forcedIncludes: [], source: 'none', configFiles: [], problems: [`cannot read the compile flags of ${file}: ${e instanceof Error ? e.message : String(e)}`] };
+  }
+}
+
+function computeFlags(file: string, options: FlagsOptions): CompileFlags {
   const fs = options.fs ?? nodeFlagsFileSystem;
   const caches = freshCaches(fs);
   const cwd = options.cwd ?? process.cwd();
@@ -316,7 +328,7 @@ function discover(
   const chosen = explicit?.compileCommands ? { path: explicit.compileCommands, what: '--compile-commands' } : settings?.compileCommands ? { path: settings.compileCommands, what: 'phaseflip.compileCommands' } : undefined;
   let configPath: string | null | undefined;
   if (chosen) {
-    configPath = configIn(fs, chosen.path) ?? undefined;
+    configPath = configIn(fs, caches, chosen.path);
     if (!configPath) problems.push(`${chosen.what}: no ${COMPILE_COMMANDS} or ${COMPILE_FLAGS} at ${chosen.path}; searching the file's directories instead`);
   }
   if (!configPath) {
@@ -326,7 +338,7 @@ function discover(
     if (value === 'None') configPath = null;
     else if (named && value !== undefined && value !== 'Ancestors') {
       const dir = path.resolve(path.dirname(named.config), value);
-      configPath = configIn(fs, dir);
+      configPath = configIn(fs, caches, dir);
       if (!configPath) problems.push(`${named.config}: CompilationDatabase '${value}' holds no ${COMPILE_COMMANDS}; searching the file's directories instead`);
     }
   }
@@ -359,7 +371,15 @@ function resolveAddedPath(fs: FlagsFileSystem, flag: string, configDir: string):
 }
 
 /** compile_commands.json or compile_flags.txt named directly, or found in a named directory (or its build/). */
-function configIn(fs: FlagsFileSystem, p: string): string | undefined {
+function configIn(fs: FlagsFileSystem, caches: Caches, p: string): string | undefined {
+  const known = caches.named.get(p);
+  if (known !== undefined && (known === null || fs.exists(known))) return known ?? undefined;
+  const found = findConfigIn(fs, p);
+  caches.named.set(p, found ?? null);
+  return found;
+}
+
+function findConfigIn(fs: FlagsFileSystem, p: string): string | undefined {
   if (path.basename(p) === COMPILE_COMMANDS || path.basename(p) === COMPILE_FLAGS || /\.json$/i.test(p)) return fs.exists(p) ? p : undefined;
   for (const candidate of [path.join(p, COMPILE_COMMANDS), path.join(p, 'build', COMPILE_COMMANDS), path.join(p, COMPILE_FLAGS)]) if (fs.exists(candidate)) return candidate;
   return undefined;
@@ -409,10 +429,20 @@ function readConfig(fs: FlagsFileSystem, caches: Caches, configPath: string, fil
     return { options: [], directory: path.dirname(file), nvcc: false, sources: [], configFiles: [configPath] };
   }
   const { entry } = match;
-  const args = expandResponseFiles(entry.args, entry.directory, (f) => fs.readFile(f), problems);
+  let read = optionsOfEntry.get(entry);
+  if (!read) {
+    const own: string[] = [];
+    const args = expandResponseFiles(entry.args, entry.directory, (f) => fs.readFile(f), own);
+    optionsOfEntry.set(entry, (read = { options: groupOptions(args), nvcc: isNvcc(args), problems: own }));
+  }
+  problems.push(...read.problems);
   const how = match.borrowed ? `, flags of ${match.from}` : '';
-  return { options: groupOptions(args), directory: entry.directory, nvcc: isNvcc(args), sources: [`${COMPILE_COMMANDS} (${configPath}${how})`], configFiles: [configPath] };
+  return { options: read.options, directory: entry.directory, nvcc: read.nvcc, sources: [`${COMPILE_COMMANDS} (${configPath}${how})`], configFiles: [configPath] };
 }
+
+// An entry's options, read once: a database entry lives as long as its parsed database (response
+// files it names are read with it, and re-read when the database changes).
+const optionsOfEntry = new WeakMap<DatabaseEntry, { options: CompileOption[]; nvcc: boolean; problems: string[] }>();
 
 function unique<T>(items: readonly T[]): T[] {
   return [...new Set(items)];

@@ -96,4 +96,11 @@ describe('compile arguments', () => {
     expect(args).toEqual(['nvcc', '-Iinc', '-DX=a b', '-DY', '@missing.rsp', 'k.cu']);
     expect(problems).toEqual(['cannot read the response file /b/missing.rsp']);
   });
+
+  it("expands nvcc's --options-file, as CMake with Ninja writes it", () => {
+    const files: Record<string, string> = { '/b/CMakeFiles/k.dir/includes_CUDA.rsp': '-I/src/include -isystem=/usr/local/cuda/include\n' };
+    const args = expandResponseFiles(['nvcc', '--options-file', 'CMakeFiles/k.dir/includes_CUDA.rsp', '-DX', '--options-file=CMakeFiles/k.dir/includes_CUDA.rsp'], '/b', (f) => files[f], []);
+    expect(args).toEqual(['nvcc', '-I/src/include', '-isystem=/usr/local/cuda/include', '-DX', '-I/src/include', '-isystem=/usr/local/cuda/include']);
+    expect(flagsOf(args).systemDirs).toEqual(['/usr/local/cuda/include', '/usr/local/cuda/include']);
+  });
 });

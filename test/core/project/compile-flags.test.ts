@@ -193,6 +193,46 @@ describe('flagsForFile: .clangd', () => {
   });
 });
 
+describe('flagsForFile: a CMake + Ninja CUDA build with a clangd setup for nvcc commands', () => {
+  it('reads the includes from --options-file, then .clangd swaps nvcc architecture flags for clang ones', () => {
+    const fs = new FakeFileSystem({
+      '/src/cutlass/build/compile_commands.json': db([
+        {
+          directory: '/src/cutlass/build',
+          command:
+            '/usr/local/cuda/bin/nvcc -forward-unknown-to-host-compiler -DCUTLASS_ENABLE_TENSOR_CORE_MMA=1 --options-file CMakeFiles/k.dir/includes_CUDA.rsp -O3 -DNDEBUG -std=c++17 "--generate-code=arch=compute_90a,code=[sm_90a]" -Xcompiler=-fPIE --expt-relaxed-constexpr -x cu -c /src/cutlass/examples/k/k.cu -o CMakeFiles/k.dir/k.cu.o',
+          file: '/src/cutlass/examples/k/k.cu',
+          output: 'CMakeFiles/k.dir/k.cu.o',
+        },
+      ]),
+      '/src/cutlass/build/CMakeFiles/k.dir/includes_CUDA.rsp': '-I/src/cutlass/include -I/src/cutlass/examples/common -isystem=/usr/local/cuda/include',
+      '/src/cutlass/.clangd': `CompileFlags:
+  Add:
+    - --cuda-path=/usr/local/cuda
+    - --cuda-gpu-arch=sm_100a
+  Remove:
+    - -forward-unknown-to-host-compiler
+    - --expt-*
+    - --generate-code=*
+    - -Xcompiler*
+    - --options-file
+Diagnostics:
+  Suppress:
+    - variadic_device_fn
+`,
+    });
+    const flags = flagsForFile('/src/cutlass/examples/k/k.cu', { fs });
+    expect(flags.includeDirs).toEqual(['/src/cutlass/include', '/src/cutlass/examples/common']);
+    expect(flags.systemDirs).toEqual(['/usr/local/cuda/include']);
+    expect(flags.defines).toEqual([
+      ['CUTLASS_ENABLE_TENSOR_CORE_MMA', '1'],
+      ['NDEBUG', '1'],
+    ]);
+    expect(flags.cudaArch).toBe(1000);
+    expect(flags.problems).toEqual([]);
+  });
+});
+
 describe('flagsForFile: bad configuration never throws and says why', () => {
   it('malformed JSON: no flags from it, a problem, the user flags still apply', () => {
     const fs = new FakeFileSystem({ '/p/compile_commands.json': '[{"directory": "/p", "file": "k.cu", ' });
@@ -211,6 +251,11 @@ describe('flagsForFile: bad configuration never throws and says why', () => {
     expect(partial.defines).toEqual([['OK', '1']]);
     expect(partial.problems).toEqual(['/p/compile_commands.json: 2 entries without a string "directory", "file" and "command" or "arguments" skipped']);
     expect(flagsForFile('/p/k.cu', { fs: new FakeFileSystem({ '/p/compile_commands.json': '[]' }) }).problems).toEqual(['/p/compile_commands.json has no compile commands']);
+  });
+
+  it('a file system that throws gives no flags and the reason', () => {
+    const fs = { readFile: () => undefined, exists: () => { throw new Error('EACCES'); } };
+    expect(flagsForFile('/p/k.cu', { fs })).toMatchObject({ includeDirs: [], source: 'none', problems: ['cannot read the compile flags of /p/k.cu: EACCES'] });
   });
 
   it('malformed .clangd: ignored with a problem, the database still used', () => {
