@@ -373,7 +373,7 @@ function buildRequest(args: SimArgs): SimulateRequest {
     throw new InputError(`cannot read ${file}: ${describeError(e)}`);
   }
   for (const spec of launch.args) if (spec.kind === 'buffer' && spec.init.kind === 'file') readNpyInput(spec);
-  return { ...launch, text, latencies: args.latencies };
+  return { ...launch, text, latencies: args.latencies, compile: args.compile };
 }
 
 /** Reads `:file(PATH)` into the spec, checking element type and shape against the argument's. */

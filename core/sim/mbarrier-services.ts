@@ -6,7 +6,7 @@ import type { AsyncOp, MachineEvent, MbarrierWaitSlot, SimBarrier, SimReport, Si
 import { Mbarrier, type MbarrierMisuse } from './mbarrier';
 import type { Buffer } from './memory';
 import type { RaceDetector } from './races';
-import { misuseReport } from './reports';
+import { lineOf, misuseReport } from './reports';
 
 /** What the services need from the machine that owns them. */
 export interface MbarrierHost {
@@ -165,7 +165,7 @@ export class MbarrierServices {
     } finally {
       this.completingThread = undefined;
     }
-    if (m) this.misuse(undefined, b, m, `complete_tx of ${bytes} bytes${op ? ` (${op.label} issued by ${this.m.threads[op.issuer].label} at line ${op.loc.line + 1})` : ''}`);
+    if (m) this.misuse(undefined, b, m, `complete_tx of ${bytes} bytes${op ? ` (${op.label} issued by ${this.m.threads[op.issuer].label} at ${lineOf(op.loc)})` : ''}`);
     this.m.markDirty();
   }
 

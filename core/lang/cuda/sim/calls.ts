@@ -153,7 +153,9 @@ export function call(c: CompilerContext, cx: FnCx, n: SyntaxNode): Ex {
   const b = compileBuiltinCall(c, cx, fullName, argNodes, n, targs);
   if (b) return b;
   if (user) return c.callUser(cx, user, argNodes, n, targs);
-  unsupported(`call to '${fullName}'`, n);
+  // A helper that lives in an include that was not found: say so, it is the likely cause.
+  const missing = c.missingIncludes.length ? ` (not defined in this translation unit; not found on the include path: ${c.missingIncludes.slice(0, 3).join(', ')}${c.missingIncludes.length > 3 ? ', ...' : ''}; give -I or a compile_flags.txt)` : '';
+  unsupported(`call to '${fullName}'${missing}`, n);
 }
 
 function methodCall(c: CompilerContext, cx: FnCx, callee: SyntaxNode, argNodes: SyntaxNode[], n: SyntaxNode, targs?: SyntaxNode[]): Ex {

@@ -48,6 +48,7 @@ export class Compiler implements CompilerContext {
   readonly lazyStructs = new Map<string, SyntaxNode>();
   readonly templateStructs = new Map<string, SyntaxNode>();
   readonly fileDeclarations: SyntaxNode[] = [];
+  missingIncludes: readonly string[] = [];
   readonly defines = new Map<string, SyntaxNode>();
   private fileReady = false;
 

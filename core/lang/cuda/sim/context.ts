@@ -155,6 +155,8 @@ export interface CallTarget {
  * the closures it produces never call back into it.
  */
 export interface CompilerContext {
+  /** Includes of the translation unit that were not found (`"mbar.cuh"`), for messages about undefined calls. */
+  readonly missingIncludes: readonly string[];
   readonly functions: Map<string, FnDecl[]>;
   readonly structs: Map<string, StructDef>;
   readonly fileScope: Map<string, Sym>;

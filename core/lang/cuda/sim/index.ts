@@ -75,6 +75,7 @@ export async function prepareCudaLaunch(req: SimulateRequest): Promise<Launch> {
   let nextId = 1;
   const ids = () => nextId++;
   const compiler = new Compiler(tree.rootNode, ids, headerRoots);
+  compiler.missingIncludes = unit.tu.missing.filter((m) => !m.angled).map((m) => `"${m.spelling}"`);
   const { decl, binding, name: kernelName } = chooseKernel(compiler, req.kernel, req.file);
 
   // Arguments are bound before compiling so a wrong command line is reported first.
