@@ -53,14 +53,19 @@ export class Engine {
   openDocument(language: LanguageId, text: string, path?: string): EngineDocument {
     const frontEnd = this.frontEnds.get(language);
     if (!frontEnd) throw new Error(`unknown language '${language}'`);
-    return new EngineDocument(language, frontEnd.openDocument(text, path ? { path, project: this.project } : {}));
+    return new EngineDocument(language, frontEnd.openDocument(text, path ? { path, project: this.project } : {}), path ? this.project : undefined);
   }
 }
 
 export class EngineDocument {
-  private cached: { options: LintOptions; result: AnalysisResult } | undefined;
+  private cached: { options: LintOptions; generation: number; result: AnalysisResult } | undefined;
 
-  constructor(readonly language: LanguageId, private readonly document: LanguageDocument) {}
+  constructor(
+    readonly language: LanguageId,
+    private readonly document: LanguageDocument,
+    /** The project its includes are read through: a new generation (a header changed) invalidates the cached result. */
+    private readonly project?: ProjectServices,
+  ) {}
 
   get text(): string {
     return this.document.text;
@@ -82,9 +87,10 @@ export class EngineDocument {
   }
 
   analyze(options: LintOptions = {}): AnalysisResult {
-    if (this.cached && this.cached.options === options) return this.cached.result;
+    const generation = this.project?.generation ?? 0;
+    if (this.cached && this.cached.options === options && this.cached.generation === generation) return this.cached.result;
     const result = this.document.analyze(options);
-    this.cached = { options, result };
+    this.cached = { options, generation, result };
     return result;
   }
 

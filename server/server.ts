@@ -392,7 +392,9 @@ export class PhaseflipServer {
       if (file === undefined || file === doc.path) {
         own.push(f.range.file === undefined ? f : { ...f, range: { start: f.range.start, end: f.range.end } });
       } else if (this.openDocumentAt(file)) {
-        inHeaders.set(file, [...(inHeaders.get(file) ?? []), f]);
+        // Shown in the header, ranges of this document must name it.
+        const related = f.related.map((r) => (r.range.file === undefined && doc.path ? { ...r, range: { ...r.range, file: doc.path } } : r));
+        inHeaders.set(file, [...(inHeaders.get(file) ?? []), { ...f, related }]);
       } else {
         const site = result.includeSites?.[file];
         if (site) own.push(includedFinding(f, site));

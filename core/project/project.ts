@@ -24,6 +24,8 @@ export class Project implements ProjectServices {
   private readonly reads = new Map<string, string | undefined>();
   private readonly existing = new Map<string, boolean>();
   private readonly flags = new Map<string, UnitFlags>();
+  /** Every path a translation unit asked for in this generation, open or not: the dependency set. */
+  private readonly asked = new Set<string>();
 
   constructor(private options: ProjectOptions = {}) {}
 
@@ -32,6 +34,7 @@ export class Project implements ProjectServices {
   }
 
   readFile(path: string): string | undefined {
+    this.asked.add(path);
     const open = this.overlay.get(path);
     if (open !== undefined) return open;
     if (this.reads.has(path)) return this.reads.get(path);
@@ -48,6 +51,7 @@ export class Project implements ProjectServices {
   }
 
   exists(path: string): boolean {
+    this.asked.add(path);
     if (this.overlay.has(path)) return true;
     let known = this.existing.get(path);
     if (known === undefined) {
@@ -79,8 +83,7 @@ export class Project implements ProjectServices {
     const before = this.overlay.get(path);
     if (text === undefined) this.overlay.delete(path);
     else this.overlay.set(path, text);
-    const wasRead = this.reads.has(path) || this.existing.has(path);
-    if (before !== text && wasRead) {
+    if (before !== text && this.asked.has(path)) {
       this.reads.delete(path);
       this.existing.delete(path);
       this.generationValue++;
@@ -89,11 +92,12 @@ export class Project implements ProjectServices {
 
   /** Whether a translation unit of this generation read `path` (it is some document's dependency). */
   wasRead(path: string): boolean {
-    return this.reads.has(path);
+    return this.asked.has(path);
   }
 
   /** Files or flag files changed on disk (or settings changed): everything is read again. */
   invalidate(): void {
+    this.asked.clear();
     this.reads.clear();
     this.existing.clear();
     this.flags.clear();
