@@ -1,6 +1,7 @@
 // One file's directives in order under a macro table: conditionals evaluated, `#define`/`#undef` applied,
 // `#include` handed to the caller where it occurs, and the same-length text tree-sitter parses (inactive
 // regions, conditional directive lines and specifier macros blanked).
+import { Buffer } from 'node:buffer';
 import { evaluateCondition, type ConditionHooks } from './conditions';
 import { occurrences, scanFile, type DirectiveLine, type Edit, type FileScan } from './file-scan';
 import { expandMacros, parseDefine, type MacroDefinition, type MacroTable } from './macros';
@@ -287,6 +288,23 @@ function mergeSorted(a: readonly Edit[], b: readonly Edit[]): Edit[] {
   return out;
 }
 
+/**
+ * `text[start, end)` with every character but line breaks turned into a space, built in one buffer (a regular
+ * expression replace makes one piece per character, which is slow and heavy on the collector for big regions).
+ */
+function blank(text: string, start: number, end: number): string {
+  // Searches stay inside the region: looking past `end` would make many small regions quadratic.
+  let firstBreak = start;
+  while (firstBreak < end && text.charCodeAt(firstBreak) !== 10 && text.charCodeAt(firstBreak) !== 13) firstBreak++;
+  if (firstBreak === end) return ' '.repeat(end - start);
+  const bytes = Buffer.alloc(end - start, 0x20);
+  for (let i = firstBreak; i < end; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 10 || c === 13) bytes[i - start] = c;
+  }
+  return bytes.toString('latin1');
+}
+
 function sameEdits(a: readonly Edit[], b: readonly Edit[]): boolean {
   if (a.length !== b.length) return false;
   for (let k = 0; k < a.length; k++) {
@@ -306,7 +324,7 @@ function applyEdits(scan: FileScan, edits: readonly Edit[]): string {
   for (const e of edits) {
     if (e.start < pos) continue;
     parts.push(text.slice(pos, e.start));
-    parts.push(e.text ?? text.slice(e.start, e.end).replace(/[^\r\n]/g, ' '));
+    parts.push(e.text ?? blank(text, e.start, e.end));
     pos = e.end;
   }
   parts.push(text.slice(pos));

@@ -108,34 +108,43 @@ function lineCommentEnd(text: string, i: number): number {
 function logicalText(text: string, from: number, to: number): string {
   const raw = text.slice(from, to);
   if (!raw.includes('\\') && !raw.includes('/')) return raw;
-  let s = '';
+  // Copies runs of plain text in slices (one string per run, joined once), so the cost stays linear.
+  const parts: string[] = [];
+  let runStart = from;
   let i = from;
+  const flush = (end: number, replacement?: string): void => {
+    if (end > runStart) parts.push(text.slice(runStart, end));
+    if (replacement !== undefined) parts.push(replacement);
+  };
   while (i < to) {
     const c = text.charCodeAt(i);
     if (c === 92 && (text.charCodeAt(i + 1) === 10 || (text.charCodeAt(i + 1) === 13 && text.charCodeAt(i + 2) === 10))) {
+      flush(i);
       i += text.charCodeAt(i + 1) === 10 ? 2 : 3;
+      runStart = i;
       continue;
     }
     if (c === 47 && text.charCodeAt(i + 1) === 42) {
+      flush(i, ' ');
       const e = text.indexOf('*/', i + 2);
       i = e < 0 || e + 2 > to ? to : e + 2;
-      s += ' ';
+      runStart = i;
       continue;
     }
     if (c === 47 && text.charCodeAt(i + 1) === 47) {
-      s += ' ';
+      flush(i, ' ');
+      runStart = to;
       break;
     }
     if (c === 34 || c === 39) {
       const e = Math.min(quotedEnd(text, i, c), to);
-      s += text.slice(i, e);
       i = e > i ? e : i + 1;
       continue;
     }
-    s += text[i];
     i++;
   }
-  return s;
+  flush(to);
+  return parts.join('');
 }
 
 function isBlank(c: number): boolean {

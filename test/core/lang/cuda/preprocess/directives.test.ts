@@ -172,3 +172,17 @@ describe('preprocessFile: specifier macros', () => {
     expect(squeeze(pre.parseText)).toContain('__device__ void a();\nvoid b();');
   });
 });
+
+describe('preprocessFile: purity and caching', () => {
+  it('gives the same result for the same text and macros, reusing the scan', async () => {
+    const { scanFile } = await import('../../../../../core/lang/cuda/preprocess/file-scan');
+    const text = '#define HD __host__ __device__\n#if X\nint a;\n#endif\nHD void f();\n';
+    const a = run(text, predefinedMacros({ defines: { X: '1' } }));
+    const b = run(text, predefinedMacros({ defines: { X: '1' } }));
+    const c = run(text, predefinedMacros());
+    expect(b).toEqual(a);
+    expect(scanFile(text)).toBe(scanFile(text));
+    expect(c.parseText).not.toBe(a.parseText);
+    expect(squeeze(c.parseText)).toBe('#define HD __host__ __device__\nvoid f();');
+  });
+});
