@@ -53,6 +53,12 @@ interface Frame {
   /** Local aliases: IR name -> the expression it was initialised with (for barrier pointers). */
   aliases: Map<string, Expr>;
   depth: number;
+  /**
+   * In an inlined member function: the object it was called on. Names the body does not declare are
+   * its members (`stage` is `ring.stage`); what the body assigns to them is recorded as an unknown
+   * change of the object, since the IR tracks variables, not fields.
+   */
+  self?: { expr: Expr; lvalue?: string };
 }
 
 interface KernelState {
@@ -63,6 +69,14 @@ interface KernelState {
   used: Set<string>;
   /** Calls that may be barrier operations but resolve to nothing known, by callee (first call site). */
   notUnderstood: Map<string, { what: string; range: Range }>;
+}
+
+/** A template argument written in a type (`4`, `kStages`, `2 * N`) as an expression of the IR. */
+function argumentExpr(text: string, constants: ReadonlyMap<string, number>, range: Range): Expr {
+  const v = parseIntLiteral(text) ?? constants.get(text);
+  if (v !== undefined) return { kind: 'num', value: v, text, range };
+  if (/^[A-Za-z_]\w*$/.test(text)) return { kind: 'var', name: text, text, range };
+  return { kind: 'opaque', text, range };
 }
 
 /** Callee names that suggest a barrier operation: an unresolved call so named is reported as not understood. */
@@ -482,8 +496,10 @@ class Lowerer {
       const b = frame.scope.get(n.text);
       if (b?.kind === 'local') return b.irName;
       if (b?.kind === 'expr') return b.expr.kind === 'var' ? b.expr.name : b.expr.kind === 'unary' && b.expr.op === '*' && b.expr.arg.kind === 'var' ? b.expr.arg.name : undefined;
+      if (frame.self) return frame.self.lvalue;
       return n.text;
     }
+    if (n.type === 'this') return frame.self?.lvalue;
     if (n.type === 'subscript_expression' || n.type === 'field_expression') {
       const base = field(n, 'argument');
       return base ? this.lvalueName(base, frame) : undefined;
@@ -618,6 +634,13 @@ class Lowerer {
     if (!api && def?.file && this.state.stack.length < MAX_INLINE_DEPTH && !this.state.stack.includes(def.name)) {
       return this.inline(def, n, fnNode, argNodes, frame, stmts);
     }
+    // A member function of a class the unit defines (`ring.advance()`, `pipeline.consumer_wait(s)`):
+    // inlined with the object as `this`, so barrier operations inside it are seen.
+    const methodDef = !api && receiver ? this.resolveMethod(method, argNodes.length, receiver, frame) : undefined;
+    if (methodDef && receiver && this.state.stack.length < MAX_INLINE_DEPTH && !this.state.stack.includes(methodDef.name)) {
+      const self = { expr: this.toExpr(receiver, frame), lvalue: this.lvalueName(receiver, frame) };
+      return this.inline(methodDef, n, fnNode, argNodes, frame, stmts, self, this.classArguments(receiver, frame));
+    }
     if (!api) {
       if (!def) this.noteNotUnderstood(callee, method, receiver, argNodes, n, frame);
       // An unknown call may modify what it is given by reference: record that, so "never changes"
@@ -711,7 +734,7 @@ class Lowerer {
     let why: string;
     if (receiver) {
       const defs = this.fns.get(method);
-      why = defs?.length ? `a method of a class object: methods are not inlined yet` : `a method of '${receiver.text.slice(0, 40)}' that nothing in this translation unit defines`;
+      why = defs?.some((d) => d.memberOf) ? `a method whose class could not be told from '${receiver.text.slice(0, 40)}'` : `a method of '${receiver.text.slice(0, 40)}' that nothing in this translation unit defines`;
     } else if (this.state.stack.length >= MAX_INLINE_DEPTH) {
       why = `calls nest deeper than ${MAX_INLINE_DEPTH} levels`;
     } else if (this.state.stack.includes(name)) {
@@ -722,13 +745,46 @@ class Lowerer {
     this.state.notUnderstood.set(callee, { what: `'${callee.slice(0, 80)}' (${why})`, range: rangeOf(n) });
   }
 
+  /** The member function `name` of the receiver's class: by the receiver's declared type when known, else the only class defining it. */
+  private resolveMethod(name: string, argc: number, receiver: SyntaxNode, frame: Frame): FnDef | undefined {
+    const defs = this.fns.get(name)?.filter((d) => d.memberOf && !d.isKernel && d.params.length >= argc);
+    if (!defs?.length) return undefined;
+    const type = this.typeOf(receiver, frame);
+    const cls = type ? unqualified(type.replace(/<.*$/s, '').replace(/\b(const|volatile|struct|class)\b|[&*\s]/g, '')) : undefined;
+    const byType = cls ? defs.filter((d) => d.memberOf === cls) : [];
+    if (byType.length) return byType.find((d) => d.params.length === argc) ?? byType[0];
+    // Without a known type, only an unambiguous class is taken.
+    const classes = new Set(defs.map((d) => `${d.file ?? ''}:${d.memberOf}`));
+    return classes.size === 1 ? (defs.find((d) => d.params.length === argc) ?? defs[0]) : undefined;
+  }
+
+  /** Template arguments of the receiver's declared type (`Ring<4> r` gives [4]), bound to the class's parameters. */
+  private classArguments(receiver: SyntaxNode, frame: Frame): string[] {
+    const type = this.typeOf(receiver, frame);
+    const m = type ? /<(.*)>/s.exec(type) : null;
+    if (!m) return [];
+    const out: string[] = [];
+    let depth = 0;
+    let cur = '';
+    for (const ch of m[1]) {
+      if (ch === '<' || ch === '(') depth++;
+      if (ch === '>' || ch === ')') depth--;
+      if (ch === ',' && depth === 0) {
+        out.push(cur.trim());
+        cur = '';
+      } else cur += ch;
+    }
+    if (cur.trim()) out.push(cur.trim());
+    return out;
+  }
+
   private resolveHelper(name: string, argc: number): FnDef | undefined {
     const defs = this.fns.get(name);
     if (!defs) return undefined;
     return defs.find((d) => d.params.length === argc && !d.isKernel) ?? defs.find((d) => d.params.length >= argc && !d.isKernel);
   }
 
-  private inline(def: FnDef, call: SyntaxNode, fnNode: SyntaxNode, argNodes: SyntaxNode[], frame: Frame, pre: Stmt[]): ExprResult {
+  private inline(def: FnDef, call: SyntaxNode, fnNode: SyntaxNode, argNodes: SyntaxNode[], frame: Frame, pre: Stmt[], self?: Frame['self'], classArgs: string[] = []): ExprResult {
     const scope = new Scope();
     def.params.forEach((p, i) => {
       if (!p.name) return;
@@ -740,8 +796,10 @@ class Lowerer {
     def.templateParams.forEach((tp, i) => {
       const a = targs[i];
       if (a) scope.set(tp, { kind: 'expr', expr: this.toExpr(a, frame) });
+      // A member of a class template: the class's parameters come from the object's type.
+      else if (self && classArgs[i] !== undefined) scope.set(tp, { kind: 'expr', expr: argumentExpr(classArgs[i], this.constants, rangeOf(call)) });
     });
-    const callee: Frame = { fn: def, scope, resultVars: new Map(), returned: [], aliases: new Map(), depth: frame.depth + 1 };
+    const callee: Frame = { fn: def, scope, resultVars: new Map(), returned: [], aliases: new Map(), depth: frame.depth + 1, ...(self ? { self } : {}) };
     this.state.used.add(def.name);
     this.state.stack.push(def.name);
     let body: Stmt[];
@@ -753,6 +811,15 @@ class Lowerer {
     // Returns inside a helper end the helper, not the kernel, unless they sit inside a loop of the
     // helper (an early exit from a pipeline, which is what count rules look for).
     body = dropTrailingReturns(body);
+    if (self) {
+      // A member's new value is not tracked (fields are not variables of the IR): the object changed in an unknown way.
+      visitStmts(body, (s) => {
+        if (s.kind === 'assign' && s.target === self.lvalue) {
+          s.op = 'call?';
+          delete (s as { value?: Expr }).value;
+        }
+      });
+    }
     const hasStructure = containsStructure(body);
     if (!hasStructure) {
       // A thin wrapper: report its operations at the call site in the caller.
@@ -836,8 +903,11 @@ class Lowerer {
         const b = frame.scope.get(text);
         if (b?.kind === 'expr') return b.expr;
         if (b?.kind === 'local') return { kind: 'var', name: b.irName, text, range };
+        if (frame.self && !this.constants.has(text)) return { kind: 'member', object: frame.self.expr, field: text, text, range };
         return { kind: 'var', name: text, text, range };
       }
+      case 'this':
+        return frame.self ? frame.self.expr : { kind: 'opaque', text, range };
       case 'qualified_identifier':
       case 'namespace_identifier':
       case 'type_identifier':

@@ -16,6 +16,8 @@ export interface FnDef {
   nameNode: SyntaxNode;
   /** The header it is defined in; undefined for the analysed document's own functions. */
   file?: string;
+  /** The struct or class it is a member function of (defined in the class body). */
+  memberOf?: string;
 }
 
 /** Functions by name, as the lowering looks them up: the document's own first, then its headers'. */
@@ -170,7 +172,17 @@ function functionDef(c: SyntaxNode, templateParams: string[], kernelHead: RegExp
     isKernel: kernelHead.test(head),
     nameNode,
     ...(fileOf(c) !== undefined ? { file: fileOf(c) } : {}),
+    ...(memberOf(c) !== undefined ? { memberOf: memberOf(c) } : {}),
   };
+}
+
+/** The class a function definition sits in the body of, if any. */
+function memberOf(fn: SyntaxNode): string | undefined {
+  const list = fn.parent;
+  if (list?.type !== 'field_declaration_list') return undefined;
+  const cls = list.parent;
+  if (cls?.type !== 'struct_specifier' && cls?.type !== 'class_specifier') return undefined;
+  return cls.childForFieldName('name')?.text;
 }
 
 export function declsOf(decl: SyntaxNode, space: BarrierDecl['space']): BarrierDecl[] {
