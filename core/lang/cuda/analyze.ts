@@ -8,7 +8,8 @@ import { barrierSymbols } from '../../analysis/symbols';
 import type { KernelModule } from '../../ir/types';
 import { byPosition, runRules } from '../../rules/run';
 import { internalProblem, syntaxProblemsOf } from './frontend';
-import { lowerRoot, scanCuda, type CudaScan } from './lower';
+import { launchShapeDependency } from './launch-shapes';
+import { lowerRoot, scanCuda, type CudaScan, type FnDef } from './lower';
 import type { SyntaxNode } from './parser';
 
 interface KernelEntry {
@@ -21,7 +22,7 @@ interface KernelEntry {
 }
 
 /** What a kernel's analysis depends on besides its own text, as one comparable string. */
-function dependencies(scan: CudaScan, name: string, kernelText: string, helpers: string[]): string {
+function dependencies(scan: CudaScan, fn: FnDef, kernelText: string, helpers: string[]): string {
   const parts: string[] = [];
   let texts = kernelText;
   for (const h of helpers) {
@@ -34,9 +35,8 @@ function dependencies(scan: CudaScan, name: string, kernelText: string, helpers:
   const words = new Set(texts.match(/[A-Za-z_]\w*/g) ?? []);
   for (const [name, v] of scan.constants) if (words.has(name)) parts.push(`${name}=${v}`);
   for (const [name, d] of scan.fileDecls) if (words.has(name)) parts.push(`${name}:${d.type}:${d.length}`);
-  // Launches elsewhere in the file set the sizes the kernel is replayed at.
-  const launched = scan.launchBlockSizes.get(name);
-  if (launched) parts.push(`<<<${launched.join(',')}`);
+  // Launches elsewhere in the file, instantiations and the comment above the kernel set its shape.
+  parts.push(launchShapeDependency(scan.launchBlockSizes, fn));
   // A new helper with the name of a call in the kernel changes what gets inlined.
   for (const [name] of scan.fns) if (words.has(name) && !helpers.includes(name)) parts.push(`?${name}`);
   return parts.join('\u0001');
@@ -67,13 +67,13 @@ export class CudaAnalyzer {
         const startLine = fn.node.startPosition.row;
         const endLine = fn.node.endPosition.row;
         let entry = this.kernels.get(key) ?? next.get(key);
-        if (entry && entry.deps === dependencies(scan, fn.name, key, entry.helpers)) {
+        if (entry && entry.deps === dependencies(scan, fn, key, entry.helpers)) {
           entry = shift(entry, startLine, endLine);
         } else {
           const kernel = lowerRoot(scan, fn);
           const module: KernelModule = { language: 'cuda', kernels: [kernel], constants: kernel.constants ?? scan.constants, deadline };
           const helpers = kernel.helpers ?? [];
-          entry = { startLine, endLine, findings: runRules(module, options), symbols: barrierSymbols(module), helpers, deps: dependencies(scan, fn.name, key, helpers) };
+          entry = { startLine, endLine, findings: runRules(module, options), symbols: barrierSymbols(module), helpers, deps: dependencies(scan, fn, key, helpers) };
           // A kernel analysed without its replay is not final: do it again next time.
           if (module.truncated) {
             findings.push(...entry.findings);

@@ -18,6 +18,7 @@ import { resolveBarrier, rootName } from './barrier-ref';
 import { placeOnLines } from '../../ir/source-lines';
 import { foldConstant, parseIntLiteral, recordConstants, sizeOfType } from './constants';
 import type { SyntaxNode } from './parser';
+import { kernelLaunchShape, kernelTemplateArguments } from './launch-shapes';
 import { asmStringText, parsePtxAsm } from './ptx';
 import { type CudaScan, declsOf, type FnDef, scanCuda } from './scan';
 import { calleeName, declaratorName, field, named, operatorOf, rangeOf, unqualified } from './syntax-nodes';
@@ -67,10 +68,14 @@ export const MAX_INLINE_DEPTH = 12;
 const PROBE_KINDS = new Set(['wait-token', 'wait-parity']);
 
 export function lowerRoot(scan: CudaScan, fn: FnDef): Kernel {
-  const kernel = lowerKernel(fn, scan.fns, scan.fileDecls, scan.constants);
   // Launches name a kernel without its scope: they count only when one kernel has that name.
-  const sizes = fn.isKernel && scan.fns.get(fn.name)?.filter((d) => d.isKernel).length === 1 ? scan.launchBlockSizes.get(fn.name) : undefined;
+  const unique = fn.isKernel && scan.fns.get(fn.name)?.filter((d) => d.isKernel).length === 1;
+  const templateArgs = unique ? kernelTemplateArguments(scan.launchBlockSizes, fn, scan.constants) : undefined;
+  const kernel = lowerKernel(fn, scan.fns, scan.fileDecls, scan.constants, templateArgs);
+  const sizes = unique ? scan.launchBlockSizes.get(fn.name) : undefined;
   if (sizes?.length) kernel.launchBlockSizes = sizes;
+  const shape = fn.isKernel ? kernelLaunchShape(scan.launchBlockSizes, scan.text, fn, kernel.constants ?? scan.constants, kernel.launchBounds, !!unique, templateArgs) : undefined;
+  if (shape) kernel.launchShape = shape;
   return placeOnLines(kernel, scan.text);
 }
 
@@ -82,9 +87,10 @@ export function lowerCuda(tops: SyntaxNode[], text: string): KernelModule {
   return { language: 'cuda', kernels, constants };
 }
 
-function lowerKernel(fn: FnDef, fns: Map<string, FnDef[]>, fileDecls: Map<string, BarrierDecl>, fileConstants: Map<string, number>): Kernel {
+function lowerKernel(fn: FnDef, fns: Map<string, FnDef[]>, fileDecls: Map<string, BarrierDecl>, fileConstants: Map<string, number>, templateArgs?: ReadonlyMap<string, number>): Kernel {
   // Constants declared inside the kernel stay with it (they must not leak into other kernels' keys).
-  const constants = new Map(fileConstants);
+  // The kernel's template parameters bound by its launch or instantiation are constants inside it.
+  const constants = new Map([...fileConstants, ...(templateArgs ?? [])]);
   const state: KernelState = { decls: new Map(fileDecls), names: new Set(), stack: [fn.name], used: new Set() };
   const scope = new Scope();
   for (const p of fn.params) {
