@@ -113,7 +113,7 @@ function kernelShape(kernel: Kernel, module: KernelModule): string {
   if (shape?.grid) lines.push(`- grid: ${dim(shape.grid)}${shape.source === 'comment' && !sites.some((s) => s.grid) ? ', from the comment' : ', from the launch'}`);
   if (shape?.cluster) {
     const from = shape.clusterSource === 'cluster-dims' ? '`__cluster_dims__`' : shape.clusterSource === 'comment' ? 'the `// phaseflip:` comment' : 'the launch attribute `cudaLaunchAttributeClusterDimension`';
-    lines.push(`- cluster: ${dim(shape.cluster)}, from ${from}`);
+    lines.push(`- cluster: (${shape.cluster.join(', ')}), from ${from}`);
   }
   if (shape?.smem !== undefined) lines.push(`- dynamic shared memory: ${shape.smem} bytes`);
   if (shape?.templateArgs?.length) lines.push(`- template arguments: ${shape.templateArgs.map((t) => `${t.name} = ${t.value}`).join(', ')}, from its launch or explicit instantiation`);

@@ -108,7 +108,7 @@ export function kernelLaunchShape(
   templateArgs?: ReadonlyMap<string, number>,
 ): LaunchShape | undefined {
   const decl = declarationOf(fn.node);
-  const comment = shapeCommentOf(decl, fn.body, constants);
+  const comment = shapeCommentOf(fn.node, fn.body, constants);
   const sites = launched ? launchesOf(launches, fn.name) : [];
   const shape: LaunchShape = { blocks: [] };
   const oneD = (b: Dim3 | undefined): boolean => !!b && b[1] === 1 && b[2] === 1;
@@ -141,7 +141,7 @@ export function kernelLaunchShape(
   const smem = comment?.smem ?? same(sites.map((s) => s.smem));
   if (smem !== undefined) shape.smem = smem;
   const siteCluster = same(sites.map((s) => s.cluster));
-  const declared = clusterDims(text.slice(decl.startIndex, fn.body.startIndex), constants);
+  const declared = clusterDims(headText(text, decl, fn.body), constants);
   if (comment?.cluster) {
     shape.cluster = comment.cluster;
     shape.clusterSource = 'comment';
@@ -177,6 +177,16 @@ export function launchShapeDependency(launches: ReadonlyMap<string, number[]>, f
 /** The template declaration around a kernel when there is one, else the definition itself. */
 function declarationOf(node: SyntaxNode): SyntaxNode {
   return node.parent?.type === 'template_declaration' ? node.parent : node;
+}
+
+/**
+ * The kernel's head up to its body. tree-sitter-cuda does not know `__cluster_dims__`: written before
+ * `__global__` it becomes a statement of its own just above the definition, which counts as the head too.
+ */
+function headText(text: string, decl: SyntaxNode, body: SyntaxNode): string {
+  const prev = decl.previousNamedSibling;
+  const before = prev && prev.endPosition.row >= decl.startPosition.row - 1 && prev.text.includes('__cluster_dims__') ? prev.text : '';
+  return before + text.slice(decl.startIndex, body.startIndex);
 }
 
 /** `__cluster_dims__(2, 1, 1)` in the kernel's head (tree-sitter does not know the attribute; the text does). */

@@ -23,16 +23,12 @@ export function blockComment(threads: number): string {
 }
 
 /**
- * The `phaseflip:` comment of a kernel: among the comments directly above its declaration (`decl`, the
- * template declaration when there is one) or the comments that open its body. The first one found wins.
+ * The `phaseflip:` comment of a kernel: among the comments directly above its definition (and above
+ * its template declaration when there is one) or the comments that open its body. The first one wins.
  */
-export function shapeCommentOf(decl: SyntaxNode, body: SyntaxNode, constants: ReadonlyMap<string, number>): ShapeComment | undefined {
-  const comments: SyntaxNode[] = [];
-  let row = decl.startPosition.row;
-  for (let c = decl.previousNamedSibling; c && c.type === 'comment' && c.endPosition.row >= row - 1; c = c.previousNamedSibling) {
-    comments.push(c);
-    row = c.startPosition.row;
-  }
+export function shapeCommentOf(definition: SyntaxNode, body: SyntaxNode, constants: ReadonlyMap<string, number>): ShapeComment | undefined {
+  const comments = commentsAbove(definition);
+  if (definition.parent?.type === 'template_declaration') comments.push(...commentsAbove(definition.parent));
   for (const c of named(body)) {
     if (c.type !== 'comment') break;
     comments.push(c);
@@ -42,6 +38,17 @@ export function shapeCommentOf(decl: SyntaxNode, body: SyntaxNode, constants: Re
     if (parsed) return { ...parsed, line: c.startPosition.row };
   }
   return undefined;
+}
+
+/** The comments right above `n`, each ending on the line above the next (nearest first). */
+function commentsAbove(n: SyntaxNode): SyntaxNode[] {
+  const out: SyntaxNode[] = [];
+  let row = n.startPosition.row;
+  for (let c = n.previousNamedSibling; c && c.type === 'comment' && c.endPosition.row >= row - 1; c = c.previousNamedSibling) {
+    out.push(c);
+    row = c.startPosition.row;
+  }
+  return out;
 }
 
 /** `// phaseflip: block=128 grid=4 cluster=2,1,1 smem=1024` → its fields; undefined when it is not one. */
