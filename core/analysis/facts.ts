@@ -66,8 +66,10 @@ export class ReplayCache {
 }
 
 export interface FactsOptions {
-  /** Replay exactly these block sizes (default: the analysed sizes, widened when none is known). */
+  /** Replay exactly these block sizes (default: the analysed sizes). */
   sizes?: readonly number[];
+  /** When the block size is not known, replay every plausible size too (see blockSizes). */
+  widen?: boolean;
   replays?: ReplayCache;
 }
 
@@ -137,8 +139,8 @@ export class KernelFacts {
   }
 
   /**
-   * The block sizes runs() replays. A kernel whose block size the source gives is replayed at it. One
-   * whose block size is not known is replayed at the candidate sizes and at the other sizes it could
+   * The block sizes runs() replays. A kernel whose block size the source gives is replayed at it; one
+   * whose block size is not known at the candidate sizes and, widened, also at the other sizes it could
    * plausibly run at: one warp, the smallest block that reaches every role branch, the sizes its own
    * constant init counts suggest (one arrival per thread or per warp) and 1024. Findings that hold at
    * every one of them do not depend on the block size; the others are only information notes.
@@ -146,7 +148,7 @@ export class KernelFacts {
   blockSizes(): readonly number[] {
     if (this.options.sizes) return this.options.sizes;
     const analysed = analysedBlockSizes(this.kernel);
-    return analysed.source === 'candidates' ? this.plausibleBlockSizes() : analysed.sizes;
+    return analysed.source === 'candidates' && this.options.widen ? this.plausibleBlockSizes() : analysed.sizes;
   }
 
   /** The candidate sizes first, then the other plausible sizes in ascending order (see blockSizes). */

@@ -41,20 +41,19 @@ export function runRules(module: KernelModule, options: LintOptions = {}, rules:
     docsUrl: `${DOCS_BASE_URL}${rule.meta.id}.md`,
     fixes: r.fixes ?? [],
   });
+  const reports: { rule: RuleDef; severity: Severity; report: RuleReport; key: string }[] = [];
   for (const { rule, severity } of active) {
     for (const r of rulePass(rule, module, kernels)) {
       const key = reportKey(rule, r);
       if (seen.has(key)) continue;
       seen.add(key);
-      findings.push(finding(rule, severity, r));
+      reports.push({ rule, severity, report: r, key });
     }
   }
-  const severityOf = new Map(active.map((a) => [a.rule, a.severity]));
-  for (const note of shapeDependentNotes(module, kernels, active.map((a) => a.rule), seen, replays)) {
-    const key = reportKey(note.rule, note.report);
-    if (seen.has(key)) continue;
-    seen.add(key);
-    findings.push(finding(note.rule, severityOf.get(note.rule) === 'hint' ? 'hint' : 'information', note.report));
+  const notes = shapeDependentNotes(module, kernels, active.map((a) => a.rule), seen, replays);
+  for (const { rule, severity, report, key } of reports) {
+    const note = notes.get(key);
+    findings.push(note ? finding(rule, severity === 'hint' ? 'hint' : 'information', note) : finding(rule, severity, report));
   }
   findings.sort(byPosition);
   return findings;

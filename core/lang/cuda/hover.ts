@@ -101,7 +101,7 @@ function kernelShape(kernel: Kernel, module: KernelModule): string {
       lines.push(`${head}: analysed at a block of ${threads(sizes)}, from \`__launch_bounds__(${sizes[0]})\` (no launch in this file gives a block size Phaseflip can evaluate).`);
       break;
     case 'candidates': {
-      const other = (new KernelFacts(kernel, module).runs() ?? []).map((r) => r.blockSize).filter((b) => !sizes.includes(b));
+      const other = (new KernelFacts(kernel, module, { widen: true }).runs() ?? []).map((r) => r.blockSize).filter((b) => !sizes.includes(b));
       lines.push(
         `${head}: the block size is not known here, so the analysis tries ${threads(sizes)}${other.length ? ` and checks ${threads(other)}` : ''}: what holds at every size is reported as usual, what holds at some only is an information note.`,
       );
