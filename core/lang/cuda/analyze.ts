@@ -36,7 +36,7 @@ function dependencies(scan: CudaScan, fn: FnDef, kernelText: string, helpers: st
   for (const [name, v] of scan.constants) if (words.has(name)) parts.push(`${name}=${v}`);
   for (const [name, d] of scan.fileDecls) if (words.has(name)) parts.push(`${name}:${d.type}:${d.length}`);
   // Launches elsewhere in the file, instantiations and the comment above the kernel set its shape.
-  parts.push(launchShapeDependency(scan.launchBlockSizes, fn));
+  parts.push(launchShapeDependency(scan.launchBlockSizes, scan.text, fn));
   // A new helper with the name of a call in the kernel changes what gets inlined.
   for (const [name] of scan.fns) if (words.has(name) && !helpers.includes(name)) parts.push(`?${name}`);
   return parts.join('\u0001');

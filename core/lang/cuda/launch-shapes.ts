@@ -8,7 +8,7 @@ import type { KernelLaunchSite, LaunchShape } from '../../ir/types';
 import { foldConstant } from './constants';
 import { type Dim3, findLaunches, type KernelLaunch, launchBlockSizes, type LaunchingFunction } from './launch-sites';
 import type { SyntaxNode } from './parser';
-import { shapeCommentOf } from './shape-comments';
+import { commentLinesAbove, shapeCommentOf } from './shape-comments';
 import { calleeName, field, named, operatorOf, unqualified } from './syntax-nodes';
 
 /**
@@ -107,8 +107,8 @@ export function kernelLaunchShape(
   launched: boolean,
   templateArgs?: ReadonlyMap<string, number>,
 ): LaunchShape | undefined {
-  const decl = declarationOf(fn.node);
-  const comment = shapeCommentOf(fn.node, fn.body, constants);
+  const decl = declarationOf(fn);
+  const comment = shapeCommentOf(text, decl, fn.node, fn.body, constants);
   const sites = launched ? launchesOf(launches, fn.name) : [];
   const shape: LaunchShape = { blocks: [] };
   const oneD = (b: Dim3 | undefined): boolean => !!b && b[1] === 1 && b[2] === 1;
@@ -164,29 +164,35 @@ function siteOf(l: KernelLaunch): KernelLaunchSite {
 }
 
 /** What a kernel's analysis depends on outside its own text: its launches, instantiations and the comment above it. */
-export function launchShapeDependency(launches: ReadonlyMap<string, number[]>, fn: ShapedKernel): string {
-  const decl = declarationOf(fn.node);
-  const above: string[] = [];
-  for (let c = decl.previousNamedSibling; c && c.type === 'comment'; c = c.previousNamedSibling) above.push(c.text);
-  const head = decl === fn.node ? '' : decl.text.slice(0, fn.node.startIndex - decl.startIndex);
+export function launchShapeDependency(launches: ReadonlyMap<string, number[]>, text: string, fn: ShapedKernel): string {
+  const decl = declarationOf(fn);
+  const above = commentLinesAbove(text, decl.startIndex, decl.startPosition.row).map((c) => c.text);
+  const head = text.slice(decl.startIndex, fn.node.startIndex);
   // Not the launches' lines: an edit above a launch moves it without changing what it says.
   const sites = launchesOf(launches, fn.name).map(({ line: _line, ...rest }) => rest);
   return JSON.stringify([sites, instantiationsOf(launches, fn.name), above, head]);
 }
 
-/** The template declaration around a kernel when there is one, else the definition itself. */
-function declarationOf(node: SyntaxNode): SyntaxNode {
-  return node.parent?.type === 'template_declaration' ? node.parent : node;
+/**
+ * The template declaration around a kernel when it has one, else the definition itself. Only asked of
+ * templates: a node's parent costs time linear in the number of its siblings in tree-sitter.
+ */
+function declarationOf(fn: ShapedKernel): SyntaxNode {
+  if (!fn.templateParams.length) return fn.node;
+  const parent = fn.node.parent;
+  return parent?.type === 'template_declaration' ? parent : fn.node;
 }
 
 /**
- * The kernel's head up to its body. tree-sitter-cuda does not know `__cluster_dims__`: written before
- * `__global__` it becomes a statement of its own just above the definition, which counts as the head too.
+ * The kernel's head up to its body, from the start of its first line. tree-sitter-cuda does not know
+ * `__cluster_dims__`: written before `__global__` it becomes a statement of its own, so a line above
+ * holding only that attribute counts as the head too.
  */
 function headText(text: string, decl: SyntaxNode, body: SyntaxNode): string {
-  const prev = decl.previousNamedSibling;
-  const before = prev && prev.endPosition.row >= decl.startPosition.row - 1 && prev.text.includes('__cluster_dims__') ? prev.text : '';
-  return before + text.slice(decl.startIndex, body.startIndex);
+  const lineStart = text.lastIndexOf('\n', decl.startIndex - 1) + 1;
+  const prevStart = lineStart > 0 ? text.lastIndexOf('\n', lineStart - 2) + 1 : lineStart;
+  const previous = text.slice(prevStart, lineStart);
+  return (/^\s*__cluster_dims__\s*\([^;{}]*$/.test(previous) ? previous : '') + text.slice(lineStart, body.startIndex);
 }
 
 /** `__cluster_dims__(2, 1, 1)` in the kernel's head (tree-sitter does not know the attribute; the text does). */

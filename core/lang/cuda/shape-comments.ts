@@ -23,30 +23,39 @@ export function blockComment(threads: number): string {
 }
 
 /**
- * The `phaseflip:` comment of a kernel: among the comments directly above its definition (and above
- * its template declaration when there is one) or the comments that open its body. The first one wins.
+ * The `phaseflip:` comment of a kernel: among the comment lines directly above its declaration `decl`
+ * (its template declaration when there is one), the comment lines between that and the definition
+ * `definition`, or the comments that open its `body`. The first one found wins. The lines above are
+ * read from the text: walking tree siblings costs time linear in their number, per kernel.
  */
-export function shapeCommentOf(definition: SyntaxNode, body: SyntaxNode, constants: ReadonlyMap<string, number>): ShapeComment | undefined {
-  const comments = commentsAbove(definition);
-  if (definition.parent?.type === 'template_declaration') comments.push(...commentsAbove(definition.parent));
+export function shapeCommentOf(text: string, decl: SyntaxNode, definition: SyntaxNode, body: SyntaxNode, constants: ReadonlyMap<string, number>): ShapeComment | undefined {
+  const found: { text: string; line: number }[] = commentLinesAbove(text, decl.startIndex, decl.startPosition.row);
+  if (definition.startIndex > decl.startIndex) {
+    text.slice(decl.startIndex, definition.startIndex).split('\n').forEach((l, i) => {
+      if (/^\s*(\/\/|\/\*)/.test(l)) found.push({ text: l, line: decl.startPosition.row + i });
+    });
+  }
   for (const c of named(body)) {
     if (c.type !== 'comment') break;
-    comments.push(c);
+    found.push({ text: c.text, line: c.startPosition.row });
   }
-  for (const c of comments) {
+  for (const c of found) {
     const parsed = parseShapeComment(c.text, constants);
-    if (parsed) return { ...parsed, line: c.startPosition.row };
+    if (parsed) return { ...parsed, line: c.line };
   }
   return undefined;
 }
 
-/** The comments right above `n`, each ending on the line above the next (nearest first). */
-function commentsAbove(n: SyntaxNode): SyntaxNode[] {
-  const out: SyntaxNode[] = [];
-  let row = n.startPosition.row;
-  for (let c = n.previousNamedSibling; c && c.type === 'comment' && c.endPosition.row >= row - 1; c = c.previousNamedSibling) {
-    out.push(c);
-    row = c.startPosition.row;
+/** The whole-line comments right above offset `at` (on row `row`), nearest first. */
+export function commentLinesAbove(text: string, at: number, row: number): { text: string; line: number }[] {
+  const out: { text: string; line: number }[] = [];
+  let end = text.lastIndexOf('\n', at - 1);
+  for (let line = row - 1; end > 0 && line >= 0; line--) {
+    const start = text.lastIndexOf('\n', end - 1) + 1;
+    const l = text.slice(start, end);
+    if (!/^\s*(\/\/|\/\*|\*)|\*\/\s*$/.test(l)) break;
+    out.push({ text: l, line });
+    end = start - 1;
   }
   return out;
 }
