@@ -1,7 +1,7 @@
 // Per-kernel facts shared by rules and hovers: every operation with its enclosing control flow,
 // variable definitions, ring sizes, and (lazily) protocol runs at plausible block sizes.
 import { evaluate, exprKey, freeVars } from '../ir/expr';
-import type { BarrierOp, Expr, Kernel, KernelModule, Stmt } from '../ir/types';
+import type { BarrierOp, Expr, Kernel, KernelModule, LaunchShapeSource, Stmt } from '../ir/types';
 import { visitStmts } from '../ir/visit';
 import { derivedVars, roleBranches, runProtocol, type RunResult } from './protocol-run';
 import { isThreadDependent } from './threads';
@@ -21,27 +21,66 @@ export interface Site {
   order: number;
 }
 
-const CANDIDATE_BLOCK_SIZES = [128, 256, 384];
+/** The sizes a kernel whose block size nothing gives is analysed at (its findings are then information notes unless they hold at every plausible size). */
+export const CANDIDATE_BLOCK_SIZES: readonly number[] = [128, 256, 384];
+
+const WARP = 32;
+const MAX_BLOCK = 1024;
 
 /** The block sizes a kernel is analysed at, and where they come from (hovers say it). */
 export interface AnalysedBlockSizes {
   sizes: readonly number[];
-  source: 'launch-site' | 'launch-bounds' | 'candidates';
+  source: LaunchShapeSource | 'candidates';
 }
 
-/** Launch sites in the file first, then `__launch_bounds__`, else the candidate sizes. */
+/**
+ * The front end's launch shape first (a `// phaseflip:` comment, the file's launches, the kernel's own
+ * `blockDim.x` checks, `__launch_bounds__`), then the older fields, else the candidate sizes.
+ */
 export function analysedBlockSizes(kernel: Kernel): AnalysedBlockSizes {
+  const shape = kernel.launchShape;
+  if (shape?.source && shape.blocks.length) return { sizes: shape.blocks, source: shape.source };
   if (kernel.launchBlockSizes?.length) return { sizes: kernel.launchBlockSizes, source: 'launch-site' };
   if (kernel.launchBounds) return { sizes: [kernel.launchBounds], source: 'launch-bounds' };
   return { sizes: CANDIDATE_BLOCK_SIZES, source: 'candidates' };
+}
+
+/** Whether something in the source gives the kernel's block size (otherwise the analysis assumes sizes). */
+export function blockSizeKnown(kernel: Kernel): boolean {
+  return analysedBlockSizes(kernel).source !== 'candidates';
+}
+
+/**
+ * Protocol runs shared by every KernelFacts of one lint (a kernel is replayed once per size however
+ * many views of it the rules get). Undefined records a replay that overflowed.
+ */
+export class ReplayCache {
+  private readonly runs = new Map<Kernel, Map<number, RunResult | undefined>>();
+
+  run(kernel: Kernel, size: number, compute: () => RunResult | undefined): RunResult | undefined {
+    let bySize = this.runs.get(kernel);
+    if (!bySize) this.runs.set(kernel, (bySize = new Map()));
+    if (!bySize.has(size)) bySize.set(size, compute());
+    return bySize.get(size);
+  }
+}
+
+export interface FactsOptions {
+  /** Replay exactly these block sizes (default: the analysed sizes). */
+  sizes?: readonly number[];
+  /** When the block size is not known, replay every plausible size too (see blockSizes). */
+  widen?: boolean;
+  replays?: ReplayCache;
 }
 
 export class KernelFacts {
   readonly sites: Site[] = [];
   readonly derived: Map<string, Expr>;
   private runsCache: RunResult[] | null | undefined;
+  private readonly replays: ReplayCache;
 
-  constructor(readonly kernel: Kernel, readonly module: KernelModule) {
+  constructor(readonly kernel: Kernel, readonly module: KernelModule, private readonly options: FactsOptions = {}) {
+    this.replays = options.replays ?? new ReplayCache();
     this.derived = derivedVars(kernel);
     let order = 0;
     const visit = (list: Stmt[], ancestors: Site['ancestors']): void => {
@@ -100,8 +139,46 @@ export class KernelFacts {
   }
 
   /**
-   * Protocol runs at every plausible block size (one where each thread-identity branch that holds
-   * barrier operations is taken by at least one thread). Null when the kernel is out of reach.
+   * The block sizes runs() replays. A kernel whose block size the source gives is replayed at it; one
+   * whose block size is not known at the candidate sizes and, widened, also at the other sizes it could
+   * plausibly run at: one warp, the smallest block that reaches every role branch, the sizes its own
+   * constant init counts suggest (one arrival per thread or per warp) and 1024. Findings that hold at
+   * every one of them do not depend on the block size; the others are only information notes.
+   */
+  blockSizes(): readonly number[] {
+    if (this.options.sizes) return this.options.sizes;
+    const analysed = analysedBlockSizes(this.kernel);
+    return analysed.source === 'candidates' && this.options.widen ? this.plausibleBlockSizes() : analysed.sizes;
+  }
+
+  /** The candidate sizes first, then the other plausible sizes in ascending order (see blockSizes). */
+  plausibleBlockSizes(): number[] {
+    const extra = new Set<number>([WARP, MAX_BLOCK]);
+    const roles = roleBranches(this.kernel, this.derived);
+    const largest = this.replay(MAX_BLOCK);
+    if (largest && roles.length) {
+      const first = Math.max(...roles.map((s) => largest.firstEntered.get(s) ?? MAX_BLOCK));
+      extra.add(Math.min(MAX_BLOCK, Math.ceil((first + 1) / WARP) * WARP));
+    }
+    for (const s of this.sites) {
+      if (s.op.kind !== 'init') continue;
+      const c = this.value(s.op.count);
+      if (c === undefined || c <= 0) continue;
+      for (const size of [c, c * WARP]) if (size <= MAX_BLOCK && size % WARP === 0) extra.add(size);
+    }
+    return [...CANDIDATE_BLOCK_SIZES, ...[...extra].filter((b) => !CANDIDATE_BLOCK_SIZES.includes(b)).sort((a, b) => a - b)];
+  }
+
+  private replay(size: number): RunResult | undefined {
+    const maxIterations = Math.min(16, Math.max(4, 2 * this.maxRing() + 2));
+    return this.replays.run(this.kernel, size, () => runProtocol(this.kernel, size, this.module.constants, maxIterations, this.derived));
+  }
+
+  /**
+   * Protocol runs at every plausible block size of blockSizes() (one where each thread-identity branch
+   * that holds barrier operations is taken by at least one thread). Null when the kernel is out of
+   * reach: the replay overflowed at a size the source gives (or a candidate size), or no size is plausible.
+   * A widening size that overflows is left out.
    */
   runs(): RunResult[] | null {
     if (this.runsCache !== undefined) return this.runsCache;
@@ -110,15 +187,15 @@ export class KernelFacts {
       this.runsCache = null;
       return null;
     }
-    // The file's own launches first, then `__launch_bounds__`, then the candidates.
-    const { sizes } = analysedBlockSizes(this.kernel);
+    const sizes = this.blockSizes();
+    const strict = this.options.sizes ?? analysedBlockSizes(this.kernel).sizes;
     const roles = roleBranches(this.kernel, this.derived);
-    const maxIterations = Math.min(16, Math.max(4, 2 * this.maxRing() + 2));
     const out: RunResult[] = [];
     for (const b of sizes) {
-      if (b > 1024 || b <= 0) continue;
-      const r = runProtocol(this.kernel, b, this.module.constants, maxIterations, this.derived);
+      if (b > MAX_BLOCK || b <= 0) continue;
+      const r = this.replay(b);
       if (!r) {
+        if (!strict.includes(b)) continue;
         this.runsCache = null;
         return null;
       }

@@ -46,6 +46,8 @@ export interface RunResult {
   completedPhases: Map<string, number>;
   /** Thread-identity branches some thread entered (plausibility of the block size). */
   entered: Set<Stmt>;
+  /** The lowest thread that entered each of them (the smallest block that reaches it). */
+  firstEntered: Map<Stmt, number>;
 }
 
 const MAX_EVENTS_PER_THREAD = 6000;
@@ -467,23 +469,28 @@ function threadClasses(kernel: Kernel, blockSize: number, constants: Map<string,
   return [...classes.values()];
 }
 
-export function buildTraces(kernel: Kernel, blockSize: number, constants: Map<string, number>, maxIterations: number, derived: Map<string, Expr> = derivedVars(kernel)): { traces: Map<string, { threads: number[]; events: TraceEvent[] }>; entered: Set<Stmt>; overflow: boolean } {
+export function buildTraces(kernel: Kernel, blockSize: number, constants: Map<string, number>, maxIterations: number, derived: Map<string, Expr> = derivedVars(kernel)): { traces: Map<string, { threads: number[]; events: TraceEvent[] }>; entered: Set<Stmt>; firstEntered: Map<Stmt, number>; overflow: boolean } {
   const traces = new Map<string, { threads: number[]; events: TraceEvent[] }>();
   const entered = new Set<Stmt>();
+  const firstEntered = new Map<Stmt, number>();
   const found = threadClasses(kernel, blockSize, constants, derived);
   const classes = found ?? Array.from({ length: blockSize }, (_, t) => [t]);
   for (const cls of classes) {
     const b = new TraceBuilder({ tid: cls[0], blockSize }, constants, maxIterations);
     b.run(kernel.body, true, '');
-    if (b.overflow) return { traces, entered, overflow: true };
-    for (const s of b.entered) entered.add(s);
+    if (b.overflow) return { traces, entered, firstEntered, overflow: true };
+    const lowest = Math.min(...cls);
+    for (const s of b.entered) {
+      entered.add(s);
+      if (!(firstEntered.get(s)! <= lowest)) firstEntered.set(s, lowest);
+    }
     const sig = b.signature();
     const t = traces.get(sig);
     if (t) t.threads.push(...cls);
     else traces.set(sig, { threads: [...cls], events: b.events });
   }
   for (const t of traces.values()) t.threads.sort((a, b) => a - b);
-  return { traces, entered, overflow: false };
+  return { traces, entered, firstEntered, overflow: false };
 }
 
 /** Interleaves the actors against the mbarrier model until all finish or nothing can move. */
@@ -574,7 +581,7 @@ export function runProtocol(kernel: Kernel, blockSize: number, constants: Map<st
     }
   }
   const completedPhases = barriers.completedPhases();
-  return { blockSize, actors, deadlock, uncertain, initializers, completedPhases, entered: built.entered };
+  return { blockSize, actors, deadlock, uncertain, initializers, completedPhases, entered: built.entered, firstEntered: built.firstEntered };
 }
 
 /** A peer parked at its own k-th sync also satisfies the meeting. */

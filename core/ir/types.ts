@@ -159,6 +159,41 @@ export interface BarrierDecl {
   initializerRange?: Range;
 }
 
+/** Where a kernel's block size comes from (the hover says it). */
+export type LaunchShapeSource = 'launch-site' | 'launch-bounds' | 'assert' | 'comment';
+
+/** One launch of the kernel in its translation unit, with what of its shape folded to numbers. */
+export interface KernelLaunchSite {
+  /** Zero-based line of the launch. */
+  line: number;
+  /** `<<<>>>`, `cudaLaunchKernelEx`, `cudaLaunchKernel`, `cudaLaunchCooperativeKernel`. */
+  api: string;
+  block?: [number, number, number];
+  grid?: [number, number, number];
+  cluster?: [number, number, number];
+  smem?: number;
+  templateArgs?: string[];
+}
+
+/** How a kernel is launched, as far as the translation unit says. */
+export interface LaunchShape {
+  /** One-dimensional block sizes the kernel is analysed at (distinct, ascending); empty when none is known. */
+  blocks: number[];
+  /** Where `blocks` comes from; absent when nothing gives the block (the analysis then assumes sizes). */
+  source?: LaunchShapeSource;
+  /** A known block that is not one-dimensional (the replay models `threadIdx.x` only, so it is not analysed). */
+  block3?: [number, number, number];
+  grid?: [number, number, number];
+  cluster?: [number, number, number];
+  clusterSource?: 'launch-site' | 'cluster-dims' | 'comment';
+  /** Dynamic shared memory in bytes. */
+  smem?: number;
+  /** The launches of the kernel in the translation unit. */
+  sites?: KernelLaunchSite[];
+  /** Template parameters bound for the analysis (from the one launch or explicit instantiation). */
+  templateArgs?: { name: string; value: number }[];
+}
+
 export interface Kernel {
   name: string;
   range: Range;
@@ -168,6 +203,8 @@ export interface Kernel {
   launchBounds?: number;
   /** Block sizes (one-dimensional, distinct, ascending) the file's own launches of the kernel use. */
   launchBlockSizes?: number[];
+  /** The launch shape and where it comes from (CUDA); absent when nothing in the file says anything. */
+  launchShape?: LaunchShape;
   body: Stmt[];
   /** Every variable declaration in the kernel (after inlining), by IR name. */
   decls: Map<string, BarrierDecl>;

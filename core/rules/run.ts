@@ -1,9 +1,12 @@
-// Runs the rule registry over a lowered module and turns reports into findings.
+// Runs the rule registry over a lowered module and turns reports into findings. Findings that depend on
+// a block size the source does not give become information notes (shape-notes.ts).
 import type { Finding, LintOptions, Severity } from '../api';
 import { DOCS_BASE_URL } from '../api';
-import { KernelFacts } from '../analysis/facts';
+import { KernelFacts, ReplayCache } from '../analysis/facts';
 import type { KernelModule } from '../ir/types';
 import { RULES } from './index';
+import { reportKey, rulePass } from './rule-pass';
+import { shapeDependentNotes } from './shape-notes';
 import type { RuleDef, RuleReport } from './types';
 
 export function severityFor(rule: RuleDef, options: LintOptions): Severity | 'off' {
@@ -17,34 +20,40 @@ export function byPosition(a: Finding, b: Finding): number {
 }
 
 export function runRules(module: KernelModule, options: LintOptions = {}, rules: RuleDef[] = RULES): Finding[] {
-  const kernels = module.kernels.map((k) => new KernelFacts(k, module));
+  const replays = new ReplayCache();
+  const kernels = module.kernels.map((k) => new KernelFacts(k, module, { replays }));
   const findings: Finding[] = [];
   const seen = new Set<string>();
+  const active: { rule: RuleDef; severity: Severity }[] = [];
   for (const rule of rules) {
     const severity = severityFor(rule, options);
     if (severity === 'off' || !rule.meta.languages.includes(module.language)) continue;
-    const report = (r: RuleReport): void => {
-      const key = `${rule.meta.code}:${r.range.start.line}:${r.range.start.character}`;
-      if (seen.has(key)) return;
+    active.push({ rule, severity });
+  }
+  const finding = (rule: RuleDef, severity: Severity, r: RuleReport): Finding => ({
+    code: rule.meta.code,
+    ruleId: rule.meta.id,
+    family: rule.meta.family,
+    severity,
+    message: r.message,
+    range: r.range,
+    related: r.related ?? [],
+    docsUrl: `${DOCS_BASE_URL}${rule.meta.id}.md`,
+    fixes: r.fixes ?? [],
+  });
+  const reports: { rule: RuleDef; severity: Severity; report: RuleReport; key: string }[] = [];
+  for (const { rule, severity } of active) {
+    for (const r of rulePass(rule, module, kernels)) {
+      const key = reportKey(rule, r);
+      if (seen.has(key)) continue;
       seen.add(key);
-      findings.push({
-        code: rule.meta.code,
-        ruleId: rule.meta.id,
-        family: rule.meta.family,
-        severity,
-        message: r.message,
-        range: r.range,
-        related: r.related ?? [],
-        docsUrl: `${DOCS_BASE_URL}${rule.meta.id}.md`,
-        fixes: r.fixes ?? [],
-      });
-    };
-    try {
-      rule.check({ module, kernels, report });
-    } catch (err) {
-      // A rule bug must never cost the user the other rules' findings.
-      if (process.env.PHASEFLIP_DEBUG) throw err;
+      reports.push({ rule, severity, report: r, key });
     }
+  }
+  const notes = shapeDependentNotes(module, kernels, active.map((a) => a.rule), seen, replays);
+  for (const { rule, severity, report, key } of reports) {
+    const note = notes.get(key);
+    findings.push(note ? finding(rule, severity === 'hint' ? 'hint' : 'information', note) : finding(rule, severity, report));
   }
   findings.sort(byPosition);
   return findings;

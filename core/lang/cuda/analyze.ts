@@ -8,7 +8,8 @@ import { barrierSymbols } from '../../analysis/symbols';
 import type { KernelModule } from '../../ir/types';
 import { byPosition, runRules } from '../../rules/run';
 import { internalProblem, syntaxProblemsOf } from './frontend';
-import { lowerRoot, rootsOf, scanCuda, type CudaScan } from './lower';
+import { launchShapeDependency } from './launch-shapes';
+import { lowerRoot, rootsOf, scanCuda, type CudaScan, type FnDef } from './lower';
 import type { SyntaxNode } from './parser';
 import type { FunctionLookup, LowerContext } from './scan';
 import type { CudaUnit } from './unit';
@@ -24,7 +25,7 @@ interface KernelEntry {
 }
 
 /** What a kernel's analysis depends on besides its own text, as one comparable string. */
-function dependencies(scan: CudaScan, functions: FunctionLookup, name: string, kernelText: string, helpers: string[]): string {
+function dependencies(scan: CudaScan, functions: FunctionLookup, fn: FnDef, fnText: string, kernelText: string, helpers: string[]): string {
   const parts: string[] = [];
   let texts = kernelText;
   for (const h of helpers) {
@@ -37,9 +38,8 @@ function dependencies(scan: CudaScan, functions: FunctionLookup, name: string, k
   const words = new Set(texts.match(/[A-Za-z_]\w*/g) ?? []);
   for (const [name, v] of scan.constants) if (words.has(name)) parts.push(`${name}=${v}`);
   for (const [name, d] of scan.fileDecls) if (words.has(name)) parts.push(`${name}:${d.type}:${d.length}`);
-  // Launches elsewhere in the file set the sizes the kernel is replayed at.
-  const launched = scan.launchBlockSizes.get(name);
-  if (launched) parts.push(`<<<${launched.join(',')}`);
+  // Launches elsewhere in the file, instantiations and the comment above the kernel set its shape.
+  parts.push(launchShapeDependency(scan.launchBlockSizes, fnText, fn));
   // A new helper with the name of a call in the kernel changes what gets inlined.
   for (const [name] of scan.fns) if (words.has(name) && !helpers.includes(name)) parts.push(`?${name}`);
   return parts.join('\u0001');
@@ -74,8 +74,10 @@ export class CudaAnalyzer {
         const key = fn.file ? `${fn.file}\u0001${fn.node.text}` : fn.node.text;
         const startLine = fn.node.startPosition.row;
         const endLine = fn.node.endPosition.row;
+        // The text the kernel is written in: a header's for a kernel defined there.
+        const fnText = fn.file ? (context?.fileText(fn.file) ?? '') : scan.text;
         let entry = this.kernels.get(key) ?? next.get(key);
-        if (entry && entry.deps === dependencies(scan, functions, fn.name, key, entry.helpers)) {
+        if (entry && entry.deps === dependencies(scan, functions, fn, fnText, key, entry.helpers)) {
           if (!fn.file) entry = shift(entry, startLine, endLine);
         } else {
           const kernel = lowerRoot(scan, fn, context);
@@ -83,7 +85,7 @@ export class CudaAnalyzer {
           const helpers = kernel.helpers ?? [];
           const kernelFindings = relateToKernel(runRules(module, options), kernel.name, kernel.nameRange);
           const kernelNotes = (kernel.notUnderstood ?? []).map((u): AnalysisNote => ({ kind: 'unresolved-helper', message: `not understood in kernel '${kernel.name}': ${u.what}; barrier findings for it may be incomplete`, range: u.range }));
-          entry = { startLine, endLine, findings: kernelFindings, symbols: barrierSymbols(module), notes: kernelNotes, helpers, deps: dependencies(scan, functions, fn.name, key, helpers) };
+          entry = { startLine, endLine, findings: kernelFindings, symbols: barrierSymbols(module), notes: kernelNotes, helpers, deps: dependencies(scan, functions, fn, fnText, key, helpers) };
           // A kernel analysed without its replay is not final: do it again next time.
           if (module.truncated) {
             findings.push(...entry.findings);

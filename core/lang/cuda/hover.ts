@@ -1,9 +1,9 @@
 // Hover provider: API docs for barrier calls and PTX mnemonics inside asm strings, the inferred
 // protocol of a barrier variable (init count, who arrives and waits where, ring size), and on a
-// kernel's name the block size its analysis used and where that came from.
+// kernel's name the launch shape its analysis used (block, grid, cluster, shared memory) and where each came from.
 import type { HoverInfo, Position, Range } from '../../api';
 import { barrierProtocol } from '../../analysis/barrier-protocol';
-import { analysedBlockSizes } from '../../analysis/facts';
+import { analysedBlockSizes, KernelFacts } from '../../analysis/facts';
 import type { Kernel, KernelModule } from '../../ir/types';
 import { rangeOf } from './syntax-nodes';
 import type { SyntaxNode } from './parser';
@@ -39,7 +39,7 @@ export function hoverCuda(node: SyntaxNode | null, text: string, position: Posit
   }
   // A kernel's name, where it is defined or launched: the block size its analysis used.
   const kernel = module.kernels.find((k) => k.name === name && (sameStart(k.nameRange, rangeOf(node)) || isLaunched(node)));
-  if (kernel) return { markdown: kernelShape(kernel), range: rangeOf(node) };
+  if (kernel) return { markdown: kernelShape(kernel, module), range: rangeOf(node) };
   // A barrier variable: its inferred protocol.
   const protocol = barrierProtocol(module, name, position);
   if (protocol) return { markdown: protocol, range: rangeOf(node) };
@@ -62,18 +62,62 @@ function threads(sizes: readonly number[]): string {
   return sizes.length === 1 ? `${sizes[0]} threads` : `${sizes.slice(0, -1).join(', ')} and ${sizes[sizes.length - 1]} threads`;
 }
 
-/** What the analysis assumed about a kernel's block, in words a kernel author can act on. */
-function kernelShape(kernel: Kernel): string {
+function dim(d: readonly number[]): string {
+  return d[1] === 1 && d[2] === 1 ? String(d[0]) : `(${d.join(', ')})`;
+}
+
+const API_SPELLING: Record<string, string> = {
+  '<<<>>>': '`<<<grid, block>>>`',
+  cudaLaunchKernelEx: '`cudaLaunchKernelEx`',
+  cudaLaunchKernel: '`cudaLaunchKernel`',
+  cudaLaunchCooperativeKernel: '`cudaLaunchCooperativeKernel`',
+};
+
+/** What the analysis used for a kernel's launch shape and where each part came from, in words a kernel author can act on. */
+function kernelShape(kernel: Kernel, module: KernelModule): string {
   const { sizes, source } = analysedBlockSizes(kernel);
+  const shape = kernel.launchShape;
   const head = `**kernel \`${kernel.name}\`**`;
+  const lines: string[] = [];
+  const sites = shape?.sites ?? [];
+  const siteWords = (): string => {
+    const launched = sites.filter((s) => s.block);
+    const apis = [...new Set(launched.map((s) => API_SPELLING[s.api] ?? s.api))];
+    const at = launched.map((s) => s.line + 1);
+    return launched.length ? ` (${apis.join(', ')}, line${at.length > 1 ? 's' : ''} ${at.join(', ')})` : ` (\`${kernel.name}<<<grid, block>>>\`)`;
+  };
+  const many = sizes.length > 1;
   switch (source) {
+    case 'comment':
+      lines.push(`${head}: analysed at a block of ${threads(sizes)}, from its \`// phaseflip: block=…\` comment.`);
+      break;
     case 'launch-site':
-      return `${head}: analysed at a block of ${threads(sizes)}, the size its launch${sizes.length > 1 ? 'es' : ''} in this file use${sizes.length > 1 ? '' : 's'} (\`${kernel.name}<<<grid, block>>>\`).`;
+      lines.push(`${head}: analysed at a block of ${threads(sizes)}, the size${many ? 's' : ''} its launch${many ? 'es' : ''} in this file use${many ? '' : 's'}${siteWords()}${many ? '; a finding must hold at every one' : ''}.`);
+      break;
+    case 'assert':
+      lines.push(`${head}: analysed at a block of ${threads(sizes)}, from the kernel's own check of \`blockDim.x\` (no launch in this file gives a block size Phaseflip can evaluate).`);
+      break;
     case 'launch-bounds':
-      return `${head}: analysed at a block of ${threads(sizes)}, from \`__launch_bounds__(${sizes[0]})\` (no launch in this file gives a block size Phaseflip can evaluate).`;
-    case 'candidates':
-      return `${head}: the block size is not known here, so the analysis tries ${threads(sizes)} and reports only what holds at every one of them. A launch in this file (\`${kernel.name}<<<grid, 64>>>\`) or \`__launch_bounds__\` fixes it.`;
+      lines.push(`${head}: analysed at a block of ${threads(sizes)}, from \`__launch_bounds__(${sizes[0]})\` (no launch in this file gives a block size Phaseflip can evaluate).`);
+      break;
+    case 'candidates': {
+      const other = (new KernelFacts(kernel, module, { widen: true }).runs() ?? []).map((r) => r.blockSize).filter((b) => !sizes.includes(b));
+      lines.push(
+        `${head}: the block size is not known here, so the analysis tries ${threads(sizes)}${other.length ? ` and checks ${threads(other)}` : ''}: what holds at every size is reported as usual, what holds at some only is an information note.`,
+      );
+      if (shape?.block3) lines.push(`- the block \`${dim(shape.block3)}\` is not one-dimensional, and the analysis models \`threadIdx.x\` only`);
+      lines.push(`- set it with a launch in this file (\`${kernel.name}<<<grid, 128>>>\`), \`__launch_bounds__(128)\`, \`assert(blockDim.x == 128)\` or a \`// phaseflip: block=128\` comment above the kernel`);
+      break;
+    }
   }
+  if (shape?.grid) lines.push(`- grid: ${dim(shape.grid)}${shape.source === 'comment' && !sites.some((s) => s.grid) ? ', from the comment' : ', from the launch'}`);
+  if (shape?.cluster) {
+    const from = shape.clusterSource === 'cluster-dims' ? '`__cluster_dims__`' : shape.clusterSource === 'comment' ? 'the `// phaseflip:` comment' : 'the launch attribute `cudaLaunchAttributeClusterDimension`';
+    lines.push(`- cluster: (${shape.cluster.join(', ')}), from ${from}`);
+  }
+  if (shape?.smem !== undefined) lines.push(`- dynamic shared memory: ${shape.smem} bytes`);
+  if (shape?.templateArgs?.length) lines.push(`- template arguments: ${shape.templateArgs.map((t) => `${t.name} = ${t.value}`).join(', ')}, from its launch or explicit instantiation`);
+  return lines.join('\n');
 }
 
 function ancestor(n: SyntaxNode, pred: (n: SyntaxNode) => boolean): SyntaxNode | undefined {

@@ -18,6 +18,7 @@ import { resolveBarrier, rootName } from './barrier-ref';
 import { placeOnLines } from '../../ir/source-lines';
 import { foldConstant, parseIntLiteral, recordConstants, sizeOfType } from './constants';
 import type { SyntaxNode } from './parser';
+import { kernelLaunchShape, kernelTemplateArguments } from './launch-shapes';
 import { asmStringText, parsePtxAsm } from './ptx';
 import { type CudaScan, declsOf, type FnDef, type FunctionLookup, type LowerContext, scanCuda } from './scan';
 import type { CudaUnit } from './unit';
@@ -88,10 +89,16 @@ const PROBE_KINDS = new Set(['wait-token', 'wait-parity']);
 
 export function lowerRoot(scan: CudaScan, fn: FnDef, context?: LowerContext): Kernel {
   const functions = context?.functions ?? scan.fns;
-  const kernel = lowerKernel(fn, functions, scan.fileDecls, scan.constants, context);
   // Launches name a kernel without its scope: they count only when one kernel has that name.
-  const sizes = fn.isKernel && functions.get(fn.name)?.filter((d) => d.isKernel).length === 1 ? scan.launchBlockSizes.get(fn.name) : undefined;
+  const unique = fn.isKernel && functions.get(fn.name)?.filter((d) => d.isKernel).length === 1;
+  const templateArgs = unique ? kernelTemplateArguments(scan.launchBlockSizes, fn, scan.constants) : undefined;
+  const kernel = lowerKernel(fn, functions, scan.fileDecls, scan.constants, context, templateArgs);
+  const sizes = unique ? scan.launchBlockSizes.get(fn.name) : undefined;
   if (sizes?.length) kernel.launchBlockSizes = sizes;
+  // A kernel defined in a header reads its shape comment and attributes from the header's text.
+  const fnText = fn.file ? (context?.fileText(fn.file) ?? '') : scan.text;
+  const shape = fn.isKernel ? kernelLaunchShape(scan.launchBlockSizes, fnText, fn, kernel.constants ?? scan.constants, kernel.launchBounds, !!unique, templateArgs) : undefined;
+  if (shape) kernel.launchShape = shape;
   return placeOnLines(kernel, scan.text, context?.fileText);
 }
 
@@ -119,9 +126,10 @@ export function rootsOf(scan: CudaScan, context?: LowerContext): FnDef[] {
   return extra.length ? [...scan.roots, ...extra] : scan.roots;
 }
 
-function lowerKernel(fn: FnDef, fns: FunctionLookup, fileDecls: Map<string, BarrierDecl>, fileConstants: Map<string, number>, context: LowerContext | undefined): Kernel {
+function lowerKernel(fn: FnDef, fns: FunctionLookup, fileDecls: Map<string, BarrierDecl>, fileConstants: Map<string, number>, context: LowerContext | undefined, templateArgs?: ReadonlyMap<string, number>): Kernel {
   // Constants declared inside the kernel stay with it (they must not leak into other kernels' keys).
-  const constants = new Map(fileConstants);
+  // The kernel's template parameters bound by its launch or instantiation are constants inside it.
+  const constants = new Map([...fileConstants, ...(templateArgs ?? [])]);
   const state: KernelState = { decls: new Map(fileDecls), names: new Set(), stack: [fn.name], used: new Set(), notUnderstood: new Map() };
   const scope = new Scope();
   for (const p of fn.params) {

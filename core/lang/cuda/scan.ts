@@ -2,7 +2,7 @@
 // roots, constants, file-scope `__shared__` variables), before any body is lowered.
 import type { BarrierDecl, Expr } from '../../ir/types';
 import { parseIntLiteral, recordConstants } from './constants';
-import { findLaunchSites, launchBlockSizes } from './launch-sites';
+import { fileLaunches } from './launch-shapes';
 import type { SyntaxNode } from './parser';
 import { declaratorName, field, fileOf, named, rangeOf, unqualified } from './syntax-nodes';
 
@@ -74,7 +74,7 @@ export function scanCuda(tops: SyntaxNode[], text: string, options: ScanOptions 
   const helpers: FnDef[] = [];
   for (const fn of all) (fn.isKernel || (candidates.has(fn.name) && !called.has(fn.name)) ? roots : helpers).push(fn);
   roots.sort((a, b) => a.node.startIndex - b.node.startIndex);
-  return { fns, fileDecls, constants, roots, launchBlockSizes: launchBlockSizes(findLaunchSites(text, fns, constants)), text };
+  return { fns, fileDecls, constants, roots, launchBlockSizes: fileLaunches(tops, text, fns, constants), text };
 }
 
 function collectTopLevel(

@@ -16,7 +16,7 @@ export const arrivalCountMismatch: RuleDef = {
   },
   docs: {
     whatItDoes:
-      'Replays the kernel per thread, counting who executes each arrive (elected threads, lane 0 of each warp, whole warps or blocks) and with what count. Reports one arrive instance that alone exceeds the init count (over-arrival), and barriers whose arrivals from all threads together stay below the init count (under-arrival).',
+      'Replays the kernel per thread, counting who executes each arrive (elected threads, lane 0 of each warp, whole warps or blocks) and with what count. Reports one arrive instance that alone exceeds the init count (over-arrival), and barriers whose arrivals from all threads together stay below the init count (under-arrival). The replay runs at the kernel\'s block size, read from the translation unit ([launch shapes](../launch-shapes.md)); when nothing gives it, a finding that does not hold at every plausible size is reported as an information note instead.',
     whyIsThisBad: 'Over-arrival completes phases early, so waiters run ahead of producers (data race); when one warp-wide arrive crosses a phase boundary the hardware traps with "unspecified launch failure". Under-arrival means the phase never completes and every waiter hangs.',
     bad: `#include <cuda/ptx>
 __global__ void k() {

@@ -16,7 +16,7 @@ export const initByManyThreads: RuleDef = {
     fix: 'unsafe',
   },
   docs: {
-    whatItDoes: 'Replays the kernel per thread and reports an init executed by several threads on the same barrier (not `init(bar + threadIdx.x, ...)`, which gives each thread its own barrier).',
+    whatItDoes: 'Replays the kernel per thread and reports an init executed by several threads on the same barrier (not `init(bar + threadIdx.x, ...)`, which gives each thread its own barrier). The replay runs at the kernel\'s block size, read from the translation unit ([launch shapes](../launch-shapes.md)); when nothing gives it, a finding that does not hold at every plausible size is reported as an information note instead.',
     whyIsThisBad: 'A late init from a slow warp resets the count and phase while fast threads are already arriving on the barrier: their arrivals are lost and the phase never completes (hang), or a waiter sees phase 0 again.',
     bad: `#include <cuda/ptx>
 __global__ void k() {

@@ -18,7 +18,7 @@ export const initNotVisible: RuleDef = {
   },
   docs: {
     whatItDoes:
-      'Replays the kernel per thread and checks that every thread other than the initialising one reaches a block-wide sync (`__syncthreads`, `block.sync()`, `bar.sync 0`, a cluster sync) after the init and before its first arrive or wait. For barriers used across the cluster (remote arrives, multicast copies, `.shared::cluster` operands) it also requires `fence.mbarrier_init` by the initialising thread followed by a cluster sync.',
+      'Replays the kernel per thread and checks that every thread other than the initialising one reaches a block-wide sync (`__syncthreads`, `block.sync()`, `bar.sync 0`, a cluster sync) after the init and before its first arrive or wait. For barriers used across the cluster (remote arrives, multicast copies, `.shared::cluster` operands) it also requires `fence.mbarrier_init` by the initialising thread followed by a cluster sync. The replay runs at the kernel\'s block size, read from the translation unit ([launch shapes](../launch-shapes.md)); when nothing gives it, a finding that does not hold at every plausible size is reported as an information note instead.',
     whyIsThisBad: 'Without the sync, another thread can arrive on or wait for a barrier whose memory still holds garbage: the arrival is lost or the wait reads a random phase. The kernel then hangs or passes a wait early, depending on timing; it often works in tests.',
     bad: `#include <cuda/ptx>
 __global__ void k() {

@@ -22,7 +22,7 @@ export const missingBootstrapArrival: RuleDef = {
   },
   docs: {
     whatItDoes:
-      'Replays the kernel for every thread of a block and reports the wait that starts a circular wait: typically a producer waiting for "slot free" before any consumer could have released a slot. The three correct conventions are accepted: the producer starts at parity 1 (a fresh barrier\'s phase 1 counts as complete), consumers pre-arrive once per slot before their loop, or the producer fills all slots in a prologue and only waits from the second round on.',
+      'Replays the kernel for every thread of a block and reports the wait that starts a circular wait: typically a producer waiting for "slot free" before any consumer could have released a slot. The three correct conventions are accepted: the producer starts at parity 1 (a fresh barrier\'s phase 1 counts as complete), consumers pre-arrive once per slot before their loop, or the producer fills all slots in a prologue and only waits from the second round on. The replay runs at the kernel\'s block size, read from the translation unit ([launch shapes](../launch-shapes.md)); when nothing gives it, a finding that does not hold at every plausible size is reported as an information note instead.',
     whyIsThisBad: 'Consumers release slots only after consuming data, which the producer writes only after its first wait passes. Nobody can arrive, the phase never completes and the whole block hangs with no error message.',
     bad: `#include <cuda/ptx>
 #define S 2

@@ -18,7 +18,7 @@ export const parityFlipOffRingSchedule: RuleDef = {
   },
   docs: {
     whatItDoes:
-      'Replays the loop for every thread and checks, for each parity wait, that consecutive waits on the same barrier slot ask for alternating parities. The classic case is `phase ^= 1` every iteration (or `i & 1`) while the slot index cycles over a ring of S > 1 barriers: each slot only completes a phase every S iterations.',
+      'Replays the loop for every thread and checks, for each parity wait, that consecutive waits on the same barrier slot ask for alternating parities. The classic case is `phase ^= 1` every iteration (or `i & 1`) while the slot index cycles over a ring of S > 1 barriers: each slot only completes a phase every S iterations. The replay runs at the kernel\'s block size, read from the translation unit ([launch shapes](../launch-shapes.md)); when nothing gives it, a finding that does not hold at every plausible size is reported as an information note instead.',
     whyIsThisBad:
       'With two slots, slot 0 is used in iterations 0, 2, 4 … and must be waited with parity 0, 1, 0 …, but a per-iteration flip asks for 0, 0, 0. The second use of a slot then either passes at once, before the producer refilled it (data race), or hangs. Use `(i / S) & 1`, or flip when the stage index wraps.',
     bad: `#include <cuda/ptx>

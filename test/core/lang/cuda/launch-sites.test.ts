@@ -31,9 +31,9 @@ function withLaunch(launch: string, file = 'good-two-warps-literal.cu'): string 
 }
 
 describe('block sizes the launch sites give', () => {
-  it('without a launch site, the kernel is replayed at the candidate sizes (and flagged there)', async () => {
-    const codes = (await lintCuda(withLaunch(''))).map((f) => f.code);
-    expect(codes).toContain('PF401');
+  it('without a launch site, the kernel is replayed at the candidate sizes and flagged there as an information note only (it is correct at 64)', async () => {
+    const found = (await lintCuda(withLaunch(''))).map((f) => `${f.code} ${f.severity}`);
+    expect(found).toEqual(['PF401 information']);
   });
 
   it('a block the front end cannot fold is ignored: the candidate sizes stay', async () => {
