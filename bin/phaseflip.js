@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 'use strict';
-// Thin launcher: everything lives in the esbuild bundle dist/cli.js.
+// Thin launcher: everything lives in the esbuild bundle dist/cli.js, which dist/load-bundle.js runs through a V8
+// code cache (entry/load-bundle.ts).
 const path = require('node:path');
 const fs = require('node:fs');
 
@@ -11,4 +12,4 @@ if (!fs.existsSync(bundle)) {
   );
   process.exit(2);
 }
-require(bundle);
+require(path.join(__dirname, '..', 'dist', 'load-bundle.js')).runBundle(bundle);

@@ -1,5 +1,5 @@
 // Bundles the three faces (VS Code client, language server, and the CLI from its composition root
-// entry/phaseflip.ts) with esbuild and copies the tree-sitter wasm pair next to them.
+// entry/phaseflip.ts) and their code-cache launchers with esbuild and copies the tree-sitter wasm pair next to them.
 // Usage: node scripts/build.mjs [--watch] [--minify]
 import { copyFileSync, mkdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -53,8 +53,12 @@ const common = {
 
 const targets = [
   { entryPoints: ['client/extension.ts'], outfile: 'dist/client.js', external: ['vscode'] },
-  { entryPoints: ['server/main.ts'], outfile: 'dist/server.js' },
+  { entryPoints: ['server/main.ts'], outfile: 'dist/server-main.js' },
   { entryPoints: ['entry/phaseflip.ts'], outfile: 'dist/cli.js' },
+  // Small launchers that run the two bundles above through a V8 code cache (entry/load-bundle.ts): dist/server.js
+  // for editors, dist/load-bundle.js for bin/phaseflip.js.
+  { entryPoints: ['entry/server-launcher.ts'], outfile: 'dist/server.js' },
+  { entryPoints: ['entry/load-bundle.ts'], outfile: 'dist/load-bundle.js' },
 ];
 
 function copyWasm() {

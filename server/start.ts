@@ -1,6 +1,7 @@
 // Creates the LSP connection (transport chosen from the command line like every vscode-languageserver
 // server: --stdio, --node-ipc, --socket=PORT, --pipe=NAME; stdio when none is given) and serves.
 import { type Connection, ProposedFeatures, createConnection } from 'vscode-languageserver/node';
+import { loadEngine } from '../core/index';
 import { PhaseflipServer, type ServerOptions } from './server';
 
 const TRANSPORT_FLAGS = ['--stdio', '--node-ipc', '--socket', '--pipe'];
@@ -14,6 +15,9 @@ export function startServer(options: ServerOptions = {}): Connection {
   // the client instead of stdout), so default to stdio by adding the flag rather than passing streams.
   if (!hasTransportFlag(process.argv.slice(2))) process.argv.push('--stdio');
   const connection = createConnection(ProposedFeatures.all);
+  // Start compiling the CUDA grammar now, while the client's `initialize` is on its way: `initialize` awaits the
+  // same promise (the grammar loads once per process), so it is answered sooner. A failure is reported there.
+  loadEngine({ wasmDir: options.wasmDir ?? (typeof __dirname !== 'undefined' ? __dirname : undefined) }).catch(() => undefined);
 
   // Last line of defence: a bug must cost one answer, not the session.
   process.on('uncaughtException', (e) => connection.console.error(`phaseflip: uncaught exception: ${e?.stack ?? e}`));

@@ -2,56 +2,8 @@
 // lines through the language server (same targets as CUDA), plus the engine alone.
 import { existsSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
+import { generateCroqtile } from './gen-croqtile.mjs';
 import { Client, SERVER } from './lsp-client.mjs';
-
-/** One warp-specialised 1P1C pipeline per function (current era), with distinct names. */
-function pipeline(i) {
-  const stages = 2 + (i % 3);
-  return `// Pipeline ${i}: one producer warpgroup fills a ${stages}-slot ring, one consumer warpgroup reduces it.
-__co__ void pipe_${i}(global f16 [M, K] lhs, global f16 [N, K] rhs, global f16 [M, N] output) {
-  parallel {block_m, block_n} by [cdiv(M, 64), cdiv(N, 64)] : block {
-    shared event full[${stages}], empty[${stages}] = ready;
-    shared f16 [64, 64] lhs_s[${stages}];
-    shared f16 [64, 64] rhs_s[${stages}];
-    shared f16 [64, 64] out_s;
-    parallel p by 2 : group-4, t by 128 : thread {
-      inthreads.async (p == 0) {
-        foreach {iv_k} in [cdiv(K, 64)] {
-          stage = iv_k % ${stages};
-          wait empty.at(iv_k);
-          la = tma.copy.async lhs.chunkat(block_m, iv_k) => lhs_s[stage];
-          lb = tma.copy.async rhs.chunkat(block_n, iv_k) => rhs_s[stage];
-          trigger full.at(iv_k) after la, lb;
-        }
-      }
-      inthreads.async (p == 1) {
-        acc = mma.fill.f16 0.0f;
-        foreach {iv_k} in [cdiv(K, 64)] {
-          stage = iv_k % ${stages};
-          wait full.at(iv_k);
-          mma.row.row acc, lhs_s[stage], rhs_s[stage];
-          trigger empty.at(iv_k);
-        }
-        mma.store acc, out_s;
-        dma.copy out_s => output.subspan(64, 64).at(block_m, block_n);
-      }
-    }
-  }
-}
-
-`;
-}
-
-export function generateCroqtile(lines, seed = 0) {
-  let text = '#include "choreo.h"\n\n';
-  let n = 3;
-  for (let i = seed; n < lines; i++) {
-    const chunk = pipeline(i);
-    text += chunk;
-    n += chunk.split('\n').length - 1;
-  }
-  return text;
-}
 
 function percentile(sorted, p) {
   const i = Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1));
@@ -84,14 +36,17 @@ async function lspLatency(client, lines, edits) {
   const site = editSite(text);
   const samples = [];
   let version = 1;
+  let cpuStart = 0;
   for (let k = 0; k < 3 + edits; k++) {
+    if (k === 3) cpuStart = client.cpuMs();
     version++;
     const sent = performance.now();
     const got = await client.change(uri, version, [editAt(k, site)]);
     if (k >= 3) samples.push(got - sent);
   }
+  const cpuPerEditMs = (client.cpuMs() - cpuStart) / samples.length;
   samples.sort((a, b) => a - b);
-  return { lines: text.split('\n').length, openMs: opened - t0, p50: percentile(samples, 50), p95: percentile(samples, 95), samples };
+  return { lines: text.split('\n').length, openMs: opened - t0, cpuPerEditMs, p50: percentile(samples, 50), p95: percentile(samples, 95), samples };
 }
 
 export async function benchCroqtile({ quick = false } = {}) {
@@ -112,6 +67,7 @@ export async function benchCroqtile({ quick = false } = {}) {
     rows.push({ metric: `open → diagnostics, ${l.lines} lines (.co)`, value: `${l.openMs.toFixed(1)} ms` });
     rows.push({ metric: `edit → diagnostics p50, ${l.lines} lines (${l.samples.length} edits)`, value: `${l.p50.toFixed(1)} ms` });
     rows.push({ metric: `edit → diagnostics p95, ${l.lines} lines`, value: `${l.p95.toFixed(1)} ms`, target: target === undefined ? undefined : `≤ ${target} ms`, ok: target === undefined ? undefined : l.p95 <= target });
+    rows.push({ metric: `  server CPU per edit (mean)`, value: `${l.cpuPerEditMs.toFixed(1)} ms` });
   }
   return { rows, data: { latency: latency.map(({ samples, ...r }) => ({ ...r, samplesMs: samples.map((x) => +x.toFixed(3)) })) } };
 }

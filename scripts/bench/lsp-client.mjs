@@ -35,17 +35,18 @@ export class Client {
     });
   }
 
-  static start() {
-    const child = spawn(process.execPath, [SERVER, '--stdio'], { stdio: ['pipe', 'pipe', 'pipe'] });
+  /** `env` is added to this process's environment (e.g. PHASEFLIP_CODE_CACHE=off for a first start). */
+  static start({ env = {} } = {}) {
+    const child = spawn(process.execPath, [SERVER, '--stdio'], { stdio: ['pipe', 'pipe', 'pipe'], env: { ...process.env, ...env } });
     const connection = rpc.createProtocolConnection(new rpc.StreamMessageReader(child.stdout), new rpc.StreamMessageWriter(child.stdin));
     connection.listen();
     return new Client(child, connection);
   }
 
-  async initialize() {
+  async initialize(rootUri = null) {
     await this.connection.sendRequest(rpc.InitializeRequest.type, {
       processId: process.pid,
-      rootUri: null,
+      rootUri,
       capabilities: { textDocument: { publishDiagnostics: { versionSupport: true } } },
       initializationOptions: { lint: { debounceMs: 0 } },
     });
@@ -77,6 +78,14 @@ export class Client {
     const done = this.diagnostics(uri, version);
     void this.connection.sendNotification(rpc.DidChangeTextDocumentNotification.type, { textDocument: { uri, version }, contentChanges });
     return done;
+  }
+
+  /** CPU time (user + system) the server process has used so far, in ms (clock-tick resolution). */
+  cpuMs() {
+    const stat = readFileSync(`/proc/${this.child.pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    // utime and stime are fields 14 and 15 of /proc/PID/stat, in clock ticks (100 per second on Linux).
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
   }
 
   rssMiB() {

@@ -81,6 +81,7 @@ describe('npm run package', () => {
       'extension/LICENSE.txt',
       'extension/dist/client.js',
       'extension/dist/server.js',
+      'extension/dist/server-main.js',
       'extension/dist/tree-sitter.wasm',
       'extension/dist/tree-sitter-cuda.wasm',
       `extension/${pkg.icon}`,

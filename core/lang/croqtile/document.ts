@@ -1,5 +1,5 @@
-// An open Croqtile document: its text (re-parsed whole on analysis: the parser is linear and fast),
-// the per-function analysis cache, and the IR that hovers read. What `Language.loadFrontEnd` opens for the engine.
+// An open Croqtile document: its text, the per-function parse and analysis caches (an edit re-parses only the
+// `__co__` functions it changed), and the IR that hovers read. What `Language.loadFrontEnd` opens for the engine.
 import type { AnalysisResult, HoverInfo, LintOptions, Position } from '../../api';
 import { printModule } from '../../ir/print';
 import type { KernelModule } from '../../ir/types';
@@ -47,8 +47,9 @@ export class CroqtileDocument implements LanguageDocument {
     return hoverCroqtile(this.textValue, position, this.kernelModule());
   }
 
-  /** Nothing to release: the document holds no syntax trees between calls. */
+  /** Releases the kept parses and findings. */
   dispose(): void {
+    this.analyzer.clear();
     this.module = undefined;
   }
 }

@@ -42,7 +42,12 @@ interface Ctx {
 }
 
 export function detectEra(file: CoFile): 'A' | 'B' | 'C' {
-  // Which eras the file's constructs mark it as (the sync catalogue says which construct marks which era).
+  return eraOfMarks(file.functions.map(eraMarks));
+}
+
+/** Which eras one function's constructs mark its file as (the sync catalogue says which construct marks which
+ * era); kept per function so that incremental analysis re-reads only the functions an edit changed. */
+export function eraMarks(fn: CoFunction): ReadonlySet<Era | undefined> {
   const marked = new Set<Era | undefined>();
   const mark = (id: string): void => {
     marked.add(eraMarkedBy(id));
@@ -85,7 +90,14 @@ export function detectEra(file: CoFile): 'A' | 'B' | 'C' {
       for (const body of childBodies(s)) visit(body);
     }
   };
-  for (const f of file.functions) visit(f.body);
+  visit(fn.body);
+  return marked;
+}
+
+/** The file's era from its functions' marks: the newest era marked anywhere, the current one when none is. */
+export function eraOfMarks(marks: Iterable<ReadonlySet<Era | undefined>>): 'A' | 'B' | 'C' {
+  const marked = new Set<Era | undefined>();
+  for (const m of marks) for (const era of m) marked.add(era);
   if (marked.has('C')) return 'C';
   if (marked.has('B')) return 'B';
   if (marked.has('A')) return 'A';
@@ -153,8 +165,8 @@ function forEachChild(e: CoExpr, f: (c: CoExpr) => void): void {
   }
 }
 
-export function lowerCroqtile(file: CoFile, text: string, lines: LineIndex, only?: (f: CoFunction) => boolean): KernelModule {
-  const era = detectEra(file);
+/** `era` may be given when `file` holds only some of the text's functions (incremental analysis). */
+export function lowerCroqtile(file: CoFile, text: string, lines: LineIndex, only?: (f: CoFunction) => boolean, era = detectEra(file)): KernelModule {
   const constants = defineValues(file.defines);
   const kernels = file.functions.filter((f) => !only || only(f)).map((f) => placeOnLines(new CroqtileLowerer(f, file, lines, text, era, constants).lower(), text));
   return { language: 'croqtile', era, kernels, constants };

@@ -9,17 +9,45 @@
 // declarations < statements < functions; host-scan finds the functions, token-stream and macro-expander feed them.
 import type { CoFile, CoFunction, CoSyntaxError } from './ast';
 import { Lexer } from './lexer';
-import { preprocess } from './preprocess';
+import { type FunctionMacro, type PreprocessResult, preprocess } from './preprocess';
 import { CoParser } from './parse/functions';
 import { nextMarker, skipBraceBlock } from './parse/host-scan';
 import { MacroExpander } from './parse/macro-expander';
-import { span } from './parse/parser-base';
+import { recordError, span } from './parse/parser-base';
 import { TokenStream } from './parse/token-stream';
 
 export { parseCoExpression } from './parse/expressions';
 
+/** The parse of one `__co__` function: where it starts and where host scanning resumes, and its own errors. */
+export interface ParsedFunction {
+  start: number;
+  end: number;
+  fn: CoFunction | undefined;
+  errors: CoSyntaxError[];
+}
+
+/**
+ * Parses of `__co__` functions kept between calls (incremental analysis, ./parse-cache.ts): a function whose text
+ * is unchanged is taken from it, moved to where it now starts, instead of being parsed again.
+ */
+export interface FunctionParseCache {
+  /** Called once per file before any `reuse`, with the function-like macros that tokens expand through. */
+  startFile(functionMacros: ReadonlyMap<string, FunctionMacro>): void;
+  reuse(src: string, text: string, start: number): ParsedFunction | undefined;
+  remember(src: string, text: string, parsed: ParsedFunction): void;
+}
+
+function parseFunctionAt(pp: PreprocessResult, text: string, start: number, afterMarker: number): ParsedFunction {
+  const src = pp.text;
+  const errors: CoSyntaxError[] = [];
+  const lexer = pp.functionMacros.size > 0 ? new MacroExpander(src, afterMarker, pp.functionMacros) : new Lexer(src, afterMarker);
+  const ts = new TokenStream(lexer, afterMarker, true);
+  const fn = new CoParser(src, text, ts, errors).parseFunction(start);
+  return { start, end: Math.max(ts.drain(), afterMarker), fn, errors };
+}
+
 /** Parses a whole `.co` file. Never throws; syntax errors are in `errors`. */
-export function parseCroqtile(text: string): CoFile {
+export function parseCroqtile(text: string, cache?: FunctionParseCache): CoFile {
   const errors: CoSyntaxError[] = [];
   const functions: CoFunction[] = [];
   let defines = new Map<string, string>();
@@ -28,6 +56,7 @@ export function parseCroqtile(text: string): CoFile {
     defines = pp.defines;
     for (const e of pp.errors) errors.push(e);
     const src = pp.text;
+    cache?.startFile(pp.functionMacros);
     let pos = 0;
     for (;;) {
       const m = nextMarker(src, pos);
@@ -36,12 +65,16 @@ export function parseCroqtile(text: string): CoFile {
         pos = skipBraceBlock(src, m.end);
         continue;
       }
-      const lexer = pp.functionMacros.size > 0 ? new MacroExpander(src, m.end, pp.functionMacros) : new Lexer(src, m.end);
-      const ts = new TokenStream(lexer, m.end, true);
-      const parser = new CoParser(src, text, ts, errors);
-      const fn = parser.parseFunction(m.start);
-      if (fn) functions.push(fn);
-      pos = Math.max(ts.drain(), m.end);
+      let parsed = cache?.reuse(src, text, m.start);
+      if (!parsed) {
+        parsed = parseFunctionAt(pp, text, m.start, m.end);
+        cache?.remember(src, text, parsed);
+      }
+      if (parsed.fn) functions.push(parsed.fn);
+      // Each function is parsed with errors of its own (so that a kept parse carries exactly its errors); the
+      // file's cap and de-duplication apply as they are merged.
+      for (const e of parsed.errors) recordError(errors, e);
+      pos = parsed.end;
     }
   } catch (err) {
     errors.push({ message: `internal parser error: ${(err as Error)?.message ?? String(err)}`, span: span(0, 0) });

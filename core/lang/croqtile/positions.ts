@@ -17,10 +17,15 @@ export function makeLineIndex(text: string): LineIndex {
   // Line starts: 0 and the offset after every '\n' (a "\r\n" pair ends a line at its '\n'; a lone '\r' too).
   const starts: number[] = [0];
   const n = text.length;
-  for (let i = 0; i < n; i++) {
-    const c = text.charCodeAt(i);
-    if (c === 10) starts.push(i + 1);
-    else if (c === 13 && text.charCodeAt(i + 1) !== 10) starts.push(i + 1);
+  if (text.indexOf('\r') < 0) {
+    // The common case, and several times faster than reading every character (this runs on each edit).
+    for (let i = text.indexOf('\n'); i >= 0; i = text.indexOf('\n', i + 1)) starts.push(i + 1);
+  } else {
+    for (let i = 0; i < n; i++) {
+      const c = text.charCodeAt(i);
+      if (c === 10) starts.push(i + 1);
+      else if (c === 13 && text.charCodeAt(i + 1) !== 10) starts.push(i + 1);
+    }
   }
   const lineStarts = Int32Array.from(starts);
   const lines = lineStarts.length;

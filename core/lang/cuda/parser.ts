@@ -1,6 +1,6 @@
 // Loads tree-sitter-cuda (WASM) through web-tree-sitter. The only place that knows where the .wasm
 // files live: next to the bundle in dist/, or in node_modules when running from sources (tests).
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import * as path from 'node:path';
 import { Language, Parser } from 'web-tree-sitter';
@@ -24,7 +24,9 @@ function locate(file: string, wasmDir?: string): string {
 export function loadCudaLanguage(wasmDir?: string): Promise<Language> {
   loaded ??= (async () => {
     await Parser.init({ locateFile: (name: string) => locate(name, wasmDir) });
-    return Language.load(locate('tree-sitter-cuda.wasm', wasmDir));
+    // Hand over the bytes rather than the path: web-tree-sitter would otherwise read the file through a
+    // dynamic import(), which a bundle run from a V8 code cache (vm.Script) cannot serve.
+    return Language.load(readFileSync(locate('tree-sitter-cuda.wasm', wasmDir)));
   })();
   return loaded;
 }

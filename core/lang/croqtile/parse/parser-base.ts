@@ -32,6 +32,14 @@ export function describe(t: Token): string {
   return `'${v}'`;
 }
 
+/** Records a syntax error unless the file has MAX_ERRORS already or it repeats the last one at the same place. */
+export function recordError(errors: CoSyntaxError[], e: CoSyntaxError): void {
+  if (errors.length >= MAX_ERRORS) return;
+  const last = errors[errors.length - 1];
+  if (last && last.span.start === e.span.start && last.message === e.message) return;
+  errors.push(e);
+}
+
 export function span(start: number, end: number): Span {
   return { start, end };
 }
@@ -140,10 +148,7 @@ export class ParserBase {
   }
 
   report(e: SyntaxErr): void {
-    if (this.errors.length >= MAX_ERRORS) return;
-    const last = this.errors[this.errors.length - 1];
-    if (last && last.span.start === e.span.start && last.message === e.message) return;
-    this.errors.push({ message: e.message, span: e.span });
+    recordError(this.errors, { message: e.message, span: e.span });
   }
 
   protected enter(): void {
