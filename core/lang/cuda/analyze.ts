@@ -77,7 +77,10 @@ export class CudaAnalyzer {
         // The text the kernel is written in: a header's for a kernel defined there.
         const fnText = fn.file ? (context?.fileText(fn.file) ?? '') : scan.text;
         let entry = this.kernels.get(key) ?? next.get(key);
-        if (entry && entry.deps === dependencies(scan, functions, fn, fnText, key, entry.helpers)) {
+        // Messages cite line numbers ("the loop at line 12"): a kernel that moved is analysed again
+        // when any of its findings does, since shifting moves ranges, not text.
+        const moved = entry !== undefined && !fn.file && entry.startLine !== startLine && entry.findings.some((f) => /\bline \d/.test(f.message));
+        if (entry && !moved && entry.deps === dependencies(scan, functions, fn, fnText, key, entry.helpers)) {
           if (!fn.file) entry = shift(entry, startLine, endLine);
         } else {
           const kernel = lowerRoot(scan, fn, context);
