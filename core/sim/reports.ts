@@ -192,11 +192,11 @@ function localWho(ts: SimThread[]): string {
   return `${/[-,]/.test(warps) ? 'warps' : 'warp'} ${warps} (${uniq.length} threads)`;
 }
 
-function groupBlocked(blocked: BlockedThread[], threads: readonly SimThread[]): { who: string; count: number; waitsOn: string; line: number }[] {
+function groupBlocked(blocked: BlockedThread[], threads: readonly SimThread[]): { who: string; count: number; waitsOn: string; line: number; file?: string }[] {
   // "block 0 · warps 1-3 (96 threads)" rather than 96 lines.
   const groups = new Map<string, BlockedThread[]>();
   for (const b of blocked) {
-    const key = `${b.waitsOn}@${b.loc.line}`;
+    const key = `${b.waitsOn}@${b.loc.file ?? ''}:${b.loc.line}`;
     let g = groups.get(key);
     if (!g) groups.set(key, (g = []));
     g.push(b);
@@ -206,5 +206,7 @@ function groupBlocked(blocked: BlockedThread[], threads: readonly SimThread[]): 
     count: g.length,
     waitsOn: g[0].waitsOn,
     line: g[0].loc.line,
+    // A wait inside a header's helper is located there (`mbar.cuh:31`), not at that line of the kernel's file.
+    file: g[0].loc.file,
   }));
 }

@@ -113,7 +113,9 @@ export class CudaUnit {
 
   /** The headers (not the toolkit's) that hold device code: what the simulator compiles with the file. */
   deviceHeaders(): TranslationUnitFile[] {
-    return this.headers.filter((f) => DEVICE_CODE_WORDS.test(f.pre.parseText));
+    // The written text too: the parse text blanks specifier macros (`CUTE_DEVICE`, `PF_DEVICE`), so a
+    // header whose functions are all declared through one shows no device word there.
+    return this.headers.filter((f) => DEVICE_CODE_WORDS.test(f.pre.parseText) || DEVICE_CODE_WORDS.test(f.text));
   }
 
   /** Paths of the headers read, for the editor's dependency graph. */

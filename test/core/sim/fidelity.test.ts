@@ -11,11 +11,17 @@
 // hang. KNOWN_GAPS lists the kernels it does not match yet, with the reason (run as `it.fails`).
 // Correct kernels must also reproduce the GPU's values under the random and adversarial schedules.
 //
+// Multi-file fixtures live in subfolders (headers/: kernels whose mbarrier wrappers and template ring
+// cursor come from `#include "pf/mbar.cuh"`, found through the folder's compile_flags.txt): the
+// simulator is given the kernel's real path and discovers the include directory by itself, as the
+// harness's nvcc build was given it (`compileFlags` in ground-truth.json).
+//
 // Float outputs must match EXACTLY, not within an ulp: the GPU binaries are built with
 // -fmad=false (no FMA contraction), so every f32 add and multiply rounds once, as the simulator's
 // f32 arithmetic does; each kernel fixes its summation order; and the inputs are byte-identical
 // (checked below against `materialize`). Any difference is a real fidelity bug.
-import { readdirSync, readFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import * as os from 'node:os';
 import * as path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { materialize, parseArg } from '../../../core/sim/args';
@@ -33,6 +39,8 @@ interface GpuEntry {
   reason?: string;
   expected?: 'completed' | 'hang' | 'fault';
   runs?: string[];
+  /** The fixture's own flags as written in its folder's compile_flags.txt (multi-file fixtures). */
+  compileFlags?: string;
   outputs?: Record<string, GpuValue[]>;
 }
 interface GroundTruth {
@@ -48,7 +56,10 @@ const truth = JSON.parse(readFileSync(path.join(dir, 'ground-truth.json'), 'utf8
 
 interface Fixture {
   name: string;
+  /** Relative to the fixture folder: `ring_prologue_fill.cu`, `headers/header_tma_ring.cu`. */
   file: string;
+  /** The path the simulator is given: a multi-file fixture's absolute path, so its includes and compile_flags.txt are found. */
+  simFile: string;
   text: string;
   kernel: string;
   grid: Dim3;
@@ -71,7 +82,8 @@ function readFixture(file: string): Fixture {
   const sim = /^\/\/ sim: (.*)$/m.exec(text);
   if (!sim) throw new Error(`${file}: no '// sim:' line`);
   const words = sim[1].trim().split(/\s+/);
-  const fx: Fixture = { name: file.replace(/\.cu$/, ''), file, text, kernel: '', grid: [1, 1, 1], block: [1, 1, 1], args: [] };
+  const simFile = file.includes('/') ? path.join(dir, file) : file;
+  const fx: Fixture = { name: path.basename(file).replace(/\.cu$/, ''), file, simFile, text, kernel: '', grid: [1, 1, 1], block: [1, 1, 1], args: [] };
   for (let i = 0; i < words.length; i += 2) {
     const [flag, value] = [words[i], words[i + 1]];
     if (value === undefined) throw new Error(`${file}: '${flag}' has no value`);
@@ -95,10 +107,22 @@ function readFixture(file: string): Fixture {
   return fx;
 }
 
-const fixtures = readdirSync(dir)
-  .filter((f) => f.endsWith('.cu'))
-  .sort()
-  .map(readFixture);
+/** The folder's .cu files, then those of its subfolders one level down (the harness's gen.py reads the same). */
+function fixtureFiles(): string[] {
+  const top = readdirSync(dir).sort();
+  const folders = top.filter((d) => d !== 'harness' && statSync(path.join(dir, d)).isDirectory());
+  return [
+    ...top.filter((f) => f.endsWith('.cu')),
+    ...folders.flatMap((d) =>
+      readdirSync(path.join(dir, d))
+        .filter((f) => f.endsWith('.cu'))
+        .sort()
+        .map((f) => `${d}/${f}`),
+    ),
+  ];
+}
+
+const fixtures = fixtureFiles().map(readFixture);
 
 /** What the simulator must report for a GPU outcome. */
 function wantedStatuses(fx: Fixture, gpu: GpuEntry): string[] {
@@ -152,7 +176,7 @@ describe('GPU ground truth (test/fixtures/sim/gpu)', () => {
     expect(truth.device, 'ground-truth.json names the GPU').toMatch(/H100|H200/);
     expect(truth.nvccFlags).toContain('-fmad=false');
     expect(fixtures.length).toBeGreaterThanOrEqual(15);
-    expect(Object.keys(truth.kernels).sort(), 'one ground-truth entry per fixture').toEqual(fixtures.map((f) => f.name));
+    expect(Object.keys(truth.kernels).sort(), 'one ground-truth entry per fixture').toEqual(fixtures.map((f) => f.name).sort());
     // A template kernel is named with its arguments (`template_pipeline_ring<4,float>`).
     for (const fx of fixtures) expect(fx.kernel.replace(/<.*>$/, ''), `${fx.file}: --kernel names the file's kernel`).toBe(fx.name);
     for (const name of Object.keys(KNOWN_GAPS)) expect(fixtures.map((fx) => fx.name), 'KNOWN_GAPS names a fixture').toContain(name);
@@ -187,7 +211,7 @@ describe('GPU ground truth (test/fixtures/sim/gpu)', () => {
   });
 
   it('completed kernels computed what the kernel means (independent JS references)', () => {
-    const completed = fixtures.filter((fx) => truth.kernels[fx.name].status === 'completed' && !fx.name.startsWith('bug_')).map((fx) => fx.name);
+    const completed = fixtures.filter((fx) => truth.kernels[fx.name].status === 'completed' && !fx.name.startsWith('bug_')).map((fx) => fx.name).sort();
     expect(Object.keys(REFERENCES).sort(), 'one reference per correct or silently buggy kernel').toEqual(completed);
     for (const [name, reference] of Object.entries(REFERENCES)) {
       const fx = fixtures.find((f) => f.name === name)!;
@@ -222,7 +246,7 @@ describe('simulator fidelity: the simulator ends like the GPU', () => {
         const want = wantedStatuses(fx, gpu);
         let result;
         try {
-          result = await simulate({ file: fx.file, text: fx.text, language: 'cuda', kernel: fx.kernel, grid: fx.grid, block: fx.block, dynamicSmem: fx.dynamicSmem, args: fx.args, maxSteps: 20_000_000 });
+          result = await simulate({ file: fx.simFile, text: fx.text, language: 'cuda', kernel: fx.kernel, grid: fx.grid, block: fx.block, dynamicSmem: fx.dynamicSmem, args: fx.args, maxSteps: 20_000_000 });
         } catch (e) {
           throw new Error(`${fx.name}: simulate() threw instead of returning a result: ${(e as Error).message}`);
         }
@@ -256,7 +280,7 @@ describe('simulator fidelity: correct kernels give the GPU values under every sc
       `${fx.name}: ${schedules.map((s) => `${s.schedule}(${s.seed})`).join(', ')}`,
       async () => {
         for (const { schedule, seed } of schedules) {
-          const result = await simulate({ file: fx.file, text: fx.text, language: 'cuda', kernel: fx.kernel, grid: fx.grid, block: fx.block, dynamicSmem: fx.dynamicSmem, args: fx.args, schedule, seed, maxSteps: 20_000_000 });
+          const result = await simulate({ file: fx.simFile, text: fx.text, language: 'cuda', kernel: fx.kernel, grid: fx.grid, block: fx.block, dynamicSmem: fx.dynamicSmem, args: fx.args, schedule, seed, maxSteps: 20_000_000 });
           expect(result.status, `${fx.name} under ${schedule} (seed ${seed}): ${result.message}`).toBe('completed');
           for (const b of result.buffers) expect(differences(b.name, gpu.outputs![b.name], values(b.buffer.bytes, b.dtype)), `${fx.name} under ${schedule} (seed ${seed}): buffer '${b.name}', GPU vs simulator`).toBe('');
         }
@@ -264,6 +288,43 @@ describe('simulator fidelity: correct kernels give the GPU values under every sc
       120_000,
     );
   }
+});
+
+describe('multi-file fixtures: the include directory from the command line or a flags file', () => {
+  // The fidelity runs above find `-Iinclude` in headers/compile_flags.txt by themselves. Here the
+  // same kernel runs from a copy of the folder without that file: it must fail, naming the include
+  // it could not find, until the directory is given explicitly (as `phaseflip sim -I` does) or
+  // the flags file is named (`--compile-commands`); then it must give the GPU's values again.
+  const fx = fixtures.find((f) => f.name === 'header_tma_ring')!;
+  const gpu = truth.kernels.header_tma_ring;
+
+  it('the harness built the headers fixtures with the flags of their compile_flags.txt', () => {
+    const written = readFileSync(path.join(dir, 'headers/compile_flags.txt'), 'utf8').trim().split(/\s+/).join(' ');
+    for (const f of fixtures.filter((x) => x.file.startsWith('headers/'))) expect(truth.kernels[f.name].compileFlags, f.name).toBe(`${written} (headers/compile_flags.txt)`);
+    expect(fixtures.filter((x) => x.file.startsWith('headers/')).length).toBeGreaterThanOrEqual(3);
+  });
+
+  it('without flags the includes are not found; -I or the flags file named explicitly brings the GPU values back', async () => {
+    const tmp = mkdtempSync(path.join(os.tmpdir(), 'phaseflip-headers-'));
+    try {
+      cpSync(path.join(dir, 'headers/include'), path.join(tmp, 'include'), { recursive: true });
+      const file = path.join(tmp, 'header_tma_ring.cu');
+      cpSync(path.join(dir, fx.file), file);
+      const base = { file, text: fx.text, language: 'cuda' as const, kernel: fx.kernel, grid: fx.grid, block: fx.block, args: fx.args, maxSteps: 20_000_000 };
+      const bare = await simulate(base);
+      expect(bare.status, bare.message).toBe('error');
+      expect(bare.message).toContain('pf::mbar_init');
+      expect(bare.message).toContain('"pf/mbar.cuh"');
+      const flagsFile = path.join(dir, 'headers/compile_flags.txt');
+      for (const compile of [{ includeDirs: [path.join(tmp, 'include')] }, { compileCommands: flagsFile }]) {
+        const result = await simulate({ ...base, compile });
+        expect(result.status, `${JSON.stringify(compile)}: ${result.message}`).toBe('completed');
+        for (const b of result.buffers) expect(differences(b.name, gpu.outputs![b.name], values(b.buffer.bytes, b.dtype)), `${JSON.stringify(compile)}: buffer '${b.name}'`).toBe('');
+      }
+    } finally {
+      rmSync(tmp, { recursive: true, force: true });
+    }
+  }, 60_000);
 });
 
 // ------------------------------------------------------------------------------------------------
@@ -297,6 +358,10 @@ const REFERENCES: Record<string, (x: Inputs) => Record<string, number[]>> = {
     out: [0, 1].flatMap((b) => ringSum(n, 64, (k, c) => f((c < 32 ? 1 : -1) * f(x[b * n * 32 + k * 32 + (c % 32)] - k)))),
   }),
   tma_ring_2stage: ({ in: x, num_tiles: [n] }) => ({ out: [0, 1].flatMap((b) => ringSum(n, 64, (k, c) => x[b * n * 32 + k * 32 + ((c * 5 + k) % 32)])) }),
+  header_tma_ring: ({ in: x, num_tiles: [n] }) => ({ out: [0, 1].flatMap((b) => ringSum(n, 64, (k, c) => x[b * n * 32 + k * 32 + ((3 * c + k) % 32)])) }),
+  header_template_ring: ({ in: x, num_tiles: [n] }) => ({
+    out: [0, 1].flatMap((b) => ringSum(n, 64, (k, c) => f((c < 32 ? 1 : -1) * f(x[b * n * 32 + k * 32 + (c % 32)] - k)))),
+  }),
   cp_async_pipeline: ({ in: x, num_tiles: [n] }) => ({ out: ringSum(n, 64, (k, c) => f(x[k * 64 + c] + x[k * 64 + 63 - c])) }),
   barrier_prodcons: ({ in: x, num_tiles: [n] }) => ({ out: ringSum(n, 64, (k, c) => f(x[k * 32 + ((c + 7 * k) % 32)] * 0.5)) }),
   split_arrive_wait: ({ in: x, num_steps: [n] }) => {

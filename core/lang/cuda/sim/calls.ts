@@ -6,7 +6,7 @@ import type { SyntaxNode } from '../parser';
 import { compileBuiltinCall, compileMethodCall } from './builtins';
 import { type CallTarget, type CompilerContext, type Ex, type Fn, FnCx, type FnDecl, type FnInst, freshId, type LambdaInfo, ownerOf } from './context';
 import { type Closure, envOf, FRAME, Frame, selfOf } from './runtime';
-import { fail, findFunctionDeclarator, innermostName, lastName, locOf, named, unsupported } from './syntax';
+import { fail, findFunctionDeclarator, innermostName, lastName, locOf, missingIncludesNote, named, unsupported } from './syntax';
 import { applyDefaults, bindTemplateArgs, templateParams, templateScope } from './templates';
 import { type CType, decay, ptr, sameType, typeName, VOID } from './types';
 
@@ -154,8 +154,7 @@ export function call(c: CompilerContext, cx: FnCx, n: SyntaxNode): Ex {
   if (b) return b;
   if (user) return c.callUser(cx, user, argNodes, n, targs);
   // A helper that lives in an include that was not found: say so, it is the likely cause.
-  const missing = c.missingIncludes.length ? ` (not defined in this translation unit; not found on the include path: ${c.missingIncludes.slice(0, 3).join(', ')}${c.missingIncludes.length > 3 ? ', ...' : ''}; give -I or a compile_flags.txt)` : '';
-  unsupported(`call to '${fullName}'${missing}`, n);
+  unsupported(`call to '${fullName}'${missingIncludesNote(c.missingIncludes)}`, n);
 }
 
 function methodCall(c: CompilerContext, cx: FnCx, callee: SyntaxNode, argNodes: SyntaxNode[], n: SyntaxNode, targs?: SyntaxNode[]): Ex {

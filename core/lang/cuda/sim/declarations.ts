@@ -8,7 +8,7 @@ import { SimError } from '../../../sim/machine';
 import { Buffer } from '../../../sim/memory';
 import { type CompilerContext, type DeclaratorInfo, type Ex, type FnDecl, FnCx, freshId, type LV, type StructTemplate, type Sym } from './context';
 import { type Frame, storer } from './runtime';
-import { allChildren, type DeclQuals, declQualifiers, fail, findFunctionDeclarator, findNode, innermostName, lastName, locOf, named, unsupported } from './syntax';
+import { allChildren, type DeclQuals, declQualifiers, fail, findFunctionDeclarator, findNode, innermostName, lastName, locOf, missingIncludesNote, named, unsupported } from './syntax';
 import { snippetConstant } from './snippets';
 import { templateParams, templateScope } from './templates';
 import { alignOfType, convFn, type CType, decay, elemDtype, isNum, layoutStruct, num, ptr, S32, shapeOf, sizeOfType, type StructDef, U64, VOID } from './types';
@@ -450,7 +450,7 @@ function namedType(c: CompilerContext, cx: FnCx, raw: string, n: SyntaxNode): CT
   const base = text.replace(/<.*$/, '');
   const sd = c.structDef(cx, lastName(base), n) ?? c.structDef(cx, base, n);
   if (sd) return { k: 'struct', def: sd };
-  unsupported(`type '${text}'`, n);
+  unsupported(`type '${text}'${missingIncludesNote(c.missingIncludes)}`, n);
 }
 
 export function typeDescriptor(c: CompilerContext, cx: FnCx, n: SyntaxNode): CType {

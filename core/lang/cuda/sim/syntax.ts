@@ -15,6 +15,15 @@ export function unsupported(what: string, n: SyntaxNode): never {
   throw new SimError(what, locOf(n), 'unsupported');
 }
 
+/**
+ * What to add to "not supported: call to 'f'" or "type 'T'" when includes of the translation unit
+ * were not found: the name most likely lives in one of them.
+ */
+export function missingIncludesNote(missing: readonly string[]): string {
+  if (!missing.length) return '';
+  return ` (not defined in this translation unit; not found on the include path: ${missing.slice(0, 3).join(', ')}${missing.length > 3 ? ', ...' : ''}; give -I or a compile_flags.txt)`;
+}
+
 export function fail(what: string, n: SyntaxNode): never {
   throw new SimError(what, locOf(n), 'error');
 }
