@@ -46,8 +46,15 @@ export class CudaDocument implements LanguageDocument {
 
   /** Only the characters the edit changes in the preprocessed text are re-parsed (at the next use). */
   edit(start: number, oldEnd: number, newText: string): void {
-    this.textValue = this.textValue.slice(0, start) + newText + this.textValue.slice(oldEnd);
+    const before = this.textValue;
+    this.textValue = before.slice(0, start) + newText + before.slice(oldEnd);
     this.module = undefined;
+    // Typing inside code leaves the includes and macros as they were: keep the unit, edit its text.
+    const cached = this.unitCache;
+    if (cached && cached.text === before && cached.unit.isPlainEdit(before, start, oldEnd, newText)) {
+      cached.unit = cached.unit.withPlainEdit(this.textValue, start, oldEnd, newText);
+      cached.text = this.textValue;
+    }
   }
 
   /** The translation unit of the current text, rebuilt when the text or the project changed. */

@@ -95,11 +95,50 @@ export class CudaUnit {
     readonly tu: TranslationUnit,
     readonly flags: UnitFlags | undefined,
     private readonly cache: HeaderCache | undefined,
-    private readonly systemDirs: readonly string[],
+    readonly systemDirs: readonly string[],
     readonly hasPath: boolean,
   ) {
     for (const f of tu.files) this.byPath.set(f.path, f);
     this.headers = tu.files.filter((f) => f !== tu.main && !this.isSystem(f.path));
+  }
+
+  /**
+   * The unit after an edit of the document that cannot change what the preprocessor does (see
+   * `isPlainEdit`): the same includes and macros, the edit applied to the parse text as it is. Saves
+   * walking the includes on every keystroke.
+   */
+  withPlainEdit(text: string, start: number, oldEnd: number, newText: string): CudaUnit {
+    const main = this.tu.main;
+    const parseText = main.pre.parseText.slice(0, start) + newText + main.pre.parseText.slice(oldEnd);
+    const delta = newText.length - (oldEnd - start);
+    const inactiveRanges = main.pre.inactiveRanges.map((r) => (r.start >= oldEnd ? { start: r.start + delta, end: r.end + delta } : r));
+    const edited = { ...main, text, pre: { ...main.pre, parseText, inactiveRanges } };
+    const tu: TranslationUnit = { ...this.tu, main: edited, files: this.tu.files.map((f) => (f === main ? edited : f)) };
+    const next = new CudaUnit(tu, this.flags, this.cache, this.systemDirs, this.hasPath);
+    next.macroConstantsCache = this.macroConstantsCache;
+    return next;
+  }
+
+  /**
+   * Whether replacing `[start, oldEnd)` of the document by `newText` leaves the preprocessor's work
+   * as it was: no line break, directive, comment, string or continuation character on either side,
+   * outside inactive regions, and no macro name among the identifiers the edit touches.
+   */
+  isPlainEdit(oldText: string, start: number, oldEnd: number, newText: string): boolean {
+    const special = /[#\\\n\r/*"'?]/;
+    if (special.test(newText) || special.test(oldText.slice(start, oldEnd))) return false;
+    for (const r of this.tu.main.pre.inactiveRanges) if (r.start <= oldEnd + 1 && r.end >= start - 1) return false;
+    const word = /[A-Za-z0-9_]/;
+    const touched = (text: string, from: number, to: number): string[] => {
+      let a = from;
+      let b = to;
+      while (a > 0 && word.test(text[a - 1])) a--;
+      while (b < text.length && word.test(text[b])) b++;
+      return text.slice(a, b).match(/[A-Za-z_]\w*/g) ?? [];
+    };
+    const after = oldText.slice(0, start) + newText + oldText.slice(oldEnd);
+    const ids = [...touched(oldText, start, oldEnd), ...touched(after, start, start + newText.length)];
+    return !ids.some((id) => this.tu.macros.has(id));
   }
 
   /** The same-length text tree-sitter parses for the document (inactive regions blanked). */
