@@ -725,7 +725,9 @@ class Lowerer {
   private resolveHelper(name: string, argc: number): FnDef | undefined {
     const defs = this.fns.get(name);
     if (!defs) return undefined;
-    return defs.find((d) => d.params.length === argc && !d.isKernel) ?? defs.find((d) => d.params.length >= argc && !d.isKernel);
+    // A function with more parameters is a candidate only when the ones the call leaves out have defaults: an
+    // overload the unit does not define (its #ifdef not taken) must not be stood in for by another one.
+    return defs.find((d) => d.params.length === argc && !d.isKernel) ?? defs.find((d) => d.params.length > argc && d.params.slice(argc).every((p) => p.hasDefault) && !d.isKernel);
   }
 
   private inline(def: FnDef, call: SyntaxNode, fnNode: SyntaxNode, argNodes: SyntaxNode[], frame: Frame, pre: Stmt[]): ExprResult {
