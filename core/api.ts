@@ -89,12 +89,29 @@ export interface AnalysisNote {
   range: Range;
 }
 
+/**
+ * How much of one analysed kernel the front end understood (the honest coverage figure): a kernel is
+ * fully understood when `notUnderstood` is 0, i.e. every call that looks like a barrier operation
+ * resolved to an API the rules know (directly or through inlined helpers).
+ */
+export interface KernelCoverage {
+  name: string;
+  /** The kernel's name; `file` is set when the kernel is defined in a header of the translation unit. */
+  range: Range;
+  /** Barrier operations (init, arrive, wait, expect-tx, copies completing on a barrier, ...) found after inlining, counted statically. */
+  barrierOps: number;
+  /** Distinct calls that look like barrier operations but resolved to nothing; each has an `unresolved-helper` note. */
+  notUnderstood: number;
+}
+
 export interface AnalysisResult {
   findings: Finding[];
   syntaxProblems: SyntaxProblem[];
   symbols: BarrierSymbol[];
   /** Information-level notes on what was not understood (see `AnalysisNote`). */
   notes?: AnalysisNote[];
+  /** One entry per kernel analysed (front ends that lower kernels report it; Croqtile does not yet). */
+  kernels?: KernelCoverage[];
   /**
    * Absolute paths of the other files the analysis read (the headers of the translation unit): an
    * editor re-analyses the document when one of them changes.

@@ -18,6 +18,22 @@ describe('kernel IR', () => {
     expect(ir).toMatch(/wait-token bar=bar\[\(i#\d+%2\)\] token=token1#\d+ \(blocking\)/);
   });
 
+  it('inlines a helper with more parameters only when the ones a call leaves out have defaults', async () => {
+    const text = [
+      '#include <cuda/barrier>',
+      '__device__ void copy(float* dst, const float* src, int n) { __syncthreads(); }',
+      '__device__ void fill(float* dst, const float* src, int n = 4) { __syncwarp(); }',
+      '__global__ void k(const float* g) {',
+      '  __shared__ float s[32];',
+      '  copy(s, g);  // a two-argument overload this unit does not define (its #ifdef not taken)',
+      '  fill(s, g);',
+      '}',
+    ].join('\n');
+    const ir = (await getEngine()).openDocument('cuda', text).irText();
+    expect(ir).not.toMatch(/sync block/);
+    expect(ir).toMatch(/sync warp \(__syncwarp\)/);
+  });
+
   it('lowers a Croqtile 1P1C pipeline with era-A event semantics', async () => {
     const text = readFileSync(path.join(root, 'examples/croqtile/seeds/pipeline_1p1c.co'), 'utf8');
     const ir = (await getEngine()).openDocument('croqtile', text).irText();

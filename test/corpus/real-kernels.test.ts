@@ -1,46 +1,222 @@
-// False-positive guard: real, correct kernels must lint clean. Runs over local copies of public
-// repositories (CUTLASS, CCCL, DeepGEMM, ThunderKittens, FlashAttention, FlashMLA, DeepEP,
-// cuda-samples) when PHASEFLIP_CORPUS names a folder holding them; skips with a reason otherwise.
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+// Real code in place: each repository of the corpus table is linted the way a user would lint it,
+// every file as its translation unit with the repository's include directories, and must lint clean
+// (no syntax error; warnings only on the allow-listed files). Prints how many kernels were fully
+// understood. Runs when PHASEFLIP_CORPUS names a folder of checkouts (test/corpus/README.md).
+import { existsSync, readdirSync, statSync } from 'node:fs';
 import * as path from 'node:path';
-import { describe, expect, it } from 'vitest';
-import { getEngine } from '../helpers/engine';
+import { afterAll, describe, expect, it } from 'vitest';
+import { collectTargets, readSource } from '../../cli/files';
+import { type AnalysisResult, Project, headerHoldsCode, loadEngine } from '../../core/index';
 
-const corpus = process.env.PHASEFLIP_CORPUS;
-const EXT = /\.(cu|cuh|h|hpp|inl)$/;
-// Only files that touch barriers are worth the time; the rest cannot produce findings.
-const BARRIER_HINT = /mbarrier|barrier|semaphore|umma_arrive|tcgen05|cp\.async|init_semaphore/;
+const corpus = process.env.PHASEFLIP_CORPUS ? path.resolve(process.env.PHASEFLIP_CORPUS) : undefined;
 
-function walk(dir: string, out: string[]): void {
-  for (const name of readdirSync(dir)) {
-    if (name.startsWith('.') || name === 'node_modules') continue;
-    const p = path.join(dir, name);
-    const st = statSync(p);
-    if (st.isDirectory()) walk(p, out);
-    else if (EXT.test(name) && st.size < 2_000_000) out.push(p);
-  }
+interface CorpusRepo {
+  /** Folder under PHASEFLIP_CORPUS (the repository's checkout). */
+  folder: string;
+  /** Where it comes from, for the skip message. */
+  origin: string;
+  /**
+   * Include directories relative to the folder, as the repository's build gives them. A library a
+   * repository takes as a git submodule is named twice: the submodule, and the sibling checkout that
+   * stands in for it when the submodule is not checked out (a directory that does not exist is ignored).
+   */
+  includeDirs: string[];
+  /** What is linted, relative to the folder; a trailing `*` in the last segment matches a name prefix. */
+  lint: string[];
 }
 
-describe.skipIf(!corpus)('real kernels lint clean', () => {
-  it('has no warning or error on any file of the corpus', async () => {
-    const files: string[] = [];
-    walk(corpus!, files);
-    const engine = await getEngine();
-    const problems: string[] = [];
-    let linted = 0;
-    for (const f of files) {
-      const text = readFileSync(f, 'utf8');
-      if (!BARRIER_HINT.test(text)) continue;
-      linted++;
-      for (const d of engine.analyze(text, 'cuda').findings) {
-        if (d.severity === 'error' || d.severity === 'warning') problems.push(`${path.relative(corpus!, f)}:${d.range.start.line + 1}: ${d.code} ${d.message}`);
-      }
+/** The repositories and paths of issue 12's acceptance. */
+const REPOS: CorpusRepo[] = [
+  { folder: 'DeepGEMM', origin: 'github.com/deepseek-ai/DeepGEMM', includeDirs: ['deep_gemm/include', 'third-party/cutlass/include', '../cutlass/include'], lint: ['deep_gemm/include'] },
+  {
+    folder: 'cutlass',
+    origin: 'github.com/NVIDIA/cutlass',
+    includeDirs: ['include', 'examples/common', 'tools/util/include'],
+    lint: ['examples/cute/tutorial', 'include/cutlass/pipeline', 'include/cutlass/gemm/kernel/sm90_*'],
+  },
+  { folder: 'ThunderKittens', origin: 'github.com/HazyResearch/ThunderKittens', includeDirs: ['include', 'prototype'], lint: ['include', 'kernels'] },
+  { folder: 'flash-attention', origin: 'github.com/Dao-AILab/flash-attention (hopper/ is enough)', includeDirs: ['hopper', 'csrc/cutlass/include', '../cutlass/include'], lint: ['hopper'] },
+  { folder: 'cccl', origin: 'github.com/NVIDIA/cccl (libcudacxx/include and cub/ are enough)', includeDirs: ['libcudacxx/include', 'cub', 'thrust'], lint: ['libcudacxx/include/cuda', 'cub/cub'] },
+  // DeepEP's kernels moved from csrc/kernels to deep_ep/include/deep_ep/impls: both are linted.
+  { folder: 'DeepEP', origin: 'github.com/deepseek-ai/DeepEP', includeDirs: ['csrc', 'deep_ep/include', '../DeepGEMM/deep_gemm/include', '../cutlass/include'], lint: ['csrc', 'deep_ep/include'] },
+];
+
+/**
+ * Files allowed to carry a warning or an error, with the reason (a real bug, or a warning that is
+ * justified on this code): at most 3, each explained in test/corpus/README.md. Keyed `folder/path`.
+ */
+const ALLOWED_FINDINGS = new Map<string, string>([]);
+
+/** A kernel's coverage over every translation unit that analysed it. */
+interface KernelSeen {
+  repo: string;
+  barrierOps: number;
+  understood: boolean;
+}
+
+interface RepoSummary {
+  repo: string;
+  files: number;
+  units: number;
+  headers: number;
+  kernels: number;
+  withBarriers: number;
+  fully: number;
+  partly: number;
+  syntaxErrors: number;
+  findings: number;
+  includesNotFound: number;
+  ms: number;
+}
+
+const summaries: RepoSummary[] = [];
+/** Every unresolved-helper note: callee -> kernels (`file:line:name`) it was seen in, per repository. */
+const unresolved = new Map<string, { repos: Set<string>; kernels: Set<string>; why: Map<string, number> }>();
+
+function expandLintPaths(root: string, entries: string[]): string[] {
+  const out: string[] = [];
+  for (const entry of entries) {
+    if (!entry.endsWith('*')) {
+      out.push(path.join(root, entry));
+      continue;
     }
-    console.log(`corpus: ${linted} barrier-related files of ${files.length} linted, ${problems.length} findings`);
-    expect(problems).toEqual([]);
-  }, 1_200_000);
+    const dir = path.join(root, path.dirname(entry));
+    const prefix = path.basename(entry).slice(0, -1);
+    if (!existsSync(dir)) continue;
+    for (const name of readdirSync(dir).sort()) if (name.startsWith(prefix)) out.push(path.join(dir, name));
+  }
+  return out;
+}
+
+const NOTE_CALL = /^not understood in kernel '.*?': '(.*?)' \((.*)\); barrier findings/;
+
+/** Lints one repository in place; returns its problems (syntax errors, unexpected findings) as lines. */
+async function lintRepo(repo: CorpusRepo): Promise<string[]> {
+  const root = path.join(corpus!, repo.folder);
+  const started = Date.now();
+  const includeDirs = repo.includeDirs.map((d) => path.resolve(root, d)).filter((d) => existsSync(d));
+  const engine = await loadEngine({ project: new Project({ explicit: { includeDirs } }) });
+  const lintPaths = expandLintPaths(root, repo.lint).filter((p) => existsSync(p));
+  const { targets, errors } = collectTargets(lintPaths);
+  const problems: string[] = errors.map((e) => `${repo.folder}: ${e}`);
+  const rel = (abs: string): string => `${repo.folder}/${path.relative(root, abs)}`;
+  const kernels = new Map<string, KernelSeen>();
+  const headers = new Set<string>();
+  const flagged = new Set<string>();
+  const seenFindings = new Set<string>();
+  const summary: RepoSummary = { repo: repo.folder, files: targets.length, units: 0, headers: 0, kernels: 0, withBarriers: 0, fully: 0, partly: 0, syntaxErrors: 0, findings: 0, includesNotFound: 0, ms: 0 };
+  const slowest: { file: string; ms: number }[] = [];
+  for (const target of targets) {
+    const abs = path.resolve(target.path);
+    const text = readSource(abs);
+    if (target.onlyIfHoldsCode && !headerHoldsCode(target.language, text)) continue;
+    summary.units++;
+    const t0 = Date.now();
+    const result: AnalysisResult = engine.analyze(text, target.language, {}, abs);
+    slowest.push({ file: rel(abs), ms: Date.now() - t0 });
+    for (const d of result.dependencies ?? []) headers.add(d);
+    for (const s of result.syntaxProblems) {
+      summary.syntaxErrors++;
+      problems.push(`${rel(s.range.file ?? abs)}:${s.range.start.line + 1}: syntax: ${s.message}`);
+    }
+    for (const f of result.findings) {
+      if (f.severity !== 'error' && f.severity !== 'warning') continue;
+      const file = f.range.file ?? abs;
+      const key = `${file}:${f.range.start.line}:${f.range.start.character}:${f.code}`;
+      if (seenFindings.has(key)) continue;
+      seenFindings.add(key);
+      summary.findings++;
+      flagged.add(rel(file));
+      if (!ALLOWED_FINDINGS.has(rel(file))) problems.push(`${rel(file)}:${f.range.start.line + 1}: ${f.code} ${f.message} (translation unit ${rel(abs)})`);
+    }
+    for (const n of result.notes ?? []) {
+      if (n.kind === 'include-not-found') summary.includesNotFound++;
+    }
+    for (const k of result.kernels ?? []) {
+      const file = k.range.file ?? abs;
+      const id = `${rel(file)}:${k.range.start.line + 1}:${k.name}`;
+      const seen = kernels.get(id);
+      // A kernel analysed from several translation units is fully understood only if it was in each.
+      if (seen) {
+        seen.understood &&= k.notUnderstood === 0;
+        seen.barrierOps = Math.max(seen.barrierOps, k.barrierOps);
+      } else kernels.set(id, { repo: repo.folder, barrierOps: k.barrierOps, understood: k.notUnderstood === 0 });
+    }
+    for (const n of result.notes ?? []) {
+      const m = n.kind === 'unresolved-helper' ? NOTE_CALL.exec(n.message) : null;
+      if (!m) continue;
+      const kernel = /^not understood in kernel '(.*?)'/.exec(n.message)?.[1] ?? '?';
+      let entry = unresolved.get(m[1]);
+      if (!entry) unresolved.set(m[1], (entry = { repos: new Set(), kernels: new Set(), why: new Map() }));
+      entry.repos.add(repo.folder);
+      entry.kernels.add(`${rel(abs)}:${kernel}`);
+      const why = m[2].replace(/'[^']*'/g, "'…'");
+      entry.why.set(why, (entry.why.get(why) ?? 0) + 1);
+    }
+  }
+  summary.headers = headers.size;
+  summary.kernels = kernels.size;
+  for (const k of kernels.values()) {
+    if (k.barrierOps > 0 || !k.understood) summary.withBarriers++;
+    if (k.understood) summary.fully++;
+    else summary.partly++;
+  }
+  summary.ms = Date.now() - started;
+  summaries.push(summary);
+  slowest.sort((a, b) => b.ms - a.ms);
+  console.log(`${repo.folder}: slowest translation units: ${slowest.slice(0, 3).map((s) => `${s.file} ${s.ms} ms`).join(', ')}`);
+  // An allow-listed file that no longer has a finding must leave the list.
+  for (const file of ALLOWED_FINDINGS.keys()) if (file.startsWith(`${repo.folder}/`) && !flagged.has(file)) problems.push(`${file} is allow-listed but has no finding any more: remove it from ALLOWED_FINDINGS`);
+  return problems;
+}
+
+function printSummary(): void {
+  if (!summaries.length) return;
+  const columns: [string, (s: RepoSummary) => string | number][] = [
+    ['repository', (s) => s.repo],
+    ['files', (s) => s.files],
+    ['TUs', (s) => s.units],
+    ['headers read', (s) => s.headers],
+    ['kernels', (s) => s.kernels],
+    ['with barriers', (s) => s.withBarriers],
+    ['fully understood', (s) => s.fully],
+    ['partly', (s) => s.partly],
+    ['syntax errors', (s) => s.syntaxErrors],
+    ['findings', (s) => s.findings],
+    ['includes not found', (s) => s.includesNotFound],
+    ['time', (s) => `${(s.ms / 1000).toFixed(1)} s`],
+  ];
+  const total: RepoSummary = { repo: 'total', files: 0, units: 0, headers: 0, kernels: 0, withBarriers: 0, fully: 0, partly: 0, syntaxErrors: 0, findings: 0, includesNotFound: 0, ms: 0 };
+  for (const s of summaries) for (const k of Object.keys(total) as (keyof RepoSummary)[]) if (k !== 'repo') (total[k] as number) += s[k] as number;
+  const rows = [...summaries, total].map((s) => columns.map(([, get]) => String(get(s))));
+  const widths = columns.map(([h], i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
+  const line = (cells: string[]): string => `| ${cells.map((c, i) => (i ? c.padStart(widths[i]) : c.padEnd(widths[i]))).join(' | ')} |`;
+  const out = [line(columns.map(([h]) => h)), `|${widths.map((w, i) => (i ? `${'-'.repeat(w + 1)}:` : '-'.repeat(w + 2))).join('|')}|`, ...rows.map(line)];
+  const top = [...unresolved.entries()].sort((a, b) => b[1].kernels.size - a[1].kernels.size || (a[0] < b[0] ? -1 : 1)).slice(0, 15);
+  out.push('', 'most common calls not understood (kernels in which each appears):');
+  for (const [callee, e] of top) {
+    const why = [...e.why.entries()].sort((a, b) => b[1] - a[1])[0]?.[0] ?? '';
+    out.push(`  ${String(e.kernels.size).padStart(4)}  ${callee}  [${[...e.repos].join(', ')}]  ${why}`);
+  }
+  console.log(out.join('\n'));
+}
+
+describe.skipIf(!corpus)('real kernels in place, with their include directories', () => {
+  afterAll(printSummary);
+  for (const repo of REPOS) {
+    const present = !!corpus && existsSync(path.join(corpus, repo.folder)) && statSync(path.join(corpus, repo.folder)).isDirectory();
+    if (corpus && !present) console.log(`real-kernels: ${repo.folder} skipped: no checkout of ${repo.origin} at ${path.join(corpus, repo.folder)}`);
+    it.skipIf(!present)(`${repo.folder}: no syntax error, no finding outside the allow-list`, async () => {
+      const problems = await lintRepo(repo);
+      expect(problems).toEqual([]);
+    }, 900_000);
+  }
+  it('allows at most 3 flagged files, each with its reason', () => {
+    expect(ALLOWED_FINDINGS.size).toBeLessThanOrEqual(3);
+    for (const reason of ALLOWED_FINDINGS.values()) expect(reason.length).toBeGreaterThan(20);
+  });
 });
 
 if (!corpus) {
-  console.log('real-kernels corpus test skipped: set PHASEFLIP_CORPUS to a folder with checkouts of CUTLASS, CCCL, DeepGEMM, ThunderKittens, flash-attention, FlashMLA, DeepEP, cuda-samples (see test/corpus/README.md)');
+  console.log('real-kernels corpus test skipped: set PHASEFLIP_CORPUS to a folder holding checkouts of DeepGEMM, cutlass, ThunderKittens, flash-attention, cccl and DeepEP (see test/corpus/README.md)');
 }

@@ -2,10 +2,11 @@
 // re-analyses only the kernels it can affect: a kernel's findings are reused (shifted to its new line)
 // while its text, the helpers it inlines (text and position), the constants it mentions, the
 // file-scope declarations it names and the block sizes the file's launches give it are unchanged.
-import type { AnalysisNote, AnalysisResult, BarrierSymbol, Finding, LintOptions, Range } from '../../api';
+import type { AnalysisNote, AnalysisResult, BarrierSymbol, Finding, KernelCoverage, LintOptions, Range } from '../../api';
 import { shiftResults } from '../../analysis/shift';
 import { barrierSymbols } from '../../analysis/symbols';
-import type { KernelModule } from '../../ir/types';
+import type { Kernel, KernelModule } from '../../ir/types';
+import { visitStmts } from '../../ir/visit';
 import { byPosition, runRules } from '../../rules/run';
 import { internalProblem, syntaxProblemsOf } from './frontend';
 import { launchShapeDependency } from './launch-shapes';
@@ -20,6 +21,7 @@ interface KernelEntry {
   findings: Finding[];
   symbols: BarrierSymbol[];
   notes: AnalysisNote[];
+  coverage: KernelCoverage;
   helpers: string[];
   deps: string;
 }
@@ -69,6 +71,7 @@ export class CudaAnalyzer {
       const findings: Finding[] = [];
       const symbols: BarrierSymbol[] = [];
       const notes: AnalysisNote[] = unit?.notes() ?? [];
+      const kernels: KernelCoverage[] = [];
       for (const fn of rootsOf(scan, context)) {
         // A kernel of a header is keyed by its file too: its lines are the header's.
         const key = fn.file ? `${fn.file}\u0001${fn.node.text}` : fn.node.text;
@@ -88,12 +91,13 @@ export class CudaAnalyzer {
           const helpers = kernel.helpers ?? [];
           const kernelFindings = relateToKernel(runRules(module, options), kernel.name, kernel.nameRange);
           const kernelNotes = (kernel.notUnderstood ?? []).map((u): AnalysisNote => ({ kind: 'unresolved-helper', message: `not understood in kernel '${kernel.name}': ${u.what}; barrier findings for it may be incomplete`, range: u.range }));
-          entry = { startLine, endLine, findings: kernelFindings, symbols: barrierSymbols(module), notes: kernelNotes, helpers, deps: dependencies(scan, functions, fn, fnText, key, helpers) };
+          entry = { startLine, endLine, findings: kernelFindings, symbols: barrierSymbols(module), notes: kernelNotes, coverage: coverageOf(kernel), helpers, deps: dependencies(scan, functions, fn, fnText, key, helpers) };
           // A kernel analysed without its replay is not final: do it again next time.
           if (module.truncated) {
             findings.push(...entry.findings);
             symbols.push(...entry.symbols);
             notes.push(...entry.notes);
+            kernels.push(entry.coverage);
             continue;
           }
         }
@@ -101,11 +105,13 @@ export class CudaAnalyzer {
         findings.push(...entry.findings);
         symbols.push(...entry.symbols);
         notes.push(...entry.notes);
+        kernels.push(entry.coverage);
       }
       this.kernels = next;
       findings.sort(byPosition);
       const result: AnalysisResult = { findings: dedupFindings(findings), syntaxProblems, symbols: dedupSymbols(symbols.filter((s) => s.range.file === undefined)) };
       if (notes.length) result.notes = notes;
+      if (kernels.length) result.kernels = kernels;
       if (unit?.dependencies.length) {
         result.dependencies = unit.dependencies;
         result.includeSites = unit.includeSites();
@@ -117,6 +123,15 @@ export class CudaAnalyzer {
       return { findings: [], syntaxProblems: [...syntaxProblems, internalProblem(err)], symbols: [] };
     }
   }
+}
+
+/** What the front end understood of a kernel: its barrier operations and the calls it could not resolve. */
+function coverageOf(kernel: Kernel): KernelCoverage {
+  let barrierOps = 0;
+  visitStmts(kernel.body, (s) => {
+    if (s.kind === 'op') barrierOps++;
+  });
+  return { name: kernel.name, range: kernel.nameRange, barrierOps, notUnderstood: kernel.notUnderstood?.length ?? 0 };
 }
 
 /**
@@ -157,7 +172,8 @@ function shift(e: KernelEntry, startLine: number, endLine: number): KernelEntry 
   const inside = (r: Range): boolean => r.file === undefined && r.start.line >= e.startLine && r.end.line <= e.endLine;
   const delta = startLine - e.startLine;
   const notes = e.notes.map((n) => (inside(n.range) ? { ...n, range: { start: { line: n.range.start.line + delta, character: n.range.start.character }, end: { line: n.range.end.line + delta, character: n.range.end.character } } } : n));
-  return { ...e, ...shiftResults(e.findings, e.symbols, delta, inside), notes, startLine, endLine };
+  const coverage = inside(e.coverage.range) ? { ...e.coverage, range: { start: { line: e.coverage.range.start.line + delta, character: e.coverage.range.start.character }, end: { line: e.coverage.range.end.line + delta, character: e.coverage.range.end.character } } } : e.coverage;
+  return { ...e, ...shiftResults(e.findings, e.symbols, delta, inside), notes, coverage, startLine, endLine };
 }
 
 function dedupSymbols(list: BarrierSymbol[]): BarrierSymbol[] {

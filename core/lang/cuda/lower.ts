@@ -22,6 +22,7 @@ import { kernelLaunchShape, kernelTemplateArguments } from './launch-shapes';
 import { asmStringText, parsePtxAsm } from './ptx';
 import { type CudaScan, declsOf, type FnDef, type FunctionLookup, type LowerContext, scanCuda } from './scan';
 import type { CudaUnit } from './unit';
+import { BARRIER_CALLEE, argumentExpr, classArguments, resolveHelper, resolveMethod } from './call-targets';
 import { calleeName, declaratorName, field, named, operatorOf, rangeOf, unqualified } from './syntax-nodes';
 
 // Names other modules import from here.
@@ -72,16 +73,6 @@ interface KernelState {
   notUnderstood: Map<string, { what: string; range: Range }>;
 }
 
-/** A template argument written in a type (`4`, `kStages`, `2 * N`) as an expression of the IR. */
-function argumentExpr(text: string, constants: ReadonlyMap<string, number>, range: Range): Expr {
-  const v = parseIntLiteral(text) ?? constants.get(text);
-  if (v !== undefined) return { kind: 'num', value: v, text, range };
-  if (/^[A-Za-z_]\w*$/.test(text)) return { kind: 'var', name: text, text, range };
-  return { kind: 'opaque', text, range };
-}
-
-/** Callee names that suggest a barrier operation: an unresolved call so named is reported as not understood. */
-const BARRIER_CALLEE = /barrier|mbar|arrive|wait|expect_tx|complete_tx|semaphore|producer_|consumer_|_acquire|_release|_commit/i;
 
 export const MAX_INLINE_DEPTH = 12;
 
@@ -626,7 +617,7 @@ class Lowerer {
     // Helpers defined in this file win over library tables: they are what the code actually calls.
     // A header's helpers come after the tables (a library's own definition of an API the catalogue
     // knows is what the catalogue describes), and toolkit headers are never inlined (unit.ts).
-    const def = !receiver ? this.resolveHelper(unqualified(callee), argNodes.length) : undefined;
+    const def = !receiver ? resolveHelper(this.fns, unqualified(callee), argNodes.length) : undefined;
     if (def && !def.file && this.state.stack.length < MAX_INLINE_DEPTH && !this.state.stack.includes(def.name)) {
       return this.inline(def, n, fnNode, argNodes, frame, stmts);
     }
@@ -644,10 +635,10 @@ class Lowerer {
     }
     // A member function of a class the unit defines (`ring.advance()`, `pipeline.consumer_wait(s)`):
     // inlined with the object as `this`, so barrier operations inside it are seen.
-    const methodDef = !api && receiver ? this.resolveMethod(method, argNodes.length, receiver, frame) : undefined;
+    const methodDef = !api && receiver ? resolveMethod(this.fns, method, argNodes.length, this.typeOf(receiver, frame)) : undefined;
     if (methodDef && receiver && this.state.stack.length < MAX_INLINE_DEPTH && !this.state.stack.includes(methodDef.name)) {
       const self = { expr: this.toExpr(receiver, frame), lvalue: this.lvalueName(receiver, frame) };
-      return this.inline(methodDef, n, fnNode, argNodes, frame, stmts, self, this.classArguments(receiver, frame));
+      return this.inline(methodDef, n, fnNode, argNodes, frame, stmts, self, classArguments(this.typeOf(receiver, frame)));
     }
     if (!api) {
       if (!def) this.noteNotUnderstood(callee, method, receiver, argNodes, n, frame);
@@ -750,47 +741,9 @@ class Lowerer {
     } else {
       why = this.context?.whyUndefined(name) ?? 'not defined in this file';
     }
-    this.state.notUnderstood.set(callee, { what: `'${callee.slice(0, 80)}' (${why})`, range: rangeOf(n) });
+    this.state.notUnderstood.set(callee, { what: `'${callee.replace(/\s+/g, ' ').slice(0, 80)}' (${why})`, range: rangeOf(n) });
   }
 
-  /** The member function `name` of the receiver's class: by the receiver's declared type when known, else the only class defining it. */
-  private resolveMethod(name: string, argc: number, receiver: SyntaxNode, frame: Frame): FnDef | undefined {
-    const defs = this.fns.get(name)?.filter((d) => d.memberOf && !d.isKernel && d.params.length >= argc);
-    if (!defs?.length) return undefined;
-    const type = this.typeOf(receiver, frame);
-    const cls = type ? unqualified(type.replace(/<.*$/s, '').replace(/\b(const|volatile|struct|class)\b|[&*\s]/g, '')) : undefined;
-    const byType = cls ? defs.filter((d) => d.memberOf === cls) : [];
-    if (byType.length) return byType.find((d) => d.params.length === argc) ?? byType[0];
-    // Without a known type, only an unambiguous class is taken.
-    const classes = new Set(defs.map((d) => `${d.file ?? ''}:${d.memberOf}`));
-    return classes.size === 1 ? (defs.find((d) => d.params.length === argc) ?? defs[0]) : undefined;
-  }
-
-  /** Template arguments of the receiver's declared type (`Ring<4> r` gives [4]), bound to the class's parameters. */
-  private classArguments(receiver: SyntaxNode, frame: Frame): string[] {
-    const type = this.typeOf(receiver, frame);
-    const m = type ? /<(.*)>/s.exec(type) : null;
-    if (!m) return [];
-    const out: string[] = [];
-    let depth = 0;
-    let cur = '';
-    for (const ch of m[1]) {
-      if (ch === '<' || ch === '(') depth++;
-      if (ch === '>' || ch === ')') depth--;
-      if (ch === ',' && depth === 0) {
-        out.push(cur.trim());
-        cur = '';
-      } else cur += ch;
-    }
-    if (cur.trim()) out.push(cur.trim());
-    return out;
-  }
-
-  private resolveHelper(name: string, argc: number): FnDef | undefined {
-    const defs = this.fns.get(name);
-    if (!defs) return undefined;
-    return defs.find((d) => d.params.length === argc && !d.isKernel) ?? defs.find((d) => d.params.length >= argc && !d.isKernel);
-  }
 
   private inline(def: FnDef, call: SyntaxNode, fnNode: SyntaxNode, argNodes: SyntaxNode[], frame: Frame, pre: Stmt[], self?: Frame['self'], classArgs: string[] = []): ExprResult {
     const scope = new Scope();

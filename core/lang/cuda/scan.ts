@@ -10,7 +10,8 @@ export interface FnDef {
   name: string;
   node: SyntaxNode;
   body: SyntaxNode;
-  params: { name: string; type: string }[];
+  /** `hasDefault`: the parameter has a default argument, so a call may leave it out. */
+  params: { name: string; type: string; hasDefault?: boolean }[];
   templateParams: string[];
   isKernel: boolean;
   nameNode: SyntaxNode;
@@ -162,7 +163,7 @@ function functionDef(c: SyntaxNode, templateParams: string[], kernelHead: RegExp
   const head = c.text.slice(0, declarator.startIndex - c.startIndex);
   const params = named(field(fnDecl, 'parameters'))
     .filter((p) => p.type === 'parameter_declaration' || p.type === 'optional_parameter_declaration')
-    .map((p) => ({ name: declaratorName(field(p, 'declarator'))?.text ?? '', type: field(p, 'type')?.text ?? '' }));
+    .map((p) => ({ name: declaratorName(field(p, 'declarator'))?.text ?? '', type: field(p, 'type')?.text ?? '', ...(p.type === 'optional_parameter_declaration' ? { hasDefault: true } : {}) }));
   return {
     name: unqualified(nameNode.text),
     node: c,

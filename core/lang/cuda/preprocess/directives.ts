@@ -244,6 +244,11 @@ function specifierEdits(
   const candidates = macros.specifierCandidates();
   for (const name of candidates) visit(name);
   for (const name of history.keys()) if (!candidates.has(name)) visit(name);
+  // CUDA's `__align__(N)` (a function-like macro of the toolkit's headers) is not in the grammar; `alignas  (N)`,
+  // of the same length, is what it means (`extern __shared__ __align__(1024) uint8_t smem[]`).
+  for (const at of occurrences(scan, '__align__')) {
+    if (!inRanges(inactive, at) && /^\s*\(/.test(scan.text.slice(at + 9, at + 41))) out.push({ start: at, end: at + 9, text: 'alignas  ' });
+  }
   out.sort((a, b) => a.start - b.start);
   return out;
 }

@@ -13,6 +13,8 @@ export const CUDA_KEYWORDS: ReadonlySet<string> = new Set([
 const SPECIFIER_WORDS = new Set([
   '__device__', '__host__', '__global__', '__forceinline__', '__noinline__', '__inline__', '__inline', '__forceinline',
   'inline', 'static', 'extern', 'constexpr', 'consteval', 'virtual', 'explicit',
+  // A parameter qualifier (CUTLASS_GRID_CONSTANT): dropping it changes nothing the analysis reads.
+  '__grid_constant__',
 ]);
 
 // Attribute-like words taking one parenthesised operand.
@@ -42,6 +44,9 @@ export function classifyTokens(tokens: readonly Token[], anyIdentifier = false):
       i = close;
       continue;
     }
+    // `#pragma unroll` in an object-like macro's body (CUTE_UNROLL, CUTLASS_PRAGMA_UNROLL under nvcc) is a
+    // pragma: the rest of the body is its operand.
+    if (t.text === '#' && tokens[i + 1]?.text === 'pragma') break;
     // `extern "C"` is a linkage specification, a specifier too.
     if (t.kind === 'string' && tokens[i - 1]?.text === 'extern') continue;
     return 'other';

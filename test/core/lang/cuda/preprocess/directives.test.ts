@@ -166,6 +166,17 @@ describe('preprocessFile: specifier macros', () => {
     expect(squeeze(pre.parseText)).toBe('HD void a();\n#include "defs.h"\nvoid b();');
   });
 
+  it('blanks macros that expand to `#pragma` (CUTE_UNROLL under nvcc) and to `__grid_constant__`', () => {
+    const text = '#define CUTE_UNROLL #pragma unroll\n#define CUTE_NO_UNROLL #pragma unroll 1\n#define GRID_CONSTANT __grid_constant__\n#define HASH #x\n__global__ void k(GRID_CONSTANT int p) {\nCUTE_NO_UNROLL\nfor (;;) { CUTE_UNROLL for (;;) {} }\nHASH;\n}\n';
+    const pre = run(text, new MacroTable());
+    expect(squeeze(pre.parseText.slice(pre.parseText.indexOf('__global__')))).toBe('__global__ void k( int p) {\nfor (;;) { for (;;) {} }\nHASH;\n}');
+  });
+
+  it('writes CUDA\'s `__align__(N)` as the `alignas  (N)` it means, same length', () => {
+    const text = 'extern __shared__ __align__(1024) char smem[];\nint __align__;\n#if 0\n__align__(8) int x;\n#endif\n';
+    expect(run(text, new MacroTable()).parseText.split('\n').slice(0, 2)).toEqual(['extern __shared__ alignas  (1024) char smem[];', 'int __align__;']);
+  });
+
   it('never blanks CUDA keywords, even when a toolkit header defines them', () => {
     const m = new MacroTable();
     const pre = run('#define __device__ __location__(device)\n#define DEV __device__\n__device__ void a();\nDEV void b();\n', m);
