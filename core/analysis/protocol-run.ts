@@ -7,8 +7,9 @@
 // not from names. It is deliberately conservative: whatever it cannot evaluate (data-dependent
 // branches, unknown slot indices, unknown counts) marks the barrier "uncertain", and uncertain
 // barriers never block and never produce evidence. Loops run a bounded number of iterations.
-import { freeVars } from '../ir/expr';
+import { freeVars, walkExpr } from '../ir/expr';
 import type { BarrierOp, Expr, Kernel, Stmt } from '../ir/types';
+import { visitStmts } from '../ir/visit';
 import { ReplayBarriers } from './replay-barriers';
 import { evalForThread, isThreadDependent, type ThreadPoint } from './threads';
 
@@ -95,6 +96,45 @@ export function derivedVars(kernel: Kernel): Map<string, Expr> {
   return defs;
 }
 
+/**
+ * Local barrier pointers whose value comes from a call the front end could not see into and that
+ * depends on the thread (`auto* bar = buffer.get_rank_buffer(warp_idx).get_mbarrier_ptr()`): each
+ * warp may hold a different barrier, so the name is no identity and the replay must not treat the
+ * threads' operations as operations on one barrier. `values`: every value each local is assigned
+ * (a call that may change an object by reference is not a value: it keeps what the object holds).
+ */
+export function opaqueBarrierPointers(values: ReadonlyMap<string, readonly Expr[]>): Set<string> {
+  const memo = new Map<string, boolean>();
+  const dependsOnThread = (e: Expr, depth: number): boolean => {
+    let found = false;
+    walkExpr(e, (x) => {
+      if (found) return;
+      if (x.kind === 'var') {
+        if (x.name === 'threadIdx') found = true;
+        else if (depth < 16 && values.has(x.name)) {
+          let v = memo.get(x.name);
+          if (v === undefined) {
+            memo.set(x.name, false);
+            v = values.get(x.name)!.some((y) => dependsOnThread(y, depth + 1));
+            memo.set(x.name, v);
+          }
+          if (v) found = true;
+        }
+      } else if (x.kind === 'call' && /lane|warp|elect|thread/i.test(x.callee)) found = true;
+    });
+    return found;
+  };
+  const out = new Set<string>();
+  for (const [name, list] of values) {
+    let opaque = false;
+    for (const value of list) walkExpr(value, (x) => {
+      if (x.kind === 'call' || x.kind === 'opaque') opaque = true;
+    });
+    if (opaque && list.some((v) => dependsOnThread(v, 0))) out.add(name);
+  }
+  return out;
+}
+
 type Signal = 'break' | 'continue' | 'return' | undefined;
 
 class TraceBuilder {
@@ -110,6 +150,8 @@ class TraceBuilder {
     private readonly p: ThreadPoint,
     private readonly constants: Map<string, number>,
     private readonly maxIterations: number,
+    /** Barrier pointers whose identity the replay cannot know (opaqueBarrierPointers). */
+    private readonly opaquePointers: ReadonlySet<string> = new Set(),
   ) {}
 
   private value(e: Expr | undefined): number | undefined {
@@ -263,7 +305,7 @@ class TraceBuilder {
 
   private op(op: BarrierOp, certain: boolean, iter: string): void {
     const key = this.key(op);
-    if (op.barrier && key === undefined) {
+    if (op.barrier && (key === undefined || this.opaquePointers.has(op.barrier.base))) {
       this.push({ kind: 'uncertain', key: op.barrier.base });
       return;
     }
@@ -475,8 +517,13 @@ export function buildTraces(kernel: Kernel, blockSize: number, constants: Map<st
   const firstEntered = new Map<Stmt, number>();
   const found = threadClasses(kernel, blockSize, constants, derived);
   const classes = found ?? Array.from({ length: blockSize }, (_, t) => [t]);
+  const values = new Map<string, Expr[]>();
+  visitStmts(kernel.body, (st) => {
+    if (st.kind === 'assign' && st.value && st.op !== 'call?' && st.op !== 'call-arg') values.set(st.target, [...(values.get(st.target) ?? []), st.value]);
+  });
+  const opaque = opaqueBarrierPointers(values);
   for (const cls of classes) {
-    const b = new TraceBuilder({ tid: cls[0], blockSize }, constants, maxIterations);
+    const b = new TraceBuilder({ tid: cls[0], blockSize }, constants, maxIterations, opaque);
     b.run(kernel.body, true, '');
     if (b.overflow) return { traces, entered, firstEntered, overflow: true };
     const lowest = Math.min(...cls);
