@@ -21,6 +21,8 @@ interface CorpusRepo {
    * stands in for it when the submodule is not checked out (a directory that does not exist is ignored).
    */
   includeDirs: string[];
+  /** `-D` flags of the repository's build (ThunderKittens selects its architecture's helpers with them). */
+  defines?: string[];
   /** What is linted, relative to the folder; a trailing `*` in the last segment matches a name prefix. */
   lint: string[];
 }
@@ -34,7 +36,7 @@ const REPOS: CorpusRepo[] = [
     includeDirs: ['include', 'examples/common', 'tools/util/include'],
     lint: ['examples/cute/tutorial', 'include/cutlass/pipeline', 'include/cutlass/gemm/kernel/sm90_*'],
   },
-  { folder: 'ThunderKittens', origin: 'github.com/HazyResearch/ThunderKittens', includeDirs: ['include', 'prototype'], lint: ['include', 'kernels'] },
+  { folder: 'ThunderKittens', origin: 'github.com/HazyResearch/ThunderKittens', includeDirs: ['include', 'prototype'], defines: ['KITTENS_HOPPER'], lint: ['include', 'kernels'] },
   { folder: 'flash-attention', origin: 'github.com/Dao-AILab/flash-attention (hopper/ is enough)', includeDirs: ['hopper', 'csrc/cutlass/include', '../cutlass/include'], lint: ['hopper'] },
   { folder: 'cccl', origin: 'github.com/NVIDIA/cccl (libcudacxx/include and cub/ are enough)', includeDirs: ['libcudacxx/include', 'cub', 'thrust'], lint: ['libcudacxx/include/cuda', 'cub/cub'] },
   // DeepEP's kernels moved from csrc/kernels to deep_ep/include/deep_ep/impls: both are linted.
@@ -95,7 +97,8 @@ async function lintRepo(repo: CorpusRepo): Promise<string[]> {
   const root = path.join(corpus!, repo.folder);
   const started = Date.now();
   const includeDirs = repo.includeDirs.map((d) => path.resolve(root, d)).filter((d) => existsSync(d));
-  const engine = await loadEngine({ project: new Project({ explicit: { includeDirs } }) });
+  // The Hopper build (kernels/common.mk: -DKITTENS_HOPPER with sm_90a): Blackwell-only kernels then miss helpers, as they would.
+  const engine = await loadEngine({ project: new Project({ explicit: { includeDirs, defines: repo.defines } }) });
   const lintPaths = expandLintPaths(root, repo.lint).filter((p) => existsSync(p));
   const { targets, errors } = collectTargets(lintPaths);
   const problems: string[] = errors.map((e) => `${repo.folder}: ${e}`);
