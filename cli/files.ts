@@ -100,9 +100,10 @@ export function collectTargets(args: readonly string[]): Collected {
     if (st.isDirectory()) {
       walk(arg);
     } else {
-      const language = languageForPath(arg) ?? languageForHeader(arg);
+      // A file without an extension named explicitly is a C++ library header (`cuda/barrier`, `cuda/pipeline`).
+      const language = languageForPath(arg) ?? languageForHeader(arg) ?? (path.extname(arg) === '' ? 'cuda' : undefined);
       if (!language) {
-        throw new UsageError(`don't know how to lint ${arg}: expected a directory, a .cu, .cuh or .co file, or a C/C++ header (.h, .hpp, .hh, .hxx, .inl, .ipp)`);
+        throw new UsageError(`don't know how to lint ${arg}: expected a directory, a .cu, .cuh or .co file, or a C/C++ header (.h, .hpp, .hh, .hxx, .inl, .ipp, or no extension)`);
       }
       addFile(arg, language);
     }

@@ -3,7 +3,8 @@
 // or .clangd), and gives exactly the findings its `// expect: CODE` markers name, in the right file and
 // on the right line; a marker in a header says which translation units reach it (`from a.cu b-*.cu`).
 import { spawn } from 'node:child_process';
-import { readFileSync, readdirSync, statSync } from 'node:fs';
+import { mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { type Engine, loadEngine } from '../../../../core/index';
@@ -192,5 +193,18 @@ describe('phaseflip lint on a fixture project (the built CLI)', () => {
     const lines = r.stdout.split('\n');
     expect(lines.filter((l) => /: (error|warning) PF\d+/.test(l)).map((l) => l.replace(/ PF401 .*/, ' PF401'))).toEqual(['launch-shapes/include/two_warps/body.cuh:26:7: error PF401']);
     expect(lines).toContain("  launch-shapes/src/bad-chevron.cu:6:17: note: reached from kernel 'two_warps'");
+  }, 60_000);
+
+  it('lints a header without an extension named explicitly (a C++ library header such as cuda/barrier)', async () => {
+    requireBuild();
+    const dir = mkdtempSync(path.join(tmpdir(), 'pf-noext-'));
+    try {
+      writeFileSync(path.join(dir, 'pipeline'), readFileSync(path.join(PROJECTS, 'barrier-lib', 'kernels', 'bad-every-thread-releases.cu'), 'utf8'));
+      const r = await phaseflip(['lint', '-I', path.join(PROJECTS, 'barrier-lib', 'include'), 'pipeline'], dir);
+      expect(r.stderr).not.toMatch(/don't know how to lint/);
+      expect(r.stdout).toMatch(/^pipeline:\d+:\d+: (error|warning) PF401/m);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   }, 60_000);
 });
