@@ -35,9 +35,10 @@ export function runRules(module: KernelModule, options: LintOptions = {}, rules:
     ruleId: rule.meta.id,
     family: rule.meta.family,
     severity,
-    message: r.message,
+    // IR names of re-declared locals (`full#1`, a helper's array inlined twice) are source names to the user.
+    message: sourceNames(r.message),
     range: r.range,
-    related: r.related ?? [],
+    related: (r.related ?? []).map((x) => ({ ...x, message: sourceNames(x.message) })),
     docsUrl: `${DOCS_BASE_URL}${rule.meta.id}.md`,
     fixes: r.fixes ?? [],
   });
@@ -57,4 +58,9 @@ export function runRules(module: KernelModule, options: LintOptions = {}, rules:
   }
   findings.sort(byPosition);
   return findings;
+}
+
+/** IR names of re-declared locals (`full#1`: a helper's array inlined twice) read as their source names. */
+function sourceNames(message: string): string {
+  return message.replace(/\b([A-Za-z_]\w*)#\d+/g, '$1');
 }

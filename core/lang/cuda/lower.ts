@@ -233,7 +233,9 @@ class Lowerer {
     for (const d of declsOf(n, shared ? 'shared' : 'local')) {
       const irName = this.fresh(d.name, frame);
       frame.scope.set(d.name, { kind: 'local', irName });
-      this.state.decls.set(irName, { ...d, name: irName });
+      // `full[STAGES]` in a template helper: the length is the template argument bound at the call.
+      const length = d.length ?? (d.lengthExpr ? this.boundLength(d.lengthExpr.text, frame) : undefined);
+      this.state.decls.set(irName, { ...d, name: irName, ...(length !== undefined ? { length } : {}) });
     }
     for (const d of named(n)) {
       if (d.type !== 'init_declarator') continue;
@@ -716,6 +718,15 @@ class Lowerer {
     if (isBarrierType(decl.type)) return true;
     const alias = frame.aliases.get(base);
     return !!alias && /barrier|bar|mbar|sem/i.test(alias.text);
+  }
+
+  /** An array length written as a name the frame binds to a number (a template parameter) or a constant. */
+  private boundLength(text: string, frame: Frame): number | undefined {
+    const name = text.trim();
+    if (!/^[A-Za-z_]\w*$/.test(name)) return undefined;
+    const b = frame.scope.get(name);
+    if (b?.kind === 'expr' && b.expr.kind === 'num') return b.expr.value;
+    return this.constants.get(name);
   }
 
   /**
