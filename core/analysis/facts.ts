@@ -279,12 +279,7 @@ export { visitStmts };
 export function assignedIn(stmts: Stmt[]): Set<string> {
   const out = new Set<string>();
   visitStmts(stmts, (s) => {
-    if (s.kind === 'assign') {
-      out.add(s.target);
-      // A field (`ring.phase`) changes its object too, for checks that look at variables.
-      const dot = s.target.indexOf('.');
-      if (dot > 0) out.add(s.target.slice(0, dot));
-    }
+    if (s.kind === 'assign') out.add(s.target);
     if (s.kind === 'op' && s.op.tokenOut) out.add(s.op.tokenOut);
   });
   return out;

@@ -262,8 +262,6 @@ class TraceBuilder {
 
   private assign(s: Extract<Stmt, { kind: 'assign' }>, certain: boolean): void {
     if (s.op === 'call-arg') return;
-    // A change of a whole object (a call given it, an assignment) is a change of each of its fields.
-    if (!s.target.includes('.')) for (const k of this.vars.keys()) if (k.startsWith(`${s.target}.`)) this.vars.set(k, undefined);
     if (!certain) {
       this.vars.set(s.target, undefined);
       return;

@@ -22,7 +22,6 @@ import { kernelLaunchShape, kernelTemplateArguments } from './launch-shapes';
 import { asmStringText, parsePtxAsm } from './ptx';
 import { type CudaScan, declsOf, type FnDef, type FunctionLookup, type LowerContext, scanCuda } from './scan';
 import type { CudaUnit } from './unit';
-import { classNameOf, fieldInits } from './class-fields';
 import { BARRIER_CALLEE, argumentExpr, classArguments, resolveHelper, resolveMethod } from './call-targets';
 import { calleeName, declaratorName, field, named, operatorOf, rangeOf, unqualified } from './syntax-nodes';
 
@@ -237,10 +236,6 @@ class Lowerer {
       // `full[STAGES]` in a template helper: the length is the template argument bound at the call.
       const length = d.length ?? (d.lengthExpr ? this.boundLength(d.lengthExpr.text, frame) : undefined);
       this.state.decls.set(irName, { ...d, name: irName, ...(length !== undefined ? { length } : {}) });
-      // An object of a class of the unit starts with its default member initialisers (class-fields.ts).
-      const cls = !shared && d.length === undefined && !d.lengthExpr ? classNameOf(type) : undefined;
-      const body = cls ? this.fns.classBody?.(cls) : undefined;
-      for (const f of body ? fieldInits(body) : []) out.push({ kind: 'assign', target: `${irName}.${f.name}`, op: '=', value: this.toExpr(f.value, frame), declared: true, range: rangeOf(n) });
     }
     for (const d of named(n)) {
       if (d.type !== 'init_declarator') continue;
@@ -502,12 +497,10 @@ class Lowerer {
       const b = frame.scope.get(n.text);
       if (b?.kind === 'local') return b.irName;
       if (b?.kind === 'expr') return b.expr.kind === 'var' ? b.expr.name : b.expr.kind === 'unary' && b.expr.op === '*' && b.expr.arg.kind === 'var' ? b.expr.arg.name : undefined;
-      if (frame.self) return frame.self.lvalue !== undefined ? `${frame.self.lvalue}.${n.text}` : undefined;
+      if (frame.self) return frame.self.lvalue;
       return n.text;
     }
     if (n.type === 'this') return frame.self?.lvalue;
-    // `this->phase` in a member function: the object's field.
-    if (n.type === 'field_expression' && frame.self?.lvalue !== undefined && field(n, 'argument')?.type === 'this') return `${frame.self.lvalue}.${field(n, 'field')?.text ?? ''}`;
     if (n.type === 'subscript_expression' || n.type === 'field_expression') {
       const base = field(n, 'argument');
       return base ? this.lvalueName(base, frame) : undefined;
@@ -800,8 +793,19 @@ class Lowerer {
       });
     }
     const hasStructure = containsStructure(body);
-    // A thin wrapper: report its operations at the call site in the caller.
-    if (!hasStructure) atCallSite(body, rangeOf(call));
+    if (!hasStructure) {
+      // A thin wrapper: report its operations at the call site in the caller.
+      const site = rangeOf(call);
+      visitStmts(body, (s) => {
+        if (s.kind === 'op') {
+          s.op.via.unshift(s.op.range);
+          s.op.range = site;
+          s.range = site;
+        } else if (s.kind === 'assign' || s.kind === 'sync' || s.kind === 'return' || s.kind === 'access') {
+          s.range = site;
+        }
+      });
+    }
     return { stmts: [...pre, ...body], valueOps: callee.returned };
   }
 
@@ -824,7 +828,16 @@ class Lowerer {
     } finally {
       this.state.stack.pop();
     }
-    if (!containsStructure(stmts)) atCallSite(stmts, rangeOf(call));
+    if (!containsStructure(stmts)) {
+      const site = rangeOf(call);
+      visitStmts(stmts, (s) => {
+        if (s.kind === 'op') {
+          s.op.via.unshift(s.op.range);
+          s.op.range = site;
+          s.range = site;
+        } else if (s.kind === 'assign' || s.kind === 'sync' || s.kind === 'access') s.range = site;
+      });
+    }
     return { stmts: [...pre, ...stmts], valueOps: inner.returned };
   }
 
@@ -984,15 +997,4 @@ function hasOp(stmts: Stmt[]): boolean {
     if (s.kind === 'op' || s.kind === 'sync') found = true;
   });
   return found;
-}
-
-/** Moves a thin wrapper's statements to the call site (an operation keeps where it really is in `via`). */
-function atCallSite(stmts: Stmt[], site: Range): void {
-  visitStmts(stmts, (s) => {
-    if (s.kind === 'op') {
-      s.op.via.unshift(s.op.range);
-      s.op.range = site;
-      s.range = site;
-    } else if (s.kind === 'assign' || s.kind === 'sync' || s.kind === 'return' || s.kind === 'access') s.range = site;
-  });
 }

@@ -24,8 +24,6 @@ export interface FnDef {
 /** Functions by name, as the lowering looks them up: the document's own first, then its headers'. */
 export interface FunctionLookup {
   get(name: string): FnDef[] | undefined;
-  /** The body (field list) of the class `name`, for its default member initialisers. */
-  classBody?(name: string): SyntaxNode | undefined;
 }
 
 /** What the translation unit adds to a file's scan (unit.ts): its headers' functions and texts. */
@@ -38,25 +36,6 @@ export interface LowerContext {
   whyUndefined(name: string): string;
 }
 
-/** Class and struct bodies of a file by name (namespaces and templates entered), found on first use. */
-export function classBodiesOf(tops: readonly SyntaxNode[]): Map<string, SyntaxNode> {
-  const out = new Map<string, SyntaxNode>();
-  const visit = (items: readonly SyntaxNode[], depth: number): void => {
-    if (depth > 8) return;
-    for (const c of items) {
-      if (c.type === 'struct_specifier' || c.type === 'class_specifier') {
-        const body = field(c, 'body');
-        const name = field(c, 'name')?.text;
-        if (body && name && !out.has(unqualified(name))) out.set(unqualified(name), body);
-      } else if (c.type === 'namespace_definition' || c.type === 'template_declaration' || c.type === 'declaration_list' || c.type === 'linkage_specification' || c.type === 'declaration' || c.type === 'type_definition') {
-        visit(named(c.type === 'namespace_definition' || c.type === 'linkage_specification' ? field(c, 'body') : c), depth + 1);
-      }
-    }
-  };
-  visit(tops, 0);
-  return out;
-}
-
 /** What a file declares at top level: helpers, kernels (roots), constants, file-scope shared variables. */
 export interface CudaScan {
   fns: Map<string, FnDef[]>;
@@ -67,8 +46,6 @@ export interface CudaScan {
   launchBlockSizes: Map<string, number[]>;
   /** The document's text, which lowered kernels are placed on (`placeOnLines`). */
   text: string;
-  /** Class and struct bodies by name (walked on first use). */
-  classes(): Map<string, SyntaxNode>;
 }
 
 export interface ScanOptions {
@@ -98,8 +75,7 @@ export function scanCuda(tops: SyntaxNode[], text: string, options: ScanOptions 
   const helpers: FnDef[] = [];
   for (const fn of all) (fn.isKernel || (candidates.has(fn.name) && !called.has(fn.name)) ? roots : helpers).push(fn);
   roots.sort((a, b) => a.node.startIndex - b.node.startIndex);
-  let classes: Map<string, SyntaxNode> | undefined;
-  return { fns, fileDecls, constants, roots, launchBlockSizes: fileLaunches(tops, text, fns, constants), text, classes: () => (classes ??= classBodiesOf(tops)) };
+  return { fns, fileDecls, constants, roots, launchBlockSizes: fileLaunches(tops, text, fns, constants), text };
 }
 
 function collectTopLevel(

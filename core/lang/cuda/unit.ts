@@ -14,7 +14,7 @@ import { scanCuda, type CudaScan, type FnDef, type FunctionLookup, type LowerCon
 import { named, registerHeaderTree } from './syntax-nodes';
 
 /** Files whose text mentions none of these cannot hold a barrier operation, so their functions are never inlined. */
-const BARRIER_WORDS = /barrier|mbar|arrive|wait|phase|expect|complete_tx|semaphore|fence|cp\.async|bulk|tma|tcgen05|wgmma|commit|pipeline|producer|consumer|syncthreads|named_barrier|bar\.sync|bar\.arrive/i;
+const BARRIER_WORDS = /barrier|mbar|arrive|wait|expect|complete_tx|semaphore|fence|cp\.async|bulk|tma|tcgen05|wgmma|commit|pipeline|producer|consumer|syncthreads|named_barrier|bar\.sync|bar\.arrive/i;
 
 /** Device code in a header: what the simulator must compile to run a kernel that uses it. */
 const DEVICE_CODE_WORDS = /__device__|__global__|__shared__|_DEVICE\b|__forceinline__/;
@@ -50,13 +50,10 @@ export class HeaderCache {
     return e;
   }
 
-  /**
-   * Whether the header may define `name` (a cheap lexical test; parsing happens in `scan`). Functions
-   * are only looked for in headers that may hold barrier code; classes (`anyHeader`) in any header.
-   */
-  mayDefine(file: TranslationUnitFile, name: string, anyHeader = false): boolean {
+  /** Whether the header may define `name` (a cheap lexical test; parsing happens in `scan`). */
+  mayDefine(file: TranslationUnitFile, name: string): boolean {
     const e = this.entry(file);
-    if (!e.mayHoldBarriers && !anyHeader) return false;
+    if (!e.mayHoldBarriers) return false;
     e.words ??= new Set(e.parseText.match(/[A-Za-z_]\w*/g) ?? []);
     return e.words.has(name);
   }
@@ -203,16 +200,6 @@ export class CudaUnit {
         for (const h of headers) if (cache.mayDefine(h, name)) defs.push(...(cache.scan(h, kernelMacros).fns.get(name) ?? []));
         found.set(name, defs.length ? defs : undefined);
         return found.get(name);
-      },
-      classBody(name: string): SyntaxNode | undefined {
-        const own = main.classes().get(name);
-        if (own || !cache) return own;
-        for (const h of headers) {
-          if (!cache.mayDefine(h, name, true)) continue;
-          const body = cache.scan(h, kernelMacros).classes().get(name);
-          if (body) return body;
-        }
-        return undefined;
       },
     };
   }
