@@ -31,6 +31,11 @@ export interface PreprocessedFile {
   includes: IncludeDirective[];
   /** Names of macros (defined anywhere in the TU so far) whose expansion contains __global__. */
   kernelMacros: string[];
+  /**
+   * Offsets [start, end) of the function-like macro invocations blanked (name and arguments), sorted: an edit
+   * inside one (or that adds a parenthesis) can change whether it is blanked, so it is no plain edit.
+   */
+  blankedInvocations: Array<{ start: number; end: number }>;
   /** `#pragma once` seen (active). */
   pragmaOnce: boolean;
   /** Active `#if`/`#elif` conditions that could not be evaluated (taken as false), zero-based lines. */
@@ -146,10 +151,12 @@ export function preprocessFile(
     edits.push({ start: inactiveFrom, end: text.length });
   }
 
-  const replacements = specifierEdits(scan, macros, history, inactiveRanges);
+  const blankedInvocations: Array<{ start: number; end: number }> = [];
+  const replacements = specifierEdits(scan, macros, history, inactiveRanges, blankedInvocations);
   return {
     parseText: applyEdits(scan, mergeSorted(edits, replacements)),
     inactiveRanges,
+    blankedInvocations,
     includes,
     kernelMacros: macros.kernelMacroNames(),
     pragmaOnce,
@@ -218,10 +225,12 @@ function specifierEdits(
   macros: MacroTable,
   history: ReadonlyMap<string, Array<{ offset: number; def: MacroDefinition | undefined }>>,
   inactive: ReadonlyArray<{ start: number; end: number }>,
+  blankedInvocations: Array<{ start: number; end: number }>,
 ): Edit[] {
   const out: Edit[] = [];
   const text = scan.text;
   const uses = new Map<MacroDefinition, UseOfDefinition>();
+  const invocations = new Set<number>();
   const useOf = (def: MacroDefinition): UseOfDefinition => {
     let u = uses.get(def);
     if (u === undefined) {
@@ -255,7 +264,10 @@ function specifierEdits(
         coveredUntil = scanned;
         if (close === undefined) continue;
         const expansion = expandInvocation(text.slice(at, close), macros);
-        if (expansion && blankableExpansion(expansion)) out.push({ start: at, end: close });
+        if (expansion && blankableExpansion(expansion)) {
+          out.push({ start: at, end: close });
+          invocations.add(at);
+        }
       }
     }
   };
@@ -268,7 +280,9 @@ function specifierEdits(
     if (!inRanges(inactive, at) && /^\s*\(/.test(scan.text.slice(at + 9, at + 41))) out.push({ start: at, end: at + 9, text: 'alignas  ' });
   }
   out.sort((a, b) => a.start - b.start);
-  return dropOverlaps(out);
+  const kept = dropOverlaps(out);
+  for (const e of kept) if (e.text === undefined && invocations.has(e.start)) blankedInvocations.push({ start: e.start, end: e.end });
+  return kept;
 }
 
 /** The edits without any that starts inside the one before it (an invocation blanked holds other uses). */

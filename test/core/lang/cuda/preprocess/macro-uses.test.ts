@@ -133,6 +133,12 @@ describe('function-like macro invocations blanked', () => {
     expect(lines[8]).toBe('NOTHING(e');
   });
 
+  it('reports the invocations it blanked', () => {
+    const text = [...defs, 'NOTHING(a, NOTHING(b)) int c; DG_STATIC_ASSERT(1, "m"); CALL(x);'].join('\n');
+    const pre = preprocessFile(text, predefinedMacros(), () => {}, 'test.cu');
+    expect(pre.blankedInvocations.map((r) => text.slice(r.start, r.end))).toEqual(['NOTHING(a, NOTHING(b))', 'DG_STATIC_ASSERT(1, "m")']);
+  });
+
   it('blanks an outer invocation holding others once, and an invocation whose arguments hold comments and quotes', () => {
     const text = [...defs, 'NOTHING(NOTHING(a) /* ) */ ")" \')\' NOTHING(b)) int c;'].join('\n');
     expect(codeOf(run(text), text)).toEqual([`${' '.repeat(text.split('\n').at(-1)!.indexOf('int c;'))}int c;`]);
