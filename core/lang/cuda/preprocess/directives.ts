@@ -5,6 +5,7 @@ import { Buffer } from 'node:buffer';
 import { evaluateCondition, type ConditionHooks } from './conditions';
 import { occurrences, scanFile, type DirectiveLine, type Edit, type FileScan } from './file-scan';
 import { expandMacros, parseDefine, type MacroDefinition, type MacroTable } from './macros';
+import { blankableExpansion, classifyObjectUse, expandInvocation, invocationSpan, type MacroUse } from './macro-uses';
 import { classifyMacro } from './specifier-macros';
 import { tokenize } from './tokens';
 import { CUDA_KEYWORDS, type SpecifierKind } from './specifiers';
@@ -30,6 +31,11 @@ export interface PreprocessedFile {
   includes: IncludeDirective[];
   /** Names of macros (defined anywhere in the TU so far) whose expansion contains __global__. */
   kernelMacros: string[];
+  /**
+   * Offsets [start, end) of the function-like macro invocations blanked (name and arguments), sorted: an edit
+   * inside one (or that adds a parenthesis) can change whether it is blanked, so it is no plain edit.
+   */
+  blankedInvocations: Array<{ start: number; end: number }>;
   /** `#pragma once` seen (active). */
   pragmaOnce: boolean;
   /** Active `#if`/`#elif` conditions that could not be evaluated (taken as false), zero-based lines. */
@@ -145,10 +151,12 @@ export function preprocessFile(
     edits.push({ start: inactiveFrom, end: text.length });
   }
 
-  const replacements = specifierEdits(scan, macros, history, inactiveRanges);
+  const blankedInvocations: Array<{ start: number; end: number }> = [];
+  const replacements = specifierEdits(scan, macros, history, inactiveRanges, blankedInvocations);
   return {
     parseText: applyEdits(scan, mergeSorted(edits, replacements)),
     inactiveRanges,
+    blankedInvocations,
     includes,
     kernelMacros: macros.kernelMacroNames(),
     pragmaOnce,
@@ -202,43 +210,65 @@ export function includeTarget(rest: string, macros: MacroTable): { spelling: str
   return m[1] !== undefined ? { spelling: m[1], angled: false } : { spelling: m[2].replace(/\s+/g, ''), angled: true };
 }
 
+/** What the parse text does with the uses of one definition: a specifier macro's kind, or a MacroUse. */
+type UseOfDefinition = SpecifierKind | MacroUse;
+
 /**
- * Replacements of specifier macros in code: each identifier naming an object-like macro that expands only to
- * specifiers, attributes or pragmas at that point of the file. Names untouched while the file was processed
- * have one definition throughout (the final one); the others are looked up in their history.
+ * Replacements of macro uses in code: each identifier naming an object-like macro that expands only to
+ * specifiers, attributes or pragmas at that point of the file, or to a short namespace opening or closing (written
+ * in place), or to a `static_assert`; and each invocation of a function-like macro whose expansion is nothing,
+ * specifiers or a `static_assert` (see ./macro-uses.ts). Names untouched while the file was processed have one
+ * definition throughout (the final one); the others are looked up in their history.
  */
 function specifierEdits(
   scan: FileScan,
   macros: MacroTable,
   history: ReadonlyMap<string, Array<{ offset: number; def: MacroDefinition | undefined }>>,
   inactive: ReadonlyArray<{ start: number; end: number }>,
+  blankedInvocations: Array<{ start: number; end: number }>,
 ): Edit[] {
   const out: Edit[] = [];
-  const kinds = new Map<MacroDefinition, SpecifierKind>();
-  const kindOf = (def: MacroDefinition): SpecifierKind => {
-    let k = kinds.get(def);
-    if (k === undefined) {
-      k = classifyMacro(def, macros);
-      kinds.set(def, k);
+  const text = scan.text;
+  const uses = new Map<MacroDefinition, UseOfDefinition>();
+  const invocations = new Set<number>();
+  const useOf = (def: MacroDefinition): UseOfDefinition => {
+    let u = uses.get(def);
+    if (u === undefined) {
+      const kind = classifyMacro(def, macros);
+      u = kind !== 'other' ? kind : classifyObjectUse(def, macros);
+      uses.set(def, u);
     }
-    return k;
+    return u;
   };
   const visit = (name: string): void => {
     if (CUDA_KEYWORDS.has(name)) return;
     const offsets = occurrences(scan, name);
     if (offsets.length === 0) return;
     const h = history.get(name);
-    if (!h) {
-      const def = macros.get(name);
-      const kind = def ? kindOf(def) : 'other';
-      if (kind === 'other') return;
-      for (const at of offsets) if (!inRanges(inactive, at)) out.push(replacement(name, at, kind));
-      return;
-    }
+    const final = macros.get(name);
+    // Invocations of this name already looked at reach here: an occurrence inside one (nested) is not looked at
+    // again, blanked or not, so each character is scanned once per name and nested uses cost nothing more.
+    let coveredUntil = 0;
     for (const at of offsets) {
-      const def = definitionAt(h, at);
-      const kind = def ? kindOf(def) : 'other';
-      if (kind !== 'other' && !inRanges(inactive, at)) out.push(replacement(name, at, kind));
+      const def = h ? definitionAt(h, at) : final;
+      if (!def || at < coveredUntil) continue;
+      const use = useOf(def);
+      if (use === 'other' || (typeof use === 'object' && use.kind === 'keep') || inRanges(inactive, at)) continue;
+      const end = at + name.length;
+      if (typeof use === 'string') out.push(replacement(name, at, use));
+      else if (use.kind === 'blank') out.push({ start: at, end });
+      else if (use.kind === 'write') out.push({ start: at, end, text: use.text });
+      // An invocation is expanded with the table of the end of the file: only where that is its definition here.
+      else if (def === final) {
+        const { close, scanned } = invocationSpan(text, at, end);
+        coveredUntil = scanned;
+        if (close === undefined) continue;
+        const expansion = expandInvocation(text.slice(at, close), macros);
+        if (expansion && blankableExpansion(expansion)) {
+          out.push({ start: at, end: close });
+          invocations.add(at);
+        }
+      }
     }
   };
   const candidates = macros.specifierCandidates();
@@ -250,6 +280,20 @@ function specifierEdits(
     if (!inRanges(inactive, at) && /^\s*\(/.test(scan.text.slice(at + 9, at + 41))) out.push({ start: at, end: at + 9, text: 'alignas  ' });
   }
   out.sort((a, b) => a.start - b.start);
+  const kept = dropOverlaps(out);
+  for (const e of kept) if (e.text === undefined && invocations.has(e.start)) blankedInvocations.push({ start: e.start, end: e.end });
+  return kept;
+}
+
+/** The edits without any that starts inside the one before it (an invocation blanked holds other uses). */
+function dropOverlaps(edits: readonly Edit[]): Edit[] {
+  const out: Edit[] = [];
+  let end = 0;
+  for (const e of edits) {
+    if (e.start < end) continue;
+    out.push(e);
+    end = e.end;
+  }
   return out;
 }
 

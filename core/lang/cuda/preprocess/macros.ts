@@ -1,6 +1,6 @@
 // Macro definitions and their expansion as the C preprocessor does it: object-like and function-like
 // macros, `#`, `##`, `__VA_ARGS__`/`__VA_OPT__`, rescanning with hide sets ("blue paint"), bounded work.
-import { classifyTokens } from './specifiers';
+import { mayRewriteUse } from './use-candidates';
 import { spell, stringify, tokenize, type Token } from './tokens';
 
 export interface MacroDefinition {
@@ -58,7 +58,7 @@ export class MacroTable {
     } else {
       this.kernels.delete(def.name);
     }
-    if (!def.params && classifyTokens(bodyTokens(def), true) !== 'other') this.candidates.add(def.name);
+    if (mayRewriteUse(bodyTokens(def), def.params !== undefined)) this.candidates.add(def.name);
     else this.candidates.delete(def.name);
   }
 
@@ -97,8 +97,8 @@ export class MacroTable {
   }
 
   /**
-   * Object-like macros whose body is made of identifiers, attributes and pragmas only (or is empty): the only
-   * ones that can be specifier macros, so the parse text need not look at the others.
+   * Macros whose body could make a use the parse text rewrites (specifier macros, structural or check macros,
+   * function-like macros that may expand to nothing: see mayRewriteUse), so the parse text need not look at the others.
    */
   specifierCandidates(): ReadonlySet<string> {
     return this.candidates;

@@ -40,6 +40,12 @@ const HOSTILE: Array<[string, (n: number) => string, number]> = [
   ['unclosed quotes', (n) => '"\'\n'.repeat(n / 3), 500_000],
   ['nested conditionals', (n) => '#if 1\n'.repeat(n / 12) + 'int a;\n' + '#endif\n'.repeat(n / 12), 100_000],
   ['alternating branches', (n) => '#if 0\nx\n#else\ny\n#endif\n'.repeat(n / 23), 100_000],
+  // Function-like macros whose invocations the parse text may blank (./macro-uses.ts), used in hostile ways.
+  ['unclosed invocations', (n) => `#define A(...)\n${'A('.repeat(n / 2)}`, 200_000],
+  ['deeply nested parentheses', (n) => `#define A(...)\nA${'('.repeat(n / 2)}${')'.repeat(n / 2)}`, 200_000],
+  ['nested invocations', (n) => `#define A(...)\n#define F(x) g(x)\n${`${'F('.repeat(300)}A(x)${')'.repeat(300)}`.repeat(n / 1000)}`, 100_000],
+  ['huge argument list', (n) => `#define A(...)\nA(${'x, '.repeat(n / 3)})`, 300_000],
+  ['many small invocations', (n) => `#define A(...)\n#define B(x) static_assert(x, "b");\n${'A(x) B(1)\n'.repeat(n / 11)}`, 200_000],
   ['many defines', (n) => Array.from({ length: n / 20 }, (_, k) => `#define M${k} M${k - 1}`).join('\n'), 100_000],
 ];
 
