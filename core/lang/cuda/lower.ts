@@ -793,19 +793,8 @@ class Lowerer {
       });
     }
     const hasStructure = containsStructure(body);
-    if (!hasStructure) {
-      // A thin wrapper: report its operations at the call site in the caller.
-      const site = rangeOf(call);
-      visitStmts(body, (s) => {
-        if (s.kind === 'op') {
-          s.op.via.unshift(s.op.range);
-          s.op.range = site;
-          s.range = site;
-        } else if (s.kind === 'assign' || s.kind === 'sync' || s.kind === 'return' || s.kind === 'access') {
-          s.range = site;
-        }
-      });
-    }
+    // A thin wrapper: report its operations at the call site in the caller.
+    if (!hasStructure) atCallSite(body, rangeOf(call), true);
     return { stmts: [...pre, ...body], valueOps: callee.returned };
   }
 
@@ -828,16 +817,7 @@ class Lowerer {
     } finally {
       this.state.stack.pop();
     }
-    if (!containsStructure(stmts)) {
-      const site = rangeOf(call);
-      visitStmts(stmts, (s) => {
-        if (s.kind === 'op') {
-          s.op.via.unshift(s.op.range);
-          s.op.range = site;
-          s.range = site;
-        } else if (s.kind === 'assign' || s.kind === 'sync' || s.kind === 'access') s.range = site;
-      });
-    }
+    if (!containsStructure(stmts)) atCallSite(stmts, rangeOf(call), false);
     return { stmts: [...pre, ...stmts], valueOps: inner.returned };
   }
 
@@ -997,4 +977,15 @@ function hasOp(stmts: Stmt[]): boolean {
     if (s.kind === 'op' || s.kind === 'sync') found = true;
   });
   return found;
+}
+
+/** Moves a thin wrapper's statements to the call site (an operation keeps where it really is in `via`). */
+function atCallSite(stmts: Stmt[], site: Range, returnsToo: boolean): void {
+  visitStmts(stmts, (s) => {
+    if (s.kind === 'op') {
+      s.op.via.unshift(s.op.range);
+      s.op.range = site;
+      s.range = site;
+    } else if (s.kind === 'assign' || s.kind === 'sync' || s.kind === 'access' || (returnsToo && s.kind === 'return')) s.range = site;
+  });
 }

@@ -111,8 +111,10 @@ export class CudaUnit {
     const main = this.tu.main;
     const parseText = main.pre.parseText.slice(0, start) + newText + main.pre.parseText.slice(oldEnd);
     const delta = newText.length - (oldEnd - start);
-    const inactiveRanges = main.pre.inactiveRanges.map((r) => (r.start >= oldEnd ? { start: r.start + delta, end: r.end + delta } : r));
-    const edited = { ...main, text, pre: { ...main.pre, parseText, inactiveRanges } };
+    const shifted = (list: ReadonlyArray<{ start: number; end: number }>) => list.map((r) => (r.start >= oldEnd ? { start: r.start + delta, end: r.end + delta } : r));
+    const inactiveRanges = shifted(main.pre.inactiveRanges);
+    const blankedInvocations = shifted(main.pre.blankedInvocations ?? []);
+    const edited = { ...main, text, pre: { ...main.pre, parseText, inactiveRanges, blankedInvocations } };
     const tu: TranslationUnit = { ...this.tu, main: edited, files: this.tu.files.map((f) => (f === main ? edited : f)) };
     const next = new CudaUnit(tu, this.flags, this.cache, this.systemDirs, this.hasPath);
     next.macroConstantsCache = this.macroConstantsCache;
@@ -128,6 +130,9 @@ export class CudaUnit {
     const special = /[#\\\n\r/*"'?]/;
     if (special.test(newText) || special.test(oldText.slice(start, oldEnd))) return false;
     for (const r of this.tu.main.pre.inactiveRanges) if (r.start <= oldEnd + 1 && r.end >= start - 1) return false;
+    // Typing inside a blanked macro call (`DG_STATIC_ASSERT(...)`), or a parenthesis that may make a macro name a call.
+    for (const r of this.tu.main.pre.blankedInvocations ?? []) if (r.start <= oldEnd + 1 && r.end >= start - 1) return false;
+    if (/[()]/.test(newText) || /[()]/.test(oldText.slice(start, oldEnd))) return false;
     const word = /[A-Za-z0-9_]/;
     const touched = (text: string, from: number, to: number): string[] => {
       let a = from;

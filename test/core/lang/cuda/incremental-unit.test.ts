@@ -80,6 +80,13 @@ describe('incremental CUDA documents with a translation unit', () => {
     doc.update([{ range: { start: { line: 0, character: 0 }, end: { line: 0, character: 0 } }, text: 'PF_DEVICE int helper_of_nothing() { return 0; }\n' }]);
     expect(doc.irText()).toBe(engine.openDocument('cuda', doc.text, file).irText());
     expect(doc.analyze({}).syntaxProblems).toEqual(engine.openDocument('cuda', doc.text, file).analyze({}).syntaxProblems);
+    // Typing inside a macro call the parse text blanks (a static_assert wrapper) keeps it blanked.
+    doc.update([{ range: { start: { line: 0, character: 0 }, end: { line: 0, character: 0 } }, text: '#define PF_CHECK(x) static_assert(x, "")\nPF_CHECK(1 > 0);\n' }]);
+    doc.analyze({});
+    doc.update([{ range: { start: { line: 1, character: 10 }, end: { line: 1, character: 10 } }, text: ' + 1' }]);
+    expect(doc.text.split('\n')[1]).toBe('PF_CHECK(1 + 1 > 0);');
+    expect(doc.irText()).toBe(engine.openDocument('cuda', doc.text, file).irText());
+    expect(doc.analyze({}).syntaxProblems).toEqual(engine.openDocument('cuda', doc.text, file).analyze({}).syntaxProblems);
   });
 
   it('analyses like a fresh document after every one of 150 seeded random edits', async () => {
