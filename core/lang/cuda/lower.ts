@@ -752,7 +752,7 @@ class Lowerer {
     } else {
       why = this.context?.whyUndefined(name) ?? 'not defined in this file';
     }
-    this.state.notUnderstood.set(callee, { what: `'${callee.replace(/\s+/g, ' ').slice(0, 80)}' (${why})`, range: rangeOf(n) });
+    this.state.notUnderstood.set(callee, { what: `${callee.startsWith('[') ? 'an immediately invoked lambda' : `'${callee.replace(/\s+/g, ' ').slice(0, 80)}'`} (${why})`, range: rangeOf(n) });
   }
 
 

@@ -229,7 +229,8 @@ export class CudaUnit {
     const macro = this.tu.macros.get(name);
     if (macro?.params) return 'a function-like macro: macros are not expanded inside code';
     if (!this.hasPath) return 'not defined in this file, and the file was analysed without its path, so its includes were not read';
-    const missing = this.tu.missing;
+    // Toolchain headers hold no barrier helpers: they are no reason a helper is missing.
+    const missing = this.tu.missing.filter((m) => !isToolchainHeader(m.spelling, m.angled));
     if (missing.length) {
       const first = missing[0];
       const spelled = first.angled ? `<${first.spelling}>` : `"${first.spelling}"`;
