@@ -13,6 +13,7 @@ export type { ProjectServices, UnitFlags } from './project/services';
 
 // Rules: the registry, and the `phaseflip.rules` / `--rule` settings that tune it.
 export { RULES, ruleByIdOrCode } from './rules/index';
+export { findingKey } from './rules/run';
 export type { RuleDef } from './rules/types';
 export { RULE_SETTINGS, isKnownRule, isRuleSetting, lintOptionsFor, parseRuleSettings } from './rule-settings';
 export type { RuleSetting } from './rule-settings';

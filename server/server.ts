@@ -40,6 +40,7 @@ import {
   type LanguageId,
   type LintOptions,
   Project,
+  findingKey,
   headerHoldsCode,
   inlineValueNames,
   languageForHeader,
@@ -559,10 +560,6 @@ export class PhaseflipServer {
   private error(message: string): void {
     this.connection.console.error(`phaseflip: ${message}`);
   }
-}
-
-function findingKey(f: Finding): string {
-  return `${f.range.start.line}:${f.range.start.character}:${f.range.end.line}:${f.range.end.character}:${f.code}:${f.message}`;
 }
 
 /** The workspace folders' paths (file: URIs only), where flag-file discovery stops walking up. */

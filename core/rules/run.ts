@@ -19,6 +19,12 @@ export function byPosition(a: Finding, b: Finding): number {
   return a.range.start.line - b.range.start.line || a.range.start.character - b.range.start.character || a.code.localeCompare(b.code);
 }
 
+/** What makes two findings the same one (one reached through two kernels or two documents): file, range, code, message. */
+export function findingKey(f: Finding): string {
+  const r = f.range;
+  return `${r.file ?? ''}:${r.start.line}:${r.start.character}:${r.end.line}:${r.end.character}:${f.code}:${f.message}`;
+}
+
 export function runRules(module: KernelModule, options: LintOptions = {}, rules: RuleDef[] = RULES): Finding[] {
   const replays = new ReplayCache();
   const kernels = module.kernels.map((k) => new KernelFacts(k, module, { replays }));

@@ -3,11 +3,11 @@
 // while its text, the helpers it inlines (text and position), the constants it mentions, the
 // file-scope declarations it names and the block sizes the file's launches give it are unchanged.
 import type { AnalysisNote, AnalysisResult, BarrierSymbol, Finding, KernelCoverage, LintOptions, Range } from '../../api';
-import { shiftResults } from '../../analysis/shift';
+import { shiftRange, shiftResults } from '../../analysis/shift';
 import { barrierSymbols } from '../../analysis/symbols';
 import type { Kernel, KernelModule } from '../../ir/types';
 import { visitStmts } from '../../ir/visit';
-import { byPosition, runRules } from '../../rules/run';
+import { byPosition, findingKey, runRules } from '../../rules/run';
 import { internalProblem, syntaxProblemsOf } from './frontend';
 import { launchShapeDependency } from './launch-shapes';
 import { lowerRoot, rootsOf, scanCuda, type CudaScan, type FnDef } from './lower';
@@ -153,8 +153,7 @@ function dedupFindings(list: Finding[]): Finding[] {
   const seen = new Map<string, Finding>();
   const out: Finding[] = [];
   for (const f of list) {
-    const r = f.range;
-    const k = `${r.file ?? ''}:${r.start.line}:${r.start.character}:${r.end.line}:${r.end.character}:${f.code}:${f.message}`;
+    const k = findingKey(f);
     const first = seen.get(k);
     if (first) {
       // Keep every kernel it was reached from.
@@ -171,8 +170,8 @@ function dedupFindings(list: Finding[]): Finding[] {
 function shift(e: KernelEntry, startLine: number, endLine: number): KernelEntry {
   const inside = (r: Range): boolean => r.file === undefined && r.start.line >= e.startLine && r.end.line <= e.endLine;
   const delta = startLine - e.startLine;
-  const notes = e.notes.map((n) => (inside(n.range) ? { ...n, range: { start: { line: n.range.start.line + delta, character: n.range.start.character }, end: { line: n.range.end.line + delta, character: n.range.end.character } } } : n));
-  const coverage = inside(e.coverage.range) ? { ...e.coverage, range: { start: { line: e.coverage.range.start.line + delta, character: e.coverage.range.start.character }, end: { line: e.coverage.range.end.line + delta, character: e.coverage.range.end.character } } } : e.coverage;
+  const notes = e.notes.map((n) => (inside(n.range) ? { ...n, range: shiftRange(n.range, delta) } : n));
+  const coverage = inside(e.coverage.range) ? { ...e.coverage, range: shiftRange(e.coverage.range, delta) } : e.coverage;
   return { ...e, ...shiftResults(e.findings, e.symbols, delta, inside), notes, coverage, startLine, endLine };
 }
 

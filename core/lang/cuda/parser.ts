@@ -3,7 +3,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import * as path from 'node:path';
-import { Language, Parser } from 'web-tree-sitter';
+import { Language, Parser, type Tree } from 'web-tree-sitter';
 
 export type { Node as SyntaxNode, Tree } from 'web-tree-sitter';
 export { Parser };
@@ -29,4 +29,9 @@ export function loadCudaLanguage(wasmDir?: string): Promise<Language> {
     return Language.load(readFileSync(locate('tree-sitter-cuda.wasm', wasmDir)));
   })();
   return loaded;
+}
+
+/** Parses a whole text, read in slices (one string handed over at once is copied into WASM memory whole). */
+export function parseWhole(parser: Parser, text: string): Tree | null {
+  return parser.parse((index: number) => text.slice(index, index + 8192));
 }

@@ -6,7 +6,8 @@ import * as path from 'node:path';
 import type { AnalysisNote, Range } from '../../api';
 import type { ProjectServices, UnitFlags } from '../../project/services';
 import { parseIntLiteral } from './constants';
-import type { Parser, SyntaxNode, Tree } from './parser';
+import { offsetAt } from '../text-offsets';
+import { type Parser, type SyntaxNode, type Tree, parseWhole } from './parser';
 import { expandMacros } from './preprocess/macros';
 import { buildTranslationUnit, searchPathResolver, type TranslationUnit, type TranslationUnitFile } from './preprocess/translation-unit';
 import { cudaToolkitIncludeDirs } from './toolkit';
@@ -62,8 +63,7 @@ export class HeaderCache {
   scan(file: TranslationUnitFile, kernelMacros: readonly string[]): CudaScan {
     const e = this.entry(file);
     if (!e.scan) {
-      const text = e.parseText;
-      const tree = this.parser.parse((index: number) => text.slice(index, index + 8192));
+      const tree = parseWhole(this.parser, e.parseText);
       if (!tree) throw new Error('tree-sitter returned no tree');
       registerHeaderTree(tree, file.path);
       e.tree = tree;
@@ -286,17 +286,15 @@ function isToolchainHeader(spelling: string, angled: boolean): boolean {
   return /^(std\w*|string|math|assert|limits|float|errno|time|signal|ctype|inttypes|unistd|malloc|cuda|cuda_runtime|cuda_runtime_api|cuda_fp16|cuda_bf16|cuda_fp8|cuda_awbarrier\w*|cuda_pipeline\w*|device_launch_parameters|device_functions|cooperative_groups|mma|sm_\d+_intrinsics|crt\/\w+|curand\w*|cublas\w*|nvrtc|cudaTypedefs|cuda_device_runtime_api)\.h(pp)?$/.test(spelling);
 }
 
+/** The whole of line `line` of `text` (empty when the text is not known). */
 function lineRange(line: number, text: string | undefined): Range {
   let length = 0;
   if (text !== undefined) {
-    let start = 0;
-    for (let l = 0; l < line && start >= 0; l++) start = text.indexOf('\n', start) + 1 || -1;
-    if (start >= 0) {
-      const end = text.indexOf('\n', start);
-      length = (end < 0 ? text.length : end) - start;
-    }
+    const start = offsetAt(text, { line, character: 0 });
+    const end = text.indexOf('\n', start);
+    length = (end < 0 ? text.length : end) - start;
   }
-  return { start: { line, character: 0 }, end: { line, character: Math.max(0, length) } };
+  return { start: { line, character: 0 }, end: { line, character: length } };
 }
 
 /** Builds a document's translation unit; without a path or project, the document alone with the predefined macros. */

@@ -31,7 +31,7 @@
 // To add a builtin, see the header of builtins.ts; to add a PTX instruction, `compileOp` in ptx.ts.
 import * as path from 'node:path';
 import { Project } from '../../../project/project';
-import { loadCudaLanguage, Parser, type SyntaxNode } from '../parser';
+import { loadCudaLanguage, Parser, parseWhole, type SyntaxNode } from '../parser';
 import { registerHeaderTree } from '../syntax-nodes';
 import { buildCudaUnit } from '../unit';
 import { isFloat, sizeOf } from '../../../sim/dtypes';
@@ -63,14 +63,12 @@ export async function prepareCudaLaunch(req: SimulateRequest): Promise<Launch> {
   const unit = buildCudaUnit(req.text, req.file ? path.resolve(req.file) : undefined, req.file ? new Project({ explicit: req.compile }) : undefined, undefined);
   const headerRoots: SyntaxNode[] = [];
   for (const file of unit.deviceHeaders()) {
-    const text = file.pre.parseText;
-    const headerTree = parser.parse((index: number) => text.slice(index, index + 8192));
+    const headerTree = parseWhole(parser, file.pre.parseText);
     if (!headerTree) continue;
     registerHeaderTree(headerTree, file.path);
     headerRoots.push(headerTree.rootNode);
   }
-  const parseText = unit.parseText;
-  const tree = parser.parse((index: number) => parseText.slice(index, index + 8192));
+  const tree = parseWhole(parser, unit.parseText);
   if (!tree) throw new SimError(`${req.file}: could not parse the file`);
   let nextId = 1;
   const ids = () => nextId++;
