@@ -1,6 +1,6 @@
 // `phaseflip lint`: argument parsing, running the engine over the files, choosing the exit status.
 import * as path from 'node:path';
-import { type Engine, type ExplicitFlags, type Finding, type LintOptions, RULE_SETTINGS, type RuleSetting, headerHoldsCode, isKnownRule, isRuleSetting, lintOptionsFor } from '../core/index';
+import { type AnalysisResult, type Engine, type ExplicitFlags, type Finding, type LintOptions, RULE_SETTINGS, type RuleSetting, headerHoldsCode, isKnownRule, isRuleSetting, lintOptionsFor } from '../core/index';
 import { takeCompileFlag } from './compile-args';
 import { EXIT_ERROR, EXIT_FINDINGS, EXIT_OK, UsageError, describeError } from './errors';
 import { type LintTarget, collectTargets, readSource } from './files';
@@ -94,6 +94,9 @@ export function parseLintArgs(argv: readonly string[]): LintArgs {
  * header (listed after the files linted, unless it is one of them), once however many translation
  * units reach it; `range.file` of related locations then holds the path to show.
  */
+/** Files compiled as translation units of their own (a header is read through one that includes it, when known). */
+const SOURCE_FILE = /\.(cu|cpp|cc|cxx|c)$/i;
+
 export function lintTargets(engine: Engine, targets: readonly LintTarget[], options: LintOptions, errors: string[], cwd = process.cwd()): FileResult[] {
   const files: FileResult[] = [];
   const byPath = new Map<string, FileResult>();
@@ -111,7 +114,43 @@ export function lintTargets(engine: Engine, targets: readonly LintTarget[], opti
     }
     return r;
   };
-  for (const target of targets) {
+  const record = (abs: string, result: AnalysisResult): void => {
+    const own = resultFor(abs, displayOf.get(abs) ?? shown(abs));
+    for (const f of result.findings) {
+      const file = f.range.file ?? abs;
+      const key = `${file}:${f.range.start.line}:${f.range.start.character}:${f.code}:${f.message}`;
+      if (seen.has(key)) continue;
+      seen.add(key);
+      const { file: _file, ...range } = f.range;
+      const related = f.related.map((r) => {
+        const relFile = r.range.file ?? abs;
+        const { file: _f, ...relRange } = r.range;
+        return { ...r, range: relFile === file ? relRange : { ...relRange, file: shown(relFile) } };
+      });
+      resultFor(file, shown(file)).findings.push({ ...f, range, related });
+    }
+    for (const n of result.notes ?? []) {
+      const key = `note:${n.range.file ?? abs}:${n.range.start.line}:${n.range.start.character}:${n.message}`;
+      if (seen.has(key)) continue;
+      seen.add(key);
+      own.notes = [...(own.notes ?? []), n.range.file ? { ...n, range: { ...n.range, file: shown(n.range.file) } } : n];
+    }
+  };
+  const displayOf = new Map<string, string>();
+  // Sources first: a header is analysed in the translation unit of a file known to include it, so the
+  // files that include headers are read before the headers named alongside them.
+  const ordered = [...targets].sort((a, b) => Number(!SOURCE_FILE.test(a.path)) - Number(!SOURCE_FILE.test(b.path)));
+  // Headers analysed alone, kept until the end: a later target may turn out to include them.
+  const alone: Array<{ abs: string; text: string; target: LintTarget; result: AnalysisResult }> = [];
+  const analyze = (abs: string, text: string, target: LintTarget): AnalysisResult | undefined => {
+    try {
+      return engine.analyze(text, target.language, options, abs);
+    } catch (e) {
+      errors.push(`internal error while linting ${target.path}: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`);
+      return undefined;
+    }
+  };
+  for (const target of ordered) {
     let text: string;
     try {
       text = readSource(target.path);
@@ -121,34 +160,23 @@ export function lintTargets(engine: Engine, targets: readonly LintTarget[], opti
     }
     if (target.onlyIfHoldsCode && !headerHoldsCode(target.language, text)) continue;
     const abs = path.resolve(target.path);
-    const own = resultFor(abs, target.path);
-    try {
-      const result = engine.analyze(text, target.language, options, abs);
-      for (const f of result.findings) {
-        const file = f.range.file ?? abs;
-        const key = `${file}:${f.range.start.line}:${f.range.start.character}:${f.code}:${f.message}`;
-        if (seen.has(key)) continue;
-        seen.add(key);
-        const { file: _file, ...range } = f.range;
-        const related = f.related.map((r) => {
-          const relFile = r.range.file ?? abs;
-          const { file: _f, ...relRange } = r.range;
-          return { ...r, range: relFile === file ? relRange : { ...relRange, file: shown(relFile) } };
-        });
-        resultFor(file, shown(file)).findings.push({ ...f, range, related });
-      }
-      for (const n of result.notes ?? []) {
-        const key = `note:${n.range.file ?? abs}:${n.range.start.line}:${n.range.start.character}:${n.message}`;
-        if (seen.has(key)) continue;
-        seen.add(key);
-        own.notes = [...(own.notes ?? []), n.range.file ? { ...n, range: { ...n.range, file: shown(n.range.file) } } : n];
-      }
-    } catch (e) {
-      errors.push(`internal error while linting ${target.path}: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`);
-    }
+    displayOf.set(abs, target.path);
+    resultFor(abs, target.path);
+    const result = analyze(abs, text, target);
+    if (!result) continue;
+    if (!result.context && !SOURCE_FILE.test(abs)) alone.push({ abs, text, target, result });
+    else record(abs, result);
+  }
+  for (const { abs, text, target, result } of alone) {
+    const context = engine.project?.contextFor?.(abs);
+    record(abs, context && context !== abs ? (analyze(abs, text, target) ?? result) : result);
   }
   for (const f of files) f.findings.sort(compareFindings);
-  return files;
+  // In the order the targets were named, then the headers reached from them.
+  const rank = new Map(targets.map((t, i) => [path.resolve(t.path), i]));
+  const pathOf = new Map([...byPath].map(([abs, r]) => [r, abs]));
+  const order = (r: FileResult): number => rank.get(pathOf.get(r) ?? '') ?? targets.length;
+  return files.map((r) => ({ r, k: order(r) })).sort((a, b) => a.k - b.k).map((x) => x.r);
 }
 
 export interface Output {

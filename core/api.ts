@@ -84,7 +84,7 @@ export interface BarrierSymbol {
  * understood". Not a rule finding: no code, no fix.
  */
 export interface AnalysisNote {
-  kind: 'include-not-found' | 'unresolved-helper' | 'flags';
+  kind: 'include-not-found' | 'unresolved-helper' | 'flags' | 'header-alone';
   message: string;
   range: Range;
 }
@@ -122,6 +122,11 @@ export interface AnalysisResult {
    * shows a finding in a closed header there, as clangd does: "in included file").
    */
   includeSites?: Record<string, Range>;
+  /**
+   * The file whose translation unit the document was analysed in, when another file's: a header known to be
+   * included by it is read with the macros and declarations that come before its `#include` there.
+   */
+  context?: string;
 }
 
 /** User configuration the faces pass through; everything optional. */

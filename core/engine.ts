@@ -53,18 +53,20 @@ export class Engine {
   openDocument(language: LanguageId, text: string, path?: string): EngineDocument {
     const frontEnd = this.frontEnds.get(language);
     if (!frontEnd) throw new Error(`unknown language '${language}'`);
-    return new EngineDocument(language, frontEnd.openDocument(text, path ? { path, project: this.project } : {}), path ? this.project : undefined);
+    return new EngineDocument(language, frontEnd.openDocument(text, path ? { path, project: this.project } : {}), path ? this.project : undefined, path);
   }
 }
 
 export class EngineDocument {
-  private cached: { options: LintOptions; generation: number; result: AnalysisResult } | undefined;
+  private cached: { options: LintOptions; generation: number; context: string | undefined; result: AnalysisResult } | undefined;
 
   constructor(
     readonly language: LanguageId,
     private readonly document: LanguageDocument,
     /** The project its includes are read through: a new generation (a header changed) invalidates the cached result. */
     private readonly project?: ProjectServices,
+    /** The document's path: a header's translation unit is that of the file known to include it (`contextFor`). */
+    private readonly path?: string,
   ) {}
 
   get text(): string {
@@ -88,9 +90,10 @@ export class EngineDocument {
 
   analyze(options: LintOptions = {}): AnalysisResult {
     const generation = this.project?.generation ?? 0;
-    if (this.cached && this.cached.options === options && this.cached.generation === generation) return this.cached.result;
+    const context = this.path ? this.project?.contextFor?.(this.path) : undefined;
+    if (this.cached && this.cached.options === options && this.cached.generation === generation && this.cached.context === context) return this.cached.result;
     const result = this.document.analyze(options);
-    this.cached = { options, generation, result };
+    this.cached = { options, generation, context, result };
     return result;
   }
 

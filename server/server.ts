@@ -126,6 +126,8 @@ interface TrackedDocument {
   lenses: { version: number; lenses: CodeLens[] } | undefined;
   /** The headers its last analysis read: editing or saving one of them lints it again. */
   dependencies: Set<string>;
+  /** The file whose translation unit its last analysis read it in (a header included by it), if another. */
+  context: string | undefined;
   /** Information notes of its last analysis (what was not understood). */
   notes: AnalysisNote[];
 }
@@ -261,6 +263,7 @@ export class PhaseflipServer {
       uri: textDocument.uri,
       path,
       dependencies: new Set(),
+      context: undefined,
       notes: [],
       language,
       version: textDocument.version,
@@ -384,6 +387,12 @@ export class PhaseflipServer {
       this.reportOnce(doc, 'analysing', e);
     }
     doc.dependencies = new Set(result.dependencies ?? []);
+    doc.context = result.context;
+    // An open header analysed before this unit was known to include it is read again inside it.
+    for (const dep of doc.dependencies) {
+      const header = this.openDocumentAt(dep);
+      if (header && header !== doc && header.context === undefined && this.project.contextFor(dep) !== undefined) this.schedule(header, 0);
+    }
     // Findings in the document itself; those in a header go to the header when it is open, else to
     // the `#include` line that reaches it.
     const own: Finding[] = [];

@@ -26,6 +26,8 @@ export class Project implements ProjectServices {
   private readonly flags = new Map<string, UnitFlags>();
   /** Every path a translation unit asked for in this generation, open or not: the dependency set. */
   private readonly asked = new Set<string>();
+  /** Header -> the main file of a translation unit that included it (see noteInclusions). Kept across generations: a hint, checked when used. */
+  private readonly contexts = new Map<string, string>();
 
   constructor(private options: ProjectOptions = {}) {}
 
@@ -75,6 +77,28 @@ export class Project implements ProjectServices {
     return flags;
   }
 
+  noteInclusions(main: string, files: readonly string[]): void {
+    for (const file of files) {
+      if (file === main) continue;
+      const known = this.contexts.get(file);
+      if (known === main) continue;
+      if (known === undefined || contextRank(main, this.contexts) > contextRank(known, this.contexts)) this.contexts.set(file, main);
+    }
+  }
+
+  contextFor(file: string): string | undefined {
+    // A header included by a header included by a source: the source's unit holds both.
+    let at = this.contexts.get(file);
+    const seen = new Set([file]);
+    while (at !== undefined && !seen.has(at)) {
+      seen.add(at);
+      const up = this.contexts.get(at);
+      if (up === undefined || seen.has(up)) return at;
+      at = up;
+    }
+    return at;
+  }
+
   /**
    * The editor's text of an open file (undefined when it is closed). A change to a file some
    * translation unit read starts a new generation; other documents' edits leave the caches alone.
@@ -110,4 +134,12 @@ export class Project implements ProjectServices {
     this.options = options;
     this.invalidate();
   }
+}
+
+const SOURCE_FILE = /\.(cu|cpp|cc|cxx|c)$/i;
+
+/** How good a translation unit's main file is as a header's context: a source, then a header nothing is known to include. */
+function contextRank(main: string, contexts: ReadonlyMap<string, string>): number {
+  if (SOURCE_FILE.test(main)) return 2;
+  return contexts.has(main) ? 0 : 1;
 }

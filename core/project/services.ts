@@ -29,4 +29,15 @@ export interface ProjectServices {
    * (translation units, parsed headers) are then rebuilt.
    */
   readonly generation: number;
+  /**
+   * Records what a translation unit with main file `main` included: every file of it but the main. A header
+   * is then analysed in the translation unit of such a file (see `contextFor`), as the compiler sees it.
+   */
+  noteInclusions?(main: string, files: readonly string[]): void;
+  /**
+   * The main file of a translation unit known to include `file`, to analyse `file` in (its macros, the
+   * class or namespace it is included into); undefined when none is known. A source file is preferred over
+   * a header, a header no known file includes over one that is included.
+   */
+  contextFor?(file: string): string | undefined;
 }

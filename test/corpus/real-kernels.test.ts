@@ -109,14 +109,26 @@ async function lintRepo(repo: CorpusRepo): Promise<string[]> {
   const seenFindings = new Set<string>();
   const summary: RepoSummary = { repo: repo.folder, files: targets.length, units: 0, headers: 0, kernels: 0, withBarriers: 0, fully: 0, partly: 0, syntaxErrors: 0, findings: 0, includesNotFound: 0, ms: 0 };
   const slowest: { file: string; ms: number }[] = [];
-  for (const target of targets) {
+  // As `phaseflip lint` does: sources first, and a header analysed alone is analysed again at the end when a
+  // later translation unit turned out to include it (it is then read inside that unit).
+  const source = (p: string): boolean => /\.(cu|cpp|cc)$/.test(p);
+  const ordered = [...targets].sort((a, b) => Number(!source(a.path)) - Number(!source(b.path)));
+  const units: Array<{ abs: string; text: string; language: typeof targets[number]['language'] }> = [];
+  const analysed = new Map<string, AnalysisResult>();
+  for (const target of ordered) {
     const abs = path.resolve(target.path);
     const text = readSource(abs);
     if (target.onlyIfHoldsCode && !headerHoldsCode(target.language, text)) continue;
     summary.units++;
     const t0 = Date.now();
-    const result: AnalysisResult = engine.analyze(text, target.language, {}, abs);
+    analysed.set(abs, engine.analyze(text, target.language, {}, abs));
     slowest.push({ file: rel(abs), ms: Date.now() - t0 });
+    units.push({ abs, text, language: target.language });
+  }
+  for (const { abs, text, language } of units) {
+    let result = analysed.get(abs)!;
+    const context = engine.project?.contextFor?.(abs);
+    if (!result.context && context && context !== abs) result = engine.analyze(text, language, {}, abs);
     for (const d of result.dependencies ?? []) headers.add(d);
     for (const s of result.syntaxProblems) {
       summary.syntaxErrors++;

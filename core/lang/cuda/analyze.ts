@@ -71,6 +71,8 @@ export class CudaAnalyzer {
       const findings: Finding[] = [];
       const symbols: BarrierSymbol[] = [];
       const notes: AnalysisNote[] = unit?.notes() ?? [];
+      const alone = unit ? headerAloneNote(unit, syntaxProblems.length) : undefined;
+      if (alone) notes.push(alone);
       const kernels: KernelCoverage[] = [];
       for (const fn of rootsOf(scan, context)) {
         // A kernel of a header is keyed by its file too: its lines are the header's.
@@ -116,6 +118,7 @@ export class CudaAnalyzer {
         result.dependencies = unit.dependencies;
         result.includeSites = unit.includeSites();
       }
+      if (unit?.contextPath) result.context = unit.contextPath;
       return result;
     } catch (err) {
       // A front-end bug must not take the language server down: report it and lint nothing.
@@ -183,4 +186,21 @@ function dedupSymbols(list: BarrierSymbol[]): BarrierSymbol[] {
     seen.add(k);
     return true;
   });
+}
+
+/** Files compiled as translation units of their own; anything else is a header. */
+const SOURCE_FILE = /\.(cu|cpp|cc|cxx|c)$/i;
+
+/**
+ * A header parsed as a file of its own whose text does not parse: most likely a part of a library meant to be
+ * read after its includer's macros (or inside a class body). Said once, at the top, instead of staying silent.
+ */
+function headerAloneNote(unit: CudaUnit, syntaxErrors: number): AnalysisNote | undefined {
+  if (!unit.hasPath || unit.contextPath || syntaxErrors === 0 || SOURCE_FILE.test(unit.tu.main.path)) return undefined;
+  const count = syntaxErrors >= 20 ? 'at least 20' : String(syntaxErrors);
+  return {
+    kind: 'header-alone',
+    message: `this header was read alone (no file known to include it) and does not parse as a file of its own (${count} syntax errors): it may need the macros or declarations of a file that includes it; lint it together with that file`,
+    range: { start: { line: 0, character: 0 }, end: { line: 0, character: 0 } },
+  };
 }

@@ -12,6 +12,7 @@ import { ChunkedTree } from './chunks';
 import { lowerCudaNodes } from './frontend';
 import { hoverCuda } from './hover';
 import type { Parser } from './parser';
+import { withContextResults } from './context-results';
 import { buildCudaUnit, type CudaUnit, type HeaderCache } from './unit';
 
 const EMPTY_MODULE: KernelModule = { language: 'cuda', kernels: [], constants: new Map() };
@@ -21,15 +22,19 @@ export class CudaDocument implements LanguageDocument {
   private chunks: ChunkedTree | null;
   /** The preprocessed text the chunks hold (same length and lines as the document's text). */
   private parsedText: string;
-  private unitCache: { text: string; generation: number; unit: CudaUnit } | undefined;
+  private unitCache: { text: string; generation: number; context: string | undefined; unit: CudaUnit } | undefined;
   private readonly analyzer = new CudaAnalyzer();
   private module: KernelModule | undefined;
+  /** For a header read inside a file that includes it: that file as a document of its own, for its kernels' findings. */
+  private includer: { path: string; document: CudaDocument } | undefined;
 
   constructor(
-    parser: Parser,
+    private readonly parser: Parser,
     private textValue: string,
     private readonly context: DocumentContext = {},
     private readonly headers?: HeaderCache,
+    /** An including file opened for a header's sake: analysed as itself, never inside yet another file. */
+    private readonly asIncluder = false,
   ) {
     this.parsedText = this.unit().parseText;
     this.chunks = new ChunkedTree(parser, this.parsedText);
@@ -60,10 +65,12 @@ export class CudaDocument implements LanguageDocument {
   /** The translation unit of the current text, rebuilt when the text or the project changed. */
   private unit(): CudaUnit {
     const generation = this.context.project?.generation ?? 0;
+    // A header's unit is that of a file known to include it: learning of one (another document's unit) rebuilds it.
+    const context = this.context.path && !this.asIncluder ? this.context.project?.contextFor?.(this.context.path) : undefined;
     const cached = this.unitCache;
-    if (cached && cached.text === this.textValue && cached.generation === generation) return cached.unit;
-    const unit = buildCudaUnit(this.textValue, this.context.path, this.context.project, this.headers);
-    this.unitCache = { text: this.textValue, generation, unit };
+    if (cached && cached.text === this.textValue && cached.generation === generation && cached.context === context) return cached.unit;
+    const unit = buildCudaUnit(this.textValue, this.context.path, this.context.project, this.headers, !this.asIncluder);
+    this.unitCache = { text: this.textValue, generation, context, unit };
     return unit;
   }
 
@@ -91,7 +98,22 @@ export class CudaDocument implements LanguageDocument {
   analyze(options: LintOptions): AnalysisResult {
     const chunks = this.synced();
     if (!chunks) return { findings: [], syntaxProblems: [], symbols: [] };
-    return this.analyzer.analyze(chunks.topLevel(), this.textValue, options, this.unit(), this.context.project?.generation ?? 0);
+    const unit = this.unit();
+    const own = this.analyzer.analyze(chunks.topLevel(), this.textValue, options, unit, this.context.project?.generation ?? 0);
+    const includer = unit.contextPath ? this.includerDocument(unit.contextPath) : undefined;
+    return includer && this.context.path ? withContextResults(own, includer.analyze(options), this.context.path, unit.contextPath!) : own;
+  }
+
+  /** The file this header is read in, as a document (its text from the project: the editor's when open). */
+  private includerDocument(contextPath: string): CudaDocument | undefined {
+    const project = this.context.project;
+    const text = project?.readFile(contextPath);
+    if (!project || text === undefined) return undefined;
+    if (this.includer?.path !== contextPath) {
+      this.includer?.document.dispose();
+      this.includer = { path: contextPath, document: new CudaDocument(this.parser, text, { path: contextPath, project }, this.headers, true) };
+    } else if (this.includer.document.text !== text) this.includer.document.replaceText(text);
+    return this.includer.document;
   }
 
   kernelModule(): KernelModule {
@@ -117,6 +139,8 @@ export class CudaDocument implements LanguageDocument {
   dispose(): void {
     this.chunks?.dispose();
     this.chunks = null;
+    this.includer?.document.dispose();
+    this.includer = undefined;
     this.module = undefined;
     this.unitCache = undefined;
   }

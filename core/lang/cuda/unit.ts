@@ -97,6 +97,8 @@ export class CudaUnit {
     private readonly cache: HeaderCache | undefined,
     readonly systemDirs: readonly string[],
     readonly hasPath: boolean,
+    /** The main file of the translation unit the document was analysed in, when that is another file (it includes the document). */
+    readonly contextPath?: string,
   ) {
     for (const f of tu.files) this.byPath.set(f.path, f);
     this.headers = tu.files.filter((f) => f !== tu.main && !this.isSystem(f.path));
@@ -116,7 +118,7 @@ export class CudaUnit {
     const blankedInvocations = shifted(main.pre.blankedInvocations ?? []);
     const edited = { ...main, text, pre: { ...main.pre, parseText, inactiveRanges, blankedInvocations } };
     const tu: TranslationUnit = { ...this.tu, main: edited, files: this.tu.files.map((f) => (f === main ? edited : f)) };
-    const next = new CudaUnit(tu, this.flags, this.cache, this.systemDirs, this.hasPath);
+    const next = new CudaUnit(tu, this.flags, this.cache, this.systemDirs, this.hasPath, this.contextPath);
     next.macroConstantsCache = this.macroConstantsCache;
     return next;
   }
@@ -297,19 +299,42 @@ function lineRange(line: number, text: string | undefined): Range {
   return { start: { line, character: 0 }, end: { line, character: length } };
 }
 
-/** Builds a document's translation unit; without a path or project, the document alone with the predefined macros. */
-export function buildCudaUnit(text: string, filePath: string | undefined, project: ProjectServices | undefined, cache: HeaderCache | undefined): CudaUnit {
+/**
+ * Builds a document's translation unit; without a path or project, the document alone with the predefined
+ * macros. A header that a known translation unit includes (`ProjectServices.contextFor`) is analysed inside
+ * that unit: with the macros defined before its `#include` and the files included before it, as the compiler
+ * reads it (a header included into a class body or after its library's macros is no valid file alone).
+ */
+export function buildCudaUnit(text: string, filePath: string | undefined, project: ProjectServices | undefined, cache: HeaderCache | undefined, inContext = true): CudaUnit {
   const mainPath = filePath ?? '<document>';
-  const flags = filePath && project ? project.compileFlags(filePath) : undefined;
-  // The toolkit's headers are searched last, for `<...>` includes (libcu++ is what the catalogue describes).
-  const toolkit = project ? cudaToolkitIncludeDirs() : [];
-  const systemDirs = [...(flags?.systemDirs ?? []), ...toolkit];
-  const options = { cudaArch: flags?.cudaArch, defines: new Map(flags?.defines ?? []), undefines: flags?.undefines ?? [] };
   if (!filePath || !project) {
+    const options = { cudaArch: undefined, defines: new Map<string, string>(), undefines: [] };
     const tu = buildTranslationUnit(mainPath, text, { resolve: () => undefined }, { read: () => undefined }, options);
     return new CudaUnit({ ...tu, missing: [] }, undefined, undefined, [], false);
   }
-  const resolver = searchPathResolver({ quote: flags?.quoteDirs ?? [], include: flags?.includeDirs ?? [], system: systemDirs }, (p) => project.exists(p));
-  const tu = buildTranslationUnit(mainPath, text, resolver, { read: (p) => (p === mainPath ? text : project.readFile(p)) }, options);
-  return new CudaUnit(tu, flags, cache, systemDirs, true);
+  const context = inContext ? project.contextFor?.(filePath) : undefined;
+  if (context !== undefined && context !== filePath) {
+    const contextText = project.readFile(context);
+    const inContext = contextText === undefined ? undefined : translationUnitOf(context, contextText, project, (p) => (p === filePath ? text : p === context ? contextText : project.readFile(p)));
+    const file = inContext?.tu.files.find((f) => f.path === filePath);
+    if (inContext && file) {
+      project.noteInclusions?.(context, inContext.tu.files.map((f) => f.path));
+      // The same unit seen from the header: it is the main file, the context's file one of the others.
+      const tu: TranslationUnit = { ...inContext.tu, main: file, files: [file, ...inContext.tu.files.filter((f) => f !== file)] };
+      return new CudaUnit(tu, inContext.flags, cache, inContext.systemDirs, true, context);
+    }
+  }
+  const own = translationUnitOf(mainPath, text, project, (p) => (p === mainPath ? text : project.readFile(p)));
+  project.noteInclusions?.(mainPath, own.tu.files.map((f) => f.path));
+  return new CudaUnit(own.tu, own.flags, cache, own.systemDirs, true);
+}
+
+/** The translation unit of `mainPath` with its compile flags, files read through `read`. */
+function translationUnitOf(mainPath: string, text: string, project: ProjectServices, read: (p: string) => string | undefined): { tu: TranslationUnit; flags: UnitFlags; systemDirs: string[] } {
+  const flags = project.compileFlags(mainPath);
+  // The toolkit's headers are searched last, for `<...>` includes (libcu++ is what the catalogue describes).
+  const systemDirs = [...(flags.systemDirs ?? []), ...cudaToolkitIncludeDirs()];
+  const options = { cudaArch: flags.cudaArch, defines: new Map(flags.defines ?? []), undefines: flags.undefines ?? [] };
+  const resolver = searchPathResolver({ quote: flags.quoteDirs ?? [], include: flags.includeDirs ?? [], system: systemDirs }, (p) => project.exists(p));
+  return { tu: buildTranslationUnit(mainPath, text, resolver, { read }, options), flags, systemDirs };
 }
