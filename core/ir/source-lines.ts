@@ -4,17 +4,21 @@ import type { Range } from '../api';
 import { visitStmts } from './visit';
 import type { Kernel, LineSpan } from './types';
 
-/** Line starts of the last text seen: every kernel of a document is placed against the same text. */
-let lastText: string | undefined;
-let lastStarts: number[] = [];
+/**
+ * Line starts of the texts seen last: every kernel of a document is placed against the same texts (the
+ * document's and its headers'), so a few are kept rather than one the headers would keep evicting.
+ */
+const recentStarts = new Map<string, number[]>();
+const RECENT_TEXTS = 16;
 
 /** Offsets where each line starts. Lines end at `\n` only, so a `\r` before it stays part of the line. */
 function lineStarts(text: string): number[] {
-  if (text === lastText) return lastStarts;
+  const known = recentStarts.get(text);
+  if (known) return known;
   const starts = [0];
   for (let i = text.indexOf('\n'); i >= 0; i = text.indexOf('\n', i + 1)) starts.push(i + 1);
-  lastText = text;
-  lastStarts = starts;
+  if (recentStarts.size >= RECENT_TEXTS) recentStarts.delete(recentStarts.keys().next().value!);
+  recentStarts.set(text, starts);
   return starts;
 }
 

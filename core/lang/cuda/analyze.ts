@@ -29,15 +29,14 @@ interface KernelEntry {
 /** What a kernel's analysis depends on besides its own text, as one comparable string. */
 function dependencies(scan: CudaScan, functions: FunctionLookup, fn: FnDef, fnText: string, kernelText: string, helpers: string[]): string {
   const parts: string[] = [];
-  let texts = kernelText;
+  const words = new Set(wordsOf(kernelText));
   for (const h of helpers) {
     for (const d of functions.get(h) ?? []) {
       const t = d.node.text;
       parts.push(`${h}@${d.file ?? ''}:${d.node.startPosition.row}:${t}`);
-      texts += t;
+      for (const w of wordsOf(t)) words.add(w);
     }
   }
-  const words = new Set(texts.match(/[A-Za-z_]\w*/g) ?? []);
   for (const [name, v] of scan.constants) if (words.has(name)) parts.push(`${name}=${v}`);
   for (const [name, d] of scan.fileDecls) if (words.has(name)) parts.push(`${name}:${d.type}:${d.length}`);
   // Launches elsewhere in the file, instantiations and the comment above the kernel set its shape.
@@ -45,6 +44,18 @@ function dependencies(scan: CudaScan, functions: FunctionLookup, fn: FnDef, fnTe
   // A new helper with the name of a call in the kernel changes what gets inlined.
   for (const [name] of scan.fns) if (words.has(name) && !helpers.includes(name)) parts.push(`?${name}`);
   return parts.join('\u0001');
+}
+
+/** Identifiers of a kernel's or helper's text, remembered: every analysis checks every kernel's inputs again. */
+const wordCache = new Map<string, readonly string[]>();
+function wordsOf(text: string): readonly string[] {
+  let words = wordCache.get(text);
+  if (!words) {
+    if (wordCache.size >= 4096) wordCache.clear();
+    words = [...new Set(text.match(/[A-Za-z_]\w*/g) ?? [])];
+    wordCache.set(text, words);
+  }
+  return words;
 }
 
 const REPLAY_BUDGET_MS = 2000;

@@ -22,6 +22,11 @@ export class CudaDocument implements LanguageDocument {
   private chunks: ChunkedTree | null;
   /** The preprocessed text the chunks hold (same length and lines as the document's text). */
   private parsedText: string;
+  /**
+   * Parse-text edits made since `parsedText` was parsed, when each was a plain edit (the parse text changed
+   * exactly as the document did): applied to the trees as they are, with no need to find what differs.
+   */
+  private pendingEdits: Array<{ start: number; oldEnd: number; newText: string }> | null = [];
   private unitCache: { text: string; generation: number; context: string | undefined; unit: CudaUnit } | undefined;
   private readonly analyzer = new CudaAnalyzer();
   private module: KernelModule | undefined;
@@ -57,9 +62,12 @@ export class CudaDocument implements LanguageDocument {
     // Typing inside code leaves the includes and macros as they were: keep the unit, edit its text.
     const cached = this.unitCache;
     if (cached && cached.text === before && cached.unit.isPlainEdit(before, start, oldEnd, newText)) {
+      const inStep = this.pendingEdits !== null && (this.pendingEdits.length > 0 || cached.unit.parseText === this.parsedText);
       cached.unit = cached.unit.withPlainEdit(this.textValue, start, oldEnd, newText);
       cached.text = this.textValue;
-    }
+      if (inStep) this.pendingEdits!.push({ start, oldEnd, newText });
+      else this.pendingEdits = null;
+    } else this.pendingEdits = null;
   }
 
   /** The translation unit of the current text, rebuilt when the text or the project changed. */
@@ -79,7 +87,12 @@ export class CudaDocument implements LanguageDocument {
     if (!this.chunks) return null;
     const next = this.unit().parseText;
     const old = this.parsedText;
-    if (next !== old) {
+    const pending = this.pendingEdits;
+    this.pendingEdits = [];
+    if (pending && pending.length > 0 && next !== old) {
+      for (const e of pending) this.chunks.edit(e.start, e.oldEnd, e.newText);
+      this.parsedText = next;
+    } else if (next !== old) {
       let start = 0;
       const limit = Math.min(old.length, next.length);
       while (start < limit && old.charCodeAt(start) === next.charCodeAt(start)) start++;
