@@ -47,6 +47,7 @@ import {
   languageForPath,
   launchTemplates,
   loadEngine,
+  mergeDuplicateFinding,
 } from '../core/index';
 import {
   SOURCE,
@@ -413,14 +414,19 @@ export class PhaseflipServer {
     const version = doc.findingsVersion;
     const diagnostics: Diagnostic[] = doc.findings.map((f) => toDiagnostic(f, doc.uri, version));
     const seen = new Set(doc.findings.map(findingKey));
+    // What other documents found here, once per rule and range: several documents (or launch shapes) reaching it are merged.
+    const foreign = new Map<string, Finding>();
     for (const list of (doc.path ? this.foreign.get(doc.path) : undefined)?.values() ?? []) {
       for (const f of list) {
-        const local: Finding = { ...f, range: { start: f.range.start, end: f.range.end } };
-        if (seen.has(findingKey(local))) continue;
-        seen.add(findingKey(local));
-        diagnostics.push(toDiagnostic(local, doc.uri, null));
+        const local: Finding = { ...f, range: { start: f.range.start, end: f.range.end }, related: [...f.related] };
+        const key = findingKey(local);
+        if (seen.has(key)) continue;
+        const kept = foreign.get(key);
+        if (kept) mergeDuplicateFinding(kept, local);
+        else foreign.set(key, local);
       }
     }
+    for (const f of foreign.values()) diagnostics.push(toDiagnostic(f, doc.uri, null));
     for (const n of notes) diagnostics.push(noteToDiagnostic(n));
     void this.connection.sendDiagnostics({ uri: doc.uri, version: version ?? undefined, diagnostics }).catch((e) => this.error(`publishDiagnostics failed: ${describe(e)}`));
   }
