@@ -42,12 +42,12 @@ export function mergeDuplicateFinding(kept: Finding, again: Finding): void {
   const add = (r: Finding['related'][number]): void => {
     if (!kept.related.some((x) => same(x, r))) kept.related.push(r);
   };
-  if (again.message !== kept.message && !kept.related.some((x) => x.message.endsWith(again.message))) {
-    const from = again.related.find((r) => REACHED_FROM.test(r.message));
-    const kernel = from ? REACHED_FROM.exec(from.message)![1] : undefined;
-    add({ range: from?.range ?? again.range, message: `also reached ${kernel ? `from kernel '${kernel}' ` : ''}as: ${again.message}` });
-  }
-  for (const r of again.related) add(r);
+  const from = again.related.find((r) => REACHED_FROM.test(r.message));
+  const kernel = from ? REACHED_FROM.exec(from.message)![1] : undefined;
+  if (again.message !== kept.message) add({ range: from?.range ?? again.range, message: `also reached ${kernel ? `from kernel '${kernel}' ` : ''}as: ${again.message}` });
+  // A kernel named by an "also reached from kernel ..." entry needs no second entry.
+  const named = (r: Finding['related'][number]): boolean => r === from && kept.related.some((x) => x.message.startsWith(`also reached from kernel '${kernel}' `) && same({ ...x, message: r.message }, r));
+  for (const r of again.related) if (!named(r)) add(r);
 }
 
 export function runRules(module: KernelModule, options: LintOptions = {}, rules: RuleDef[] = RULES): Finding[] {

@@ -159,11 +159,13 @@ function relateToKernel(findings: Finding[], kernel: Kernel, documentText: strin
   return findings;
 }
 
-/** Line `line` of the document, without its line break. */
+/** Line `line` of the document from its first non-blank character, without its line break. */
 function wholeLine(text: string, line: number): Range {
   const start = offsetAt(text, { line, character: 0 });
   const end = text.indexOf('\n', start);
-  return { start: { line, character: 0 }, end: { line, character: (end < 0 ? text.length : end) - start } };
+  const content = text.slice(start, end < 0 ? text.length : end).replace(/\r$/, '');
+  const indent = content.length - content.trimStart().length;
+  return { start: { line, character: indent }, end: { line, character: content.length } };
 }
 
 /**
