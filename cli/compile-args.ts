@@ -1,6 +1,7 @@
-// The compile flags `phaseflip lint` and `phaseflip sim` share (-I, -D, --compile-commands, --cuda-arch):
-// parsed and checked here, handed to the engine as core's ExplicitFlags.
-import { type ExplicitFlags, parseCudaArch } from '../core/index';
+// The compile flags `phaseflip lint` and `phaseflip sim` share (-I, -D, --compile-commands, --cuda-arch,
+// and --launch for kernels launched where the file cannot show): parsed and checked here, handed to the
+// engine as core's ExplicitFlags.
+import { type ExplicitFlags, parseCudaArch, parseLaunchFlag } from '../core/index';
 import { UsageError } from './errors';
 
 export const COMPILE_FLAGS_HELP = `Compile flags (also read from compile_commands.json, compile_flags.txt or .clangd; see
@@ -11,7 +12,12 @@ docs/compile-flags.md):
   --compile-commands FILE|DIR        use this compile_commands.json (or compile_flags.txt) instead of
                                      searching the file's directories for one
   --cuda-arch N                      __CUDA_ARCH__: 900, 1000, or sm_90a, sm_100a (default: the
-                                     compile command's -arch/-gencode, else 900)`;
+                                     compile command's -arch/-gencode, else 900)
+  --launch KERNEL:block=N[,grid=G,cluster=XxYxZ,smem=BYTES]
+                                     lint, ir: how a kernel is launched where the file does not
+                                     show it (like the setting phaseflip.launch; KERNEL may be file.cu:name
+                                     or name<args>); a launch in the file wins; repeatable. See
+                                     docs/launch-shapes.md`;
 
 // A macro name, optionally with a function-like macro's parameters, then an optional value.
 const DEFINE = /^[A-Za-z_]\w*(\([\w\s,.]*\))?(=[\s\S]*)?$/;
@@ -24,11 +30,11 @@ export function takeCompileFlag(argv: readonly string[], i: number, into: Explic
   const arg = argv[i]!;
   let flag: string;
   let value: string | undefined;
-  if (arg === '-I' || arg === '-D' || arg === '--include-dir' || arg === '--compile-commands' || arg === '--cuda-arch') {
+  if (arg === '-I' || arg === '-D' || arg === '--include-dir' || arg === '--compile-commands' || arg === '--cuda-arch' || arg === '--launch') {
     flag = arg;
     value = argv[i + 1];
     if (value === undefined) throw new UsageError(`${flag} needs a value`);
-  } else if (/^--(include-dir|compile-commands|cuda-arch)=/.test(arg)) {
+  } else if (/^--(include-dir|compile-commands|cuda-arch|launch)=/.test(arg)) {
     flag = arg.slice(0, arg.indexOf('='));
     value = arg.slice(flag.length + 1);
   } else if (/^-[ID]./.test(arg)) {
@@ -51,6 +57,12 @@ export function takeCompileFlag(argv: readonly string[], i: number, into: Explic
       if (!value) throw new UsageError('--compile-commands needs a compile_commands.json file or a directory holding one');
       into.compileCommands = value;
       break;
+    case '--launch': {
+      const setting = parseLaunchFlag(value);
+      if (typeof setting === 'string') throw new UsageError(setting);
+      (into.launch ??= []).push(setting);
+      break;
+    }
     default: {
       const arch = parseCudaArch(value);
       if (arch === undefined) throw new UsageError(`--cuda-arch expects an architecture such as 900, 1000, sm_90a or sm_100a, got '${value}'`);

@@ -1,6 +1,6 @@
 // `phaseflip lint`: argument parsing, running the engine over the files, choosing the exit status.
 import * as path from 'node:path';
-import { type AnalysisResult, type Engine, type ExplicitFlags, type Finding, type LintOptions, RULE_SETTINGS, type RuleSetting, headerHoldsCode, isKnownRule, isRuleSetting, lintOptionsFor } from '../core/index';
+import { type AnalysisResult, type Engine, type ExplicitFlags, type Finding, type LintOptions, RULE_SETTINGS, type RuleSetting, findingKey, headerHoldsCode, isKnownRule, isRuleSetting, lintOptionsFor, mergeDuplicateFinding } from '../core/index';
 import { takeCompileFlag } from './compile-args';
 import { EXIT_ERROR, EXIT_FINDINGS, EXIT_OK, UsageError, describeError } from './errors';
 import { type LintTarget, collectTargets, readSource } from './files';
@@ -101,6 +101,7 @@ export function lintTargets(engine: Engine, targets: readonly LintTarget[], opti
   const files: FileResult[] = [];
   const byPath = new Map<string, FileResult>();
   const seen = new Set<string>();
+  const reported = new Map<string, Finding>();
   const shown = (abs: string): string => {
     const rel = path.relative(cwd, abs);
     return rel && !rel.startsWith('..') && !path.isAbsolute(rel) ? rel : abs;
@@ -118,16 +119,22 @@ export function lintTargets(engine: Engine, targets: readonly LintTarget[], opti
     const own = resultFor(abs, displayOf.get(abs) ?? shown(abs));
     for (const f of result.findings) {
       const file = f.range.file ?? abs;
-      const key = `${file}:${f.range.start.line}:${f.range.start.character}:${f.code}:${f.message}`;
-      if (seen.has(key)) continue;
-      seen.add(key);
       const { file: _file, ...range } = f.range;
       const related = f.related.map((r) => {
         const relFile = r.range.file ?? abs;
         const { file: _f, ...relRange } = r.range;
         return { ...r, range: relFile === file ? relRange : { ...relRange, file: shown(relFile) } };
       });
-      resultFor(file, shown(file)).findings.push({ ...f, range, related });
+      const shownFinding: Finding = { ...f, range, related };
+      // One problem per rule and place, however many translation units (and launch shapes) reach it.
+      const key = findingKey({ ...f, range: { ...range, file } });
+      const first = reported.get(key);
+      if (first) {
+        mergeDuplicateFinding(first, shownFinding);
+        continue;
+      }
+      reported.set(key, shownFinding);
+      resultFor(file, shown(file)).findings.push(shownFinding);
     }
     for (const n of result.notes ?? []) {
       const key = `note:${n.range.file ?? abs}:${n.range.start.line}:${n.range.start.character}:${n.message}`;

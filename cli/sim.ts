@@ -141,6 +141,8 @@ export function parseSimArgs(argv: readonly string[]): SimArgs {
     }
     const used = takeCompileFlag(argv, i, args.compile);
     if (used > 0) {
+      // The simulator runs one launch, whose shape its own flags give.
+      if (args.compile.launch) throw new UsageError('--launch is for lint and ir: sim takes the launch shape from --grid, --block and --dynamic-smem');
       i += used - 1;
       continue;
     }

@@ -13,7 +13,7 @@ export type { ProjectServices, UnitFlags } from './project/services';
 
 // Rules: the registry, and the `phaseflip.rules` / `--rule` settings that tune it.
 export { RULES, ruleByIdOrCode } from './rules/index';
-export { findingKey } from './rules/run';
+export { findingKey, mergeDuplicateFinding } from './rules/run';
 export type { RuleDef } from './rules/types';
 export { RULE_SETTINGS, isKnownRule, isRuleSetting, lintOptionsFor, parseRuleSettings } from './rule-settings';
 export type { RuleSetting } from './rule-settings';
@@ -22,6 +22,9 @@ export type { RuleSetting } from './rule-settings';
 // compile_commands.json, compile_flags.txt or .clangd (docs/compile-flags.md).
 export { clearCompileFlagsCache, flagsForFile, parseCudaArch } from './project/compile-flags';
 export type { CompileFlags, ExplicitFlags, FlagsFileSystem, FlagsOptions } from './project/compile-flags';
+// Launch shapes stated outside the source: the `phaseflip.launch` setting and `--launch` (docs/launch-shapes.md).
+export { parseLaunchFlag, parseLaunchSettings } from './project/launch-settings';
+export type { LaunchSetting } from './project/launch-settings';
 
 // Inline values: the names an editor shows values for while a debug session is stopped.
 export { headerHoldsCode, inlineValueNames, languageForEditorId, languageForHeader } from './languages';

@@ -47,6 +47,7 @@ import {
   languageForPath,
   launchTemplates,
   loadEngine,
+  mergeDuplicateFinding,
 } from '../core/index';
 import {
   SOURCE,
@@ -420,16 +421,25 @@ export class PhaseflipServer {
   private publish(doc: TrackedDocument, notes = doc.notes): void {
     doc.notes = notes;
     const version = doc.findingsVersion;
-    const diagnostics: Diagnostic[] = doc.findings.map((f) => toDiagnostic(f, doc.uri, version));
-    const seen = new Set(doc.findings.map(findingKey));
+    // Its own findings (a header read in an including file's unit has that file's too), then what other
+    // documents found here, once per rule and range: several documents (or launch shapes) reaching it are merged.
+    const own = doc.findings.map((f) => ({ ...f, related: [...f.related] }));
+    const byKey = new Map(own.map((f) => [findingKey(f), f]));
+    const foreign: Finding[] = [];
     for (const list of (doc.path ? this.foreign.get(doc.path) : undefined)?.values() ?? []) {
       for (const f of list) {
-        const local: Finding = { ...f, range: { start: f.range.start, end: f.range.end } };
-        if (seen.has(findingKey(local))) continue;
-        seen.add(findingKey(local));
-        diagnostics.push(toDiagnostic(local, doc.uri, null));
+        const local: Finding = { ...f, range: { start: f.range.start, end: f.range.end }, related: [...f.related] };
+        const key = findingKey(local);
+        const kept = byKey.get(key);
+        if (kept) mergeDuplicateFinding(kept, local);
+        else {
+          byKey.set(key, local);
+          foreign.push(local);
+        }
       }
     }
+    const diagnostics: Diagnostic[] = own.map((f) => toDiagnostic(f, doc.uri, version));
+    for (const f of foreign) diagnostics.push(toDiagnostic(f, doc.uri, null));
     for (const n of notes) diagnostics.push(noteToDiagnostic(n));
     void this.connection.sendDiagnostics({ uri: doc.uri, version: version ?? undefined, diagnostics }).catch((e) => this.error(`publishDiagnostics failed: ${describe(e)}`));
   }

@@ -1,7 +1,7 @@
 // User settings of the language server: the `phaseflip.*` configuration section, read
 // from initializationOptions or workspace/configuration, validated leniently (bad values are
 // reported and dropped, never fatal).
-import { type ExplicitFlags, type LintOptions, type RuleSetting, lintOptionsFor, parseCudaArch, parseRuleSettings } from '../core/index';
+import { type ExplicitFlags, type LintOptions, type RuleSetting, lintOptionsFor, parseCudaArch, parseLaunchSettings, parseRuleSettings } from '../core/index';
 
 // The rule-setting vocabulary lives in core (the CLI reads it too); re-exported for this module's users.
 export { RULE_SETTINGS, type RuleSetting, isKnownRule, isRuleSetting } from '../core/index';
@@ -16,7 +16,8 @@ export interface Settings {
   codeLens: boolean;
   /**
    * `phaseflip.includePaths`, `phaseflip.defines`, `phaseflip.compileCommands`, `phaseflip.cudaArch`:
-   * added to the flags found for each file (core's flagsForFile, as its `settings`). Absent until one is set.
+   * added to the flags found for each file (core's flagsForFile, as its `settings`), and
+   * `phaseflip.launch`, the launch shapes of kernels launched elsewhere. Absent until one is set.
    */
   compile?: ExplicitFlags;
 }
@@ -96,6 +97,18 @@ function parseCompileSettings(section: Record<string, unknown>, settings: Settin
     if (cudaArch === null) delete compile.cudaArch;
     else if (arch === undefined) warn(`phaseflip.cudaArch must be an architecture such as 900, 1000 or "sm_90a", got ${JSON.stringify(cudaArch)}; ignoring it`);
     else compile.cudaArch = arch;
+  }
+  // `{ "kernel": { "block": 128, ... } }`: entries that are not usable are reported and left out.
+  const launch = read('launch');
+  if (launch !== undefined) {
+    touched = true;
+    const parsed = parseLaunchSettings(launch);
+    for (const p of parsed.problems) warn(`${p}; ignoring it`);
+    // A value that is no map at all keeps the previous one, as the other settings do.
+    if (launch === null || isObject(launch)) {
+      if (parsed.settings.length) compile.launch = parsed.settings;
+      else delete compile.launch;
+    }
   }
   if (touched || settings.compile) settings.compile = compile;
 }

@@ -34,8 +34,9 @@ export interface AnalysedBlockSizes {
 }
 
 /**
- * The front end's launch shape first (a `// phaseflip:` comment, the file's launches, the kernel's own
- * `blockDim.x` checks, `__launch_bounds__`), then the older fields, else the candidate sizes.
+ * The front end's launch shape first (a `// phaseflip:` comment, the file's launches, the user's launch
+ * setting, the kernel's own `blockDim.x` checks, `__launch_bounds__`), then the older fields, else the
+ * candidate sizes.
  */
 export function analysedBlockSizes(kernel: Kernel): AnalysedBlockSizes {
   const shape = kernel.launchShape;

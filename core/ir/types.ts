@@ -159,8 +159,8 @@ export interface BarrierDecl {
   initializerRange?: Range;
 }
 
-/** Where a kernel's block size comes from (the hover says it). */
-export type LaunchShapeSource = 'launch-site' | 'launch-bounds' | 'assert' | 'comment';
+/** Where a kernel's block size comes from (the hover says it); `setting`: `phaseflip.launch` or `--launch`. */
+export type LaunchShapeSource = 'launch-site' | 'launch-bounds' | 'assert' | 'comment' | 'setting';
 
 /** One launch of the kernel in its translation unit, with what of its shape folded to numbers. */
 export interface KernelLaunchSite {
@@ -184,10 +184,13 @@ export interface LaunchShape {
   /** A known block that is not one-dimensional (the replay models `threadIdx.x` only, so it is not analysed). */
   block3?: [number, number, number];
   grid?: [number, number, number];
+  gridSource?: 'launch-site' | 'comment' | 'setting';
   cluster?: [number, number, number];
-  clusterSource?: 'launch-site' | 'cluster-dims' | 'comment';
+  clusterSource?: 'launch-site' | 'cluster-dims' | 'comment' | 'setting';
   /** Dynamic shared memory in bytes. */
   smem?: number;
+  /** The launch setting that gave part of the shape: its key as written, and whether the editor's setting or `--launch`. */
+  setting?: { key: string; origin: 'settings' | 'command line' };
   /** The launches of the kernel in the translation unit. */
   sites?: KernelLaunchSite[];
   /** Template parameters bound for the analysis (from the one launch or explicit instantiation). */

@@ -17,6 +17,7 @@ import {
   removeOptions,
 } from './compile-arguments';
 import { type CompileDatabase, type DatabaseEntry, entryFor, parseCompileDatabase } from './compile-database';
+import type { LaunchSetting } from './launch-settings';
 
 export { parseCudaArch } from './compile-arguments';
 
@@ -50,6 +51,8 @@ export interface CompileFlags {
   configFiles: string[];
   /** Why a configuration was not (fully) used: malformed JSON or YAML, a missing database. Information, never fatal. */
   problems: string[];
+  /** Launch shapes the user stated (`--launch`, then `phaseflip.launch`); absent when none. */
+  launch?: LaunchSetting[];
 }
 
 /** Flags the user gives directly: on the command line, or in the editor's settings. */
@@ -61,6 +64,8 @@ export interface ExplicitFlags {
   compileCommands?: string;
   /** `__CUDA_ARCH__`: 900, 1000, ... */
   cudaArch?: number;
+  /** Launch shapes of kernels launched where the translation unit cannot see (`--launch`, `phaseflip.launch`). */
+  launch?: LaunchSetting[];
 }
 
 /** The file access flag discovery needs; tests pass a fake one. `stat` lets parsed files be cached by modification time. */
@@ -247,6 +252,8 @@ function computeFlags(file: string, options: FlagsOptions): CompileFlags {
   for (const user of [settings, explicit]) for (const d of user?.defines ?? []) addDefine(flags, d);
 
   const cudaArch = explicit?.cudaArch ?? settings?.cudaArch ?? cudaArchOf(flags);
+  // The command line's launch shapes first: at equal specificity the first one that names a kernel wins.
+  const launch = [...(explicit?.launch ?? []), ...(settings?.launch ?? [])];
   return {
     quoteDirs: unique(flags.quoteDirs),
     includeDirs: unique([...userIncludes, ...flags.includeDirs]),
@@ -258,6 +265,7 @@ function computeFlags(file: string, options: FlagsOptions): CompileFlags {
     source: sources.length > 0 ? sources.join(' + ') : 'none',
     configFiles: discovered.configFiles,
     problems: unique(problems),
+    ...(launch.length ? { launch } : {}),
   };
 }
 
@@ -269,6 +277,7 @@ function resolveExplicit(flags: ExplicitFlags, base: string, root: string | unde
     ...(flags.defines ? { defines: flags.defines } : {}),
     ...(flags.compileCommands ? { compileCommands: resolve(flags.compileCommands) } : {}),
     ...(flags.cudaArch !== undefined ? { cudaArch: flags.cudaArch } : {}),
+    ...(flags.launch?.length ? { launch: flags.launch } : {}),
   };
 }
 

@@ -1,6 +1,7 @@
 // What a language front end may ask of the project a document belongs to: the current text of other
 // files (the editor's copy when open, else the disk's) and the compile flags that apply to a file.
 // Language-neutral; the CLI and the language server each give one (core/project/project.ts).
+import type { LaunchSetting } from './launch-settings';
 
 /** The compile flags the front end uses (core/project/compile-flags.ts finds them as clangd does). */
 export interface UnitFlags {
@@ -15,6 +16,8 @@ export interface UnitFlags {
   source: string;
   /** Problems met while reading flag files (malformed JSON, ...); shown as information notes. */
   problems?: string[];
+  /** Launch shapes the user stated for kernels launched elsewhere (`--launch`, `phaseflip.launch`). */
+  launch?: readonly LaunchSetting[];
 }
 
 export interface ProjectServices {

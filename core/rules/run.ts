@@ -19,10 +19,35 @@ export function byPosition(a: Finding, b: Finding): number {
   return a.range.start.line - b.range.start.line || a.range.start.character - b.range.start.character || a.code.localeCompare(b.code);
 }
 
-/** What makes two findings the same one (one reached through two kernels or two documents): file, range, code, message. */
+/**
+ * What makes two findings the same one (one reached through two kernels or two documents): the same
+ * rule at the same range of the same file. The message is not part of it: a header line reached at two
+ * block sizes is one problem, worded once (mergeDuplicateFinding keeps the other wording as related information).
+ */
 export function findingKey(f: Finding): string {
   const r = f.range;
-  return `${r.file ?? ''}:${r.start.line}:${r.start.character}:${r.end.line}:${r.end.character}:${f.code}:${f.message}`;
+  return `${r.file ?? ''}:${r.start.line}:${r.start.character}:${r.end.line}:${r.end.character}:${f.code}`;
+}
+
+const REACHED_FROM = /^reached from kernel '([^']*)'/;
+
+/**
+ * Folds `again` (the same finding by findingKey, reached another way) into `kept`: its related
+ * locations (the kernels and launches it was reached from) are added to `kept`'s, and a message that
+ * differs (another launch shape, another kernel) is kept as related information at the kernel it came from.
+ */
+export function mergeDuplicateFinding(kept: Finding, again: Finding): void {
+  const same = (a: Finding['related'][number], b: Finding['related'][number]): boolean =>
+    a.message === b.message && a.range.file === b.range.file && a.range.start.line === b.range.start.line && a.range.start.character === b.range.start.character;
+  const add = (r: Finding['related'][number]): void => {
+    if (!kept.related.some((x) => same(x, r))) kept.related.push(r);
+  };
+  const from = again.related.find((r) => REACHED_FROM.test(r.message));
+  const kernel = from ? REACHED_FROM.exec(from.message)![1] : undefined;
+  if (again.message !== kept.message) add({ range: from?.range ?? again.range, message: `also reached ${kernel ? `from kernel '${kernel}' ` : ''}as: ${again.message}` });
+  // A kernel named by an "also reached from kernel ..." entry needs no second entry.
+  const named = (r: Finding['related'][number]): boolean => r === from && kept.related.some((x) => x.message.startsWith(`also reached from kernel '${kernel}' `) && same({ ...x, message: r.message }, r));
+  for (const r of again.related) if (!named(r)) add(r);
 }
 
 export function runRules(module: KernelModule, options: LintOptions = {}, rules: RuleDef[] = RULES): Finding[] {

@@ -1,4 +1,4 @@
-// Findings that depend on a block size nothing in the source gives. A kernel with no launch, no
+// Findings that depend on a block size nothing gives. A kernel with no launch, no launch setting, no
 // `__launch_bounds__`, no `blockDim.x` check and no `// phaseflip: block=N` comment is linted at the
 // candidate sizes; what it reports there is checked at every other plausible size (facts.ts). What holds
 // at all of them is reported as usual; what does not becomes an information note that says which sizes
@@ -58,7 +58,7 @@ function sizesText(sizes: number[]): string {
 
 function noteMessage(message: string, holds: number[], not: number[]): string {
   const where = holds.length ? ` This holds at a block of ${sizesText(holds)} threads${not.length ? `, not at ${sizesText(not)}` : ''}.` : '';
-  return `Depends on blockDim.x, which is not known here; assuming ${CANDIDATE_BLOCK_SIZES[0]} threads: ${message}${where} Set the block size with a launch in this translation unit, \`__launch_bounds__(N)\`, or a \`// phaseflip: block=N\` comment above the kernel.`;
+  return `Depends on blockDim.x, which is not known here; assuming ${CANDIDATE_BLOCK_SIZES[0]} threads: ${message}${where} Set the block size with a launch in this translation unit, the setting \`phaseflip.launch\` (\`--launch KERNEL:block=N\` on the command line), \`__launch_bounds__(N)\`, or a \`// phaseflip: block=N\` comment above the kernel.`;
 }
 
 /** Inserts `// phaseflip: block=N` on its own line above the kernel's definition. */

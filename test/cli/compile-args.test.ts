@@ -42,6 +42,19 @@ describe('compile flags on the command line', () => {
     }
   });
 
+  it('--launch: repeatable, in both spellings, parsed into launch settings; bad values and sim are usage errors', () => {
+    const args = parseLintArgs(['--launch', 'k:block=128,cluster=2x1x1', '--launch=src/a.cu:g<64>:block=64,1,1,smem=1024', 'k.cu']);
+    expect(args.compile.launch).toEqual([
+      { key: 'k', kernel: 'k', block: [128, 1, 1], cluster: [2, 1, 1], origin: 'command line' },
+      { key: 'src/a.cu:g<64>', kernel: 'g', file: 'src/a.cu', templateArgs: ['64'], block: [64, 1, 1], smem: 1024, origin: 'command line' },
+    ]);
+    expect(args.paths).toEqual(['k.cu']);
+    expect(() => parseLintArgs(['--launch', 'k', 'k.cu'])).toThrow(/--launch expects KERNEL:block=N/);
+    expect(() => parseLintArgs(['--launch', 'k:block=4096', 'k.cu'])).toThrow(/at most 1024 threads/);
+    expect(() => parseLintArgs(['--launch', 'k:grid=x', 'k.cu'])).toThrow(UsageError);
+    expect(() => parseSimArgs(['k.cu', '--launch', 'k:block=128'])).toThrow(/sim takes the launch shape from --grid, --block/);
+  });
+
   it('the help of lint and sim lists the flags', () => {
     for (const help of [HELP, SIM_HELP]) {
       for (const flag of ['-I DIR', '-D NAME[=VALUE]', '--include-dir DIR', '--compile-commands FILE', '--cuda-arch N']) expect(help).toContain(flag);

@@ -1,5 +1,5 @@
 // The compile-flag settings the server reads (phaseflip.includePaths, defines, compileCommands,
-// cudaArch) into core's ExplicitFlags: nested or dotted keys, bad values reported and dropped.
+// cudaArch, launch) into core's ExplicitFlags: nested or dotted keys, bad values reported and dropped.
 import { describe, expect, it } from 'vitest';
 import { defaultSettings, parseSettings } from '../../server/settings';
 
@@ -39,6 +39,17 @@ describe('compile-flag settings', () => {
     expect(warnings.join('\n')).toMatch(/phaseflip\.defines must be a list of NAME or NAME=VALUE texts, got \["1BAD"\]/);
     expect(warnings.join('\n')).toMatch(/phaseflip\.compileCommands must be a path, got 7/);
     expect(warnings.join('\n')).toMatch(/phaseflip\.cudaArch must be an architecture such as 900/);
+  });
+
+  it('phaseflip.launch: launch shapes by kernel key; bad entries reported and left out, the others kept', () => {
+    const { settings, warnings } = parse({ launch: { gemm: { block: 128, cluster: [2, 1, 1] }, 'src/a.cu:k': { block: 4096 } } });
+    expect(settings.compile?.launch).toEqual([{ key: 'gemm', kernel: 'gemm', block: [128, 1, 1], cluster: [2, 1, 1], origin: 'settings' }]);
+    expect(warnings).toEqual(['phaseflip.launch["src/a.cu:k"]: a block has at most 1024 threads, got 4096x1x1; ignoring it']);
+    // Not a map at all: reported, the previous value kept; an empty map (the default) clears it.
+    const bad = parse({ launch: [1] }, settings);
+    expect(bad.settings.compile?.launch).toEqual(settings.compile?.launch);
+    expect(bad.warnings[0]).toMatch(/phaseflip\.launch must be an object/);
+    expect(parse({ 'phaseflip.launch': {} }, settings).settings.compile?.launch).toBeUndefined();
   });
 
   it('a later update replaces what it names and clears what it resets', () => {

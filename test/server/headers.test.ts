@@ -1,13 +1,15 @@
 // The language server and translation units: a kernel whose barrier helpers live in a header on the
 // include path (compile_flags.txt) is analysed with them; a finding located in the header is shown on
 // the `#include` line while the header is closed and in the header once it is open; editing the open
-// header re-lints the kernel that includes it (the dependency graph).
-import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+// header re-lints the kernel that includes it (the dependency graph). A header finding names the kernels
+// and launches it was reached from, once however many documents reach it; `phaseflip.launch` gives the
+// block of a kernel launched elsewhere.
+import { mkdtempSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { TestClient, requireBuild } from './lsp-client';
+import { ROOT, TestClient, requireBuild } from './lsp-client';
 
 const FAST = { lint: { debounceMs: 0 } };
 
@@ -90,5 +92,83 @@ describe('language server: headers of the translation unit', () => {
     await client.waitForDiagnostics(headerUri, (p) => !p.diagnostics.some((x) => x.code === 'PF103'), 20_000, mark);
     const kernelAfter = await client.waitForDiagnostics(kernelUri, () => true, 20_000, mark);
     expect(kernelAfter.diagnostics.some((x) => x.code === 'PF103')).toBe(false);
+  });
+});
+
+describe('language server: a header line reached from two documents at two block sizes', () => {
+  const PROJECT = path.join(ROOT, 'test', 'fixtures', 'projects', 'launch-shapes');
+  const header = path.join(PROJECT, 'include', 'all_arrive', 'body.cuh');
+  const unit64 = path.join(PROJECT, 'src', 'shapes-64.cu');
+  const unit96 = path.join(PROJECT, 'src', 'shapes-96.cu');
+  const uri = (p: string) => pathToFileURL(p).href;
+  let client: TestClient;
+
+  beforeAll(async () => {
+    requireBuild();
+    client = await TestClient.start();
+    await client.initialize({ initializationOptions: FAST });
+  });
+
+  afterAll(async () => {
+    await client.stop();
+  });
+
+  it('one diagnostic in the open header, naming both kernels and both launches (their locations), and the other wording', async () => {
+    const arriveLine = readFileSync(header, 'utf8').split('\n').findIndex((l) => l.includes('pf::mbar_arrive(&bar)'));
+    await client.open(uri(header), readFileSync(header, 'utf8'), 'cpp');
+    await client.open(uri(unit64), readFileSync(unit64, 'utf8'));
+    await client.open(uri(unit96), readFileSync(unit96, 'utf8'));
+    const both = (p: { diagnostics: { code?: string | number; relatedInformation?: { message: string }[] }[] }) =>
+      p.diagnostics.some((d) => d.code === 'PF401' && (d.relatedInformation ?? []).some((r) => /also reached from kernel/.test(r.message)));
+    const published = await client.waitForDiagnostics(uri(header), both);
+    const found = published.diagnostics.filter((d) => d.code === 'PF401');
+    expect(found).toHaveLength(1);
+    expect(found[0].range.start.line).toBe(arriveLine);
+    const related = (found[0].relatedInformation ?? []).map((r) => `${path.basename(new URL(r.location.uri).pathname)}:${r.location.range.start.line} ${r.message.replace(/ as: (\d+) threads.*/, ' as: $1 threads…')}`);
+    const first = related[0].startsWith('shapes-64') ? 64 : 96;
+    const other = first === 64 ? 96 : 64;
+    expect(related).toEqual([
+      `shapes-${first}.cu:4 reached from kernel 'all_arrive_${first}'`,
+      `shapes-${first}.cu:5 'all_arrive_${first}' launched here with a block of ${first} threads`,
+      `shapes-${other}.cu:4 also reached from kernel 'all_arrive_${other}' as: ${other} threads…`,
+      `shapes-${other}.cu:5 'all_arrive_${other}' launched here with a block of ${other} threads`,
+    ]);
+  });
+});
+
+describe('language server: phaseflip.launch', () => {
+  // Every thread arrives on a barrier initialised for 64, and nothing in the file launches the kernel.
+  const KERNEL64 = `#include <cuda/barrier>
+__global__ void k(float* out) {
+  __shared__ cuda::barrier<cuda::thread_scope_block> bar;
+  if (threadIdx.x == 0) init(&bar, 64);
+  __syncthreads();
+  bar.arrive_and_wait();
+}
+`;
+  let dir: string;
+  let client: TestClient;
+
+  beforeAll(async () => {
+    requireBuild();
+    dir = mkdtempSync(path.join(tmpdir(), 'pf-lsp-launch-'));
+    writeFileSync(path.join(dir, 'k.cu'), KERNEL64);
+    client = await TestClient.start();
+    await client.initialize({ initializationOptions: { ...FAST, launch: { k: { block: 128 } } } });
+  });
+
+  afterAll(async () => {
+    await client.stop();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('the setting gives the block: the real error, and the hover says where the block came from', async () => {
+    const kernelUri = pathToFileURL(path.join(dir, 'k.cu')).href;
+    await client.open(kernelUri, KERNEL64);
+    const published = await client.waitForDiagnostics(kernelUri, (p) => p.diagnostics.some((d) => d.code === 'PF401'));
+    expect(published.diagnostics.find((d) => d.code === 'PF401')?.severity).toBe(1);
+    const hover = await client.hover(kernelUri, { line: 1, character: 16 });
+    const text = typeof hover?.contents === 'object' && 'value' in hover.contents ? hover.contents.value : JSON.stringify(hover?.contents);
+    expect(text).toMatch(/analysed at a block of 128 threads, from the setting `phaseflip\.launch` \(`"k"`\)/);
   });
 });

@@ -7,7 +7,8 @@ import { shiftRange, shiftResults } from '../../analysis/shift';
 import { barrierSymbols } from '../../analysis/symbols';
 import type { Kernel, KernelModule } from '../../ir/types';
 import { visitStmts } from '../../ir/visit';
-import { byPosition, findingKey, runRules } from '../../rules/run';
+import { byPosition, findingKey, mergeDuplicateFinding, runRules } from '../../rules/run';
+import { offsetAt } from '../text-offsets';
 import { internalProblem, syntaxProblemsOf } from './frontend';
 import { launchShapeDependency } from './launch-shapes';
 import { lowerRoot, rootsOf, scanCuda, type CudaScan, type FnDef } from './lower';
@@ -102,7 +103,7 @@ export class CudaAnalyzer {
           const kernel = lowerRoot(scan, fn, context);
           const module: KernelModule = { language: 'cuda', kernels: [kernel], constants: kernel.constants ?? scan.constants, deadline };
           const helpers = kernel.helpers ?? [];
-          const kernelFindings = relateToKernel(runRules(module, options), kernel.name, kernel.nameRange);
+          const kernelFindings = relateToKernel(runRules(module, options), kernel, scan.text);
           const kernelNotes = (kernel.notUnderstood ?? []).map((u): AnalysisNote => ({ kind: 'unresolved-helper', message: `not understood in kernel '${kernel.name}': ${u.what}; barrier findings for it may be incomplete`, range: u.range }));
           entry = { startLine, endLine, findings: kernelFindings, symbols: barrierSymbols(module), notes: kernelNotes, coverage: coverageOf(kernel), helpers, deps: dependencies(scan, functions, fn, fnText, key, helpers) };
           // A kernel analysed without its replay is not final: do it again next time.
@@ -148,21 +149,43 @@ function coverageOf(kernel: Kernel): KernelCoverage {
   return { name: kernel.name, range: kernel.nameRange, barrierOps, notUnderstood: kernel.notUnderstood?.length ?? 0 };
 }
 
+/** At most this many launch sites are named per finding (a kernel launched in a loop of configurations). */
+const MAX_RELATED_LAUNCHES = 4;
+
 /**
- * A finding located in a header names the kernel it was derived from (related information), since
- * the header's line alone does not say which of the kernels that use the helper has the problem.
+ * A finding located in a header names the kernel it was derived from (related information), and the
+ * launches in the document that gave the block size it was analysed at, since the header's line alone
+ * does not say which of the kernels that use the helper, launched how, has the problem.
  */
-function relateToKernel(findings: Finding[], kernel: string, nameRange: Range): Finding[] {
+function relateToKernel(findings: Finding[], kernel: Kernel, documentText: string): Finding[] {
+  const shape = kernel.launchShape;
+  const launches = shape?.source === 'launch-site' ? (shape.sites ?? []).filter((s) => s.block).slice(0, MAX_RELATED_LAUNCHES) : [];
   for (const f of findings) {
     if (f.range.file === undefined) continue;
-    if (nameRange.file !== f.range.file) f.related = [...f.related, { range: nameRange, message: `reached from kernel '${kernel}'` }];
+    if (kernel.nameRange.file !== f.range.file) f.related = [...f.related, { range: kernel.nameRange, message: `reached from kernel '${kernel.name}'` }];
+    for (const site of launches) {
+      const block = site.block![1] === 1 && site.block![2] === 1 ? `${site.block![0]} threads` : `(${site.block!.join(', ')})`;
+      f.related.push({ range: wholeLine(documentText, site.line), message: `'${kernel.name}' launched here with a block of ${block}` });
+    }
     // A fix must edit the file the finding is in; one whose edits lost it would land in the document.
     f.fixes = f.fixes.filter((x) => x.edits.every((e) => e.range.file === f.range.file));
   }
   return findings;
 }
 
-/** The same finding reached through two kernels (a helper in a header used by both) is reported once. */
+/** Line `line` of the document from its first non-blank character, without its line break. */
+function wholeLine(text: string, line: number): Range {
+  const start = offsetAt(text, { line, character: 0 });
+  const end = text.indexOf('\n', start);
+  const content = text.slice(start, end < 0 ? text.length : end).replace(/\r$/, '');
+  const indent = content.length - content.trimStart().length;
+  return { start: { line, character: indent }, end: { line, character: content.length } };
+}
+
+/**
+ * The same finding reached through two kernels (a helper in a header used by both) is reported once,
+ * with every kernel it was reached from, and the other wording when the kernels' shapes differ.
+ */
 function dedupFindings(list: Finding[]): Finding[] {
   const seen = new Map<string, Finding>();
   const out: Finding[] = [];
@@ -170,12 +193,13 @@ function dedupFindings(list: Finding[]): Finding[] {
     const k = findingKey(f);
     const first = seen.get(k);
     if (first) {
-      // Keep every kernel it was reached from.
-      for (const rel of f.related) if (!first.related.some((x) => x.message === rel.message && x.range.start.line === rel.range.start.line)) first.related.push(rel);
+      mergeDuplicateFinding(first, f);
       continue;
     }
-    seen.set(k, f);
-    out.push(f);
+    // A copy: the kernels' cached findings must not collect what other kernels add.
+    const own = { ...f, related: [...f.related] };
+    seen.set(k, own);
+    out.push(own);
   }
   return out;
 }

@@ -4,7 +4,7 @@
 import type { HoverInfo, Position, Range } from '../../api';
 import { barrierProtocol } from '../../analysis/barrier-protocol';
 import { analysedBlockSizes, KernelFacts } from '../../analysis/facts';
-import type { Kernel, KernelModule } from '../../ir/types';
+import type { Kernel, KernelModule, LaunchShape } from '../../ir/types';
 import { rangeOf } from './syntax-nodes';
 import type { SyntaxNode } from './parser';
 import { isKernelLaunch } from './launch-sites';
@@ -94,6 +94,9 @@ function kernelShape(kernel: Kernel, module: KernelModule): string {
     case 'launch-site':
       lines.push(`${head}: analysed at a block of ${threads(sizes)}, the size${many ? 's' : ''} its launch${many ? 'es' : ''} in this file use${many ? '' : 's'}${siteWords()}${many ? '; a finding must hold at every one' : ''}.`);
       break;
+    case 'setting':
+      lines.push(`${head}: analysed at a block of ${threads(sizes)}, from ${settingWords(shape)} (no launch in this file gives a block size Phaseflip can evaluate).`);
+      break;
     case 'assert':
       lines.push(`${head}: analysed at a block of ${threads(sizes)}, from the kernel's own check of \`blockDim.x\` (no launch in this file gives a block size Phaseflip can evaluate).`);
       break;
@@ -106,18 +109,28 @@ function kernelShape(kernel: Kernel, module: KernelModule): string {
         `${head}: the block size is not known here, so the analysis tries ${threads(sizes)}${other.length ? ` and checks ${threads(other)}` : ''}: what holds at every size is reported as usual, what holds at some only is an information note.`,
       );
       if (shape?.block3) lines.push(`- the block \`${dim(shape.block3)}\` is not one-dimensional, and the analysis models \`threadIdx.x\` only`);
-      lines.push(`- set it with a launch in this file (\`${kernel.name}<<<grid, 128>>>\`), \`__launch_bounds__(128)\`, \`assert(blockDim.x == 128)\` or a \`// phaseflip: block=128\` comment above the kernel`);
+      lines.push(`- set it with a launch in this file (\`${kernel.name}<<<grid, 128>>>\`), the setting \`phaseflip.launch\` (\`{ "${kernel.name}": { "block": 128 } }\`, or \`--launch ${kernel.name}:block=128\`), \`__launch_bounds__(128)\`, \`assert(blockDim.x == 128)\` or a \`// phaseflip: block=128\` comment above the kernel`);
       break;
     }
   }
-  if (shape?.grid) lines.push(`- grid: ${dim(shape.grid)}${shape.source === 'comment' && !sites.some((s) => s.grid) ? ', from the comment' : ', from the launch'}`);
+  if (shape?.grid) {
+    const from = shape.gridSource === 'setting' ? settingWords(shape) : shape.gridSource === 'comment' || (shape.source === 'comment' && !sites.some((s) => s.grid)) ? 'the comment' : 'the launch';
+    lines.push(`- grid: ${dim(shape.grid)}, from ${from}`);
+  }
   if (shape?.cluster) {
-    const from = shape.clusterSource === 'cluster-dims' ? '`__cluster_dims__`' : shape.clusterSource === 'comment' ? 'the `// phaseflip:` comment' : 'the launch attribute `cudaLaunchAttributeClusterDimension`';
+    const from = shape.clusterSource === 'cluster-dims' ? '`__cluster_dims__`' : shape.clusterSource === 'comment' ? 'the `// phaseflip:` comment' : shape.clusterSource === 'setting' ? settingWords(shape) : 'the launch attribute `cudaLaunchAttributeClusterDimension`';
     lines.push(`- cluster: (${shape.cluster.join(', ')}), from ${from}`);
   }
   if (shape?.smem !== undefined) lines.push(`- dynamic shared memory: ${shape.smem} bytes`);
   if (shape?.templateArgs?.length) lines.push(`- template arguments: ${shape.templateArgs.map((t) => `${t.name} = ${t.value}`).join(', ')}, from its launch or explicit instantiation`);
   return lines.join('\n');
+}
+
+/** Where a launch setting was stated: the editor's `phaseflip.launch` entry or the command line's `--launch`. */
+function settingWords(shape: LaunchShape | undefined): string {
+  const s = shape?.setting;
+  if (!s) return 'the launch setting';
+  return s.origin === 'command line' ? `\`--launch ${s.key}:…\`` : `the setting \`phaseflip.launch\` (\`"${s.key}"\`)`;
 }
 
 function ancestor(n: SyntaxNode, pred: (n: SyntaxNode) => boolean): SyntaxNode | undefined {

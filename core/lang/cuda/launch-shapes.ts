@@ -1,10 +1,12 @@
 // A kernel's launch shape (block, grid, cluster, dynamic shared memory) and template arguments, from
 // the sources the translation unit offers, first match wins: a `// phaseflip: block=N` comment (the
-// user's explicit word), the file's launches (launch-sites.ts), the kernel's own checks
+// user's explicit word), the file's launches (launch-sites.ts), the user's launch setting for a kernel
+// launched elsewhere (`phaseflip.launch`, `--launch`), the kernel's own checks
 // (`assert(blockDim.x == N)`, `if (blockDim.x != N) return;`), `__launch_bounds__(N)`; the cluster
-// from the comment, the launches' attribute or `__cluster_dims__`. Nothing is guessed here: a kernel
-// no source describes gets no block, and the analysis says so.
+// from the comment, the launches' attribute, the setting or `__cluster_dims__`. Nothing is guessed
+// here: a kernel no source describes gets no block, and the analysis says so.
 import type { KernelLaunchSite, LaunchShape } from '../../ir/types';
+import { type LaunchSetting, launchSettingsFor } from '../../project/launch-settings';
 import { foldConstant } from './constants';
 import { type Dim3, findLaunches, type KernelLaunch, launchBlockSizes, type LaunchingFunction } from './launch-sites';
 import type { SyntaxNode } from './parser';
@@ -86,6 +88,33 @@ export function kernelTemplateArguments(launches: ReadonlyMap<string, number[]>,
   return out.size ? out : undefined;
 }
 
+/**
+ * The user's launch setting for a kernel (`phaseflip.launch`, `--launch`), most specific first, with the
+ * template arguments the kernel is then analysed with. A template-id key (`k<128>`) fits the
+ * instantiation the translation unit binds (`bound`), or binds the arguments itself when nothing does.
+ */
+export function kernelLaunchSetting(
+  settings: readonly LaunchSetting[] | undefined,
+  fn: ShapedKernel,
+  file: string | undefined,
+  bound: ReadonlyMap<string, number> | undefined,
+  constants: ReadonlyMap<string, number>,
+): { setting: LaunchSetting; templateArgs?: Map<string, number> } | undefined {
+  if (!settings?.length) return undefined;
+  for (const setting of launchSettingsFor(settings, fn.name, file)) {
+    if (!setting.templateArgs) return { setting, ...(bound ? { templateArgs: new Map(bound) } : {}) };
+    if (setting.templateArgs.length > fn.templateParams.length) continue;
+    const args = new Map<string, number>();
+    setting.templateArgs.forEach((arg, i) => {
+      const v = foldText(arg, constants);
+      if (v !== undefined) args.set(fn.templateParams[i], v);
+    });
+    if (!bound) return { setting, ...(args.size ? { templateArgs: args } : {}) };
+    if ([...args].every(([name, v]) => bound.get(name) === v)) return { setting, templateArgs: new Map(bound) };
+  }
+  return undefined;
+}
+
 function foldText(text: string, constants: ReadonlyMap<string, number>): number | undefined {
   const t = text.trim().replace(/[uUlL]+$/, '');
   if (/^\d+$/.test(t)) return Number(t);
@@ -106,6 +135,7 @@ export function kernelLaunchShape(
   launchBounds: number | undefined,
   launched: boolean,
   templateArgs?: ReadonlyMap<string, number>,
+  setting?: LaunchSetting,
 ): LaunchShape | undefined {
   const decl = declarationOf(fn);
   const comment = shapeCommentOf(text, decl, fn.node, fn.body, constants);
@@ -121,6 +151,10 @@ export function kernelLaunchShape(
   } else if (siteBlocks.length) {
     shape.blocks = siteBlocks;
     shape.source = 'launch-site';
+  } else if (setting?.block) {
+    if (oneD(setting.block)) shape.blocks = [setting.block[0]];
+    else shape.block3 = setting.block;
+    shape.source = 'setting';
   } else if (asserted !== undefined) {
     shape.blocks = [asserted];
     shape.source = 'assert';
@@ -136,10 +170,16 @@ export function kernelLaunchShape(
     const known = values.filter((v): v is T => v !== undefined);
     return known.length && known.length === values.length && new Set(known.map((v) => JSON.stringify(v))).size === 1 ? known[0] : undefined;
   };
-  const grid = comment?.grid ?? same(sites.map((s) => s.grid));
-  if (grid) shape.grid = grid;
-  const smem = comment?.smem ?? same(sites.map((s) => s.smem));
+  const siteGrid = same(sites.map((s) => s.grid));
+  const grid = comment?.grid ?? siteGrid ?? setting?.grid;
+  if (grid) {
+    shape.grid = grid;
+    shape.gridSource = comment?.grid ? 'comment' : siteGrid ? 'launch-site' : 'setting';
+  }
+  const siteSmem = same(sites.map((s) => s.smem));
+  const smem = comment?.smem ?? siteSmem ?? setting?.smem;
   if (smem !== undefined) shape.smem = smem;
+  const smemFromSetting = comment?.smem === undefined && siteSmem === undefined && setting?.smem !== undefined;
   const siteCluster = same(sites.map((s) => s.cluster));
   const declared = clusterDims(headText(text, decl, fn.body), constants);
   if (comment?.cluster) {
@@ -148,12 +188,17 @@ export function kernelLaunchShape(
   } else if (siteCluster) {
     shape.cluster = siteCluster;
     shape.clusterSource = 'launch-site';
+  } else if (setting?.cluster) {
+    shape.cluster = setting.cluster;
+    shape.clusterSource = 'setting';
   } else if (declared) {
     shape.cluster = declared;
     shape.clusterSource = 'cluster-dims';
   }
   if (sites.length) shape.sites = sites.map(siteOf);
   if (templateArgs?.size) shape.templateArgs = [...templateArgs].map(([name, value]) => ({ name, value }));
+  const fromSetting = shape.source === 'setting' || shape.gridSource === 'setting' || shape.clusterSource === 'setting' || smemFromSetting;
+  if (setting && fromSetting) shape.setting = { key: setting.key, origin: setting.origin };
   const known = shape.source || shape.block3 || shape.grid || shape.cluster || shape.smem !== undefined || shape.sites || shape.templateArgs;
   return known ? shape : undefined;
 }

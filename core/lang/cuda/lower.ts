@@ -18,7 +18,7 @@ import { resolveBarrier, rootName } from './barrier-ref';
 import { placeOnLines } from '../../ir/source-lines';
 import { foldConstant, parseIntLiteral, recordConstants, sizeOfType } from './constants';
 import type { SyntaxNode } from './parser';
-import { kernelLaunchShape, kernelTemplateArguments } from './launch-shapes';
+import { kernelLaunchSetting, kernelLaunchShape, kernelTemplateArguments } from './launch-shapes';
 import { asmStringText, parsePtxAsm } from './ptx';
 import { type CudaScan, declsOf, type FnDef, type FunctionLookup, type LowerContext, scanCuda } from './scan';
 import type { CudaUnit } from './unit';
@@ -82,13 +82,16 @@ export function lowerRoot(scan: CudaScan, fn: FnDef, context?: LowerContext): Ke
   const functions = context?.functions ?? scan.fns;
   // Launches name a kernel without its scope: they count only when one kernel has that name.
   const unique = fn.isKernel && functions.get(fn.name)?.filter((d) => d.isKernel).length === 1;
-  const templateArgs = unique ? kernelTemplateArguments(scan.launchBlockSizes, fn, scan.constants) : undefined;
+  const bound = unique ? kernelTemplateArguments(scan.launchBlockSizes, fn, scan.constants) : undefined;
+  // The user's launch setting for the kernel (`phaseflip.launch`, `--launch`); a template-id key may bind its arguments.
+  const stated = fn.isKernel ? kernelLaunchSetting(context?.launchSettings, fn, fn.file ?? context?.documentPath, bound, scan.constants) : undefined;
+  const templateArgs = stated ? stated.templateArgs : bound;
   const kernel = lowerKernel(fn, functions, scan.fileDecls, scan.constants, context, templateArgs);
   const sizes = unique ? scan.launchBlockSizes.get(fn.name) : undefined;
   if (sizes?.length) kernel.launchBlockSizes = sizes;
   // A kernel defined in a header reads its shape comment and attributes from the header's text.
   const fnText = fn.file ? (context?.fileText(fn.file) ?? '') : scan.text;
-  const shape = fn.isKernel ? kernelLaunchShape(scan.launchBlockSizes, fnText, fn, kernel.constants ?? scan.constants, kernel.launchBounds, !!unique, templateArgs) : undefined;
+  const shape = fn.isKernel ? kernelLaunchShape(scan.launchBlockSizes, fnText, fn, kernel.constants ?? scan.constants, kernel.launchBounds, !!unique, templateArgs, stated?.setting) : undefined;
   if (shape) kernel.launchShape = shape;
   return placeOnLines(kernel, scan.text, context?.fileText);
 }

@@ -1,6 +1,7 @@
 // The front end's first pass over a file: what it declares at top level (helpers, kernels and other
 // roots, constants, file-scope `__shared__` variables), before any body is lowered.
 import type { BarrierDecl, Expr } from '../../ir/types';
+import type { LaunchSetting } from '../../project/launch-settings';
 import { parseIntLiteral, recordConstants } from './constants';
 import { fileLaunches } from './launch-shapes';
 import type { SyntaxNode } from './parser';
@@ -34,6 +35,10 @@ export interface LowerContext {
   fileText(file: string): string | undefined;
   /** Why a function the code calls is not defined anywhere in the unit (an include not found, a macro). */
   whyUndefined(name: string): string;
+  /** Launch shapes the user stated outside the source (`phaseflip.launch`, `--launch`). */
+  launchSettings?: readonly LaunchSetting[];
+  /** The analysed document's path, which a `file.cu:kernel` launch setting is matched against. */
+  documentPath?: string;
 }
 
 /** What a file declares at top level: helpers, kernels (roots), constants, file-scope shared variables. */

@@ -224,6 +224,8 @@ export class CudaUnit {
       functions: this.functions(scan),
       fileText: (file) => this.textOf(file),
       whyUndefined: (name) => this.whyUndefined(name),
+      ...(this.flags?.launch?.length ? { launchSettings: this.flags.launch } : {}),
+      ...(this.hasPath ? { documentPath: this.tu.main.path } : {}),
     };
   }
 
