@@ -15,7 +15,11 @@ interface Tokens {
   match: number[];
   /** The innermost bracket open around the token, -1 at the top level. */
   enclosing: number[];
+  /** For a `<`: the `>` closing it once looked for (-1: none), UNKNOWN before. */
+  angle: number[];
 }
+
+const UNKNOWN = -2;
 
 interface Edit {
   start: number;
@@ -56,6 +60,12 @@ export function rewriteGrammarGaps(parseText: string): string {
   return out;
 }
 
+/** Empties the memo of rewrites (tests). */
+export function clearGrammarGapCache(): void {
+  memo.clear();
+  memoChars = 0;
+}
+
 // The rewrites by parse text: bounded in entries and characters, least recently used first out.
 const MEMO_ENTRIES = 2000;
 const MEMO_CHARS = 32 * 1024 * 1024;
@@ -70,7 +80,8 @@ function rewrite(parseText: string): string {
   for (let i = 0; i < n; i++) {
     const w = word(i);
     if (w === 'typename') {
-      if (word(i - 1) !== 'operator' && valueAfterQualifiedName(t, word, i + 1)) edits.push({ start: t.start[i], end: t.end[i] });
+      // `using typename Base::T;` (a using-declaration) is missing from the grammar too.
+      if (word(i - 1) === 'using' || (word(i - 1) !== 'operator' && valueAfterQualifiedName(t, word, i + 1))) edits.push({ start: t.start[i], end: t.end[i] });
     } else if (w === '=' && word(i + 1) === '{') {
       braceDefault(t, word, i, edits);
     } else if (w === 'template' && word(i + 1) === '<') {
@@ -112,18 +123,28 @@ function valueAfterQualifiedName(t: Tokens, word: (i: number) => string, i: numb
   return qualified && (word(i) === '{' || word(i) === '(');
 }
 
-/** The `>` closing the `<` at `i` (nested angles counted, brackets skipped), or -1 at `;` or a stray closer. */
+/**
+ * The `>` closing the `<` at `i` (nested angles counted, brackets skipped), or -1 at `;` or a stray closer.
+ * Every `<` met on the way is settled too and remembered, so no token is scanned twice at one bracket level.
+ */
 function closingAngle(t: Tokens, word: (i: number) => string, i: number): number {
-  let depth = 0;
-  for (let k = i; k < t.start.length; k++) {
+  if (t.angle[i] !== UNKNOWN) return t.angle[i];
+  const open: number[] = [i];
+  for (let k = i + 1; k < t.start.length; k++) {
     const w = word(k);
-    if (w === '<') depth++;
-    else if (w === '>' && --depth === 0) return k;
-    else if (w === '(' || w === '[' || w === '{') {
-      if (t.match[k] < 0) return -1;
+    if (w === '<') {
+      if (t.angle[k] === UNKNOWN) open.push(k);
+      else if (t.angle[k] < 0) break;
+      else k = t.angle[k];
+    } else if (w === '>') {
+      t.angle[open.pop()!] = k;
+      if (open.length === 0) return k;
+    } else if (w === '(' || w === '[' || w === '{') {
+      if (t.match[k] < 0) break;
       k = t.match[k];
-    } else if (w === ';' || w === ')' || w === ']' || w === '}') return -1;
+    } else if (w === ';' || w === ')' || w === ']' || w === '}') break;
   }
+  for (const o of open) t.angle[o] = -1;
   return -1;
 }
 
@@ -146,7 +167,10 @@ function braceDefault(t: Tokens, word: (i: number) => string, eq: number, edits:
   }
 }
 
-/** In a `template <...>` head, a default ending in `*` (`typename P = void*`) loses its stars. */
+/**
+ * In a `template <...>` head, a default ending in `*` (`typename P = void*`) loses its stars, and a function
+ * pointer type (`typename F = R(*)(A)`) its `(*)(A)`: the grammar takes neither as a default.
+ */
 function pointerDefaults(t: Tokens, word: (i: number) => string, lt: number, edits: Edit[]): void {
   const gt = closingAngle(t, word, lt);
   if (gt < 0) return;
@@ -154,6 +178,11 @@ function pointerDefaults(t: Tokens, word: (i: number) => string, lt: number, edi
   let inDefault = false;
   for (let k = lt + 1; k <= gt; k++) {
     const w = word(k);
+    if (w === '(' && inDefault && depth === 0 && word(k + 1) === '*' && word(k + 2) === ')' && word(k + 3) === '(') {
+      const close = t.match[k + 3];
+      const after = word(close + 1);
+      if (close > k && (after === ',' || close + 1 === gt)) edits.push({ start: t.start[k], end: t.end[close] });
+    }
     if (w === '(' || w === '[' || w === '{') {
       k = t.match[k];
       continue;
@@ -228,7 +257,7 @@ const isWordChar = (c: number): boolean => (c >= 48 && c <= 57) || (c >= 65 && c
  * and character literals (raw strings too) are single LITERAL tokens, so nothing inside them is rewritten.
  */
 function tokenize(text: string): Tokens {
-  const t: Tokens = { start: [], end: [], kind: [], match: [], enclosing: [] };
+  const t: Tokens = { start: [], end: [], kind: [], match: [], enclosing: [], angle: [] };
   const stack: number[] = [];
   const len = text.length;
   let lineStart = true;
@@ -238,6 +267,7 @@ function tokenize(text: string): Tokens {
     t.end.push(end);
     t.kind.push(kind);
     t.match.push(-1);
+    t.angle.push(UNKNOWN);
     t.enclosing.push(stack.length ? stack[stack.length - 1] : -1);
   };
   while (i < len) {
@@ -366,8 +396,9 @@ function quotedEnd(text: string, i: number): number {
 
 /** The end of the raw string `R"delim( ... )delim"` whose quote is at `i`. */
 function rawStringEnd(text: string, i: number): number {
-  const paren = text.indexOf('(', i);
-  if (paren < 0 || paren - i > 17) return quotedEnd(text, i);
+  // A delimiter has at most 16 characters: the search stays that short.
+  const paren = text.slice(i, i + 18).indexOf('(') + i;
+  if (paren < i) return quotedEnd(text, i);
   const close = text.indexOf(`)${text.slice(i + 1, paren)}"`, paren);
   return close < 0 ? text.length : close + paren - i + 1;
 }

@@ -34,6 +34,8 @@ const GAPS: Array<[string, string, string]> = [
   ['an unnamed parameter with a brace default', 'struct S { S(Params p, InitBarriers = {}, InitMasks = {}) {} };', 'struct S { S(Params p, InitBarriers = 0 , InitMasks = 0 ) {} };'],
   ['a pointer default of a template parameter', 'template <typename team_t, typename ptr_t = void*> struct A {};', 'template <typename team_t, typename ptr_t = void > struct A {};'],
   ['a spaced pointer default', 'template <class T = int *> struct B {};', 'template <class T = int  > struct B {};'],
+  ['a function pointer default of a template parameter', 'template <class S, typename F = Info(*)(Info)> void f();', 'template <class S, typename F = Info         > void f();'],
+  ['typename in a using-declaration', 'struct D : B { using typename Base::Mma; };', 'struct D : B { using          Base::Mma; };'],
   ['an attribute before friend', 'struct S { [[nodiscard]] friend constexpr bool operator==(S a, S b) { return true; } };', 'struct S {               friend constexpr bool operator==(S a, S b) { return true; } };'],
   ['CUDA specifiers before friend', 'struct S { [[nodiscard]] __host__ __device__ friend bool operator==(S a, S b) { return true; } };', 'struct S {               friend __host__ __device__ bool operator==(S a, S b) { return true; } };'],
   ['an extended lambda', '__device__ void f() { apply(d, [val, diag]__device__(int row) { return row; }); }', '__device__ void f() { apply(d, [val, diag]          (int row) { return row; }); }'],
