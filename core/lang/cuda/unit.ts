@@ -8,6 +8,7 @@ import type { ProjectServices, UnitFlags } from '../../project/services';
 import { parseIntLiteral } from './constants';
 import { offsetAt } from '../text-offsets';
 import { type Parser, type SyntaxNode, type Tree, parseWhole } from './parser';
+import { rewriteGrammarGaps } from './preprocess/grammar-gaps';
 import { expandMacros } from './preprocess/macros';
 import { buildTranslationUnit, searchPathResolver, type TranslationUnit, type TranslationUnitFile } from './preprocess/translation-unit';
 import { cudaToolkitIncludeDirs } from './toolkit';
@@ -111,12 +112,17 @@ export class CudaUnit {
    */
   withPlainEdit(text: string, start: number, oldEnd: number, newText: string): CudaUnit {
     const main = this.tu.main;
-    const parseText = main.pre.parseText.slice(0, start) + newText + main.pre.parseText.slice(oldEnd);
+    // The edit goes into the text before the grammar's gaps were rewritten, and the rewrite runs again: an
+    // edit can make or unmake a gap anywhere its construct reaches (`,` after `= {...}` lines below).
+    const before = main.pre.beforeGrammarGaps ?? main.pre.parseText;
+    const spliced = before.slice(0, start) + newText + before.slice(oldEnd);
+    const parseText = rewriteGrammarGaps(spliced);
     const delta = newText.length - (oldEnd - start);
     const shifted = (list: ReadonlyArray<{ start: number; end: number }>) => list.map((r) => (r.start >= oldEnd ? { start: r.start + delta, end: r.end + delta } : r));
     const inactiveRanges = shifted(main.pre.inactiveRanges);
     const blankedInvocations = shifted(main.pre.blankedInvocations ?? []);
-    const edited = { ...main, text, pre: { ...main.pre, parseText, inactiveRanges, blankedInvocations } };
+    const pre = { ...main.pre, parseText, inactiveRanges, blankedInvocations, beforeGrammarGaps: parseText !== spliced ? spliced : undefined };
+    const edited = { ...main, text, pre };
     const tu: TranslationUnit = { ...this.tu, main: edited, files: this.tu.files.map((f) => (f === main ? edited : f)) };
     const next = new CudaUnit(tu, this.flags, this.cache, this.systemDirs, this.hasPath, this.contextPath);
     next.macroConstantsCache = this.macroConstantsCache;

@@ -6,6 +6,7 @@ import { evaluateCondition, type ConditionHooks } from './conditions';
 import { occurrences, scanFile, type DirectiveLine, type Edit, type FileScan } from './file-scan';
 import { expandMacros, parseDefine, type MacroDefinition, type MacroTable } from './macros';
 import { blankableExpansion, classifyObjectUse, expandInvocation, invocationSpan, type MacroUse } from './macro-uses';
+import { rewriteGrammarGaps } from './grammar-gaps';
 import { classifyMacro } from './specifier-macros';
 import { tokenize } from './tokens';
 import { CUDA_KEYWORDS, type SpecifierKind } from './specifiers';
@@ -25,6 +26,8 @@ export interface IncludeDirective {
 export interface PreprocessedFile {
   /** The same-length text tree-sitter parses (see preprocessFile). */
   parseText: string;
+  /** The parse text before `rewriteGrammarGaps`, where that changed it: what an in-place edit is spliced into. */
+  beforeGrammarGaps?: string;
   /** Offsets [start, end) of inactive regions (for hover/diagnostic suppression), sorted. */
   inactiveRanges: Array<{ start: number; end: number }>;
   /** Active #include directives in order. */
@@ -59,7 +62,8 @@ const CONDITIONALS = new Set(['if', 'ifdef', 'ifndef', 'elif', 'elifdef', 'elifn
  * `onInclude` at each active `#include` where it occurs, evaluating `#if`/`#elif` with the macros at that point.
  * Pure given (text, macros state, what onInclude does); linear in the text. The result's parse text has the
  * inactive regions and the conditional directive lines blanked, and specifier macros replaced by spaces (or by
- * `__global__` padded with spaces where the expansion holds `__global__` and the name is long enough).
+ * `__global__` padded with spaces where the expansion holds `__global__` and the name is long enough), then
+ * the constructs tree-sitter-cuda cannot parse rewritten (./grammar-gaps.ts).
  * An unterminated `#if` ends at the end of the file; a stray `#endif`/`#else`/`#elif` is ignored.
  */
 export function preprocessFile(
@@ -153,8 +157,11 @@ export function preprocessFile(
 
   const blankedInvocations: Array<{ start: number; end: number }> = [];
   const replacements = specifierEdits(scan, macros, history, inactiveRanges, blankedInvocations);
+  const beforeGrammarGaps = applyEdits(scan, mergeSorted(edits, replacements));
+  const parseText = rewriteGrammarGaps(beforeGrammarGaps);
   return {
-    parseText: applyEdits(scan, mergeSorted(edits, replacements)),
+    parseText,
+    ...(parseText !== beforeGrammarGaps ? { beforeGrammarGaps } : {}),
     inactiveRanges,
     blankedInvocations,
     includes,

@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { Project, loadEngine } from '../../../../core/index';
+import { buildCudaUnit } from '../../../../core/lang/cuda/unit';
 
 const HEADER = `#pragma once
 #define PF_DEVICE __forceinline__ __device__
@@ -87,6 +88,61 @@ describe('incremental CUDA documents with a translation unit', () => {
     expect(doc.text.split('\n')[1]).toBe('PF_CHECK(1 + 1 > 0);');
     expect(doc.irText()).toBe(engine.openDocument('cuda', doc.text, file).irText());
     expect(doc.analyze({}).syntaxProblems).toEqual(engine.openDocument('cuda', doc.text, file).analyze({}).syntaxProblems);
+  });
+
+  it('rewrites the grammar\'s gaps (./preprocess/grammar-gaps.ts) after an in-place edit as a fresh open does', async () => {
+    const project = new Project();
+    const gaps = `${KERNEL}struct Tok { int s; };
+struct Ring {
+  void set(int v, Tok t = {1}, int w = 0) {}
+  friend bool operator==(Ring a, Ring b) { return true; }
+};
+template <class T> __device__ int width() { return sizeof(T::A{}); }
+X(2, 1, 1) __global__ void __launch_bounds__(128) clustered(float* out) {
+  auto f = [=] (int i) { out[i] = 1.0f; };
+  f(threadIdx.x);
+}
+`;
+    // Each edit is plain (no directive, parenthesis or macro name) and makes or unmakes a gap somewhere.
+    const edits: Array<[string, string]> = [
+      ['Tok t = {1}, int', 'Tok t = {1}; int'],
+      ['Tok t = {1}; int', 'Tok t = {1}, int'],
+      ['sizeof(T::A{})', 'sizeof(typename T::A{})'],
+      ['[=] (int i)', '[=] __device__ (int i)'],
+      ['  friend bool', '  [[nodiscard]] friend bool'],
+      ['X(2, 1, 1)', '__cluster_dims__(2, 1, 1)'],
+      ['[[nodiscard]] friend', '[[nodiscard]] int friend'],
+    ];
+    const engine = await loadEngine({ project });
+    const doc = engine.openDocument('cuda', gaps, file);
+    doc.analyze({});
+    let unit = buildCudaUnit(gaps, file, project, undefined);
+    let text = gaps;
+    for (const [from, to] of edits) {
+      // The smallest replacement that turns `from` into `to`, as an editor sends it.
+      let a = 0;
+      while (from[a] === to[a]) a++;
+      let b = 0;
+      while (b < from.length - a && from[from.length - 1 - b] === to[to.length - 1 - b]) b++;
+      const start = text.indexOf(from) + a;
+      const oldEnd = text.indexOf(from) + from.length - b;
+      const inserted = to.slice(a, to.length - b);
+      expect(unit.isPlainEdit(text, start, oldEnd, inserted), from).toBe(true);
+      const before = text;
+      text = text.slice(0, start) + inserted + text.slice(oldEnd);
+      unit = unit.withPlainEdit(text, start, oldEnd, inserted);
+      expect(unit.parseText, to).toBe(buildCudaUnit(text, file, project, undefined).parseText);
+      const pos = (offset: number) => {
+        const lines = before.slice(0, offset).split('\n');
+        return { line: lines.length - 1, character: lines[lines.length - 1].length };
+      };
+      doc.update([{ range: { start: pos(start), end: pos(oldEnd) }, text: inserted }]);
+      const fresh = engine.openDocument('cuda', text, file);
+      expect(doc.analyze({}).syntaxProblems, to).toEqual(fresh.analyze({}).syntaxProblems);
+      expect(doc.irText(), to).toBe(fresh.irText());
+      fresh.dispose();
+    }
+    doc.dispose();
   });
 
   it('analyses like a fresh document after every one of 150 seeded random edits', async () => {

@@ -1,0 +1,404 @@
+// Rewrites, in the same-length parse text, the C++ and CUDA constructs that tree-sitter-cuda 0.21.1 cannot
+// parse into ones it can: the grammar cannot be regenerated here, and each gap spoils a whole declaration.
+// What the analysis reads (barrier calls, asm, launch bounds, kernel names, control flow) is never touched.
+
+/** Token kinds: identifiers (and numbers), punctuation (one character, or `::` / `->`). */
+const WORD = 0;
+const PUNCT = 1;
+const LITERAL = 2;
+
+interface Tokens {
+  start: number[];
+  end: number[];
+  kind: number[];
+  /** For a bracket `(`, `[`, `{` or its closer: the index of its partner, else -1. */
+  match: number[];
+  /** The innermost bracket open around the token, -1 at the top level. */
+  enclosing: number[];
+  /** For a `<`: the `>` closing it once looked for (-1: none), UNKNOWN before. */
+  angle: number[];
+}
+
+const UNKNOWN = -2;
+
+interface Edit {
+  start: number;
+  end: number;
+  /** Written in place (same length); blanked (line breaks kept) when absent. */
+  text?: string;
+}
+
+/** Words that may stand between an attribute and `friend` (the parse text has specifier macros blanked). */
+const SPECIFIER_WORDS = new Set(['constexpr', 'consteval', 'inline', 'static', 'virtual', 'explicit', '__host__', '__device__', '__forceinline__', '__noinline__', '__inline__']);
+
+/**
+ * `parseText` with the constructs tree-sitter-cuda cannot parse rewritten, same length and line breaks:
+ * `typename` before a qualified name used as a value (`size<0>(typename T::A{})`) blanked; brace default
+ * arguments (`= {}`, `= {X}`) as `0` or `(X)`; a template parameter's pointer default (`= void*`) without
+ * its `*`; an attribute before `friend` blanked; `__device__`/`__host__` after a lambda's `[...]` blanked;
+ * `friend` moved before CUDA's specifiers; `__cluster_dims__(...)` blanked (launch shapes read it from the file's own text). Strings, comments,
+ * character literals and directive lines are left alone. Linear in the text.
+ */
+export function rewriteGrammarGaps(parseText: string): string {
+  // Most files hold none of the triggers: a cheap test saves the tokenising.
+  if (!/typename|=\s*\{|template|\[\[|friend|__device__|__host__|__cluster_dims__/.test(parseText)) return parseText;
+  // Every rebuild of a translation unit preprocesses its headers again, to the same (memoised) parse texts.
+  const hit = memo.get(parseText);
+  if (hit !== undefined) {
+    memo.delete(parseText);
+    memo.set(parseText, hit);
+    return hit;
+  }
+  const out = rewrite(parseText);
+  memo.set(parseText, out);
+  memoChars += parseText.length;
+  while (memo.size > MEMO_ENTRIES || (memoChars > MEMO_CHARS && memo.size > 1)) {
+    const oldest = memo.keys().next().value as string;
+    memo.delete(oldest);
+    memoChars -= oldest.length;
+  }
+  return out;
+}
+
+/** Empties the memo of rewrites (tests). */
+export function clearGrammarGapCache(): void {
+  memo.clear();
+  memoChars = 0;
+}
+
+// The rewrites by parse text: bounded in entries and characters, least recently used first out.
+const MEMO_ENTRIES = 2000;
+const MEMO_CHARS = 32 * 1024 * 1024;
+const memo = new Map<string, string>();
+let memoChars = 0;
+
+function rewrite(parseText: string): string {
+  const t = tokenize(parseText);
+  const word = (i: number): string => (i >= 0 && i < t.start.length && t.kind[i] !== LITERAL ? parseText.slice(t.start[i], t.end[i]) : '');
+  const edits: Edit[] = [];
+  const n = t.start.length;
+  for (let i = 0; i < n; i++) {
+    const w = word(i);
+    if (w === 'typename') {
+      // `using typename Base::T;` (a using-declaration) is missing from the grammar too.
+      if (word(i - 1) === 'using' || (word(i - 1) !== 'operator' && valueAfterQualifiedName(t, word, i + 1))) edits.push({ start: t.start[i], end: t.end[i] });
+    } else if (w === '=' && word(i + 1) === '{') {
+      braceDefault(t, word, i, edits);
+    } else if (w === 'template' && word(i + 1) === '<') {
+      pointerDefaults(t, word, i + 1, edits);
+    } else if (w === '[' && word(i + 1) === '[' && t.match[i] > i) {
+      attributeBeforeFriend(t, word, i, edits);
+    } else if (w === ']' && t.match[i] >= 0 && word(t.match[i] - 1) !== '[' && word(t.match[i] + 1) !== '[') {
+      lambdaSpecifiers(t, word, i, edits);
+    } else if (w === 'friend') {
+      friendFirst(t, word, i, parseText, edits);
+    } else if (w === '__cluster_dims__' && word(i + 1) === '(' && t.match[i + 1] > i) {
+      edits.push({ start: t.start[i], end: t.end[t.match[i + 1]] });
+    }
+  }
+  return applyEdits(parseText, edits);
+}
+
+/**
+ * Whether the tokens from `i` spell a qualified name (`T::A`, `::cute::tuple<int>::type`, `T::template
+ * apply<X>::type`) directly followed by `{` or `(`: a value built from a dependent type, which the grammar
+ * only knows without `typename`. A declaration (`typename T::A x;`) or a template argument is not one.
+ */
+function valueAfterQualifiedName(t: Tokens, word: (i: number) => string, i: number): boolean {
+  let qualified = false;
+  if (word(i) === '::') i++;
+  for (;;) {
+    if (word(i) === 'template') i++;
+    if (t.kind[i] !== WORD || !/^[A-Za-z_]/.test(word(i))) return false;
+    i++;
+    if (word(i) === '<') {
+      const close = closingAngle(t, word, i);
+      if (close < 0) return false;
+      i = close + 1;
+    }
+    if (word(i) !== '::') break;
+    qualified = true;
+    i++;
+  }
+  return qualified && (word(i) === '{' || word(i) === '(');
+}
+
+/**
+ * The `>` closing the `<` at `i` (nested angles counted, brackets skipped), or -1 at `;` or a stray closer.
+ * Every `<` met on the way is settled too and remembered, so no token is scanned twice at one bracket level.
+ */
+function closingAngle(t: Tokens, word: (i: number) => string, i: number): number {
+  if (t.angle[i] !== UNKNOWN) return t.angle[i];
+  const open: number[] = [i];
+  for (let k = i + 1; k < t.start.length; k++) {
+    const w = word(k);
+    if (w === '<') {
+      if (t.angle[k] === UNKNOWN) open.push(k);
+      else if (t.angle[k] < 0) break;
+      else k = t.angle[k];
+    } else if (w === '>') {
+      t.angle[open.pop()!] = k;
+      if (open.length === 0) return k;
+    } else if (w === '(' || w === '[' || w === '{') {
+      if (t.match[k] < 0) break;
+      k = t.match[k];
+    } else if (w === ';' || w === ')' || w === ']' || w === '}') break;
+  }
+  for (const o of open) t.angle[o] = -1;
+  return -1;
+}
+
+/**
+ * `= {...}` directly inside parentheses and followed by `,` or `)`: a parameter's default, which the grammar
+ * lacks as a braced list. `(X)` or `0` means the same to everything that reads the text afterwards.
+ */
+function braceDefault(t: Tokens, word: (i: number) => string, eq: number, edits: Edit[]): void {
+  const open = eq + 1;
+  const close = t.match[open];
+  const around = t.enclosing[eq];
+  if (close < 0 || around < 0 || word(around) !== '(') return;
+  const next = word(close + 1);
+  if (next !== ',' && next !== ')') return;
+  if (close === open + 1) {
+    edits.push({ start: t.start[open], end: t.end[close], text: '0'.padEnd(t.end[close] - t.start[open], ' ') });
+  } else {
+    edits.push({ start: t.start[open], end: t.end[open], text: '(' });
+    edits.push({ start: t.start[close], end: t.end[close], text: ')' });
+  }
+}
+
+/**
+ * In a `template <...>` head, a default ending in `*` (`typename P = void*`) loses its stars, and a function
+ * pointer type (`typename F = R(*)(A)`) its `(*)(A)`: the grammar takes neither as a default.
+ */
+function pointerDefaults(t: Tokens, word: (i: number) => string, lt: number, edits: Edit[]): void {
+  const gt = closingAngle(t, word, lt);
+  if (gt < 0) return;
+  let depth = 0;
+  let inDefault = false;
+  for (let k = lt + 1; k <= gt; k++) {
+    const w = word(k);
+    if (w === '(' && inDefault && depth === 0 && word(k + 1) === '*' && word(k + 2) === ')' && word(k + 3) === '(') {
+      const close = t.match[k + 3];
+      const after = word(close + 1);
+      if (close > k && (after === ',' || close + 1 === gt)) edits.push({ start: t.start[k], end: t.end[close] });
+    }
+    if (w === '(' || w === '[' || w === '{') {
+      k = t.match[k];
+      continue;
+    }
+    if (w === '<') depth++;
+    else if (w === '>' && depth > 0) depth--;
+    else if (depth === 0 && w === '=') inDefault = true;
+    else if (depth === 0 && (w === ',' || k === gt)) {
+      for (let s = k - 1; inDefault && word(s) === '*'; s--) edits.push({ start: t.start[s], end: t.end[s] });
+      inDefault = false;
+    }
+  }
+}
+
+/** `[[nodiscard]] constexpr friend ...`: the grammar takes no attribute before `friend`; it means nothing to us. */
+function attributeBeforeFriend(t: Tokens, word: (i: number) => string, open: number, edits: Edit[]): void {
+  const close = t.match[open];
+  if (word(close - 1) !== ']' || t.match[close - 1] !== open + 1) return;
+  let k = close + 1;
+  while (SPECIFIER_WORDS.has(word(k)) || (word(k) === '[' && word(k + 1) === '[' && t.match[k] > k)) k = word(k) === '[' ? t.match[k] + 1 : k + 1;
+  if (word(k) === 'friend') edits.push({ start: t.start[open], end: t.end[close] });
+}
+
+/**
+ * `__host__ __device__ friend bool operator==(...)`: the grammar takes CUDA's specifiers after `friend` only,
+ * so `friend` moves before them (on one line; the same characters, the same length).
+ */
+function friendFirst(t: Tokens, word: (i: number) => string, at: number, text: string, edits: Edit[]): void {
+  let first = at;
+  let cuda = false;
+  while (SPECIFIER_WORDS.has(word(first - 1))) {
+    first--;
+    if (word(first).startsWith('__')) cuda = true;
+  }
+  if (!cuda) return;
+  const between = text.slice(t.start[first], t.start[at]);
+  if (/[\r\n]/.test(between)) return;
+  const moved = `friend ${between.trimEnd()}`;
+  edits.push({ start: t.start[first], end: t.end[at], text: moved.padEnd(t.end[at] - t.start[first], ' ') });
+}
+
+/** nvcc's extended lambdas, `[=] __host__ __device__ (int i) {...}`: the specifiers the grammar lacks go. */
+function lambdaSpecifiers(t: Tokens, word: (i: number) => string, close: number, edits: Edit[]): void {
+  let k = close + 1;
+  while (word(k) === '__device__' || word(k) === '__host__') k++;
+  if (k === close + 1) return;
+  const next = word(k);
+  if (next !== '(' && next !== '{' && next !== 'mutable' && next !== '->') return;
+  for (let s = close + 1; s < k; s++) edits.push({ start: t.start[s], end: t.end[s] });
+}
+
+/** `text` with the edits applied (overlapping ones dropped), line breaks kept in blanked ranges. */
+function applyEdits(text: string, edits: Edit[]): string {
+  if (edits.length === 0) return text;
+  edits.sort((a, b) => a.start - b.start);
+  const parts: string[] = [];
+  let pos = 0;
+  for (const e of edits) {
+    if (e.start < pos) continue;
+    parts.push(text.slice(pos, e.start));
+    parts.push(e.text ?? text.slice(e.start, e.end).replace(/[^\r\n]/g, ' '));
+    pos = e.end;
+  }
+  parts.push(text.slice(pos));
+  return parts.join('');
+}
+
+const isWordChar = (c: number): boolean => (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 95 || c === 36 || c >= 128;
+
+/**
+ * The tokens of `text` with brackets matched. Comments, directive lines and whitespace are skipped; string
+ * and character literals (raw strings too) are single LITERAL tokens, so nothing inside them is rewritten.
+ */
+function tokenize(text: string): Tokens {
+  const t: Tokens = { start: [], end: [], kind: [], match: [], enclosing: [], angle: [] };
+  const stack: number[] = [];
+  const len = text.length;
+  let lineStart = true;
+  let i = 0;
+  const push = (start: number, end: number, kind: number): void => {
+    t.start.push(start);
+    t.end.push(end);
+    t.kind.push(kind);
+    t.match.push(-1);
+    t.angle.push(UNKNOWN);
+    t.enclosing.push(stack.length ? stack[stack.length - 1] : -1);
+  };
+  while (i < len) {
+    const c = text.charCodeAt(i);
+    if (c === 10) {
+      lineStart = true;
+      i++;
+      continue;
+    }
+    if (c === 32 || c === 9 || c === 13 || c === 12 || c === 11) {
+      i++;
+      continue;
+    }
+    if (c === 92 && (text.charCodeAt(i + 1) === 10 || text.charCodeAt(i + 1) === 13)) {
+      i++;
+      continue;
+    }
+    if (c === 47 && text.charCodeAt(i + 1) === 47) {
+      i = lineEnd(text, i);
+      continue;
+    }
+    if (c === 47 && text.charCodeAt(i + 1) === 42) {
+      const close = text.indexOf('*/', i + 2);
+      i = close < 0 ? len : close + 2;
+      continue;
+    }
+    if (c === 35 && lineStart) {
+      i = directiveEnd(text, i);
+      continue;
+    }
+    lineStart = false;
+    if (c === 34 || c === 39) {
+      const end = quotedEnd(text, i);
+      push(i, end, LITERAL);
+      i = end;
+      continue;
+    }
+    if (isWordChar(c) || (c === 46 && isDigit(text.charCodeAt(i + 1)))) {
+      const digit = isDigit(c) || c === 46;
+      let j = i + 1;
+      while (j < len) {
+        const d = text.charCodeAt(j);
+        // A number takes digit separators and exponent signs (`1'000`, `1e-3`).
+        if (isWordChar(d) || (digit && (d === 46 || d === 39 || ((d === 43 || d === 45) && /[eEpP]/.test(text[j - 1]))))) j++;
+        else break;
+      }
+      const q = text.charCodeAt(j);
+      if (!digit && (q === 34 || q === 39) && /^(u8|[uUL])?R?$/.test(text.slice(i, j))) {
+        const end = text[j - 1] === 'R' && q === 34 ? rawStringEnd(text, j) : quotedEnd(text, j);
+        push(i, end, LITERAL);
+        i = end;
+        continue;
+      }
+      push(i, j, digit ? LITERAL : WORD);
+      i = j;
+      continue;
+    }
+    const two = text.slice(i, i + 2);
+    const width = two === '::' || two === '->' ? 2 : 1;
+    push(i, i + width, PUNCT);
+    const k = t.start.length - 1;
+    if (c === 40 || c === 91 || c === 123) stack.push(k);
+    else if (c === 41 || c === 93 || c === 125) {
+      const want = c === 41 ? 40 : c === 93 ? 91 : 123;
+      // A stray closer is left unmatched; a closer of an outer bracket closes the unmatched ones inside it.
+      let s = stack.length - 1;
+      while (s >= 0 && text.charCodeAt(t.start[stack[s]]) !== want) s--;
+      if (s >= 0) {
+        const open = stack[s];
+        stack.length = s;
+        t.match[open] = k;
+        t.match[k] = open;
+        t.enclosing[k] = stack.length ? stack[stack.length - 1] : -1;
+      }
+    }
+    i += width;
+  }
+  return t;
+}
+
+const isDigit = (c: number): boolean => c >= 48 && c <= 57;
+
+/** The end of the line at `i` (before its break), following backslash continuations. */
+function lineEnd(text: string, i: number): number {
+  for (;;) {
+    const nl = text.indexOf('\n', i);
+    if (nl < 0) return text.length;
+    let b = nl - 1;
+    if (text.charCodeAt(b) === 13) b--;
+    if (text.charCodeAt(b) !== 92) return nl;
+    i = nl + 1;
+  }
+}
+
+/** The end of a directive starting at `i`: its continued lines, and any comment opened on them. */
+function directiveEnd(text: string, i: number): number {
+  const len = text.length;
+  while (i < len) {
+    const c = text.charCodeAt(i);
+    if (c === 10) return i;
+    if (c === 92 && text.charCodeAt(i + 1) === 10) i += 2;
+    else if (c === 92 && text.charCodeAt(i + 1) === 13) i += text.charCodeAt(i + 2) === 10 ? 3 : 2;
+    else if (c === 47 && text.charCodeAt(i + 1) === 42) {
+      const close = text.indexOf('*/', i + 2);
+      i = close < 0 ? len : close + 2;
+    } else if (c === 47 && text.charCodeAt(i + 1) === 47) return lineEnd(text, i);
+    else if (c === 34 || c === 39) i = quotedEnd(text, i);
+    else i++;
+  }
+  return len;
+}
+
+/** The end of the string or character literal opening at `i` (at the line's end when unterminated). */
+function quotedEnd(text: string, i: number): number {
+  const quote = text.charCodeAt(i);
+  let j = i + 1;
+  while (j < text.length) {
+    const c = text.charCodeAt(j);
+    if (c === 92) j += 2;
+    else if (c === quote) return j + 1;
+    else if (c === 10) return j;
+    else j++;
+  }
+  return text.length;
+}
+
+/** The end of the raw string `R"delim( ... )delim"` whose quote is at `i`. */
+function rawStringEnd(text: string, i: number): number {
+  // A delimiter has at most 16 characters: the search stays that short.
+  const paren = text.slice(i, i + 18).indexOf('(') + i;
+  if (paren < i) return quotedEnd(text, i);
+  const close = text.indexOf(`)${text.slice(i + 1, paren)}"`, paren);
+  return close < 0 ? text.length : close + paren - i + 1;
+}

@@ -1,0 +1,116 @@
+// The rewrites of constructs tree-sitter-cuda cannot parse: each gap is real (the grammar gives an error
+// on the text as written), each rewrite is the exact same-length text that parses, what must not change
+// stays as written, and kernels written with the constructs lint with the same findings and launch shape.
+import { beforeAll, describe, expect, it } from 'vitest';
+import { loadEngine, type Engine } from '../../../../../core/index';
+import { Parser, loadCudaLanguage, parseWhole } from '../../../../../core/lang/cuda/parser';
+import { rewriteGrammarGaps } from '../../../../../core/lang/cuda/preprocess/grammar-gaps';
+
+let parser: Parser;
+let engine: Engine;
+beforeAll(async () => {
+  const language = await loadCudaLanguage();
+  parser = new Parser();
+  parser.setLanguage(language);
+  engine = await loadEngine({});
+});
+
+/** Whether the grammar alone (no preprocessing) parses `text` without ERROR or MISSING nodes. */
+function parsesCleanly(text: string): boolean {
+  const tree = parseWhole(parser, text);
+  const clean = !!tree && !tree.rootNode.hasError;
+  tree?.delete();
+  return clean;
+}
+
+/** Each gap: what is written, and the exact text tree-sitter is given instead. */
+const GAPS: Array<[string, string, string]> = [
+  ['typename before a value of a dependent type', 'int f() { return size<0>(typename T::A{}); }', 'int f() { return size<0>(         T::A{}); }'],
+  ['typename before a functional cast', 'void f() { auto y = typename T::P(3); }', 'void f() { auto y =          T::P(3); }'],
+  ['typename as a call argument', 'void g() { f(typename X::template Y<int>{}, 2); }', 'void g() { f(         X::template Y<int>{}, 2); }'],
+  ['typename in a default argument, kept in the declaration', 'struct P { P(typename O::Params op = typename O::Params()); };', 'struct P { P(typename O::Params op =          O::Params()); };'],
+  ['an empty brace default', 'void f(const EnvT& env = {}) {}', 'void f(const EnvT& env = 0 ) {}'],
+  ['a brace default with a value', 'void f(Token t = {Status::WaitAgain}, int c = {  }) {}', 'void f(Token t = (Status::WaitAgain), int c = 0   ) {}'],
+  ['an unnamed parameter with a brace default', 'struct S { S(Params p, InitBarriers = {}, InitMasks = {}) {} };', 'struct S { S(Params p, InitBarriers = 0 , InitMasks = 0 ) {} };'],
+  ['a pointer default of a template parameter', 'template <typename team_t, typename ptr_t = void*> struct A {};', 'template <typename team_t, typename ptr_t = void > struct A {};'],
+  ['a spaced pointer default', 'template <class T = int *> struct B {};', 'template <class T = int  > struct B {};'],
+  ['a function pointer default of a template parameter', 'template <class S, typename F = Info(*)(Info)> void f();', 'template <class S, typename F = Info         > void f();'],
+  ['typename in a using-declaration', 'struct D : B { using typename Base::Mma; };', 'struct D : B { using          Base::Mma; };'],
+  ['an attribute before friend', 'struct S { [[nodiscard]] friend constexpr bool operator==(S a, S b) { return true; } };', 'struct S {               friend constexpr bool operator==(S a, S b) { return true; } };'],
+  ['CUDA specifiers before friend', 'struct S { [[nodiscard]] __host__ __device__ friend bool operator==(S a, S b) { return true; } };', 'struct S {               friend __host__ __device__ bool operator==(S a, S b) { return true; } };'],
+  ['an extended lambda', '__device__ void f() { apply(d, [val, diag]__device__(int row) { return row; }); }', '__device__ void f() { apply(d, [val, diag]          (int row) { return row; }); }'],
+  ['a host-device extended lambda', 'void f() { g([=] __host__ __device__ (int i) { return i; }); }', 'void f() { g([=]                     (int i) { return i; }); }'],
+  ['__cluster_dims__ before __global__', '__cluster_dims__(2, 1, 1) __global__ void k() {}', '                          __global__ void k() {}'],
+  ['__cluster_dims__ after void', '__global__ void __cluster_dims__(2, 1, 1) k() {}', '__global__ void                           k() {}'],
+  ['__cluster_dims__ after __launch_bounds__', '__global__ void __launch_bounds__(128, 1) __cluster_dims__(2,1,1) k() {}', '__global__ void __launch_bounds__(128, 1)                         k() {}'],
+  ['__cluster_dims__ on the line above', '__cluster_dims__(2, 1, 1)\n__global__ void k() {}', '                         \n__global__ void k() {}'],
+];
+
+describe('rewriteGrammarGaps: each gap', () => {
+  for (const [what, written, parsed] of GAPS) {
+    it(what, () => {
+      expect(parsesCleanly(written)).toBe(false);
+      expect(rewriteGrammarGaps(written)).toBe(parsed);
+      expect(parsed.length).toBe(written.length);
+      expect(parsesCleanly(parsed)).toBe(true);
+      // Through the whole front end (the preprocessor applies the rewrite): no syntax problem.
+      expect(engine.analyze(written, 'cuda', {}).syntaxProblems).toEqual([]);
+    });
+  }
+
+  it('keeps line breaks where a blanked construct spans lines', () => {
+    const written = '__cluster_dims__(2,\n  1, 1) __global__ void k() {}';
+    expect(rewriteGrammarGaps(written)).toBe(' '.repeat(19) + '\n' + ' '.repeat(8) + '__global__ void k() {}');
+  });
+});
+
+describe('rewriteGrammarGaps: what stays as written', () => {
+  const untouched = [
+    'void f() { x = {}; S s = {1, 2}; y = {3}; }',
+    'S s{ .a = {1}, .b = 2 };',
+    'void g() { int a[2] = {1, 2}; for (auto v : {1, 2}) h(v); }',
+    'template <class T> void g() { typename T::A x; typename T::template B<int>::C y{}; }',
+    'constexpr int M = A::rows / kittens::TILE_ROW_DIM<typename A::T>;',
+    'template <class T> struct W { operator typename T::type() const; };',
+    'template <typename T = float, int N = 2 * 3> struct C {};',
+    'void f() { const char* s = "typename T::A{} = {} [=] __device__ ("; char c = \'{\'; }',
+    '// typename T::A{}  f(int a = {})  __cluster_dims__(1)\n/* [[nodiscard]] friend */ int x;',
+    '#define M(x) f(typename T::A{}, x = {})\nint y;',
+    'auto s = R"(typename T::A{} __cluster_dims__(1))";',
+    '[[nodiscard]] __device__ int f();',
+    '__device__ int a[4]; __device__ void g() { a[0] = 1; }',
+  ];
+  for (const text of untouched) {
+    it(JSON.stringify(text).slice(0, 60), () => expect(rewriteGrammarGaps(text)).toBe(text));
+  }
+});
+
+/** A block of 128 threads arriving on a barrier initialised for 64, through an extended lambda. */
+const KERNEL = `#include <cuda/barrier>
+CLUSTER __global__ void __launch_bounds__(128) k(float* out) {
+  __shared__ cuda::barrier<cuda::thread_scope_block> bar;
+  if (threadIdx.x == 0) init(&bar, 64);
+  __syncthreads();
+  auto step = [&] LAMBDA (int i) { bar.arrive_and_wait(); out[i] = 1.f; };
+  step(threadIdx.x);
+}
+`;
+
+describe('kernels written with the constructs', () => {
+  const variant = (cluster: string, lambda: string) => KERNEL.replace('CLUSTER', cluster).replace('LAMBDA', lambda);
+  const findings = (text: string) => engine.analyze(text, 'cuda', {}).findings.map((f) => `${f.range.start.line}:${f.code}:${f.message}`);
+
+  it('lint with the findings of the same kernel written without them, and keep the cluster shape', () => {
+    const plain = findings(variant(' '.repeat(25), '          '));
+    expect(plain.some((f) => f.includes('PF401'))).toBe(true);
+    const written = variant('__cluster_dims__(2, 1, 1)', '__device__');
+    expect(engine.analyze(written, 'cuda', {}).syntaxProblems).toEqual([]);
+    expect(findings(written)).toEqual(plain);
+    const doc = engine.openDocument('cuda', written);
+    doc.analyze({});
+    const line = written.split('\n').findIndex((l) => l.includes(' k(float'));
+    const hover = doc.hover({ line, character: written.split('\n')[line].indexOf('k(float') })?.markdown ?? '';
+    expect(hover).toMatch(/- cluster: \(2, 1, 1\), from `__cluster_dims__`/);
+    doc.dispose();
+  });
+});
