@@ -63,9 +63,12 @@ export class CudaDocument implements LanguageDocument {
     const cached = this.unitCache;
     if (cached && cached.text === before && cached.unit.isPlainEdit(before, start, oldEnd, newText)) {
       const inStep = this.pendingEdits !== null && (this.pendingEdits.length > 0 || cached.unit.parseText === this.parsedText);
+      const previous = cached.unit.parseText;
       cached.unit = cached.unit.withPlainEdit(this.textValue, start, oldEnd, newText);
       cached.text = this.textValue;
-      if (inStep) this.pendingEdits!.push({ start, oldEnd, newText });
+      // The grammar-gap rewrite may change the parse text beyond the edit (`,` after `= {...}`): then diff.
+      const exact = inStep && cached.unit.parseText === previous.slice(0, start) + newText + previous.slice(oldEnd);
+      if (exact) this.pendingEdits!.push({ start, oldEnd, newText });
       else this.pendingEdits = null;
     } else this.pendingEdits = null;
   }
