@@ -17,6 +17,8 @@ interface Tokens {
   enclosing: number[];
   /** For a `<`: the `>` closing it once looked for (-1: none), UNKNOWN before. */
   angle: number[];
+  /** Block comments inside directives that continue past their line (`f(); /* c *\/ \`): blanked, see directiveEnd. */
+  directiveComments: Edit[];
 }
 
 const UNKNOWN = -2;
@@ -41,7 +43,7 @@ const SPECIFIER_WORDS = new Set(['constexpr', 'consteval', 'inline', 'static', '
  */
 export function rewriteGrammarGaps(parseText: string): string {
   // Most files hold none of the triggers: a cheap test saves the tokenising.
-  if (!/typename|=\s*\{|template|\[\[|friend|__device__|__host__|__cluster_dims__/.test(parseText)) return parseText;
+  if (!/typename|=\s*\{|template|\[\[|friend|__device__|__host__|__cluster_dims__|\*\/[ \t]*\\\r?\n/.test(parseText)) return parseText;
   // Every rebuild of a translation unit preprocesses its headers again, to the same (memoised) parse texts.
   const hit = memo.get(parseText);
   if (hit !== undefined) {
@@ -75,7 +77,7 @@ let memoChars = 0;
 function rewrite(parseText: string): string {
   const t = tokenize(parseText);
   const word = (i: number): string => (i >= 0 && i < t.start.length && t.kind[i] !== LITERAL ? parseText.slice(t.start[i], t.end[i]) : '');
-  const edits: Edit[] = [];
+  const edits: Edit[] = [...t.directiveComments];
   const n = t.start.length;
   for (let i = 0; i < n; i++) {
     const w = word(i);
@@ -257,7 +259,7 @@ const isWordChar = (c: number): boolean => (c >= 48 && c <= 57) || (c >= 65 && c
  * and character literals (raw strings too) are single LITERAL tokens, so nothing inside them is rewritten.
  */
 function tokenize(text: string): Tokens {
-  const t: Tokens = { start: [], end: [], kind: [], match: [], enclosing: [], angle: [] };
+  const t: Tokens = { start: [], end: [], kind: [], match: [], enclosing: [], angle: [], directiveComments: [] };
   const stack: number[] = [];
   const len = text.length;
   let lineStart = true;
@@ -295,7 +297,7 @@ function tokenize(text: string): Tokens {
       continue;
     }
     if (c === 35 && lineStart) {
-      i = directiveEnd(text, i);
+      i = directiveEnd(text, i, t.directiveComments);
       continue;
     }
     lineStart = false;
@@ -362,8 +364,12 @@ function lineEnd(text: string, i: number): number {
   }
 }
 
-/** The end of a directive starting at `i`: its continued lines, and any comment opened on them. */
-function directiveEnd(text: string, i: number): number {
+/**
+ * The end of a directive starting at `i`: its continued lines, and any comment opened on them. A block comment
+ * on a line the directive continues from goes into `comments`: the grammar's own directive lexing ends a
+ * `#define` at such a comment, and the rest of the macro's body would be read as code.
+ */
+function directiveEnd(text: string, i: number, comments?: Edit[]): number {
   const len = text.length;
   while (i < len) {
     const c = text.charCodeAt(i);
@@ -372,12 +378,20 @@ function directiveEnd(text: string, i: number): number {
     else if (c === 92 && text.charCodeAt(i + 1) === 13) i += text.charCodeAt(i + 2) === 10 ? 3 : 2;
     else if (c === 47 && text.charCodeAt(i + 1) === 42) {
       const close = text.indexOf('*/', i + 2);
-      i = close < 0 ? len : close + 2;
+      const end = close < 0 ? len : close + 2;
+      if (comments && continuesAfter(text, end)) comments.push({ start: i, end });
+      i = end;
     } else if (c === 47 && text.charCodeAt(i + 1) === 47) return lineEnd(text, i);
     else if (c === 34 || c === 39) i = quotedEnd(text, i);
     else i++;
   }
   return len;
+}
+
+/** Whether only blanks and a line splice (`\\` at the line's end) follow `i` on its line. */
+function continuesAfter(text: string, i: number): boolean {
+  while (text.charCodeAt(i) === 32 || text.charCodeAt(i) === 9) i++;
+  return text.charCodeAt(i) === 92 && (text.charCodeAt(i + 1) === 10 || text.charCodeAt(i + 1) === 13);
 }
 
 /** The end of the string or character literal opening at `i` (at the line's end when unterminated). */

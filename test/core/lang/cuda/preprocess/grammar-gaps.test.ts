@@ -44,6 +44,11 @@ const GAPS: Array<[string, string, string]> = [
   ['__cluster_dims__ after void', '__global__ void __cluster_dims__(2, 1, 1) k() {}', '__global__ void                           k() {}'],
   ['__cluster_dims__ after __launch_bounds__', '__global__ void __launch_bounds__(128, 1) __cluster_dims__(2,1,1) k() {}', '__global__ void __launch_bounds__(128, 1)                         k() {}'],
   ['__cluster_dims__ on the line above', '__cluster_dims__(2, 1, 1)\n__global__ void k() {}', '                         \n__global__ void k() {}'],
+  [
+    'a block comment before a line splice in a #define',
+    '#define SW(x) switch (x) { \\\n  case 1: f(); /* one */ \\\n  default: g(); \\\n  }\nint y;',
+    '#define SW(x) switch (x) { \\\n  case 1: f();           \\\n  default: g(); \\\n  }\nint y;',
+  ],
 ];
 
 describe('rewriteGrammarGaps: each gap', () => {
