@@ -94,6 +94,11 @@ function rewrite(parseText: string): string {
       lambdaSpecifiers(t, word, i, edits);
     } else if (w === 'friend') {
       friendFirst(t, word, i, parseText, edits);
+    } else if (w === '*' && word(i + 1) === '=' && t.start[i + 1] > t.end[i] && word(t.enclosing[i]) === '(' && /^[\w>*]/.test(word(i - 1))) {
+      // An unnamed pointer parameter with a default (`T* /* unused */ = nullptr`): the grammar has no pointer
+      // abstract declarator there; without its `*` it is an unnamed parameter with a default, which it has.
+      // (`x *= 2` is one token apart: the `=` must not touch the `*`.)
+      edits.push({ start: t.start[i], end: t.end[i] });
     } else if (w === '__cluster_dims__' && word(i + 1) === '(' && t.match[i + 1] > i) {
       edits.push({ start: t.start[i], end: t.end[t.match[i + 1]] });
     }

@@ -44,6 +44,7 @@ const GAPS: Array<[string, string, string]> = [
   ['__cluster_dims__ after void', '__global__ void __cluster_dims__(2, 1, 1) k() {}', '__global__ void                           k() {}'],
   ['__cluster_dims__ after __launch_bounds__', '__global__ void __launch_bounds__(128, 1) __cluster_dims__(2,1,1) k() {}', '__global__ void __launch_bounds__(128, 1)                         k() {}'],
   ['__cluster_dims__ on the line above', '__cluster_dims__(2, 1, 1)\n__global__ void k() {}', '                         \n__global__ void k() {}'],
+  ['an unnamed pointer parameter with a default', 'struct Q { template <class T = int> void a(P s, T* /* unused */ = nullptr) {} };', 'struct Q { template <class T = int> void a(P s, T  /* unused */ = nullptr) {} };'],
   [
     'a block comment before a line splice in a #define',
     '#define SW(x) switch (x) { \\\n  case 1: f(); /* one */ \\\n  default: g(); \\\n  }\nint y;',
@@ -84,6 +85,7 @@ describe('rewriteGrammarGaps: what stays as written', () => {
     'auto s = R"(typename T::A{} __cluster_dims__(1))";',
     '[[nodiscard]] __device__ int f();',
     '__device__ int a[4]; __device__ void g() { a[0] = 1; }',
+    'void f(int x) { g(x *= 2); h((p) * (q)); int* r = nullptr; }',
   ];
   for (const text of untouched) {
     it(JSON.stringify(text).slice(0, 60), () => expect(rewriteGrammarGaps(text)).toBe(text));
