@@ -22,6 +22,10 @@ export const MAX_INVOCATION_DEPTH = 32;
 
 const EXPANSION_LIMIT = 10_000;
 
+// Work bound of an invocation's expansion: higher, since a branch selector (`NV_IF_ELSE_TARGET`) rescans its
+// statement arguments through several levels of macros; the invocation itself is at most MAX_INVOCATION_CHARS long.
+const INVOCATION_EXPANSION_LIMIT = 200_000;
+
 // Words that name code the lowering reads (barriers, copies, fences, inline assembly): an expansion holding one is
 // never blanked, even where it looks like a specifier.
 const CODE_WORD = /mbarrier|arrive|wait|expect|bulk|tma|fence|cp_?async|asm|barrier|sync|volatile/i;
@@ -140,7 +144,7 @@ export function blankableExpansion(tokens: readonly Token[]): boolean {
 
 /** The full expansion of the invocation text `call` (`NAME(args)`), or undefined when the work bound cut it short. */
 export function expandInvocation(call: string, macros: MacroTable): Token[] | undefined {
-  const expanded = expandTokens(tokenize(call), macros, { noExpand: CUDA_KEYWORDS, limit: EXPANSION_LIMIT });
+  const expanded = expandTokens(tokenize(call), macros, { noExpand: CUDA_KEYWORDS, limit: INVOCATION_EXPANSION_LIMIT });
   return expanded.complete ? expanded.tokens : undefined;
 }
 
@@ -250,7 +254,7 @@ function holdsParenthesisedStatements(tokens: readonly Token[]): boolean {
 }
 
 function expandText(text: string, macros: MacroTable): Token[] | undefined {
-  const expanded = expandTokens(tokenize(text), macros, { noExpand: CUDA_KEYWORDS, limit: EXPANSION_LIMIT });
+  const expanded = expandTokens(tokenize(text), macros, { noExpand: CUDA_KEYWORDS, limit: INVOCATION_EXPANSION_LIMIT });
   return expanded.complete ? expanded.tokens : undefined;
 }
 
