@@ -194,10 +194,11 @@ export function invocationEdits(text: string, at: number, nameEnd: number, close
     const inner = tokens.slice(1, -1);
     for (const a of args.list) {
       const body = /^\(([\s\S]*)\)$/.exec(text.slice(a.start, a.end).trim());
-      if (!body) continue;
-      const argOpen = text.indexOf('(', a.start);
-      const argClose = text.lastIndexOf(')', a.end - 1);
-      if (!sameSpelling(inner, expandText(body[1], macros))) continue;
+      // A parenthesised argument's parentheses become the braces; an argument written bare (`NV_IF_TARGET(c,
+      // f();)`) takes the `,` or `(` before it and the `,` or `)` after it instead.
+      const argOpen = body ? text.indexOf('(', a.start) : a.start - 1;
+      const argClose = body ? text.lastIndexOf(')', a.end - 1) : a.end;
+      if (!sameSpelling(inner, expandText(body ? body[1] : text.slice(a.start, a.end), macros))) continue;
       return {
         edits: [
           { start: at, end: argOpen },

@@ -249,6 +249,12 @@ describe('branch-selecting macros', () => {
     ]);
   });
 
+  it('keeps a branch written without parentheses, its separators turned into braces', () => {
+    const bare = ['#define BARE_1(...) { __VA_ARGS__ }', '#define IF_ARCH_BARE(cond, ...) CAT(BARE_, cond)(__VA_ARGS__)'];
+    const text = [...selector, ...bare, 'void f() { IF_ARCH_BARE(ON_SM90, a(); b();); }'].join('\n');
+    expect(codeOf(run(text), text).at(-1)).toBe(`void f() { ${' '.repeat('IF_ARCH_BARE(ON_SM90'.length)}{ a(); b();}; }`);
+  });
+
   it('writes a branch not taken without an alternative as an empty block, and follows the architecture modelled', () => {
     const text = [...selector, 'void f() { IF_ARCH(ON_SM90, (a();)); }'].join('\n');
     const on = (cudaArch: number) => preprocessFile(text, predefinedMacros({ cudaArch }), () => {}, 'test.cu').parseText.split('\n').at(-1);
