@@ -5,7 +5,7 @@ import { Buffer } from 'node:buffer';
 import { evaluateCondition, type ConditionHooks } from './conditions';
 import { occurrences, scanFile, type DirectiveLine, type Edit, type FileScan } from './file-scan';
 import { expandMacros, parseDefine, type MacroDefinition, type MacroTable } from './macros';
-import { blankableExpansion, classifyObjectUse, expandInvocation, invocationSpan, type MacroUse } from './macro-uses';
+import { classifyObjectUse, invocationEdits, invocationSpan, type MacroUse } from './macro-uses';
 import { rewriteGrammarGaps } from './grammar-gaps';
 import { classifyMacro } from './specifier-macros';
 import { tokenize } from './tokens';
@@ -35,8 +35,9 @@ export interface PreprocessedFile {
   /** Names of macros (defined anywhere in the TU so far) whose expansion contains __global__. */
   kernelMacros: string[];
   /**
-   * Offsets [start, end) of the function-like macro invocations blanked (name and arguments), sorted: an edit
-   * inside one (or that adds a parenthesis) can change whether it is blanked, so it is no plain edit.
+   * Offsets [start, end) of the function-like macro invocations blanked or rewritten (name and arguments: a
+   * template head written as `template<...>`, a branch kept as a block), sorted: an edit inside one (or that adds
+   * a parenthesis) can change what is done with it, so it is no plain edit.
    */
   blankedInvocations: Array<{ start: number; end: number }>;
   /** `#pragma once` seen (active). */
@@ -222,10 +223,10 @@ type UseOfDefinition = SpecifierKind | MacroUse;
 
 /**
  * Replacements of macro uses in code: each identifier naming an object-like macro that expands only to
- * specifiers, attributes or pragmas at that point of the file, or to a short namespace opening or closing (written
- * in place), or to a `static_assert`; and each invocation of a function-like macro whose expansion is nothing,
- * specifiers or a `static_assert` (see ./macro-uses.ts). Names untouched while the file was processed have one
- * definition throughout (the final one); the others are looked up in their history.
+ * specifiers, attributes or pragmas at that point of the file, or to namespace openings and closings (written in
+ * place, collapsed), or to a `static_assert`; and each invocation of a function-like macro that invocationEdits
+ * (./macro-uses.ts) blanks or rewrites. Names untouched while the file was processed have one definition
+ * throughout (the final one); the others are looked up in their history.
  */
 function specifierEdits(
   scan: FileScan,
@@ -237,7 +238,8 @@ function specifierEdits(
   const out: Edit[] = [];
   const text = scan.text;
   const uses = new Map<MacroDefinition, UseOfDefinition>();
-  const invocations = new Set<number>();
+  // The first edit of each invocation rewritten, with the invocation's span.
+  const invocations = new Map<Edit, { start: number; end: number }>();
   const useOf = (def: MacroDefinition): UseOfDefinition => {
     let u = uses.get(def);
     if (u === undefined) {
@@ -270,10 +272,11 @@ function specifierEdits(
         const { close, scanned } = invocationSpan(text, at, end);
         coveredUntil = scanned;
         if (close === undefined) continue;
-        const expansion = expandInvocation(text.slice(at, close), macros);
-        if (expansion && blankableExpansion(expansion)) {
-          out.push({ start: at, end: close });
-          invocations.add(at);
+        const rewrite = invocationEdits(text, at, end, close, macros);
+        if (rewrite) {
+          out.push(...rewrite.edits);
+          invocations.set(rewrite.edits[0], { start: at, end: close });
+          if (rewrite.nestedFrom !== undefined) coveredUntil = rewrite.nestedFrom;
         }
       }
     }
@@ -288,7 +291,10 @@ function specifierEdits(
   }
   out.sort((a, b) => a.start - b.start);
   const kept = dropOverlaps(out);
-  for (const e of kept) if (e.text === undefined && invocations.has(e.start)) blankedInvocations.push({ start: e.start, end: e.end });
+  for (const e of kept) {
+    const span = invocations.get(e);
+    if (span) blankedInvocations.push(span);
+  }
   return kept;
 }
 

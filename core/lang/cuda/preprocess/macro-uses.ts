@@ -1,9 +1,11 @@
-// Macro uses the parser cannot read, rewritten in the same-length parse text: object-like macros that expand to
-// a short piece of structure (`CUB_NAMESPACE_END` -> `}`) are written in place, and uses whose expansion means
-// nothing to the analysis (`DG_STATIC_ASSERT(a <= b, "m")`, `_CCCL_PRAGMA_UNROLL_FULL()`) are blanked.
+// Macro uses the parser cannot read, rewritten in the same-length parse text: namespace macros are written in
+// place (`CUB_NAMESPACE_END` -> `}`), template-head macros as `template<...>`, branch-selecting macros as the block
+// of the branch the device pass keeps, and uses whose expansion means nothing to the analysis
+// (`DG_STATIC_ASSERT(a <= b, "m")`, `_CCCL_PRAGMA_UNROLL_FULL()`, a requires-clause) are blanked.
 import { bodyTokens, expandTokens, type MacroDefinition, type MacroTable } from './macros';
 import { classifyTokens, CUDA_KEYWORDS } from './specifiers';
 import { groupEnd } from './use-candidates';
+import type { Edit } from './file-scan';
 import { tokenize, type Token } from './tokens';
 
 /**
@@ -20,8 +22,9 @@ export const MAX_INVOCATION_DEPTH = 32;
 
 const EXPANSION_LIMIT = 10_000;
 
-// Words of the structural expansions written in place: namespaces opened and closed, nothing else.
-const STRUCTURAL_WORDS = new Set(['namespace', 'inline']);
+// Work bound of an invocation's expansion: higher, since a branch selector (`NV_IF_ELSE_TARGET`) rescans its
+// statement arguments through several levels of macros; the invocation itself is at most MAX_INVOCATION_CHARS long.
+const INVOCATION_EXPANSION_LIMIT = 200_000;
 
 // Words that name code the lowering reads (barriers, copies, fences, inline assembly): an expansion holding one is
 // never blanked, even where it looks like a specifier.
@@ -29,8 +32,8 @@ const CODE_WORD = /mbarrier|arrive|wait|expect|bulk|tma|fence|cp_?async|asm|barr
 
 /**
  * The use of object-like `def` other than a specifier macro: a full expansion made only of namespace openings and
- * closings (with at least one brace) that fits in the name is written in place; one that is only a
- * `static_assert(...)` is blanked. Function-like macros are decided per invocation.
+ * closings (with at least one brace) is written in place, collapsed (see structuralText) so that it fits; one that
+ * is only a `static_assert(...)` is blanked. Function-like macros are decided per invocation.
  */
 export function classifyObjectUse(def: MacroDefinition, macros: MacroTable): MacroUse {
   if (def.params) return { kind: 'invocation' };
@@ -38,38 +41,87 @@ export function classifyObjectUse(def: MacroDefinition, macros: MacroTable): Mac
   if (!expanded.complete) return { kind: 'keep' };
   const tokens = expanded.tokens;
   if (isStaticAssertion(tokens)) return { kind: 'blank' };
-  if (!isStructural(tokens)) return { kind: 'keep' };
-  const text = compactSpelling(tokens);
-  return text.length <= def.name.length ? { kind: 'write', text: text.padEnd(def.name.length, ' ') } : { kind: 'keep' };
+  const text = structuralText(tokens, def.name.length);
+  return text === undefined ? { kind: 'keep' } : { kind: 'write', text: text.padEnd(def.name.length, ' ') };
 }
 
-/** Namespace openings and closings only: `namespace a::b {`, `inline namespace v1 {`, `}`, `;`, with a brace. */
-function isStructural(tokens: readonly Token[]): boolean {
-  let brace = false;
+/** One namespace opening (`inline`, its name, empty when anonymous; `{` for a block opened alone) or one `}`. */
+type Structure = { open: true; inline: boolean; name: string } | { open: false };
+
+/**
+ * The openings and closings of an expansion made only of `namespace a::b {`, `inline namespace v1 {`, `}`, `;` and
+ * `static_assert(...)` checks (nothing the analysis reads), with at least one brace; undefined for anything else.
+ */
+function structures(tokens: readonly Token[]): Structure[] | undefined {
+  const out: Structure[] = [];
   for (let i = 0; i < tokens.length; i++) {
     const t = tokens[i];
-    if (t.text === '{' || t.text === '}') {
-      brace = true;
+    if (t.text === ';') continue;
+    if (t.text === '}') {
+      out.push({ open: false });
       continue;
     }
-    if (t.text === ';') continue;
-    if (t.kind === 'ident' && STRUCTURAL_WORDS.has(t.text)) continue;
-    // A name is allowed only as a namespace's name (after `namespace` or `::`, before `::` or `{`).
-    if (t.kind === 'ident' && (tokens[i - 1]?.text === 'namespace' || tokens[i - 1]?.text === '::')) continue;
-    if (t.text === '::' && tokens[i - 1]?.kind === 'ident' && tokens[i + 1]?.kind === 'ident') continue;
-    return false;
+    if (t.text === 'static_assert' && tokens[i + 1]?.text === '(') {
+      const close = groupEnd(tokens, i + 1, '(', ')');
+      if (close < 0) return undefined;
+      i = close;
+      continue;
+    }
+    // A brace alone opens a block (`#define OPEN_BLOCK {`): written as it is.
+    if (t.text === '{') {
+      out.push({ open: true, inline: false, name: '{' });
+      continue;
+    }
+    const inline = t.text === 'inline';
+    if (inline) i++;
+    if (tokens[i]?.text !== 'namespace') return undefined;
+    let name = '';
+    i++;
+    while (tokens[i]?.kind === 'ident' && (name === '' || name.endsWith('::'))) {
+      name += tokens[i].text;
+      if (tokens[i + 1]?.text === '::' && tokens[i + 2]?.kind === 'ident') name += '::';
+      i += tokens[i + 1]?.text === '::' ? 2 : 1;
+    }
+    if (tokens[i]?.text !== '{') return undefined;
+    out.push({ open: true, inline, name });
   }
-  return brace;
+  return out.length > 0 ? out : undefined;
 }
 
-/** The tokens spelled with a space only between two words (`namespace cub{`): the shortest faithful text. */
-function compactSpelling(tokens: readonly Token[]): string {
-  let s = '';
-  for (let i = 0; i < tokens.length; i++) {
-    if (i > 0 && tokens[i].kind === 'ident' && tokens[i - 1].kind === 'ident') s += ' ';
-    s += tokens[i].text;
+/**
+ * The text written for a structural expansion, at most `room` characters, or undefined when it is not one or no
+ * spelling fits. Each run of openings becomes ONE opening and each run of closings ONE `}`: a library's BEGIN macro
+ * often opens two or three namespaces (`namespace cub { inline namespace _V_... {`) whose spelling does not fit in
+ * its name while its END macro (`}}`) does, so writing each as expanded where it fits would leave the braces
+ * unbalanced. Collapsed, a BEGIN/END pair stays balanced whatever fits, and so does a one-level macro closed by a
+ * hand-written `}`; only a macro opening several levels that the code closes by hand would be off, which none of the
+ * corpora (CCCL, CUTLASS, DeepGEMM, DeepEP, ThunderKittens) does. A run keeps its names (`namespace cuda::ptx{`,
+ * inline ones left out) where they fit, and becomes an anonymous `namespace{` where not.
+ */
+export function structuralText(tokens: readonly Token[], room: number): string | undefined {
+  const list = structures(tokens);
+  if (!list) return undefined;
+  const runs: Array<Structure[]> = [];
+  for (const s of list) {
+    const last = runs[runs.length - 1];
+    if (last && last[0].open === s.open) last.push(s);
+    else runs.push([s]);
   }
-  return s;
+  const spell = (named: boolean): string =>
+    runs
+      .map((run) => {
+        if (!run[0].open) return '}';
+        if (run.some((s) => s.open && s.name === '{')) return run.map((s) => (s.open && s.name === '{' ? '{' : 'namespace{')).join('');
+        const only = run.length === 1 ? run[0] : undefined;
+        if (named && only?.open && only.inline) return `inline namespace ${only.name}{`;
+        const path = named ? run.flatMap((s) => (s.open && !s.inline && s.name ? [s.name] : [])).join('::') : '';
+        return path ? `namespace ${path}{` : 'namespace{';
+      })
+      .join('');
+  const named = spell(true);
+  if (named.length <= room) return named;
+  const anonymous = spell(false);
+  return anonymous.length <= room ? anonymous : undefined;
 }
 
 /** `static_assert(...)`, optionally followed by `;`: a compile-time check, nothing the analysis reads. */
@@ -92,8 +144,157 @@ export function blankableExpansion(tokens: readonly Token[]): boolean {
 
 /** The full expansion of the invocation text `call` (`NAME(args)`), or undefined when the work bound cut it short. */
 export function expandInvocation(call: string, macros: MacroTable): Token[] | undefined {
-  const expanded = expandTokens(tokenize(call), macros, { noExpand: CUDA_KEYWORDS, limit: EXPANSION_LIMIT });
+  const expanded = expandTokens(tokenize(call), macros, { noExpand: CUDA_KEYWORDS, limit: INVOCATION_EXPANSION_LIMIT });
   return expanded.complete ? expanded.tokens : undefined;
+}
+
+/**
+ * What the parse text does with one invocation `text[at, close)` of a function-like macro whose name ends at
+ * `nameEnd`, decided from its full expansion (what it means, not what it is called): the edits that replace it,
+ * or undefined to leave it as written. `nestedFrom`, where present, is the first offset inside it that may hold
+ * further uses of the same macro worth looking at (the code of a branch kept).
+ *
+ * - nothing, specifiers/attributes/pragmas, a `static_assert(...)`, or the closing part of a template head (`,
+ *   bool b = true, enable_if_t<...> = 0 >`) or a requires-clause (`requires C<T>`): blanked;
+ * - the opening part of a template head (`template <class T`, or the whole `template <class T>`) whose parameters
+ *   are the arguments as written: rewritten in place to `template<class T>` (the name becomes `template`, the
+ *   parentheses angle brackets), so a pair of template-head macros reads as the template it declares whichever
+ *   language level selected their definitions;
+ * - a braced block equal to one of its parenthesised arguments (`NV_IF_TARGET(NV_PROVIDES_SM_90, (a();), (b();))`
+ *   selects a branch for the `__CUDA_ARCH__` of the device pass): rewritten in place to that argument with its
+ *   parentheses turned into braces (`{a();}`), the rest blanked, so the code kept is analysed; an empty block
+ *   (no branch taken) is written as `{}`;
+ * - an expansion still holding statements in parentheses (a selection the macro table could not resolve): blanked,
+ *   since no branch can be told to be the one compiled.
+ */
+export function invocationEdits(text: string, at: number, nameEnd: number, close: number, macros: MacroTable): { edits: Edit[]; nestedFrom?: number } | undefined {
+  const tokens = expandInvocation(text.slice(at, close), macros);
+  if (!tokens) return undefined;
+  const whole = { edits: [{ start: at, end: close }] };
+  if (blankableExpansion(tokens) || closesTemplateHead(tokens)) return whole;
+  const args = invocationArguments(text, nameEnd, close);
+  if (!args) return undefined;
+  if (tokens[0]?.text === 'template' && tokens[1]?.text === '<' && isTemplateHead(tokens)) {
+    const open = args.open;
+    const written = expandText(text.slice(open + 1, close - 1), macros);
+    const asWritten = sameSpelling(tokens.slice(2), written) || (tokens[tokens.length - 1].text === '>' && sameSpelling(tokens.slice(2, -1), written));
+    // A head whose name is too short for `template`, or whose parameters are not the arguments, goes with its
+    // closing part (blanked too): the declaration then reads as a plain function.
+    if (!asWritten || nameEnd - at < 8) return whole;
+    const edits: Edit[] = [
+      { start: at, end: nameEnd, text: 'template'.padEnd(nameEnd - at, ' ') },
+      { start: nameEnd, end: open },
+      { start: open, end: open + 1, text: '<' },
+      { start: close - 1, end: close, text: '>' },
+    ];
+    return { edits: edits.filter((e) => e.end > e.start) };
+  }
+  if (tokens[0]?.text === '{' && groupEnd(tokens, 0, '{', '}') === tokens.length - 1) {
+    if (tokens.length === 2 && close - at >= 2) return { edits: [{ start: at, end: at + 2, text: '{}' }, { start: at + 2, end: close }] };
+    const inner = tokens.slice(1, -1);
+    for (const a of args.list) {
+      const body = /^\(([\s\S]*)\)$/.exec(text.slice(a.start, a.end).trim());
+      // A parenthesised argument's parentheses become the braces; an argument written bare (`NV_IF_TARGET(c,
+      // f();)`) takes the `,` or `(` before it and the `,` or `)` after it instead.
+      const argOpen = body ? text.indexOf('(', a.start) : a.start - 1;
+      const argClose = body ? text.lastIndexOf(')', a.end - 1) : a.end;
+      if (!sameSpelling(inner, expandText(body ? body[1] : text.slice(a.start, a.end), macros))) continue;
+      return {
+        edits: [
+          { start: at, end: argOpen },
+          { start: argOpen, end: argOpen + 1, text: '{' },
+          { start: argClose, end: argClose + 1, text: '}' },
+          { start: argClose + 1, end: close },
+        ].filter((e) => e.end > e.start),
+        nestedFrom: argOpen + 1,
+      };
+    }
+  }
+  if (holdsParenthesisedStatements(tokens)) return whole;
+  return undefined;
+}
+
+/**
+ * `template <...` left open, or `template <...>` and nothing after: a template head alone (its `<` counted against
+ * `>` outside parentheses), not a whole declaration.
+ */
+function isTemplateHead(tokens: readonly Token[]): boolean {
+  let angles = 0;
+  let parens = 0;
+  for (let i = 1; i < tokens.length; i++) {
+    const t = tokens[i].text;
+    if (t === '(' || t === '[') parens++;
+    else if (t === ')' || t === ']') parens--;
+    else if (parens > 0) continue;
+    else if (t === '<') angles++;
+    else if (t === '>' || t === '>>') {
+      angles -= t.length;
+      if (angles <= 0) return i === tokens.length - 1;
+    }
+  }
+  return true;
+}
+
+/** The closing part of a template head (`, ... >`, what a pre-C++20 requires macro adds) or a requires-clause. */
+function closesTemplateHead(tokens: readonly Token[]): boolean {
+  if (tokens[0]?.text === ',' && tokens[tokens.length - 1]?.text === '>') return true;
+  // A requires-clause, not a requires-expression (`requires (T t) { t.f(); }`, a value).
+  return tokens[0]?.text === 'requires' && !tokens.some((t) => t.text === '{');
+}
+
+/** A parenthesised group with a `;` at its own level (not a `for (;;)`): statements passed as a macro argument. */
+function holdsParenthesisedStatements(tokens: readonly Token[]): boolean {
+  const opens: boolean[] = [];
+  for (let i = 0; i < tokens.length; i++) {
+    const t = tokens[i].text;
+    if (t === '(') opens.push(tokens[i - 1]?.text !== 'for');
+    else if (t === ')') opens.pop();
+    else if (t === ';' && opens[opens.length - 1]) return true;
+  }
+  return false;
+}
+
+function expandText(text: string, macros: MacroTable): Token[] | undefined {
+  const expanded = expandTokens(tokenize(text), macros, { noExpand: CUDA_KEYWORDS, limit: INVOCATION_EXPANSION_LIMIT });
+  return expanded.complete ? expanded.tokens : undefined;
+}
+
+function sameSpelling(a: readonly Token[], b: readonly Token[] | undefined): boolean {
+  return b !== undefined && a.length === b.length && a.every((t, k) => t.text === b[k].text);
+}
+
+/**
+ * The top-level arguments of the invocation whose name ends at `nameEnd` and whose `)` ends just before `close`
+ * (offsets into `text`), and the offset of its `(`; comments and literals skipped. Undefined when there is no `(`.
+ */
+export function invocationArguments(text: string, nameEnd: number, close: number): { open: number; list: Array<{ start: number; end: number }> } | undefined {
+  let i = nameEnd;
+  while (i < close && text.charCodeAt(i) !== 40) i++;
+  if (i >= close) return undefined;
+  const open = i;
+  const list: Array<{ start: number; end: number }> = [];
+  let start = open + 1;
+  let depth = 0;
+  for (i = open + 1; i < close - 1; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 40 || c === 91 || c === 123) depth++;
+    else if (c === 41 || c === 93 || c === 125) depth--;
+    else if (c === 44 && depth === 0) {
+      list.push({ start, end: i });
+      start = i + 1;
+    } else if (c === 47 && text.charCodeAt(i + 1) === 47) {
+      while (i < close && text.charCodeAt(i) !== 10) i++;
+    } else if (c === 47 && text.charCodeAt(i + 1) === 42) {
+      const e = text.indexOf('*/', i + 2);
+      i = e < 0 || e >= close ? close : e + 1;
+    } else if (c === 34 || c === 39) {
+      const e = literalEnd(text, i, c, close);
+      if (e < 0) return undefined;
+      i = e - 1;
+    }
+  }
+  list.push({ start, end: close - 1 });
+  return { open, list };
 }
 
 /**

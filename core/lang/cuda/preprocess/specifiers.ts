@@ -22,17 +22,20 @@ const ATTRIBUTE_CALLS = new Set(['__attribute__', '__attribute', '__declspec', '
 
 /**
  * The kind of a token sequence: only specifiers/attributes/pragmas (with or without `__global__`) or anything
- * else. With `anyIdentifier`, every identifier passes (a macro body whose names may expand to specifiers).
+ * else. With `anyIdentifier`, every identifier passes, with or without a parenthesised operand (a macro body whose
+ * names may expand to specifiers).
  */
 export function classifyTokens(tokens: readonly Token[], anyIdentifier = false): SpecifierKind {
   let global = false;
   for (let i = 0; i < tokens.length; i++) {
     const t = tokens[i];
-    if (t.kind === 'ident' && (SPECIFIER_WORDS.has(t.text) || (anyIdentifier && !ATTRIBUTE_CALLS.has(t.text)))) {
+    if (t.kind === 'ident' && (SPECIFIER_WORDS.has(t.text) || (anyIdentifier && !ATTRIBUTE_CALLS.has(t.text) && tokens[i + 1]?.text !== '('))) {
       if (t.text === '__global__') global = true;
       continue;
     }
-    if (t.kind === 'ident' && ATTRIBUTE_CALLS.has(t.text) && tokens[i + 1]?.text === '(') {
+    // With `anyIdentifier`, a name followed by parentheses may be a pragma or attribute macro's invocation
+    // (`_CCCL_PRAGMA(nv_exec_check_disable)`, which becomes `_Pragma("...")`).
+    if (t.kind === 'ident' && (ATTRIBUTE_CALLS.has(t.text) || anyIdentifier) && tokens[i + 1]?.text === '(') {
       const close = balancedEnd(tokens, i + 1, '(', ')');
       if (close < 0) return 'other';
       i = close;

@@ -12,6 +12,8 @@ import type { Token } from './tokens';
 export function mayRewriteUse(tokens: readonly Token[], functionLike: boolean): boolean {
   if (tokens.length === 0) return true;
   if (tokens[0].text === 'static_assert') return true;
+  // Parts of a template head (`template <__VA_ARGS__`, `, bool b = true, enable_if_t<...> = 0 >`, `requires ...`).
+  if (functionLike && (tokens[0].text === 'template' || tokens[0].text === 'requires' || tokens[0].text === ',')) return true;
   if (!functionLike) {
     if (classifyTokens(tokens, true) !== 'other') return true;
     return tokens.every((t) => t.kind === 'ident' || t.text === '{' || t.text === '}' || t.text === ';' || t.text === '::');

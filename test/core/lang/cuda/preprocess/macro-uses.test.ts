@@ -1,6 +1,7 @@
 // Macro uses rewritten in the parse text: short structural expansions written in place, invocations whose
 // expansion is nothing, specifiers or a static_assert blanked; everything else (constants, code, barriers) kept.
 import { describe, expect, it } from 'vitest';
+import { loadEngine } from '../../../../../core/index';
 import { preprocessFile } from '../../../../../core/lang/cuda/preprocess/directives';
 import { invocationSpan, MAX_INVOCATION_CHARS, MAX_INVOCATION_DEPTH } from '../../../../../core/lang/cuda/preprocess/macro-uses';
 import { predefinedMacros } from '../../../../../core/lang/cuda/preprocess/predefined';
@@ -34,11 +35,37 @@ describe('object-like macros written in place', () => {
     expect(parse.split('\n')[3]).toBe('namespace cub{'.padEnd('CUB_NAMESPACE_BEGIN'.length, ' '));
   });
 
-  it('writes nested namespaces and `::` names', () => {
+  it('collapses nested namespace openings into one and closings into one `}`, so BEGIN/END pairs stay balanced', () => {
     const text = ['#define _BEGIN_NS(n) namespace n { inline namespace v1 {', '#define _BEGIN_CUDA_STD_NAMESPACE _BEGIN_NS(cuda::std)', '#define END_TWO_NAMESPACES }}', '_BEGIN_CUDA_STD_NAMESPACE', 'END_TWO_NAMESPACES'].join('\n');
-    expect(codeOf(run(text), text)).toEqual(['_BEGIN_CUDA_STD_NAMESPACE', '}}']);
-    const wide = text.replace(/_BEGIN_CUDA_STD_NAMESPACE/g, '_BEGIN_CUDA_STD_NAMESPACE_WITH_LONG_NAME_');
-    expect(codeOf(run(wide), wide)).toEqual(['namespace cuda::std{inline namespace v1{', '}}']);
+    // The expansion spelled out (`namespace cuda::std{inline namespace v1{`) does not fit in the name; the
+    // collapsed one does, and the `}}` that fits is collapsed too.
+    expect(codeOf(run(text), text)).toEqual(['namespace cuda::std{', '}']);
+    const narrow = text.replace(/_BEGIN_CUDA_STD_NAMESPACE/g, 'BEGIN_STD_NS');
+    expect(codeOf(run(narrow), narrow)).toEqual(['namespace{', '}']);
+  });
+
+  it('keeps the braces balanced for BEGIN/END pairs of several depths, one opening per BEGIN', () => {
+    for (const depth of [1, 2, 3, 4]) {
+      const opens = Array.from({ length: depth }, (_, k) => `${k % 2 ? 'inline ' : ''}namespace n${k} {`).join(' ');
+      const text = [`#define LIBRARY_NS_BEGIN ${opens}`, `#define LIB_END ${'} '.repeat(depth)}`, 'LIBRARY_NS_BEGIN', 'int x;', 'LIB_END', 'LIBRARY_NS_BEGIN', 'LIB_END'].join('\n');
+      const code = codeOf(run(text), text).join('\n');
+      expect(code.split('{').length, `depth ${depth}`).toBe(3);
+      expect(code.split('}').length, `depth ${depth}`).toBe(3);
+      expect(code.startsWith(depth === 1 ? 'namespace n0{' : 'namespace')).toBe(true);
+    }
+  });
+
+  it('writes a switch from one namespace to another, and drops static_assert checks beside an opening', () => {
+    const text = [
+      '#define SWITCH_NAMESPACE } } namespace b { inline namespace v2 {',
+      '#define VERSIONED_NAMESPACE_BEGIN static_assert(1 == 1, "v"); inline namespace v2 {',
+      '#define VERSIONED_BEGIN static_assert(1 == 1, "v"); inline namespace v2 {',
+      'SWITCH_NAMESPACE',
+      'VERSIONED_NAMESPACE_BEGIN',
+      'VERSIONED_BEGIN',
+    ].join('\n');
+    // The last one's `inline namespace v2{` does not fit: an anonymous opening keeps the braces balanced.
+    expect(codeOf(run(text), text)).toEqual(['}namespace b{', 'inline namespace v2{', 'namespace{']);
   });
 
   it('keeps an expansion longer than the name, and never writes constants, types or code', () => {
@@ -142,6 +169,148 @@ describe('function-like macro invocations blanked', () => {
   it('blanks an outer invocation holding others once, and an invocation whose arguments hold comments and quotes', () => {
     const text = [...defs, 'NOTHING(NOTHING(a) /* ) */ ")" \')\' NOTHING(b)) int c;'].join('\n');
     expect(codeOf(run(text), text)).toEqual([`${' '.repeat(text.split('\n').at(-1)!.indexOf('int c;'))}int c;`]);
+  });
+});
+
+describe('pragma macros', () => {
+  it('blanks object-like macros that expand to a pragma through a stringizing invocation', () => {
+    const text = [
+      '#define STR_(x) #x',
+      '#define STR(x) STR_(x)',
+      '#define DO_PRAGMA(x) _Pragma(STR(x))',
+      '#define NO_HOST_CHECK DO_PRAGMA(nv_exec_check_disable)',
+      '#define WARN_PUSH DO_PRAGMA(GCC diagnostic push)',
+      '#define QUIET(w) DO_PRAGMA(nv_diag_suppress w)',
+      '#define CALL_IT f(1)',
+      'WARN_PUSH',
+      'QUIET(177)',
+      'NO_HOST_CHECK',
+      'void g() { CALL_IT; }',
+    ].join('\n');
+    expect(codeOf(run(text), text)).toEqual(['', '', '', 'void g() { CALL_IT; }']);
+  });
+});
+
+describe('template-head macros', () => {
+  // The two forms a library picks between by language level: a head opened by one macro and closed by the next
+  // (before C++20), or a whole head and a requires-clause (C++20).
+  const before20 = [
+    '#define TEMPLATE_HEAD(...) template <__VA_ARGS__',
+    '#define CONSTRAINT(...) , bool ok_ = true, enable_if_t<(__VA_ARGS__) && ok_, int> = 0 >',
+    '#define ALSO && ok_, int> = 0, enable_if_t<',
+  ];
+  const since20 = ['#define TEMPLATE_HEAD(...) template <__VA_ARGS__>', '#define CONSTRAINT(...) requires __VA_ARGS__', '#define ALSO &&'];
+  const use = ['TEMPLATE_HEAD(class T, int N)', 'CONSTRAINT(is_small<T> ALSO (N > 0))', '__device__ void f(T x);'];
+
+  it('writes the head as the template it declares and blanks the constraint, in both forms', () => {
+    for (const defs of [before20, since20]) {
+      const text = [...defs, ...use].join('\n');
+      expect(codeOf(run(text), text)).toEqual(['template     <class T, int N>', '', '__device__ void f(T x);']);
+    }
+  });
+
+  it('blanks a head whose name is too short for `template`, leaving a plain function', () => {
+    const text = [...before20.map((d) => d.replace('TEMPLATE_HEAD', 'TPL')), ...use.map((l) => l.replace('TEMPLATE_HEAD', 'TPL'))].join('\n');
+    expect(codeOf(run(text), text)).toEqual(['', '', '__device__ void f(T x);']);
+  });
+
+  it('keeps an invocation that expands to a whole template declaration', () => {
+    const text = ['#define DECLARE(name) template <class T> __device__ void name(T x);', 'DECLARE(f)'].join('\n');
+    expect(codeOf(run(text), text)).toEqual(['DECLARE(f)']);
+  });
+});
+
+describe('branch-selecting macros', () => {
+  // A self-written target selector in the style of the toolkit's: the condition names a macro that is 1 or 0 for
+  // the device pass being modelled, and the taken branch's parenthesised statements become a block.
+  const selector = [
+    '#define CAT_(a, b) a##b',
+    '#define CAT(a, b) CAT_(a, b)',
+    '#define UNWRAP(...) __VA_ARGS__',
+    '#define PICK_1(t, ...) { UNWRAP t }',
+    '#define PICK_0(t, ...) { __VA_OPT__(UNWRAP __VA_ARGS__) }',
+    '#if __CUDA_ARCH__ >= 900',
+    '#define ON_SM90 1',
+    '#else',
+    '#define ON_SM90 0',
+    '#endif',
+    '#define ON_SM100 0',
+    '#define IF_ARCH(cond, ...) CAT(PICK_, cond)(__VA_ARGS__)',
+    '#define CHECK(x) static_assert(x, "")',
+  ];
+
+  it('keeps the taken branch in place as a block and blanks the rest', () => {
+    const text = [...selector, 'void f() {', '  IF_ARCH(ON_SM90, (a(); b();), (c();));', '  IF_ARCH(ON_SM100, (a();), (c();));', '}'].join('\n');
+    expect(codeOf(run(text), text)).toEqual([
+      'void f() {',
+      `  ${' '.repeat('IF_ARCH(ON_SM90, '.length)}{a(); b();}${' '.repeat(', (c();))'.length)};`,
+      `  ${' '.repeat('IF_ARCH(ON_SM100, (a();), '.length)}{c();} ;`,
+      '}',
+    ]);
+  });
+
+  it('keeps a branch written without parentheses, its separators turned into braces', () => {
+    const bare = ['#define BARE_1(...) { __VA_ARGS__ }', '#define IF_ARCH_BARE(cond, ...) CAT(BARE_, cond)(__VA_ARGS__)'];
+    const text = [...selector, ...bare, 'void f() { IF_ARCH_BARE(ON_SM90, a(); b();); }'].join('\n');
+    expect(codeOf(run(text), text).at(-1)).toBe(`void f() { ${' '.repeat('IF_ARCH_BARE(ON_SM90'.length)}{ a(); b();}; }`);
+  });
+
+  it('writes a branch not taken without an alternative as an empty block, and follows the architecture modelled', () => {
+    const text = [...selector, 'void f() { IF_ARCH(ON_SM90, (a();)); }'].join('\n');
+    const on = (cudaArch: number) => preprocessFile(text, predefinedMacros({ cudaArch }), () => {}, 'test.cu').parseText.split('\n').at(-1);
+    expect(on(900)).toBe(`void f() { ${' '.repeat('IF_ARCH(ON_SM90, '.length)}{a();} ; }`);
+    expect(on(800)).toBe(`void f() { {}${' '.repeat('IF_ARCH(ON_SM90, (a();))'.length - 2)}; }`);
+  });
+
+  it('blanks a selection it cannot resolve, and rewrites nested selections and macros inside the branch kept', () => {
+    const text = [...selector, 'void f() {', '  IF_ARCH(ON_UNKNOWN, (a();));', '  IF_ARCH(ON_SM90, (CHECK(1); IF_ARCH(ON_SM100, (x();), (y();))));', '}'].join('\n');
+    const lines = codeOf(run(text), text);
+    expect(lines[1].trim()).toBe(';');
+    expect(lines[2].replace(/\s+/g, ' ')).toBe(' { ; {y();} } ;');
+  });
+
+  it('keeps invocations that expand to other code, and records the rewritten ones', () => {
+    const text = [...selector, '#define RUN(stmts) do { UNWRAP stmts } while (0)', 'void f() { RUN((a();)); IF_ARCH(ON_SM90, (b();)); }'].join('\n');
+    const pre = preprocessFile(text, predefinedMacros(), () => {}, 'test.cu');
+    expect(pre.parseText.split('\n').at(-1)).toContain('RUN((a();));');
+    expect(pre.blankedInvocations.map((r) => text.slice(r.start, r.end))).toEqual(['IF_ARCH(ON_SM90, (b();))']);
+  });
+});
+
+describe('the branch kept is analysed', () => {
+  const kernel = (cond: string) =>
+    [
+      '#include <cuda/ptx>',
+      '#include <cstdint>',
+      '#define CAT_(a, b) a##b',
+      '#define CAT(a, b) CAT_(a, b)',
+      '#define UNWRAP(...) __VA_ARGS__',
+      '#define PICK_1(t, ...) { UNWRAP t }',
+      '#define PICK_0(t, ...) { __VA_OPT__(UNWRAP __VA_ARGS__) }',
+      '#define ON_SM90 1',
+      '#define ON_SM100 0',
+      '#define IF_ARCH(cond, ...) CAT(PICK_, cond)(__VA_ARGS__)',
+      '__global__ void k(float* out) {',
+      '  __shared__ uint64_t bars[2];',
+      '  if (threadIdx.x == 0) {',
+      '    cuda::ptx::mbarrier_init(&bars[0], blockDim.x);',
+      '    cuda::ptx::mbarrier_init(&bars[1], blockDim.x);',
+      '  }',
+      '  __syncthreads();',
+      '  uint64_t state = 0;',
+      `  IF_ARCH(${cond}, (state = cuda::ptx::mbarrier_arrive(&bars[0]);));`,
+      '  while (!cuda::ptx::mbarrier_try_wait(&bars[1], state)) {}',
+      '  out[threadIdx.x] = 1.f;',
+      '}',
+    ].join('\n');
+
+  it('sees an mbarrier arrive inside the branch taken (PF101: its token is waited on the other barrier), not one in a branch dropped', async () => {
+    const engine = await loadEngine({});
+    const codes = (text: string) => engine.analyze(text, 'cuda', {}).findings.map((f) => `${f.range.start.line + 1}: ${f.code}`);
+    const taken = engine.analyze(kernel('ON_SM90'), 'cuda', {});
+    expect(taken.syntaxProblems).toEqual([]);
+    expect(codes(kernel('ON_SM90'))).toContain('20: PF101');
+    expect(codes(kernel('ON_SM100'))).not.toContain('20: PF101');
   });
 });
 
