@@ -142,6 +142,36 @@ export function blankableExpansion(tokens: readonly Token[]): boolean {
   return !tokens.some((t) => t.kind === 'ident' && CODE_WORD.test(t.text));
 }
 
+// Words that start a statement: an expansion starting with one is code, never a definition.
+const STATEMENT_WORDS = new Set(['if', 'for', 'while', 'do', 'switch', 'return', 'break', 'continue', 'goto', 'case', 'default', 'asm', 'throw', 'co_return', 'co_await', 'else']);
+
+/**
+ * Whether an expansion is one or more function definitions (`template<...> __device__ void NAME(...) { ... }`,
+ * as ThunderKittens generates its cache-policy overloads): it starts with `template` or a declaration word,
+ * holds a parameter list followed by a body, and ends with the body's `}`. Such an invocation stands at
+ * namespace or class scope without a `;`, which the grammar cannot read; it is blanked, and the functions it
+ * defines are not seen (the ones ThunderKittens generates forward to templates defined in plain code).
+ */
+function definesFunctions(tokens: readonly Token[]): boolean {
+  const first = tokens[0];
+  if (!first || first.kind !== 'ident' || STATEMENT_WORDS.has(first.text) || tokens[tokens.length - 1].text !== '}') return false;
+  for (let i = 1; i < tokens.length; i++) {
+    if (tokens[i].text !== '(' || tokens[i - 1].kind !== 'ident') continue;
+    const close = groupEnd(tokens, i, '(', ')');
+    if (close < 0) return false;
+    // `NAME(params) [const] [noexcept] {`: a function's head and body.
+    let k = close + 1;
+    while (tokens[k]?.kind === 'ident' && /^(const|noexcept|override|final|volatile|mutable)$/.test(tokens[k].text)) k++;
+    if (tokens[k]?.text !== '{') {
+      i = close;
+      continue;
+    }
+    const end = groupEnd(tokens, k, '{', '}');
+    return end === tokens.length - 1 || (end > 0 && definesFunctions(tokens.slice(end + 1)));
+  }
+  return false;
+}
+
 /** The full expansion of the invocation text `call` (`NAME(args)`), or undefined when the work bound cut it short. */
 export function expandInvocation(call: string, macros: MacroTable): Token[] | undefined {
   const expanded = expandTokens(tokenize(call), macros, { noExpand: CUDA_KEYWORDS, limit: INVOCATION_EXPANSION_LIMIT });
@@ -171,7 +201,7 @@ export function invocationEdits(text: string, at: number, nameEnd: number, close
   const tokens = expandInvocation(text.slice(at, close), macros);
   if (!tokens) return undefined;
   const whole = { edits: [{ start: at, end: close }] };
-  if (blankableExpansion(tokens) || closesTemplateHead(tokens)) return whole;
+  if (blankableExpansion(tokens) || closesTemplateHead(tokens) || definesFunctions(tokens)) return whole;
   const args = invocationArguments(text, nameEnd, close);
   if (!args) return undefined;
   if (tokens[0]?.text === 'template' && tokens[1]?.text === '<' && isTemplateHead(tokens)) {

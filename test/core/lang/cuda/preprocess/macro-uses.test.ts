@@ -220,6 +220,29 @@ describe('template-head macros', () => {
   });
 });
 
+describe('function-defining macros', () => {
+  const defs = [
+    '#define DEF_DEFAULT(fn) \\',
+    'template<typename T> \\',
+    '__device__ static inline void fn(T &dst, const T &src) { \\',
+    '    fn<1>(dst, src); \\',
+    '}',
+    '#define DEF_TWO(fn) __device__ void fn(int x) { fn<2>(x); } __device__ void fn(long x) const { fn<3>(x); }',
+    '#define STMT(x) do { f(x); } while (0)',
+    '#define GUARD(c) if (x) { c }',
+  ];
+  it('blanks an invocation that defines whole functions, at namespace scope without a `;`', () => {
+    const text = [...defs, 'namespace k {', 'DEF_DEFAULT(store_async)', 'DEF_TWO(load_async)', '__device__ void g() { STMT(1); GUARD(g();) }', '}'].join('\n');
+    expect(run(text).split('\n').slice(-5).map((l) => l.trimEnd())).toEqual(['namespace k {', '', '', '__device__ void g() { STMT(1); GUARD(g();) }', '}']);
+  });
+
+  it('the definitions blanked leave no syntax error around them', async () => {
+    const engine = await loadEngine({});
+    const text = [...defs.slice(0, 6), 'namespace k {', 'DEF_DEFAULT(store_async)', 'DEF_TWO(load_async)', '__device__ void g() {}', '}'].join('\n');
+    expect(engine.analyze(text, 'cuda', {}).syntaxProblems).toEqual([]);
+  });
+});
+
 describe('branch-selecting macros', () => {
   // A self-written target selector in the style of the toolkit's: the condition names a macro that is 1 or 0 for
   // the device pass being modelled, and the taken branch's parenthesised statements become a block.
