@@ -147,7 +147,7 @@ export function lintTargets(engine: Engine, targets: readonly LintTarget[], opti
   // Sources first: a header is analysed in the translation unit of a file known to include it, so the
   // files that include headers are read before the headers named alongside them.
   const ordered = [...targets].sort((a, b) => Number(!SOURCE_FILE.test(a.path)) - Number(!SOURCE_FILE.test(b.path)));
-  // Headers analysed alone, kept until the end: a later target may turn out to include them.
+  // Headers that did not parse alone, kept until the end: a later target may turn out to include them.
   const alone: Array<{ abs: string; text: string; target: LintTarget; result: AnalysisResult }> = [];
   const analyze = (abs: string, text: string, target: LintTarget): AnalysisResult | undefined => {
     try {
@@ -171,7 +171,8 @@ export function lintTargets(engine: Engine, targets: readonly LintTarget[], opti
     resultFor(abs, target.path);
     const result = analyze(abs, text, target);
     if (!result) continue;
-    if (!result.context && !SOURCE_FILE.test(abs)) alone.push({ abs, text, target, result });
+    // A header that does not parse alone may be read inside a later target that includes it.
+    if (!result.context && result.syntaxProblems.length > 0 && !SOURCE_FILE.test(abs)) alone.push({ abs, text, target, result });
     else record(abs, result);
   }
   for (const { abs, text, target, result } of alone) {

@@ -129,6 +129,8 @@ interface TrackedDocument {
   dependencies: Set<string>;
   /** The file whose translation unit its last analysis read it in (a header included by it), if another. */
   context: string | undefined;
+  /** Syntax problems of its last analysis: a header that does not parse alone is read in an including file's unit. */
+  syntaxErrors: number;
   /** Information notes of its last analysis (what was not understood). */
   notes: AnalysisNote[];
 }
@@ -265,6 +267,7 @@ export class PhaseflipServer {
       path,
       dependencies: new Set(),
       context: undefined,
+      syntaxErrors: 0,
       notes: [],
       language,
       version: textDocument.version,
@@ -389,10 +392,11 @@ export class PhaseflipServer {
     }
     doc.dependencies = new Set(result.dependencies ?? []);
     doc.context = result.context;
+    doc.syntaxErrors = result.syntaxProblems.length;
     // An open header analysed before this unit was known to include it is read again inside it.
     for (const dep of doc.dependencies) {
       const header = this.openDocumentAt(dep);
-      if (header && header !== doc && header.context === undefined && this.project.contextFor(dep) !== undefined) this.schedule(header, 0);
+      if (header && header !== doc && header.context === undefined && header.syntaxErrors > 0 && this.project.contextFor(dep) !== undefined) this.schedule(header, 0);
     }
     // Findings in the document itself; those in a header go to the header when it is open, else to
     // the `#include` line that reaches it.

@@ -109,8 +109,8 @@ async function lintRepo(repo: CorpusRepo): Promise<string[]> {
   const seenFindings = new Set<string>();
   const summary: RepoSummary = { repo: repo.folder, files: targets.length, units: 0, headers: 0, kernels: 0, withBarriers: 0, fully: 0, partly: 0, syntaxErrors: 0, findings: 0, includesNotFound: 0, ms: 0 };
   const slowest: { file: string; ms: number }[] = [];
-  // As `phaseflip lint` does: sources first, and a header analysed alone is analysed again at the end when a
-  // later translation unit turned out to include it (it is then read inside that unit).
+  // As `phaseflip lint` does: sources first, and a header that did not parse alone is analysed again at the end
+  // when a later translation unit turned out to include it (it is then read inside that unit).
   const source = (p: string): boolean => /\.(cu|cpp|cc)$/.test(p);
   const ordered = [...targets].sort((a, b) => Number(!source(a.path)) - Number(!source(b.path)));
   const units: Array<{ abs: string; text: string; language: typeof targets[number]['language'] }> = [];
@@ -128,7 +128,7 @@ async function lintRepo(repo: CorpusRepo): Promise<string[]> {
   for (const { abs, text, language } of units) {
     let result = analysed.get(abs)!;
     const context = engine.project?.contextFor?.(abs);
-    if (!result.context && context && context !== abs) result = engine.analyze(text, language, {}, abs);
+    if (!result.context && result.syntaxProblems.length > 0 && context && context !== abs) result = engine.analyze(text, language, {}, abs);
     for (const d of result.dependencies ?? []) headers.add(d);
     for (const s of result.syntaxProblems) {
       summary.syntaxErrors++;

@@ -15,6 +15,9 @@ import type { Parser } from './parser';
 import { withContextResults } from './context-results';
 import { buildCudaUnit, type CudaUnit, type HeaderCache } from './unit';
 
+/** Files compiled as translation units of their own; anything else is a header. */
+const SOURCE_FILE = /\.(cu|cpp|cc|cxx|c)$/i;
+
 const EMPTY_MODULE: KernelModule = { language: 'cuda', kernels: [], constants: new Map() };
 
 export class CudaDocument implements LanguageDocument {
@@ -32,6 +35,13 @@ export class CudaDocument implements LanguageDocument {
   private module: KernelModule | undefined;
   /** For a header read inside a file that includes it: that file as a document of its own, for its kernels' findings. */
   private includer: { path: string; document: CudaDocument } | undefined;
+  /**
+   * Whether the document is read in the translation unit of a file known to include it: only once it does not
+   * parse alone (most headers are complete; an includer's unit can be a whole library), and not again with an
+   * includer that did not help.
+   */
+  private inContext = false;
+  private contextRejected: string | undefined;
 
   constructor(
     private readonly parser: Parser,
@@ -77,10 +87,10 @@ export class CudaDocument implements LanguageDocument {
   private unit(): CudaUnit {
     const generation = this.context.project?.generation ?? 0;
     // A header's unit is that of a file known to include it: learning of one (another document's unit) rebuilds it.
-    const context = this.context.path && !this.asIncluder ? this.context.project?.contextFor?.(this.context.path) : undefined;
+    const context = this.inContext && this.context.path ? this.context.project?.contextFor?.(this.context.path) : undefined;
     const cached = this.unitCache;
     if (cached && cached.text === this.textValue && cached.generation === generation && cached.context === context) return cached.unit;
-    const unit = buildCudaUnit(this.textValue, this.context.path, this.context.project, this.headers, !this.asIncluder);
+    const unit = buildCudaUnit(this.textValue, this.context.path, this.context.project, this.headers, context !== undefined);
     this.unitCache = { text: this.textValue, generation, context, unit };
     return unit;
   }
@@ -112,6 +122,20 @@ export class CudaDocument implements LanguageDocument {
   }
 
   analyze(options: LintOptions): AnalysisResult {
+    const alone = this.analyzeUnit(options);
+    const path = this.context.path;
+    const context = path && !this.asIncluder && !this.inContext && alone.syntaxProblems.length > 0 && !SOURCE_FILE.test(path) ? this.context.project?.contextFor?.(path) : undefined;
+    if (!context || context === this.contextRejected) return alone;
+    this.inContext = true;
+    const inContext = this.analyzeUnit(options);
+    if (inContext.context && inContext.syntaxProblems.length < alone.syntaxProblems.length) return inContext;
+    // No better inside that file: read alone again, and do not try it again.
+    this.inContext = false;
+    this.contextRejected = context;
+    return this.analyzeUnit(options);
+  }
+
+  private analyzeUnit(options: LintOptions): AnalysisResult {
     const chunks = this.synced();
     if (!chunks) return { findings: [], syntaxProblems: [], symbols: [] };
     const unit = this.unit();
