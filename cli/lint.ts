@@ -1,9 +1,10 @@
 // `phaseflip lint`: argument parsing, running the engine over the files, choosing the exit status.
 import * as path from 'node:path';
-import { type AnalysisResult, type Engine, type ExplicitFlags, type Finding, type LintOptions, RULE_SETTINGS, type RuleSetting, findingKey, headerHoldsCode, isKnownRule, isRuleSetting, lintOptionsFor, mergeDuplicateFinding } from '../core/index';
+import { type AnalysisResult, type Engine, type ExplicitFlags, type Finding, type LintOptions, RULE_SETTINGS, type RuleSetting, findingKey, isKnownRule, isRuleSetting, lintOptionsFor, mergeDuplicateFinding } from '../core/index';
+import { analyzeTargets } from './analyze-targets';
 import { takeCompileFlag } from './compile-args';
-import { EXIT_ERROR, EXIT_FINDINGS, EXIT_OK, UsageError, describeError } from './errors';
-import { type LintTarget, collectTargets, readSource } from './files';
+import { EXIT_ERROR, EXIT_FINDINGS, EXIT_OK, UsageError } from './errors';
+import { type LintTarget, collectTargets } from './files';
 import { formatJson } from './format/json';
 import { formatSarif } from './format/sarif';
 import { formatSummary, formatText } from './format/text';
@@ -94,9 +95,6 @@ export function parseLintArgs(argv: readonly string[]): LintArgs {
  * header (listed after the files linted, unless it is one of them), once however many translation
  * units reach it; `range.file` of related locations then holds the path to show.
  */
-/** Files compiled as translation units of their own (a header is read through one that includes it, when known). */
-const SOURCE_FILE = /\.(cu|cpp|cc|cxx|c)$/i;
-
 export function lintTargets(engine: Engine, targets: readonly LintTarget[], options: LintOptions, errors: string[], cwd = process.cwd()): FileResult[] {
   const files: FileResult[] = [];
   const byPath = new Map<string, FileResult>();
@@ -144,41 +142,18 @@ export function lintTargets(engine: Engine, targets: readonly LintTarget[], opti
     }
   };
   const displayOf = new Map<string, string>();
-  // Sources first: a header is analysed in the translation unit of a file known to include it, so the
-  // files that include headers are read before the headers named alongside them.
-  const ordered = [...targets].sort((a, b) => Number(!SOURCE_FILE.test(a.path)) - Number(!SOURCE_FILE.test(b.path)));
-  // Headers that did not parse alone, kept until the end: a later target may turn out to include them.
-  const alone: Array<{ abs: string; text: string; target: LintTarget; result: AnalysisResult }> = [];
-  const analyze = (abs: string, text: string, target: LintTarget): AnalysisResult | undefined => {
-    try {
-      return engine.analyze(text, target.language, options, abs);
-    } catch (e) {
-      errors.push(`internal error while linting ${target.path}: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`);
-      return undefined;
-    }
-  };
-  for (const target of ordered) {
-    let text: string;
-    try {
-      text = readSource(target.path);
-    } catch (e) {
-      errors.push(`cannot read ${target.path}: ${describeError(e)}`);
-      continue;
-    }
-    if (target.onlyIfHoldsCode && !headerHoldsCode(target.language, text)) continue;
-    const abs = path.resolve(target.path);
-    displayOf.set(abs, target.path);
-    resultFor(abs, target.path);
-    const result = analyze(abs, text, target);
-    if (!result) continue;
-    // A header that does not parse alone may be read inside a later target that includes it.
-    if (!result.context && result.syntaxProblems.length > 0 && !SOURCE_FILE.test(abs)) alone.push({ abs, text, target, result });
-    else record(abs, result);
-  }
-  for (const { abs, text, target, result } of alone) {
-    const context = engine.project?.contextFor?.(abs);
-    record(abs, context && context !== abs ? (analyze(abs, text, target) ?? result) : result);
-  }
+  // Every target read has its entry, even with nothing to report (or when its analysis failed).
+  analyzeTargets(
+    engine,
+    targets,
+    options,
+    errors,
+    ({ abs, result }) => record(abs, result),
+    (target, abs) => {
+      displayOf.set(abs, target.path);
+      resultFor(abs, target.path);
+    },
+  );
   for (const f of files) f.findings.sort(compareFindings);
   // In the order the targets were named, then the headers reached from them.
   const rank = new Map(targets.map((t, i) => [path.resolve(t.path), i]));

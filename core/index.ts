@@ -8,12 +8,12 @@ export * from './api';
 export { Engine, EngineDocument, loadEngine, languageForPath } from './engine';
 export type { EngineOptions, ContentChange } from './engine';
 // The project documents belong to: their includes and compile flags (clangd's conventions).
-export { Project, type ProjectOptions } from './project/project';
+export { Project, type ProjectOptions, isSourceFile } from './project/project';
 export type { ProjectServices, UnitFlags } from './project/services';
 
 // Rules: the registry, and the `phaseflip.rules` / `--rule` settings that tune it.
 export { RULES, ruleByIdOrCode } from './rules/index';
-export { findingKey, mergeDuplicateFinding } from './rules/run';
+export { findingKey, mergeDuplicateFinding, mergeFindings } from './rules/run';
 export type { RuleDef } from './rules/types';
 export { RULE_SETTINGS, isKnownRule, isRuleSetting, lintOptionsFor, parseRuleSettings } from './rule-settings';
 export type { RuleSetting } from './rule-settings';

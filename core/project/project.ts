@@ -136,10 +136,13 @@ export class Project implements ProjectServices {
   }
 }
 
-const SOURCE_FILE = /\.(cu|cpp|cc|cxx|c)$/i;
+/** Whether a file is compiled as a translation unit of its own (a source); anything else is a header. */
+export function isSourceFile(file: string): boolean {
+  return /\.(cu|cpp|cc|cxx|c)$/i.test(file);
+}
 
 /** How good a translation unit's main file is as a header's context: a source, then a header nothing is known to include. */
 function contextRank(main: string, contexts: ReadonlyMap<string, string>): number {
-  if (SOURCE_FILE.test(main)) return 2;
+  if (isSourceFile(main)) return 2;
   return contexts.has(main) ? 0 : 1;
 }

@@ -32,6 +32,28 @@ export function findingKey(f: Finding): string {
 const REACHED_FROM = /^reached from kernel '([^']*)'/;
 
 /**
+ * The findings with each rule-and-place once, in first-seen order: a finding reached again (through another
+ * kernel, translation unit or document) is merged into the first with mergeDuplicateFinding. The first ones are
+ * copies, so findings kept elsewhere (a kernel's cache, a document's list) do not collect what others add.
+ */
+export function mergeFindings(list: Iterable<Finding>): Finding[] {
+  const seen = new Map<string, Finding>();
+  const out: Finding[] = [];
+  for (const f of list) {
+    const k = findingKey(f);
+    const first = seen.get(k);
+    if (first) {
+      mergeDuplicateFinding(first, f);
+      continue;
+    }
+    const own = { ...f, related: [...f.related] };
+    seen.set(k, own);
+    out.push(own);
+  }
+  return out;
+}
+
+/**
  * Folds `again` (the same finding by findingKey, reached another way) into `kept`: its related
  * locations (the kernels and launches it was reached from) are added to `kept`'s, and a message that
  * differs (another launch shape, another kernel) is kept as related information at the kernel it came from.

@@ -1,26 +1,13 @@
 // `phaseflip lint` (the built CLI) with launch shapes: `--launch` gives the block of a kernel launched
 // elsewhere, so an information note becomes the real error; a header line reached from two translation
 // units at two block sizes is reported once, with each kernel, each launch and the other wording.
-import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CLI_JS, ROOT, requireBuild } from '../server/lsp-client';
+import { ROOT, requireBuild, runPhaseflip } from '../server/lsp-client';
 
 const PROJECTS = path.join(ROOT, 'test', 'fixtures', 'projects');
-
-function phaseflip(args: string[], cwd: string): Promise<{ status: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CLI_JS, ...args], { cwd, stdio: ['ignore', 'pipe', 'pipe'] });
-    const out: Buffer[] = [];
-    const err: Buffer[] = [];
-    child.stdout.on('data', (d: Buffer) => out.push(d));
-    child.stderr.on('data', (d: Buffer) => err.push(d));
-    child.once('error', reject);
-    child.once('close', (status) => resolve({ status, stdout: Buffer.concat(out).toString('utf8'), stderr: Buffer.concat(err).toString('utf8') }));
-  });
-}
 
 /** Every thread arrives on a barrier initialised for 64: correct exactly at 64 threads; not launched here. */
 const KERNEL = `#include <cuda/barrier>
@@ -45,23 +32,23 @@ afterAll(() => {
 
 describe('phaseflip lint --launch', () => {
   it('without it: an information note, exit 0; with the wrong block: the error, exit 1; with the right one: clean', async () => {
-    const unknown = await phaseflip(['lint', '--format', 'json', 'k.cu'], dir);
+    const unknown = await runPhaseflip(['lint', '--format', 'json', 'k.cu'], dir);
     expect(unknown.status).toBe(0);
     const note = JSON.parse(unknown.stdout).files[0].diagnostics[0];
     expect(note).toMatchObject({ code: 'PF401', severity: 'information' });
     expect(note.message).toMatch(/--launch KERNEL:block=N/);
 
-    const wrong = await phaseflip(['lint', '--launch', 'k:block=128', 'k.cu'], dir);
+    const wrong = await runPhaseflip(['lint', '--launch', 'k:block=128', 'k.cu'], dir);
     expect(wrong.status).toBe(1);
     expect(wrong.stdout).toMatch(/^k\.cu:6:3: error PF401 128 threads execute this arrive/m);
 
-    const right = await phaseflip(['lint', '--launch=k.cu:k:block=64', 'k.cu'], dir);
+    const right = await runPhaseflip(['lint', '--launch=k.cu:k:block=64', 'k.cu'], dir);
     expect(right.status).toBe(0);
     expect(right.stdout).toBe('');
   }, 60_000);
 
   it('a bad --launch is a usage error (exit 2)', async () => {
-    const r = await phaseflip(['lint', '--launch', 'k:block=lots', 'k.cu'], dir);
+    const r = await runPhaseflip(['lint', '--launch', 'k:block=lots', 'k.cu'], dir);
     expect(r.status).toBe(2);
     expect(r.stderr).toMatch(/block must be a positive integer/);
   }, 30_000);
@@ -69,7 +56,7 @@ describe('phaseflip lint --launch', () => {
 
 describe('a header line reached at two block sizes', () => {
   it('is reported once, with both kernels, both launches and the other wording as notes', async () => {
-    const r = await phaseflip(['lint', 'launch-shapes/src/shapes-64.cu', 'launch-shapes/src/shapes-96.cu'], PROJECTS);
+    const r = await runPhaseflip(['lint', 'launch-shapes/src/shapes-64.cu', 'launch-shapes/src/shapes-96.cu'], PROJECTS);
     expect(r.status).toBe(1);
     const lines = r.stdout.trimEnd().split('\n');
     expect(lines.filter((l) => /: (error|warning|info) PF\d+/.test(l)).map((l) => l.replace(/ PF401 .*/, ' PF401'))).toEqual(['launch-shapes/include/all_arrive/body.cuh:13:5: error PF401']);
@@ -84,7 +71,7 @@ describe('a header line reached at two block sizes', () => {
   }, 60_000);
 
   it('JSON carries the same related locations, with their files', async () => {
-    const r = await phaseflip(['lint', '--format', 'json', 'launch-shapes/src/shapes-96.cu', 'launch-shapes/src/shapes-64.cu'], PROJECTS);
+    const r = await runPhaseflip(['lint', '--format', 'json', 'launch-shapes/src/shapes-96.cu', 'launch-shapes/src/shapes-64.cu'], PROJECTS);
     const files = JSON.parse(r.stdout).files as { path: string; diagnostics: { message: string; related: { path: string; message: string }[] }[] }[];
     const header = files.find((f) => f.path.endsWith('body.cuh'))!;
     expect(header.diagnostics).toHaveLength(1);

@@ -5,8 +5,9 @@
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import * as path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { collectTargets, readSource } from '../../cli/files';
-import { type AnalysisResult, Project, headerHoldsCode, loadEngine } from '../../core/index';
+import { analyzeTargets } from '../../cli/analyze-targets';
+import { collectTargets } from '../../cli/files';
+import { Project, loadEngine } from '../../core/index';
 
 const corpus = process.env.PHASEFLIP_CORPUS ? path.resolve(process.env.PHASEFLIP_CORPUS) : undefined;
 
@@ -109,26 +110,11 @@ async function lintRepo(repo: CorpusRepo): Promise<string[]> {
   const seenFindings = new Set<string>();
   const summary: RepoSummary = { repo: repo.folder, files: targets.length, units: 0, headers: 0, kernels: 0, withBarriers: 0, fully: 0, partly: 0, syntaxErrors: 0, findings: 0, includesNotFound: 0, ms: 0 };
   const slowest: { file: string; ms: number }[] = [];
-  // As `phaseflip lint` does: sources first, and a header that did not parse alone is analysed again at the end
-  // when a later translation unit turned out to include it (it is then read inside that unit).
-  const source = (p: string): boolean => /\.(cu|cpp|cc)$/.test(p);
-  const ordered = [...targets].sort((a, b) => Number(!source(a.path)) - Number(!source(b.path)));
-  const units: Array<{ abs: string; text: string; language: typeof targets[number]['language'] }> = [];
-  const analysed = new Map<string, AnalysisResult>();
-  for (const target of ordered) {
-    const abs = path.resolve(target.path);
-    const text = readSource(abs);
-    if (target.onlyIfHoldsCode && !headerHoldsCode(target.language, text)) continue;
+  // In the order `phaseflip lint` analyses (a header that fails alone read again inside a file including it).
+  const analysisErrors: string[] = [];
+  analyzeTargets(engine, targets, {}, analysisErrors, ({ abs, result, ms }) => {
     summary.units++;
-    const t0 = Date.now();
-    analysed.set(abs, engine.analyze(text, target.language, {}, abs));
-    slowest.push({ file: rel(abs), ms: Date.now() - t0 });
-    units.push({ abs, text, language: target.language });
-  }
-  for (const { abs, text, language } of units) {
-    let result = analysed.get(abs)!;
-    const context = engine.project?.contextFor?.(abs);
-    if (!result.context && result.syntaxProblems.length > 0 && context && context !== abs) result = engine.analyze(text, language, {}, abs);
+    slowest.push({ file: rel(abs), ms });
     for (const d of result.dependencies ?? []) headers.add(d);
     for (const s of result.syntaxProblems) {
       summary.syntaxErrors++;
@@ -168,7 +154,8 @@ async function lintRepo(repo: CorpusRepo): Promise<string[]> {
       const why = m[2].replace(/'[^']*'/g, "'…'");
       entry.why.set(why, (entry.why.get(why) ?? 0) + 1);
     }
-  }
+  });
+  problems.push(...analysisErrors.map((e) => `${repo.folder}: ${e}`));
   summary.headers = headers.size;
   summary.kernels = kernels.size;
   for (const k of kernels.values()) {

@@ -52,6 +52,19 @@ export function requireBuild(): void {
   }
 }
 
+/** Runs the built CLI (bin/phaseflip.js) in `cwd` without blocking the test worker; resolves with its exit status and output. */
+export function runPhaseflip(args: string[], cwd: string): Promise<{ status: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [CLI_JS, ...args], { cwd, stdio: ['ignore', 'pipe', 'pipe'] });
+    const out: Buffer[] = [];
+    const err: Buffer[] = [];
+    child.stdout.on('data', (d: Buffer) => out.push(d));
+    child.stderr.on('data', (d: Buffer) => err.push(d));
+    child.once('error', reject);
+    child.once('close', (status) => resolve({ status, stdout: Buffer.concat(out).toString('utf8'), stderr: Buffer.concat(err).toString('utf8') }));
+  });
+}
+
 export type Transport = 'stdio' | 'ipc' | 'socket' | 'pipe';
 
 export interface StartOptions {

@@ -7,7 +7,8 @@ import { shiftRange, shiftResults } from '../../analysis/shift';
 import { barrierSymbols } from '../../analysis/symbols';
 import type { Kernel, KernelModule } from '../../ir/types';
 import { visitStmts } from '../../ir/visit';
-import { byPosition, findingKey, mergeDuplicateFinding, runRules } from '../../rules/run';
+import { isSourceFile } from '../../project/project';
+import { byPosition, findingKey, mergeFindings, runRules } from '../../rules/run';
 import { offsetAt } from '../text-offsets';
 import { internalProblem, syntaxProblemsOf } from './frontend';
 import { launchShapeDependency } from './launch-shapes';
@@ -123,7 +124,7 @@ export class CudaAnalyzer {
       }
       this.kernels = next;
       findings.sort(byPosition);
-      const result: AnalysisResult = { findings: dedupFindings(findings), syntaxProblems, symbols: dedupSymbols(symbols.filter((s) => s.range.file === undefined)) };
+      const result: AnalysisResult = { findings: mergeFindings(findings), syntaxProblems, symbols: dedupSymbols(symbols.filter((s) => s.range.file === undefined)) };
       if (notes.length) result.notes = notes;
       if (kernels.length) result.kernels = kernels;
       if (unit?.dependencies.length) {
@@ -182,28 +183,6 @@ function wholeLine(text: string, line: number): Range {
   return { start: { line, character: indent }, end: { line, character: content.length } };
 }
 
-/**
- * The same finding reached through two kernels (a helper in a header used by both) is reported once,
- * with every kernel it was reached from, and the other wording when the kernels' shapes differ.
- */
-function dedupFindings(list: Finding[]): Finding[] {
-  const seen = new Map<string, Finding>();
-  const out: Finding[] = [];
-  for (const f of list) {
-    const k = findingKey(f);
-    const first = seen.get(k);
-    if (first) {
-      mergeDuplicateFinding(first, f);
-      continue;
-    }
-    // A copy: the kernels' cached findings must not collect what other kernels add.
-    const own = { ...f, related: [...f.related] };
-    seen.set(k, own);
-    out.push(own);
-  }
-  return out;
-}
-
 /** Moves a cached kernel's ranges to its new position; ranges outside it (helpers) stay put. */
 function shift(e: KernelEntry, startLine: number, endLine: number): KernelEntry {
   const inside = (r: Range): boolean => r.file === undefined && r.start.line >= e.startLine && r.end.line <= e.endLine;
@@ -223,15 +202,12 @@ function dedupSymbols(list: BarrierSymbol[]): BarrierSymbol[] {
   });
 }
 
-/** Files compiled as translation units of their own; anything else is a header. */
-const SOURCE_FILE = /\.(cu|cpp|cc|cxx|c)$/i;
-
 /**
  * A header parsed as a file of its own whose text does not parse: most likely a part of a library meant to be
  * read after its includer's macros (or inside a class body). Said once, at the top, instead of staying silent.
  */
 function headerAloneNote(unit: CudaUnit, syntaxErrors: number): AnalysisNote | undefined {
-  if (!unit.hasPath || unit.contextPath || syntaxErrors === 0 || SOURCE_FILE.test(unit.tu.main.path)) return undefined;
+  if (!unit.hasPath || unit.contextPath || syntaxErrors === 0 || isSourceFile(unit.tu.main.path)) return undefined;
   const count = syntaxErrors >= 20 ? 'at least 20' : String(syntaxErrors);
   return {
     kind: 'header-alone',

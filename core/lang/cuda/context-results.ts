@@ -2,7 +2,7 @@
 // kernels find in it: their findings located in the header, moved into the header's own coordinates (the
 // kernel they were reached from becomes a location in the including file).
 import type { AnalysisNote, AnalysisResult, Finding, Range } from '../../api';
-import { byPosition, findingKey, mergeDuplicateFinding } from '../../rules/run';
+import { byPosition, mergeFindings } from '../../rules/run';
 
 /** `own` (the header's analysis) with the findings and notes `fromContext` (the including file's) located in `header`. */
 export function withContextResults(own: AnalysisResult, fromContext: AnalysisResult, header: string, contextPath: string): AnalysisResult {
@@ -22,17 +22,7 @@ export function withContextResults(own: AnalysisResult, fromContext: AnalysisRes
       related: f.related.map((x) => ({ ...x, range: place(x.range) })),
       fixes: f.fixes.map((fix) => ({ ...fix, edits: fix.edits.map((e) => ({ ...e, range: place(e.range) })) })),
     }));
-  const findings = own.findings.map((f) => ({ ...f, related: [...f.related] }));
-  const byKey = new Map(findings.map((f) => [findingKey(f), f]));
-  for (const f of moved) {
-    const first = byKey.get(findingKey(f));
-    if (first) mergeDuplicateFinding(first, f);
-    else {
-      byKey.set(findingKey(f), f);
-      findings.push(f);
-    }
-  }
-  findings.sort(byPosition);
+  const findings = mergeFindings([...own.findings, ...moved]).sort(byPosition);
   const notes: AnalysisNote[] = [...(own.notes ?? [])];
   const noteKeys = new Set(notes.map((n) => `${n.range.file ?? ''}:${n.range.start.line}:${n.message}`));
   for (const n of fromContext.notes ?? []) {

@@ -12,11 +12,9 @@ import { ChunkedTree } from './chunks';
 import { lowerCudaNodes } from './frontend';
 import { hoverCuda } from './hover';
 import type { Parser } from './parser';
+import { isSourceFile } from '../../project/project';
 import { withContextResults } from './context-results';
 import { buildCudaUnit, type CudaUnit, type HeaderCache } from './unit';
-
-/** Files compiled as translation units of their own; anything else is a header. */
-const SOURCE_FILE = /\.(cu|cpp|cc|cxx|c)$/i;
 
 const EMPTY_MODULE: KernelModule = { language: 'cuda', kernels: [], constants: new Map() };
 
@@ -124,7 +122,7 @@ export class CudaDocument implements LanguageDocument {
   analyze(options: LintOptions): AnalysisResult {
     const alone = this.analyzeUnit(options);
     const path = this.context.path;
-    const context = path && !this.asIncluder && !this.inContext && alone.syntaxProblems.length > 0 && !SOURCE_FILE.test(path) ? this.context.project?.contextFor?.(path) : undefined;
+    const context = path && !this.asIncluder && !this.inContext && alone.syntaxProblems.length > 0 && !isSourceFile(path) ? this.context.project?.contextFor?.(path) : undefined;
     if (!context || context === this.contextRejected) return alone;
     this.inContext = true;
     const inContext = this.analyzeUnit(options);

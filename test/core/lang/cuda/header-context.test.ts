@@ -3,13 +3,12 @@
 // is written with). Alone it does not parse, and says so in a note; in context it parses and is analysed at
 // the includer's launch shape. The CLI reads sources first and analyses a header named before its includer
 // again once the includer is known.
-import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadEngine } from '../../../../core/index';
 import { Project } from '../../../../core/project/project';
-import { CLI_JS, ROOT, requireBuild } from '../../../server/lsp-client';
+import { ROOT, requireBuild, runPhaseflip } from '../../../server/lsp-client';
 
 const FIXTURE = path.join(ROOT, 'test', 'fixtures', 'projects', 'header-context');
 const PART = path.join(FIXTURE, 'include', 'ctx', 'consume.cuh');
@@ -89,22 +88,10 @@ describe('Project.contextFor', () => {
   });
 });
 
-function phaseflip(args: string[], cwd: string): Promise<{ status: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CLI_JS, ...args], { cwd, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d: Buffer) => (stdout += d.toString('utf8')));
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString('utf8')));
-    child.once('error', reject);
-    child.once('close', (status) => resolve({ status, stdout, stderr }));
-  });
-}
-
 describe('phaseflip lint with a header named before the file that includes it', () => {
   it('reads the source first: the header part is analysed in its context, its finding reported once on it', async () => {
     requireBuild();
-    const r = await phaseflip(['lint', '--notes', 'include/ctx/consume.cuh', 'src/bad-three-warps.cu'], FIXTURE);
+    const r = await runPhaseflip(['lint', '--notes', 'include/ctx/consume.cuh', 'src/bad-three-warps.cu'], FIXTURE);
     expect(r.status).toBe(1);
     const errors = r.stdout.split('\n').filter((l) => /: (error|warning) PF\d+/.test(l));
     expect(errors.map((l) => l.replace(/ PF401 .*/, ' PF401'))).toEqual([`include/ctx/consume.cuh:${ARRIVE_LINE + 1}:5: error PF401`]);
@@ -113,7 +100,7 @@ describe('phaseflip lint with a header named before the file that includes it', 
 
   it('the header alone: no finding, and the note says it was read alone', async () => {
     requireBuild();
-    const r = await phaseflip(['lint', '--notes', 'include/ctx/consume.cuh'], FIXTURE);
+    const r = await runPhaseflip(['lint', '--notes', 'include/ctx/consume.cuh'], FIXTURE);
     expect(r.status).toBe(0);
     expect(r.stdout).toContain('read alone (no file known to include it)');
   }, 60_000);

@@ -2,7 +2,6 @@
 // lints it (absolute path, one Project per project, flags from compile_flags.txt, compile_commands.json
 // or .clangd), and gives exactly the findings its `// expect: CODE` markers name, in the right file and
 // on the right line; a marker in a header says which translation units reach it (`from a.cu b-*.cu`).
-import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
@@ -10,7 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { type Engine, loadEngine } from '../../../../core/index';
 import { Project } from '../../../../core/project/project';
 import type { ExplicitFlags } from '../../../../core/project/compile-flags';
-import { CLI_JS, ROOT, requireBuild } from '../../../server/lsp-client';
+import { ROOT, requireBuild, runPhaseflip } from '../../../server/lsp-client';
 
 const PROJECTS = path.join(ROOT, 'test', 'fixtures', 'projects');
 
@@ -157,23 +156,10 @@ describe('where the flags come from', () => {
   });
 });
 
-/** Runs the built CLI (bin/phaseflip.js) in `cwd`. */
-function phaseflip(args: string[], cwd: string): Promise<{ status: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CLI_JS, ...args], { cwd, stdio: ['ignore', 'pipe', 'pipe'] });
-    const out: Buffer[] = [];
-    const err: Buffer[] = [];
-    child.stdout.on('data', (d: Buffer) => out.push(d));
-    child.stderr.on('data', (d: Buffer) => err.push(d));
-    child.once('error', reject);
-    child.once('close', (status) => resolve({ status, stdout: Buffer.concat(out).toString('utf8'), stderr: Buffer.concat(err).toString('utf8') }));
-  });
-}
-
 describe('phaseflip lint on a fixture project (the built CLI)', () => {
   it('lint DIR: the header kernel\'s finding is reported once, on the header', async () => {
     requireBuild();
-    const r = await phaseflip(['lint', '--notes', 'header-kernel'], PROJECTS);
+    const r = await runPhaseflip(['lint', '--notes', 'header-kernel'], PROJECTS);
     expect(r.status).toBe(1);
     const errors = r.stdout.split('\n').filter((l) => /: (error|warning) PF\d+/.test(l));
     // Reached from launch_stuck.cu, launch_both.cu and the header linted on its own: reported once;
@@ -185,7 +171,7 @@ describe('phaseflip lint on a fixture project (the built CLI)', () => {
   it('a header helper\'s finding reached from three translation units: once, on the header, with the kernel it came from', async () => {
     requireBuild();
     const units = ['bad-chevron.cu', 'bad-constexpr-block.cu', 'bad-launch-bounds.cu'].map((f) => `launch-shapes/src/${f}`);
-    const r = await phaseflip(['lint', ...units], PROJECTS);
+    const r = await runPhaseflip(['lint', ...units], PROJECTS);
     expect(r.status).toBe(1);
     const lines = r.stdout.split('\n');
     expect(lines.filter((l) => /: (error|warning) PF\d+/.test(l)).map((l) => l.replace(/ PF401 .*/, ' PF401'))).toEqual(['launch-shapes/include/two_warps/body.cuh:26:7: error PF401']);
@@ -197,7 +183,7 @@ describe('phaseflip lint on a fixture project (the built CLI)', () => {
     const dir = mkdtempSync(path.join(tmpdir(), 'pf-noext-'));
     try {
       writeFileSync(path.join(dir, 'pipeline'), readFileSync(path.join(PROJECTS, 'barrier-lib', 'kernels', 'bad-every-thread-releases.cu'), 'utf8'));
-      const r = await phaseflip(['lint', '-I', path.join(PROJECTS, 'barrier-lib', 'include'), 'pipeline'], dir);
+      const r = await runPhaseflip(['lint', '-I', path.join(PROJECTS, 'barrier-lib', 'include'), 'pipeline'], dir);
       expect(r.stderr).not.toMatch(/don't know how to lint/);
       expect(r.stdout).toMatch(/^pipeline:\d+:\d+: (error|warning) PF401/m);
     } finally {
