@@ -37,7 +37,9 @@ export class Client {
 
   /** `env` is added to this process's environment (e.g. PHASEFLIP_CODE_CACHE=off for a first start). */
   static start({ env = {} } = {}) {
-    const child = spawn(process.execPath, [SERVER, '--stdio'], { stdio: ['pipe', 'pipe', 'pipe'], env: { ...process.env, ...env } });
+    // PHASEFLIP_BENCH_CPU_PROF=DIR: each server writes a V8 CPU profile there when it exits (to see where an edit goes).
+    const profile = process.env.PHASEFLIP_BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.PHASEFLIP_BENCH_CPU_PROF}`] : [];
+    const child = spawn(process.execPath, [...profile, SERVER, '--stdio'], { stdio: ['pipe', 'pipe', 'pipe'], env: { ...process.env, ...env } });
     const connection = rpc.createProtocolConnection(new rpc.StreamMessageReader(child.stdout), new rpc.StreamMessageWriter(child.stdin));
     connection.listen();
     return new Client(child, connection);

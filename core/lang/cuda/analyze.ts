@@ -14,7 +14,7 @@ import { internalProblem, syntaxProblemsOf } from './frontend';
 import { launchShapeDependency } from './launch-shapes';
 import { lowerRoot, rootsOf, scanCuda, type CudaScan, type FnDef } from './lower';
 import type { SyntaxNode } from './parser';
-import type { FunctionLookup, LowerContext } from './scan';
+import { type FunctionLookup, type LowerContext, ScanCache } from './scan';
 import type { CudaUnit } from './unit';
 
 interface KernelEntry {
@@ -34,18 +34,40 @@ function dependencies(scan: CudaScan, functions: FunctionLookup, fn: FnDef, fnTe
   const words = new Set(wordsOf(kernelText));
   for (const h of helpers) {
     for (const d of functions.get(h) ?? []) {
-      const t = d.node.text;
-      parts.push(`${h}@${d.file ?? ''}:${d.node.startPosition.row}:${t}`);
-      for (const w of wordsOf(t)) words.add(w);
+      const facts = helperFacts(d);
+      parts.push(`${h}@${d.file ?? ''}:${facts.row}:${facts.text}`);
+      for (const w of facts.words) words.add(w);
     }
   }
-  for (const [name, v] of scan.constants) if (words.has(name)) parts.push(`${name}=${v}`);
-  for (const [name, d] of scan.fileDecls) if (words.has(name)) parts.push(`${name}:${d.type}:${d.length}`);
+  // Looked up by the words used (a unit can define thousands of integer macros; a kernel uses a few).
+  for (const w of words) {
+    const value = scan.constants.get(w);
+    if (value !== undefined) parts.push(`${w}=${value}`);
+  }
+  for (const w of words) {
+    const d = scan.fileDecls.get(w);
+    if (d) parts.push(`${w}:${d.type}:${d.length}`);
+  }
   // Launches elsewhere in the file, instantiations and the comment above the kernel set its shape.
   parts.push(launchShapeDependency(scan.launchBlockSizes, fnText, fn));
   // A new helper with the name of a call in the kernel changes what gets inlined.
-  for (const [name] of scan.fns) if (words.has(name) && !helpers.includes(name)) parts.push(`?${name}`);
+  for (const w of words) if (scan.fns.has(w) && !helpers.includes(w)) parts.push(`?${w}`);
   return parts.join('\u0001');
+}
+
+/**
+ * A helper's text, first line and identifiers, once per definition: a header's definitions live as long as
+ * the header is unchanged, and each analysis checks every kernel's helpers again.
+ */
+const helperFactsCache = new WeakMap<FnDef, { text: string; row: number; words: readonly string[] }>();
+function helperFacts(d: FnDef): { text: string; row: number; words: readonly string[] } {
+  let facts = helperFactsCache.get(d);
+  if (!facts) {
+    const text = d.node.text;
+    facts = { text, row: d.node.startPosition.row, words: wordsOf(text) };
+    helperFactsCache.set(d, facts);
+  }
+  return facts;
 }
 
 /** Identifiers of a kernel's or helper's text, remembered: every analysis checks every kernel's inputs again. */
@@ -65,11 +87,12 @@ const REPLAY_BUDGET_MS = 2000;
 export class CudaAnalyzer {
   private optionsKey: string | undefined;
   private kernels = new Map<string, KernelEntry>();
+  private readonly scanCache = new ScanCache();
 
   analyze(tops: SyntaxNode[], text: string, options: LintOptions, unit?: CudaUnit, generation = 0): AnalysisResult {
     const syntaxProblems = syntaxProblemsOf(tops);
     try {
-      const scan = unit ? unit.scan(tops, text) : scanCuda(tops, text);
+      const scan = unit ? unit.scan(tops, text, this.scanCache) : scanCuda(tops, text, { cache: this.scanCache });
       const context: LowerContext | undefined = unit?.lowerContext(scan);
       const functions = context?.functions ?? scan.fns;
       // The headers read (and the project's state) are part of every kernel's inputs.

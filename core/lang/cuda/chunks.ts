@@ -18,13 +18,42 @@ const CHUNK_CHARS = 2500;
 
 export class ChunkedTree {
   private chunks: Chunk[] = [];
+  /** The trees were freed (`sleep`) and are parsed again at the next use; edits meanwhile only change the text. */
+  private asleep = false;
 
   constructor(private readonly parser: Parser, private text: string) {
     this.reparseAll();
   }
 
+  /** How many characters the trees cover: what they cost in WASM memory is about proportional to it. */
+  get size(): number {
+    return this.text.length;
+  }
+
+  get isAwake(): boolean {
+    return !this.asleep;
+  }
+
+  /**
+   * Frees the syntax trees but keeps the text; the next use parses it again. The caller must hold no
+   * node of these trees.
+   */
+  sleep(): void {
+    if (this.asleep) return;
+    for (const t of new Set(this.chunks.map((c) => c.tree))) t.delete();
+    this.chunks = [];
+    this.asleep = true;
+  }
+
+  private wake(): void {
+    if (!this.asleep) return;
+    this.asleep = false;
+    this.reparseAll();
+  }
+
   /** Top-level syntax nodes of the whole document, in order. */
   topLevel(): SyntaxNode[] {
+    this.wake();
     // One `children` call per tree (child(i) walks from the first child each time).
     const kids = new Map<Tree, SyntaxNode[]>();
     const out: SyntaxNode[] = [];
@@ -41,6 +70,7 @@ export class ChunkedTree {
 
   /** The innermost node at a position. */
   nodeAt(pos: Position, offset: number): SyntaxNode | null {
+    this.wake();
     const c = this.chunks.find((k) => offset >= k.start && offset < k.end) ?? this.chunks[this.chunks.length - 1];
     return c ? c.tree.rootNode.descendantForPosition({ row: pos.line, column: pos.character }) : null;
   }
@@ -51,13 +81,17 @@ export class ChunkedTree {
 
   replaceAll(text: string): void {
     this.text = text;
-    this.reparseAll();
+    if (!this.asleep) this.reparseAll();
   }
 
   /** Applies one edit (offsets in the old text) and re-parses the chunks it touches. */
   edit(start: number, oldEnd: number, newText: string): void {
     const old = this.text;
     const next = old.slice(0, start) + newText + old.slice(oldEnd);
+    if (this.asleep) {
+      this.text = next;
+      return;
+    }
     const delta = newText.length - (oldEnd - start);
     const edit = {
       startIndex: start,
@@ -90,9 +124,7 @@ export class ChunkedTree {
 
   /** Frees the syntax trees (WASM memory); the object must not be used afterwards. */
   dispose(): void {
-    this.release(this.chunks.map((c) => c.tree));
-    for (const t of new Set(this.chunks.map((c) => c.tree))) t.delete();
-    this.chunks = [];
+    this.sleep();
   }
 
   private reparseAll(): void {

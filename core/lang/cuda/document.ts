@@ -14,9 +14,16 @@ import { hoverCuda } from './hover';
 import type { Parser } from './parser';
 import { isSourceFile } from '../../project/project';
 import { withContextResults } from './context-results';
+import type { TreeBudget } from './tree-budget';
 import { buildCudaUnit, type CudaUnit, type HeaderCache } from './unit';
 
 const EMPTY_MODULE: KernelModule = { language: 'cuda', kernels: [], constants: new Map() };
+
+/** What the documents of one front end share: parsed headers, and the budget of parsed text they keep. */
+export interface DocumentsShared {
+  headers?: HeaderCache;
+  trees?: TreeBudget;
+}
 
 export class CudaDocument implements LanguageDocument {
   /** Null once disposed: the document then analyses to nothing. */
@@ -45,12 +52,13 @@ export class CudaDocument implements LanguageDocument {
     private readonly parser: Parser,
     private textValue: string,
     private readonly context: DocumentContext = {},
-    private readonly headers?: HeaderCache,
+    private readonly shared: DocumentsShared = {},
     /** An including file opened for a header's sake: analysed as itself, never inside yet another file. */
     private readonly asIncluder = false,
   ) {
     this.parsedText = this.unit().parseText;
     this.chunks = new ChunkedTree(parser, this.parsedText);
+    this.shared.trees?.use(this.chunks);
   }
 
   get text(): string {
@@ -88,7 +96,7 @@ export class CudaDocument implements LanguageDocument {
     const context = this.inContext && this.context.path ? this.context.project?.contextFor?.(this.context.path) : undefined;
     const cached = this.unitCache;
     if (cached && cached.text === this.textValue && cached.generation === generation && cached.context === context) return cached.unit;
-    const unit = buildCudaUnit(this.textValue, this.context.path, this.context.project, this.headers, context !== undefined);
+    const unit = buildCudaUnit(this.textValue, this.context.path, this.context.project, this.shared.headers, context !== undefined);
     this.unitCache = { text: this.textValue, generation, context, unit };
     return unit;
   }
@@ -96,6 +104,8 @@ export class CudaDocument implements LanguageDocument {
   /** Brings the syntax trees up to the current preprocessed text, re-parsing only what differs. */
   private synced(): ChunkedTree | null {
     if (!this.chunks) return null;
+    // Before any node of these trees is read: may free other documents' trees, never these.
+    this.shared.trees?.use(this.chunks);
     const next = this.unit().parseText;
     const old = this.parsedText;
     const pending = this.pendingEdits;
@@ -149,7 +159,7 @@ export class CudaDocument implements LanguageDocument {
     if (!project || text === undefined) return undefined;
     if (this.includer?.path !== contextPath) {
       this.includer?.document.dispose();
-      this.includer = { path: contextPath, document: new CudaDocument(this.parser, text, { path: contextPath, project }, this.headers, true) };
+      this.includer = { path: contextPath, document: new CudaDocument(this.parser, text, { path: contextPath, project }, this.shared, true) };
     } else if (this.includer.document.text !== text) this.includer.document.replaceText(text);
     return this.includer.document;
   }
@@ -175,6 +185,7 @@ export class CudaDocument implements LanguageDocument {
   }
 
   dispose(): void {
+    if (this.chunks) this.shared.trees?.forget(this.chunks);
     this.chunks?.dispose();
     this.chunks = null;
     this.includer?.document.dispose();

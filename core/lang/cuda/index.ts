@@ -4,6 +4,7 @@
 import { CPP_KEYWORDS } from '../inline-values';
 import type { FrontEnd, Language } from '../language';
 import { CudaDocument } from './document';
+import { TreeBudget } from './tree-budget';
 import { HeaderCache } from './unit';
 import { cudaLaunchTemplates } from './launch-template';
 import { foldConstant } from './constants';
@@ -38,9 +39,9 @@ export const cuda: Language = {
     const parser = new Parser();
     parser.setLanguage(grammar);
     // Headers are parsed once per front end and shared by every document that includes them.
-    const headers = new HeaderCache(parser);
+    const shared = { headers: new HeaderCache(parser), trees: new TreeBudget() };
     return {
-      openDocument: (text, context) => new CudaDocument(parser, text, context, headers),
+      openDocument: (text, context) => new CudaDocument(parser, text, context, shared),
       evaluateConstant: (expression, constants = new Map()) => evaluateConstant(parser, expression, constants),
     };
   },

@@ -37,6 +37,8 @@ export interface LaunchSite extends KernelLaunch {
 export interface LaunchingFunction {
   body: SyntaxNode;
   params: { name: string }[];
+  /** The body's offsets in the text, when known without looking the body node up. */
+  bodySpan?(): [number, number];
 }
 
 const MAX_THREADS = 1024;
@@ -56,7 +58,8 @@ export function findLaunches(text: string, fns: Map<string, LaunchingFunction[]>
   const seen = new Set<number>();
   for (const list of fns.values()) {
     for (const fn of list) {
-      if (!MENTIONS_LAUNCH.test(fn.body.text)) continue;
+      const span = fn.bodySpan?.();
+      if (!MENTIONS_LAUNCH.test(span ? text.slice(span[0], span[1]) : fn.body.text)) continue;
       const calls: SyntaxNode[] = [];
       collectLaunches(fn.body, calls);
       if (!calls.length) continue;

@@ -20,6 +20,8 @@ export interface FnDef {
   file?: string;
   /** The struct or class it is a member function of (defined in the class body). */
   memberOf?: string;
+  /** The body's offsets in its file's text, without looking the body node up. */
+  bodySpan?(): [number, number];
 }
 
 /** Functions by name, as the lowering looks them up: the document's own first, then its headers'. */
@@ -56,25 +58,71 @@ export interface CudaScan {
 export interface ScanOptions {
   /** Macros that expand to `__global__` (`#define KERNEL __global__`): a function declared with one is a kernel. */
   kernelMacros?: readonly string[];
+  /** What earlier scans of the same document learned of its function definitions (an edit changes few). */
+  cache?: ScanCache;
 }
+
+/** What a function definition's scan learns from its text alone; body offsets are relative to the definition. */
+interface FnFacts {
+  name: string;
+  params: FnDef['params'];
+  isKernel: boolean;
+  bodyStart: number;
+  bodyEnd: number;
+  /** The body mentions a barrier initialisation: an uncalled such function is a root. */
+  initsBarriers: boolean;
+}
+
+/**
+ * Function facts by definition text (and kernel macros), kept for the definitions of the last scan: reading a
+ * definition's name, parameters and body costs a dozen syntax-node crossings into the parser's WASM,
+ * and an edit changes one definition of the file's hundreds. Per document, so that the keys (slices
+ * of the document's text) keep at most two versions of it alive.
+ */
+export class ScanCache {
+  private previous = new Map<string, FnFacts>();
+  private current = new Map<string, FnFacts>();
+
+  get(key: string): FnFacts | undefined {
+    const hit = this.current.get(key) ?? this.previous.get(key);
+    if (hit) this.current.set(key, hit);
+    return hit;
+  }
+
+  set(key: string, facts: FnFacts): void {
+    this.current.set(key, facts);
+  }
+
+  /** Ends a scan: what it did not use is forgotten after the next one. */
+  turn(): void {
+    this.previous = this.current;
+    this.current = new Map();
+  }
+}
+
+const INITS_BARRIERS = /\b(init|mbarrier_init|__mbarrier_init|initialize_barrier|init_semaphore)\b|mbarrier\.init/;
 
 export function scanCuda(tops: SyntaxNode[], text: string, options: ScanOptions = {}): CudaScan {
   const fns = new Map<string, FnDef[]>();
   const fileDecls = new Map<string, BarrierDecl>();
   const constants = new Map<string, number>();
   const kernelHead = options.kernelMacros?.length ? new RegExp(`\\b(__global__|${options.kernelMacros.map((m) => m.replace(/\W/g, '')).join('|')})\\b`) : /\b__global__\b/;
-  collectItems(tops, fns, fileDecls, constants, [], kernelHead);
+  collectItems(tops, { fns, fileDecls, constants, kernelHead, cache: options.cache }, [], undefined);
+  options.cache?.turn();
   // Callee names by a lexical scan of bodies: cheaper than a tree walk, and over-approximating
   // "is called" only makes fewer functions roots.
   // Kernels are the roots; uncalled device functions that initialise barriers are roots too (a .cuh
   // that holds the whole protocol in a device function). "Called" is a lexical scan of the other
   // bodies, only done when such a candidate exists.
   const all = [...fns.values()].flat();
-  const candidates = new Set(all.filter((fn) => !fn.isKernel && /\b(init|mbarrier_init|__mbarrier_init|initialize_barrier|init_semaphore)\b|mbarrier\.init/.test(fn.body.text)).map((fn) => fn.name));
+  const candidates = new Set(all.filter((fn) => !fn.isKernel && (fn instanceof ScannedFunction ? fn.initsBarriers : INITS_BARRIERS.test(fn.body.text))).map((fn) => fn.name));
   const called = new Set<string>();
   if (candidates.size) {
     const pattern = new RegExp(`\\b(${[...candidates].map((c) => c.replace(/[^\w]/g, '')).join('|')})\\s*(?:<[^;(){}]*>)?\\s*\\(`, 'g');
-    for (const d of all) for (const m of text.slice(d.body.startIndex, d.body.endIndex).matchAll(pattern)) called.add(m[1]);
+    for (const d of all) {
+      const [start, end] = d.bodySpan?.() ?? [d.body.startIndex, d.body.endIndex];
+      for (const m of text.slice(start, end).matchAll(pattern)) called.add(m[1]);
+    }
   }
   const roots: FnDef[] = [];
   const helpers: FnDef[] = [];
@@ -83,39 +131,31 @@ export function scanCuda(tops: SyntaxNode[], text: string, options: ScanOptions 
   return { fns, fileDecls, constants, roots, launchBlockSizes: fileLaunches(tops, text, fns, constants), text };
 }
 
-function collectTopLevel(
-  n: SyntaxNode,
-  fns: Map<string, FnDef[]>,
-  fileDecls: Map<string, BarrierDecl>,
-  constants: Map<string, number>,
-  templateParams: string[],
-  kernelHead: RegExp,
-): void {
-  collectItems(named(n), fns, fileDecls, constants, templateParams, kernelHead);
+/** Where a scan collects what it finds. */
+interface ScanSink {
+  fns: Map<string, FnDef[]>;
+  fileDecls: Map<string, BarrierDecl>;
+  constants: Map<string, number>;
+  kernelHead: RegExp;
+  cache: ScanCache | undefined;
 }
 
-function collectItems(
-  items: SyntaxNode[],
-  fns: Map<string, FnDef[]>,
-  fileDecls: Map<string, BarrierDecl>,
-  constants: Map<string, number>,
-  templateParams: string[],
-  kernelHead: RegExp,
-): void {
+/** `cls`: the class whose body `items` are the members of (a definition there is a member function). */
+function collectItems(items: SyntaxNode[], sink: ScanSink, templateParams: string[], cls: string | undefined): void {
   for (const c of items) {
     switch (c.type) {
       case 'function_definition': {
-        const def = functionDef(c, templateParams, kernelHead);
+        const def = functionDef(c, templateParams, sink, cls);
         if (def) {
-          const list = fns.get(def.name) ?? [];
+          const list = sink.fns.get(def.name) ?? [];
           list.push(def);
-          fns.set(def.name, list);
+          sink.fns.set(def.name, list);
         }
         break;
       }
       case 'template_declaration': {
         const params = named(field(c, 'parameters')).map((p) => declaratorName(field(p, 'declarator') ?? p)?.text ?? '').filter(Boolean);
-        collectTopLevel(c, fns, fileDecls, constants, params, kernelHead);
+        collectItems(named(c), sink, params, undefined);
         break;
       }
       case 'namespace_definition':
@@ -125,13 +165,15 @@ function collectItems(
       case 'preproc_if':
       case 'preproc_else':
       case 'preproc_elif':
+        collectItems(named(c), sink, templateParams, undefined);
+        break;
       case 'field_declaration_list':
-        collectTopLevel(c, fns, fileDecls, constants, templateParams, kernelHead);
+        collectItems(named(c), sink, templateParams, memberList(c));
         break;
       case 'struct_specifier':
       case 'class_specifier': {
         const body = field(c, 'body');
-        if (body) collectTopLevel(body, fns, fileDecls, constants, templateParams, kernelHead);
+        if (body) collectItems(named(body), sink, templateParams, field(c, 'name')?.text);
         break;
       }
       case 'preproc_def': {
@@ -139,15 +181,15 @@ function collectItems(
         const value = field(c, 'value')?.text.trim();
         if (name && value) {
           const v = parseIntLiteral(value.replace(/^\((.*)\)$/, '$1'));
-          if (v !== undefined) constants.set(name, v);
+          if (v !== undefined) sink.constants.set(name, v);
         }
         break;
       }
       case 'declaration':
       case 'field_declaration': {
-        recordConstants(c, constants);
+        recordConstants(c, sink.constants);
         const text = c.text;
-        if (/__shared__/.test(text)) for (const d of declsOf(c, 'shared')) fileDecls.set(d.name, d);
+        if (/__shared__/.test(text)) for (const d of declsOf(c, 'shared')) sink.fileDecls.set(d.name, d);
         break;
       }
       default:
@@ -156,39 +198,84 @@ function collectItems(
   }
 }
 
-function functionDef(c: SyntaxNode, templateParams: string[], kernelHead: RegExp): FnDef | undefined {
-  const declarator = field(c, 'declarator');
-  const body = field(c, 'body');
-  if (!declarator || !body) return undefined;
-  let fnDecl: SyntaxNode | null = declarator;
-  while (fnDecl && fnDecl.type !== 'function_declarator') fnDecl = field(fnDecl, 'declarator');
-  if (!fnDecl) return undefined;
-  const nameNode = field(fnDecl, 'declarator');
-  if (!nameNode) return undefined;
-  const head = c.text.slice(0, declarator.startIndex - c.startIndex);
-  const params = named(field(fnDecl, 'parameters'))
-    .filter((p) => p.type === 'parameter_declaration' || p.type === 'optional_parameter_declaration')
-    .map((p) => ({ name: declaratorName(field(p, 'declarator'))?.text ?? '', type: field(p, 'type')?.text ?? '', ...(p.type === 'optional_parameter_declaration' ? { hasDefault: true } : {}) }));
-  return {
-    name: unqualified(nameNode.text),
-    node: c,
-    body,
-    params,
-    templateParams,
-    isKernel: kernelHead.test(head),
-    nameNode,
-    ...(fileOf(c) !== undefined ? { file: fileOf(c) } : {}),
-    ...(memberOf(c) !== undefined ? { memberOf: memberOf(c) } : {}),
-  };
+/**
+ * A function definition found by the scan. Its name, parameters and kind are read once per definition text
+ * (`ScanCache`); the syntax nodes of its body and name are looked up only when the lowering asks for them.
+ */
+class ScannedFunction implements FnDef {
+  private bodyNode: SyntaxNode | undefined;
+  private nameSyntax: SyntaxNode | undefined;
+  readonly name: string;
+  readonly params: FnDef['params'];
+  readonly isKernel: boolean;
+  readonly initsBarriers: boolean;
+  readonly file?: string;
+  readonly memberOf?: string;
+
+  constructor(
+    readonly node: SyntaxNode,
+    private readonly facts: FnFacts,
+    readonly templateParams: string[],
+    memberOf: string | undefined,
+  ) {
+    this.name = facts.name;
+    this.params = facts.params;
+    this.isKernel = facts.isKernel;
+    this.initsBarriers = facts.initsBarriers;
+    const file = fileOf(node);
+    if (file !== undefined) this.file = file;
+    if (memberOf !== undefined) this.memberOf = memberOf;
+  }
+
+  get body(): SyntaxNode {
+    this.bodyNode ??= field(this.node, 'body')!;
+    return this.bodyNode;
+  }
+
+  get nameNode(): SyntaxNode {
+    this.nameSyntax ??= functionDeclarator(this.node)!.nameNode;
+    return this.nameSyntax;
+  }
+
+  /** The body's offsets in the file's text, without a syntax-node lookup. */
+  bodySpan(): [number, number] {
+    return [this.node.startIndex + this.facts.bodyStart, this.node.startIndex + this.facts.bodyEnd];
+  }
 }
 
-/** The class a function definition sits in the body of, if any. */
-function memberOf(fn: SyntaxNode): string | undefined {
-  const list = fn.parent;
-  if (list?.type !== 'field_declaration_list') return undefined;
+/** The function declarator of a definition and the name it declares. */
+function functionDeclarator(c: SyntaxNode): { declarator: SyntaxNode; fnDecl: SyntaxNode; nameNode: SyntaxNode } | undefined {
+  const declarator = field(c, 'declarator');
+  let fnDecl: SyntaxNode | null = declarator;
+  while (fnDecl && fnDecl.type !== 'function_declarator') fnDecl = field(fnDecl, 'declarator');
+  const nameNode = fnDecl ? field(fnDecl, 'declarator') : null;
+  return declarator && fnDecl && nameNode ? { declarator, fnDecl, nameNode } : undefined;
+}
+
+function functionDef(c: SyntaxNode, templateParams: string[], sink: ScanSink, cls: string | undefined): FnDef | undefined {
+  const text = c.text;
+  const key = sink.cache ? `${sink.kernelHead.source}\u0001${text}` : '';
+  let facts = sink.cache?.get(key);
+  if (!facts) {
+    const body = field(c, 'body');
+    const found = body ? functionDeclarator(c) : undefined;
+    if (!body || !found) return undefined;
+    const head = text.slice(0, found.declarator.startIndex - c.startIndex);
+    const params = named(field(found.fnDecl, 'parameters'))
+      .filter((p) => p.type === 'parameter_declaration' || p.type === 'optional_parameter_declaration')
+      .map((p) => ({ name: declaratorName(field(p, 'declarator'))?.text ?? '', type: field(p, 'type')?.text ?? '', ...(p.type === 'optional_parameter_declaration' ? { hasDefault: true } : {}) }));
+    const bodyStart = body.startIndex - c.startIndex;
+    const bodyEnd = body.endIndex - c.startIndex;
+    facts = { name: unqualified(found.nameNode.text), params, isKernel: sink.kernelHead.test(head), bodyStart, bodyEnd, initsBarriers: INITS_BARRIERS.test(text.slice(bodyStart, bodyEnd)) };
+    sink.cache?.set(key, facts);
+  }
+  return new ScannedFunction(c, facts, templateParams, cls);
+}
+
+/** The class a member list is the body of, for a list reached other than through its class. */
+function memberList(list: SyntaxNode): string | undefined {
   const cls = list.parent;
-  if (cls?.type !== 'struct_specifier' && cls?.type !== 'class_specifier') return undefined;
-  return cls.childForFieldName('name')?.text;
+  return cls?.type === 'struct_specifier' || cls?.type === 'class_specifier' ? (cls.childForFieldName('name')?.text ?? undefined) : undefined;
 }
 
 export function declsOf(decl: SyntaxNode, space: BarrierDecl['space']): BarrierDecl[] {

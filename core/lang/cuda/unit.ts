@@ -12,7 +12,7 @@ import { rewriteGrammarGaps } from './preprocess/grammar-gaps';
 import { expandMacros } from './preprocess/macros';
 import { buildTranslationUnit, searchPathResolver, type TranslationUnit, type TranslationUnitFile } from './preprocess/translation-unit';
 import { cudaToolkitIncludeDirs } from './toolkit';
-import { scanCuda, type CudaScan, type FnDef, type FunctionLookup, type LowerContext } from './scan';
+import { scanCuda, type CudaScan, type ScanCache, type FnDef, type FunctionLookup, type LowerContext } from './scan';
 import { named, registerHeaderTree } from './syntax-nodes';
 
 /** Files whose text mentions none of these cannot hold a barrier operation, so their functions are never inlined. */
@@ -218,8 +218,8 @@ export class CudaUnit {
   }
 
   /** The document's top-level declarations, with the unit's integer macros as constants and its kernel macros. */
-  scan(tops: SyntaxNode[], text: string): CudaScan {
-    const scan = scanCuda(tops, text, { kernelMacros: this.kernelMacros });
+  scan(tops: SyntaxNode[], text: string, cache?: ScanCache): CudaScan {
+    const scan = scanCuda(tops, text, { kernelMacros: this.kernelMacros, cache });
     for (const [name, v] of this.macroConstants()) if (!scan.constants.has(name)) scan.constants.set(name, v);
     return scan;
   }
