@@ -7,7 +7,7 @@
 // not from names. It is deliberately conservative: whatever it cannot evaluate (data-dependent
 // branches, unknown slot indices, unknown counts) marks the barrier "uncertain", and uncertain
 // barriers never block and never produce evidence. Loops run a bounded number of iterations.
-import { freeVars, walkExpr } from '../ir/expr';
+import { exprKey, freeVars, walkExpr } from '../ir/expr';
 import type { BarrierOp, Expr, Kernel, Stmt } from '../ir/types';
 import { visitStmts } from '../ir/visit';
 import { ReplayBarriers } from './replay-barriers';
@@ -489,14 +489,67 @@ function threadClasses(kernel: Kernel, blockSize: number, constants: Map<string,
     }
   };
   visit(kernel.body);
-  const resolve = (depth: number) => (name: string): number | undefined => {
-    const d = derived.get(name);
-    return d && depth < 8 ? evalForThread(d, point, resolve(depth + 1), constants) : undefined;
+  // Typing in a kernel rarely changes who does what: the classes are kept per inputs.
+  const key = classesKey(exprs, blockSize, constants, derived);
+  if (classCache.has(key)) return classCache.get(key);
+  const classes = classify(exprs, blockSize, constants, derived);
+  if (classCache.size >= CLASS_CACHE_SIZE) classCache.delete(classCache.keys().next().value!);
+  classCache.set(key, classes);
+  return classes;
+}
+
+/** Thread classes by everything they are computed from (shared, read-only: buildTraces only reads them). */
+const classCache = new Map<string, number[][] | undefined>();
+const CLASS_CACHE_SIZE = 256;
+
+/**
+ * What the classes of `classify` depend on: the block size, the thread-dependent expressions, and the
+ * definition or constant value of every name they read, through definitions (as deep as evaluation goes).
+ */
+function classesKey(exprs: Expr[], blockSize: number, constants: Map<string, number>, derived: Map<string, Expr>): string {
+  const parts = [String(blockSize), ...exprs.map(exprKey)];
+  // The shallowest depth each name is read at: reached shallower again, its definition is followed further.
+  const shallowest = new Map<string, number>();
+  const read = (e: Expr, depth: number): void => {
+    walkExpr(e, (x) => {
+      let name: string | undefined;
+      if (x.kind === 'var') name = x.name;
+      else if (x.kind === 'member' && !(x.object.kind === 'var' && (x.object.name === 'threadIdx' || x.object.name === 'blockDim'))) name = `${exprKey(x.object)}.${x.field}`;
+      if (name === undefined) return;
+      const before = shallowest.get(name);
+      if (before !== undefined && before <= depth) return;
+      shallowest.set(name, depth);
+      const d = derived.get(name);
+      // A definition past the evaluation's depth falls back to the constant: both are inputs.
+      if (before === undefined) parts.push(`${name}${d ? `:=${exprKey(d)}` : ''}=${constants.get(name)}`);
+      if (d && depth < 8) read(d, depth + 1);
+    });
   };
+  for (const e of exprs) read(e, 0);
+  return parts.join('\u0001');
+}
+
+/** Groups the block's threads by the values of `exprs`; undefined when one does not evaluate. */
+function classify(exprs: Expr[], blockSize: number, constants: Map<string, number>, derived: Map<string, Expr>): number[][] | undefined {
+  // A derived variable's value is the same wherever the current thread reads it at a given depth (a warp
+  // index is read by most expressions): computed once per thread and depth. Depth bounds cyclic definitions.
   let point: ThreadPoint = { tid: 0, blockSize };
+  const memo: Array<Map<string, number | undefined>> = [];
+  const resolvers: Array<(name: string) => number | undefined> = [];
+  const resolve = (depth: number): ((name: string) => number | undefined) =>
+    (resolvers[depth] ??= (name: string): number | undefined => {
+      const d = derived.get(name);
+      if (!d || depth >= 8) return undefined;
+      const seen = (memo[depth] ??= new Map());
+      if (seen.has(name)) return seen.get(name);
+      const v = evalForThread(d, point, resolve(depth + 1), constants);
+      seen.set(name, v);
+      return v;
+    });
   const classes = new Map<string, number[]>();
   for (let tid = 0; tid < blockSize; tid++) {
     point = { tid, blockSize };
+    for (const m of memo) m?.clear();
     const values: number[] = [];
     for (const e of exprs) {
       const v = evalForThread(e, point, resolve(0), constants);

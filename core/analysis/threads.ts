@@ -35,78 +35,129 @@ function isThreadCall(callee: string): boolean {
   return LANE_CALLS.test(callee) || WARP_CALLS.test(callee) || WARPGROUP_CALLS.test(callee) || ELECT_CALLS.test(callee) || RANK_CALLS.test(callee) || /__shfl_sync$/.test(callee);
 }
 
+type Vars = (name: string) => number | undefined;
+/** An expression made into a function of the thread and the values around it. */
+type ThreadEval = (p: ThreadPoint, vars: Vars, constants: Map<string, number>) => number | undefined;
+
 /**
  * Evaluates an expression for one thread. `vars` gives the current value of locals (undefined when
  * unknown); thread-identity builtins come from `p`.
  */
-export function evalForThread(e: Expr | undefined, p: ThreadPoint, vars: (name: string) => number | undefined, constants: Map<string, number>): number | undefined {
-  if (!e) return undefined;
-  // Direct recursive evaluation (no tree rewriting): this runs for every thread class and iteration.
-  const lane = p.tid % 32;
-  const ev = (x: Expr): number | undefined => {
-    switch (x.kind) {
-      case 'num':
-        return x.value;
-      case 'var': {
-        if (x.name === 'warpSize') return 32;
-        const v = vars(x.name);
-        return v !== undefined ? v : constants.get(x.name);
+export function evalForThread(e: Expr | undefined, p: ThreadPoint, vars: Vars, constants: Map<string, number>): number | undefined {
+  return e ? compiled(e)(p, vars, constants) : undefined;
+}
+
+/**
+ * The replay evaluates the same expressions for every thread class and iteration (and the thread classing
+ * for every thread of the block): each expression is turned into closures once, no tree walk per call.
+ * Expressions are immutable once lowered, so the closures are kept per expression object.
+ */
+const compiledExprs = new WeakMap<Expr, ThreadEval>();
+function compiled(e: Expr): ThreadEval {
+  let f = compiledExprs.get(e);
+  if (!f) {
+    f = compile(e);
+    compiledExprs.set(e, f);
+  }
+  return f;
+}
+
+function compile(x: Expr): ThreadEval {
+  switch (x.kind) {
+    case 'num': {
+      const value = x.value;
+      return () => value;
+    }
+    case 'var': {
+      const name = x.name;
+      if (name === 'warpSize') return () => 32;
+      return (_p, vars, constants) => {
+        const v = vars(name);
+        return v !== undefined ? v : constants.get(name);
+      };
+    }
+    case 'member': {
+      if (x.object.kind === 'var') {
+        const field = x.field;
+        if (x.object.name === 'threadIdx') return field === 'x' ? (p) => p.tid : () => 0;
+        if (x.object.name === 'blockDim') return field === 'x' ? (p) => p.blockSize : () => 1;
       }
-      case 'member': {
-        if (x.object.kind === 'var') {
-          if (x.object.name === 'threadIdx') return x.field === 'x' ? p.tid : 0;
-          if (x.object.name === 'blockDim') return x.field === 'x' ? p.blockSize : 1;
-        }
-        const key = `${exprKey(x.object)}.${x.field}`;
+      const key = `${exprKey(x.object)}.${x.field}`;
+      return (_p, vars, constants) => {
         const v = vars(key);
         return v !== undefined ? v : constants.get(key);
-      }
-      case 'unary': {
-        const v = ev(x.arg);
-        return v === undefined ? undefined : applyUnary(x.op, v);
-      }
-      case 'binary': {
-        const l = ev(x.left);
+      };
+    }
+    case 'unary': {
+      const arg = compiled(x.arg);
+      const op = x.op;
+      return (p, vars, constants) => {
+        const v = arg(p, vars, constants);
+        return v === undefined ? undefined : applyUnary(op, v);
+      };
+    }
+    case 'binary': {
+      const left = compiled(x.left);
+      const right = compiled(x.right);
+      const op = x.op;
+      return (p, vars, constants) => {
+        const l = left(p, vars, constants);
         if (l === undefined) return undefined;
         // `0 && x` / `1 || x` are known without x.
-        if (x.op === '&&' && !l) return 0;
-        if (x.op === '||' && l) return 1;
-        const r = ev(x.right);
-        return r === undefined ? undefined : applyBinary(x.op, l, r);
-      }
-      case 'cond': {
-        const t = ev(x.test);
-        return t === undefined ? undefined : ev(t ? x.then : x.else);
-      }
-      case 'call': {
-        const c = x.callee;
-        if (/warpgroup::laneid$/.test(c)) return p.tid % 128;
-        if (/warpgroup::warpid$/.test(c)) return Math.floor(p.tid / 32) % 4;
-        if (/warpgroup::groupid$/.test(c) || WARPGROUP_CALLS.test(c)) return Math.floor(p.tid / 128);
-        if (LANE_CALLS.test(c)) return lane;
-        if (WARP_CALLS.test(c)) return Math.floor(p.tid / 32);
-        if (ELECT_CALLS.test(c)) return lane === 0 ? 1 : 0;
-        if (RANK_CALLS.test(c)) return p.tid;
-        if (SIZE_CALLS.test(c)) return p.blockSize;
-        if (/__shfl_sync$/.test(c) && x.args.length >= 3) {
-          // Broadcast from a lane: exact when the value is warp-uniform, which is how it is used.
-          const src = ev(x.args[2]);
-          if (src === undefined) return undefined;
-          return evalForThread(x.args[1], { ...p, tid: p.tid - lane + src }, vars, constants);
-        }
-        if ((c === 'cdiv' || c.endsWith('ceil_div')) && x.args.length === 2) {
-          const a = ev(x.args[0]);
-          const b = ev(x.args[1]);
-          return a === undefined || !b ? undefined : Math.ceil(a / b);
-        }
-        if ((c === 'static_cast' || c === 'cast' || /aligned_size_t$/.test(c)) && x.args.length === 1) return ev(x.args[0]);
-        return undefined;
-      }
-      default:
-        return undefined;
+        if (op === '&&' && !l) return 0;
+        if (op === '||' && l) return 1;
+        const r = right(p, vars, constants);
+        return r === undefined ? undefined : applyBinary(op, l, r);
+      };
     }
-  };
-  return ev(e);
+    case 'cond': {
+      const test = compiled(x.test);
+      const then = compiled(x.then);
+      const otherwise = compiled(x.else);
+      return (p, vars, constants) => {
+        const t = test(p, vars, constants);
+        return t === undefined ? undefined : t ? then(p, vars, constants) : otherwise(p, vars, constants);
+      };
+    }
+    case 'call':
+      return compileCall(x);
+    default:
+      return () => undefined;
+  }
+}
+
+/** Thread-identity builtins, the lane broadcast and the few arithmetic helpers the replay folds. */
+function compileCall(x: Extract<Expr, { kind: 'call' }>): ThreadEval {
+  const c = x.callee;
+  if (/warpgroup::laneid$/.test(c)) return (p) => p.tid % 128;
+  if (/warpgroup::warpid$/.test(c)) return (p) => Math.floor(p.tid / 32) % 4;
+  if (/warpgroup::groupid$/.test(c) || WARPGROUP_CALLS.test(c)) return (p) => Math.floor(p.tid / 128);
+  if (LANE_CALLS.test(c)) return (p) => p.tid % 32;
+  if (WARP_CALLS.test(c)) return (p) => Math.floor(p.tid / 32);
+  if (ELECT_CALLS.test(c)) return (p) => (p.tid % 32 === 0 ? 1 : 0);
+  if (RANK_CALLS.test(c)) return (p) => p.tid;
+  if (SIZE_CALLS.test(c)) return (p) => p.blockSize;
+  if (/__shfl_sync$/.test(c) && x.args.length >= 3) {
+    // Broadcast from a lane: exact when the value is warp-uniform, which is how it is used.
+    const source = compiled(x.args[2]);
+    const value = compiled(x.args[1]);
+    return (p, vars, constants) => {
+      const src = source(p, vars, constants);
+      if (src === undefined) return undefined;
+      return value({ ...p, tid: p.tid - (p.tid % 32) + src }, vars, constants);
+    };
+  }
+  if ((c === 'cdiv' || c.endsWith('ceil_div')) && x.args.length === 2) {
+    const a = compiled(x.args[0]);
+    const b = compiled(x.args[1]);
+    return (p, vars, constants) => {
+      const av = a(p, vars, constants);
+      const bv = b(p, vars, constants);
+      return av === undefined || !bv ? undefined : Math.ceil(av / bv);
+    };
+  }
+  if ((c === 'static_cast' || c === 'cast' || /aligned_size_t$/.test(c)) && x.args.length === 1) return compiled(x.args[0]);
+  return () => undefined;
 }
 
 export { exprKey };
