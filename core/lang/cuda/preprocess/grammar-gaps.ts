@@ -38,7 +38,10 @@ const SPECIFIER_WORDS = new Set(['constexpr', 'consteval', 'inline', 'static', '
  * `typename` before a qualified name used as a value (`size<0>(typename T::A{})`) blanked; brace default
  * arguments (`= {}`, `= {X}`) as `0` or `(X)`; a template parameter's pointer default (`= void*`) without
  * its `*`; an attribute before `friend` blanked; `__device__`/`__host__` after a lambda's `[...]` blanked;
- * `friend` moved before CUDA's specifiers; `__cluster_dims__(...)` blanked (launch shapes read it from the file's own text). Strings, comments,
+ * `friend` moved before CUDA's specifiers; `__cluster_dims__(...)` blanked (launch shapes read it from the file's own text);
+ * `a >= b` in a template argument written `b <= a`; a pointer to member's class blanked; `new T*[n]` without
+ * its `*`; `operator,(...) = delete` a declaration; an unnamed enum's base blanked; pointer packs without their
+ * `*`; a missing comma between asm operands added; `x.operator()(...)` a plain call. Strings, comments,
  * character literals and directive lines are left alone. Linear in the text.
  */
 export function rewriteGrammarGaps(parseText: string): string {
