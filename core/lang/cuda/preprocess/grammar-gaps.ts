@@ -38,12 +38,15 @@ const SPECIFIER_WORDS = new Set(['constexpr', 'consteval', 'inline', 'static', '
  * `typename` before a qualified name used as a value (`size<0>(typename T::A{})`) blanked; brace default
  * arguments (`= {}`, `= {X}`) as `0` or `(X)`; a template parameter's pointer default (`= void*`) without
  * its `*`; an attribute before `friend` blanked; `__device__`/`__host__` after a lambda's `[...]` blanked;
- * `friend` moved before CUDA's specifiers; `__cluster_dims__(...)` blanked (launch shapes read it from the file's own text). Strings, comments,
+ * `friend` moved before CUDA's specifiers; `__cluster_dims__(...)` blanked (launch shapes read it from the file's own text);
+ * `a >= b` in a template argument written `b <= a`; a pointer to member's class blanked; `new T*[n]` without
+ * its `*`; `operator,(...) = delete` a declaration; an unnamed enum's base blanked; pointer packs without their
+ * `*`; a missing comma between asm operands added; `x.operator()(...)` a plain call. Strings, comments,
  * character literals and directive lines are left alone. Linear in the text.
  */
 export function rewriteGrammarGaps(parseText: string): string {
   // Most files hold none of the triggers: a cheap test saves the tokenising.
-  if (!/typename|=\s*\{|template|\[\[|friend|__device__|__host__|__cluster_dims__|\*\/[ \t]*\\\r?\n/.test(parseText)) return parseText;
+  if (!/typename|=\s*\{|template|\[\[|friend|__device__|__host__|__cluster_dims__|\*\/[ \t]*\\\r?\n|>=|::\s*\*|\bnew\b|operator\s*[,(]|\benum\s*:|\.\.\.|\)\s*"/.test(parseText)) return parseText;
   // Every rebuild of a translation unit preprocesses its headers again, to the same (memoised) parse texts.
   const hit = memo.get(parseText);
   if (hit !== undefined) {
@@ -101,6 +104,31 @@ function rewrite(parseText: string): string {
       edits.push({ start: t.start[i], end: t.end[i] });
     } else if (w === '__cluster_dims__' && word(i + 1) === '(' && t.match[i + 1] > i) {
       edits.push({ start: t.start[i], end: t.end[t.match[i + 1]] });
+    } else if (w === '>' && word(i + 1) === '=' && t.start[i + 1] === t.end[i]) {
+      greaterEqualInTemplateArgument(t, word, i, parseText, edits);
+    } else if (w === '::' && word(i + 1) === '*' && t.kind[i - 1] === WORD) {
+      memberPointer(t, word, i, edits);
+    } else if (w === ')' && t.kind[i + 1] === LITERAL && word(i + 2) === '(' && t.kind[t.match[i] - 1] === LITERAL) {
+      asmOperandComma(t, word, i, parseText, edits);
+    } else if (w === 'operator' && word(i + 1) === '(' && word(i + 2) === ')' && word(i + 3) === '(') {
+      explicitCallOperator(t, word, i, edits);
+    } else if (w === 'new') {
+      newArrayOfPointers(t, word, i, edits);
+    } else if (w === 'operator' && word(i + 1) === ',' && word(i + 2) === '(' && word(t.match[i + 2] + 1) === '=' && word(t.match[i + 2] + 2) === 'delete' && word(t.match[i + 2] + 3) === ';') {
+      // `operator,(A, B) = delete;`: the grammar has no deleted comma operator; a declaration is what it
+      // means to every reader of the text (a deleted function is never defined nor called in valid code).
+      const close = t.match[i + 2];
+      edits.push({ start: t.start[close + 1], end: t.end[close + 2] });
+    } else if (w === 'enum' && word(i + 1) === ':') {
+      // An unnamed enumeration with an underlying type (`enum : uint32_t { A = 1 };`): the grammar wants a
+      // name before `:`; without the base its enumerators keep their values.
+      let k = i + 2;
+      while (k < n && (t.kind[k] === WORD || word(k) === '::')) k++;
+      if (k > i + 2 && word(k) === '{') edits.push({ start: t.start[i + 1], end: t.end[k - 1] });
+    } else if (w === '...' && (word(i - 1) === '*' || (word(i - 1) === '__restrict__' && word(i - 2) === '*')) && word(t.enclosing[i]) === '(') {
+      // A pack of pointer parameters (`const auto*... ptrs`, `T* __restrict__... p`): the grammar has no pointer
+      // declarator before `...`; the pack stays one, of the pointee type.
+      for (let s = i - 1; word(s) === '*' || word(s) === '__restrict__'; s--) edits.push({ start: t.start[s], end: t.end[s] });
     }
   }
   return applyEdits(parseText, edits);
@@ -196,12 +224,143 @@ function pointerDefaults(t: Tokens, word: (i: number) => string, lt: number, edi
     }
     if (w === '<') depth++;
     else if (w === '>' && depth > 0) depth--;
-    else if (depth === 0 && w === '=') inDefault = true;
+    else if (depth === 0 && w === '*' && word(k + 1) === '=' && t.start[k + 1] > t.end[k] && (word(k - 1) === '>' || t.kind[k - 1] === WORD)) {
+      // An unnamed pointer parameter with a default (`enable_if_t<C>* = nullptr`): the grammar has no pointer
+      // abstract declarator there; without its `*` it is an unnamed parameter with a default, which it has.
+      edits.push({ start: t.start[k], end: t.end[k] });
+    } else if (depth === 0 && w === '=') inDefault = true;
     else if (depth === 0 && (w === ',' || k === gt)) {
       for (let s = k - 1; inDefault && word(s) === '*'; s--) edits.push({ start: t.start[s], end: t.end[s] });
       inDefault = false;
     }
   }
+}
+
+/** Tokens an operand of a comparison swapped by `greaterEqualInTemplateArgument` may hold besides bracket groups. */
+const OPERAND_PUNCT = new Set(['::', '.', '->']);
+
+/**
+ * `conditional_t<A::k >= 90, X, Y>`: the grammar ends the argument list at the `>` of `>=`. The comparison is
+ * written the other way round, `90 <= A::k` (the same value, the same length), when both operands are plain
+ * names, numbers, member accesses or calls, and the argument list around it is closed by a `>`.
+ */
+function greaterEqualInTemplateArgument(t: Tokens, word: (i: number) => string, gt: number, text: string, edits: Edit[]): void {
+  // `>>=` is a shift-assignment, `>==` no token at all.
+  if ((word(gt - 1) === '>' && t.end[gt - 1] === t.start[gt]) || (word(gt + 2) === '=' && t.start[gt + 2] === t.end[gt + 1])) return;
+  const operand = (k: number, step: 1 | -1): number => {
+    for (;;) {
+      const w = word(k);
+      if (t.kind[k] === LITERAL || t.kind[k] === WORD || OPERAND_PUNCT.has(w)) k += step;
+      else if (step < 0 && (w === ')' || w === ']') && t.match[k] >= 0 && t.match[k] < k) k = t.match[k] - 1;
+      else if (step > 0 && (w === '(' || w === '[') && t.match[k] > k) k = t.match[k] + 1;
+      else return k;
+    }
+  };
+  const before = operand(gt - 1, -1);
+  const after = operand(gt + 2, 1);
+  if (before === gt - 1 || after === gt + 2 || text.slice(t.start[before + 1], t.end[after - 1]).includes('\n')) return;
+  const stop = word(before);
+  if ((stop !== '<' && stop !== ',') || (word(after) !== ',' && word(after) !== '>')) return;
+  const open = stop === '<' ? before : argumentListOpen(t, word, before - 1);
+  if (open < 0 || t.kind[open - 1] !== WORD || !argumentListCloses(t, word, after)) return;
+  const left = text.slice(t.start[before + 1], t.end[gt - 1]);
+  const right = text.slice(t.start[gt + 2], t.end[after - 1]);
+  const between = text.slice(t.end[gt - 1], t.start[gt + 2]).replace('>=', '<=');
+  edits.push({ start: t.start[before + 1], end: t.end[after - 1], text: right + between + left });
+}
+
+/** The `<` opening the template argument list whose argument starts after `k` (`<` or `,`), or -1. */
+function argumentListOpen(t: Tokens, word: (i: number) => string, k: number): number {
+  let depth = 0;
+  // A bounded look back: argument lists are short, and a long scan per comparison would not stay linear.
+  for (let steps = 0; k >= 0 && steps < 256; steps++, k--) {
+    const w = word(k);
+    if (w === ')' || w === ']' || w === '}') {
+      if (t.match[k] < 0 || t.match[k] > k) return -1;
+      k = t.match[k];
+    } else if (w === '>') depth++;
+    else if (w === '<') {
+      if (depth === 0) return k;
+      depth--;
+    } else if (w === ';' || w === '{' || w === '(' || w === '[' || w === '=') return -1;
+  }
+  return -1;
+}
+
+/** Whether the template argument list goes on from `k` (at a `,` or its closing `>`) to its closing `>`. */
+function argumentListCloses(t: Tokens, word: (i: number) => string, k: number): boolean {
+  let depth = 0;
+  for (let steps = 0; k < t.start.length && steps < 256; steps++, k++) {
+    const w = word(k);
+    if (w === '(' || w === '[' || w === '{') {
+      if (t.match[k] < k) return false;
+      k = t.match[k];
+    } else if (w === '<') depth++;
+    else if (w === '>') {
+      if (depth === 0) return true;
+      depth--;
+    } else if (w === ';' || w === ')' || w === ']' || w === '}') return false;
+  }
+  return false;
+}
+
+/**
+ * A pointer to member (`M T::*`, `R (C::*)(A) const`, `static_cast<M ns::T::*>(p)`): the grammar has no such
+ * declarator. Its class goes (`M *`), which leaves a pointer of the same shape; nothing we read is a member pointer.
+ */
+function memberPointer(t: Tokens, word: (i: number) => string, colons: number, edits: Edit[]): void {
+  let first = colons - 1;
+  while (word(first - 1) === '::' && t.kind[first - 2] === WORD) first -= 2;
+  if (word(first - 1) === '::') first--;
+  // After `->`/`.` it would be `a->B::*p`... no valid code; after `&`, `&C::*` neither: a type must precede.
+  const prev = word(first - 1);
+  if (t.kind[first - 1] !== WORD && prev !== '(' && prev !== '>' && prev !== '*' && prev !== '&') return;
+  edits.push({ start: t.start[first], end: t.end[colons] });
+}
+
+/**
+ * `f.operator()(x)` and `this->operator()(x)`: the grammar has no member access to an operator. They are the
+ * calls `f          (x)` and `(*this)         (x)`, the same overload chosen.
+ */
+function explicitCallOperator(t: Tokens, word: (i: number) => string, at: number, edits: Edit[]): void {
+  const access = word(at - 1);
+  if (access === '.') {
+    edits.push({ start: t.start[at - 1], end: t.end[at + 2] });
+  } else if (access === '->' && word(at - 2) === 'this' && !OPERAND_PUNCT.has(word(at - 3))) {
+    const start = t.start[at - 2];
+    const end = t.end[at + 2];
+    edits.push({ start, end, text: '(*this)'.padEnd(end - start, ' ') });
+  }
+}
+
+/** The words that open an inline asm statement. */
+const ASM_WORDS = new Set(['asm', '__asm__', '__asm']);
+
+/**
+ * `:: "r"(a) "h"(b)`: asm operands without the comma between them, which nvcc accepts (the same PTX as with
+ * it) and the grammar does not: the first blank between them becomes that comma.
+ */
+function asmOperandComma(t: Tokens, word: (i: number) => string, close: number, text: string, edits: Edit[]): void {
+  const around = t.enclosing[t.match[close]];
+  if (around < 0 || word(around) !== '(') return;
+  let head = around - 1;
+  while (word(head) === 'volatile' || word(head) === '__volatile__' || word(head) === 'goto' || word(head) === 'inline') head--;
+  if (!ASM_WORDS.has(word(head))) return;
+  const gap = text.slice(t.end[close], t.start[close + 1]);
+  const blank = gap.search(/[ \t]/);
+  if (blank < 0 || gap.slice(0, blank).includes('/')) return;
+  edits.push({ start: t.end[close] + blank, end: t.end[close] + blank + 1, text: ',' });
+}
+
+/** `new float*[n]`: the grammar takes no `*` in a new-expression's array type; the stars go (host code only). */
+function newArrayOfPointers(t: Tokens, word: (i: number) => string, at: number, edits: Edit[]): void {
+  let k = at + 1;
+  while (t.kind[k] === WORD || word(k) === '::') k++;
+  if (k === at + 1 || word(k) !== '*') return;
+  let s = k;
+  while (word(s) === '*') s++;
+  if (word(s) !== '[') return;
+  for (let x = k; x < s; x++) edits.push({ start: t.start[x], end: t.end[x] });
 }
 
 /** `[[nodiscard]] constexpr friend ...`: the grammar takes no attribute before `friend`; it means nothing to us. */
@@ -214,17 +373,18 @@ function attributeBeforeFriend(t: Tokens, word: (i: number) => string, open: num
 }
 
 /**
- * `__host__ __device__ friend bool operator==(...)`: the grammar takes CUDA's specifiers after `friend` only,
- * so `friend` moves before them (on one line; the same characters, the same length).
+ * `__host__ __device__ friend bool operator==(...)`, `inline friend void f()`: the grammar takes CUDA's specifiers
+ * and `inline` after `friend` only, so `friend` moves before them (on one line; the same characters, the same length).
  */
 function friendFirst(t: Tokens, word: (i: number) => string, at: number, text: string, edits: Edit[]): void {
   let first = at;
-  let cuda = false;
+  let misplaced = false;
   while (SPECIFIER_WORDS.has(word(first - 1))) {
     first--;
-    if (word(first).startsWith('__')) cuda = true;
+    // `constexpr friend` parses; CUDA's specifiers and `inline`/`static` before `friend` do not.
+    if (word(first) !== 'constexpr' && word(first) !== 'consteval') misplaced = true;
   }
-  if (!cuda) return;
+  if (!misplaced) return;
   const between = text.slice(t.start[first], t.start[at]);
   if (/[\r\n]/.test(between)) return;
   const moved = `friend ${between.trimEnd()}`;
@@ -333,7 +493,7 @@ function tokenize(text: string): Tokens {
       continue;
     }
     const two = text.slice(i, i + 2);
-    const width = two === '::' || two === '->' ? 2 : 1;
+    const width = two === '::' || two === '->' ? 2 : two === '..' && text.charCodeAt(i + 2) === 46 ? 3 : 1;
     push(i, i + width, PUNCT);
     const k = t.start.length - 1;
     if (c === 40 || c === 91 || c === 123) stack.push(k);

@@ -38,6 +38,9 @@ const GAPS: Array<[string, string, string]> = [
   ['typename in a using-declaration', 'struct D : B { using typename Base::Mma; };', 'struct D : B { using          Base::Mma; };'],
   ['an attribute before friend', 'struct S { [[nodiscard]] friend constexpr bool operator==(S a, S b) { return true; } };', 'struct S {               friend constexpr bool operator==(S a, S b) { return true; } };'],
   ['CUDA specifiers before friend', 'struct S { [[nodiscard]] __host__ __device__ friend bool operator==(S a, S b) { return true; } };', 'struct S {               friend __host__ __device__ bool operator==(S a, S b) { return true; } };'],
+  ['inline before friend', 'struct B {\n  inline friend void\n  reset(B* b, int n) {}\n};', 'struct B {\n  friend inline void\n  reset(B* b, int n) {}\n};'],
+  ['an explicit call of operator() through this', 'struct A { int operator()(int a) { return a; } int g(int b) { return this->operator()(b); } };', 'struct A { int operator()(int a) { return a; } int g(int b) { return (*this)         (b); } };'],
+  ['an explicit call of operator() on an object', 'void g(F f) { f.operator()(1); }', 'void g(F f) { f           (1); }'],
   ['an extended lambda', '__device__ void f() { apply(d, [val, diag]__device__(int row) { return row; }); }', '__device__ void f() { apply(d, [val, diag]          (int row) { return row; }); }'],
   ['a host-device extended lambda', 'void f() { g([=] __host__ __device__ (int i) { return i; }); }', 'void f() { g([=]                     (int i) { return i; }); }'],
   ['__cluster_dims__ before __global__', '__cluster_dims__(2, 1, 1) __global__ void k() {}', '                          __global__ void k() {}'],
@@ -45,6 +48,19 @@ const GAPS: Array<[string, string, string]> = [
   ['__cluster_dims__ after __launch_bounds__', '__global__ void __launch_bounds__(128, 1) __cluster_dims__(2,1,1) k() {}', '__global__ void __launch_bounds__(128, 1)                         k() {}'],
   ['__cluster_dims__ on the line above', '__cluster_dims__(2, 1, 1)\n__global__ void k() {}', '                         \n__global__ void k() {}'],
   ['an unnamed pointer parameter with a default', 'struct Q { template <class T = int> void a(P s, T* /* unused */ = nullptr) {} };', 'struct Q { template <class T = int> void a(P s, T  /* unused */ = nullptr) {} };'],
+  ['a >= comparison in a template argument', 'using L = pick_t<Cfg::kArch >= 90, Fast, Slow>;', 'using L = pick_t<90 <= Cfg::kArch, Fast, Slow>;'],
+  ['a >= comparison in a later template argument, the value built with braces', 'void f() { g(pick_t<X, isa() >= 860, P, Q>{}, 1); }', 'void f() { g(pick_t<X, 860 <= isa(), P, Q>{}, 1); }'],
+  ['a >= comparison in a multi-line template argument', 'using L = pick_t<\n  Cfg::kArch >= 80,\n  A<2>,\n  B\n>;', 'using L = pick_t<\n  80 <= Cfg::kArch,\n  A<2>,\n  B\n>;'],
+  ['a pointer to member in a cast', 'template <class M, class C> M C::* as(void* p) { return static_cast<M C::*>(p); }', 'template <class M, class C> M    * as(void* p) { return static_cast<M    *>(p); }'],
+  ['a pointer to member in a specialisation', 'template <class M, class C> struct of<M ns::C::*> { using type = C; };', 'template <class M, class C> struct of<M        *> { using type = C; };'],
+  ['a pointer to const member function', 'template <class R, class C, class A> struct arg<R (C::*)(A) const> { using type = A; };', 'template <class R, class C, class A> struct arg<R (   *)(A) const> { using type = A; };'],
+  ['a new array of pointers', 'void f(int n) { float **rows = new float*[n]; }', 'void f(int n) { float **rows = new float [n]; }'],
+  ['a deleted comma operator', 'struct S { template <class A, class B> friend void operator,(A, B) = delete; };', 'struct S { template <class A, class B> friend void operator,(A, B)         ; };'],
+  ['an unnamed enumeration with an underlying type', 'struct S { enum : unsigned short { A = 1, B = 2 }; };', 'struct S { enum                  { A = 1, B = 2 }; };'],
+  ['an unnamed pointer template parameter with a default', 'template <class F, int N = 3, enable_if_t<is_real<F>>* = nullptr> struct R {};', 'template <class F, int N = 3, enable_if_t<is_real<F>>  = nullptr> struct R {};'],
+  ['a pack of restricted pointers', 'void g() { each([&](const auto* __restrict__... p) { return 0; }); }', 'void g() { each([&](const auto              ... p) { return 0; }); }'],
+  ['a pack of pointers', 'template <class... T> void k(T*... p) {}', 'template <class... T> void k(T ... p) {}'],
+  ['asm operands without a comma between them', 'void f(int a, int b) {\n  asm volatile("st [%0], %1;" :: "r"(a + 1)\n    "r"(b));\n}', 'void f(int a, int b) {\n  asm volatile("st [%0], %1;" :: "r"(a + 1)\n,   "r"(b));\n}'],
   [
     'a block comment before a line splice in a #define',
     '#define SW(x) switch (x) { \\\n  case 1: f(); /* one */ \\\n  default: g(); \\\n  }\nint y;',
@@ -86,6 +102,12 @@ describe('rewriteGrammarGaps: what stays as written', () => {
     '[[nodiscard]] __device__ int f();',
     '__device__ int a[4]; __device__ void g() { a[0] = 1; }',
     'void f(int x) { g(x *= 2); h((p) * (q)); int* r = nullptr; }',
+    'void f() { if (a >= b && c<d>::e >= 3) x = y >= z; v >>= 2; w = (u < k >= 1); }',
+    'using T = pick_t<(Cfg::kArch >= 90), A, B>;',
+    'void f() { S* s = new S[4]; auto p = &C::member; x = a.*pm; }',
+    'enum class E : unsigned { A }; enum F : int { B };',
+    'template <class T, int* P = nullptr> struct Q {}; void h(int* p = nullptr);',
+    'template <class... T> void k(T... p, int* q) { asm("x" :: "r"(1), "r"(2)); }',
   ];
   for (const text of untouched) {
     it(JSON.stringify(text).slice(0, 60), () => expect(rewriteGrammarGaps(text)).toBe(text));
@@ -121,3 +143,37 @@ describe('kernels written with the constructs', () => {
     doc.dispose();
   });
 });
+
+/** Declarations written with the C++ constructs the grammar lacks, before a kernel. */
+const CPP_PRELUDE = `template <bool B, class T, class F> struct pick { using type = T; };
+template <int Arch> using copy_op = typename pick<Arch >= 90, int, long>::type;
+template <class M, class C> struct member_of;
+template <class M, class C> struct member_of<M C::*> { using type = C; };
+template <class R, class C, class A> struct first_arg<R (C::*)(A) const> { using type = A; };
+struct Tags { enum : unsigned { kA = 1, kB = 2 }; };
+template <class F, enable_if_t<is_real<F>>* = nullptr> __device__ F twice(F x) { return x + x; }
+`;
+
+describe('kernels after the C++ constructs', () => {
+  it('lint with the findings of the kernel alone, shifted by the lines before it', () => {
+    const plain = engine.analyze(variant0(), 'cuda', {});
+    const withPrelude = engine.analyze(CPP_PRELUDE + variant0(), 'cuda', {});
+    expect(withPrelude.syntaxProblems).toEqual([]);
+    const shift = CPP_PRELUDE.split('\n').length - 1;
+    const lines = (r: typeof plain, by: number) => r.findings.map((f) => `${f.range.start.line - by}:${f.code}`);
+    expect(lines(plain, 0).some((f) => f.endsWith('PF401'))).toBe(true);
+    expect(lines(withPrelude, shift)).toEqual(lines(plain, 0));
+  });
+
+  it('read asm operands written without a comma, before a barrier bug in the same kernel', () => {
+    const asm = '  asm volatile("st.shared.b32 [%0], %1;" :: "r"(static_cast<unsigned>(__cvta_generic_to_shared(out)) + 4)\n      "r"(1));\n';
+    const text = variant0().replace('  step(threadIdx.x);\n', `${asm}  step(threadIdx.x);\n`);
+    const r = engine.analyze(text, 'cuda', {});
+    expect(r.syntaxProblems).toEqual([]);
+    expect(r.findings.some((f) => f.code === 'PF401')).toBe(true);
+  });
+});
+
+function variant0(): string {
+  return KERNEL.replace('CLUSTER', '').replace('LAMBDA', '');
+}
