@@ -4,9 +4,10 @@
 import { Buffer } from 'node:buffer';
 import { evaluateCondition, type ConditionHooks } from './conditions';
 import { occurrences, scanFile, type DirectiveLine, type Edit, type FileScan } from './file-scan';
-import { expandMacros, parseDefine, type MacroDefinition, type MacroTable } from './macros';
+import { expandMacros, macrosAt, parseDefine, type MacroDefinition, type MacroTable } from './macros';
 import { classifyObjectUse, invocationEdits, invocationSpan, type MacroUse } from './macro-uses';
 import { rewriteGrammarGaps } from './grammar-gaps';
+import { unknownMacroEdits } from './unknown-macros';
 import { classifyMacro } from './specifier-macros';
 import { tokenize } from './tokens';
 import { CUDA_KEYWORDS, type SpecifierKind } from './specifiers';
@@ -267,12 +268,12 @@ function specifierEdits(
       if (typeof use === 'string') out.push(replacement(name, at, use));
       else if (use.kind === 'blank') out.push({ start: at, end });
       else if (use.kind === 'write') out.push({ start: at, end, text: use.text });
-      // An invocation is expanded with the table of the end of the file: only where that is its definition here.
-      else if (def === final) {
+      // An invocation is expanded with the definitions in force where it stands.
+      else {
         const { close, scanned } = invocationSpan(text, at, end);
         coveredUntil = scanned;
         if (close === undefined) continue;
-        const rewrite = invocationEdits(text, at, end, close, macros);
+        const rewrite = invocationEdits(text, at, end, close, history.size > 0 ? macrosAt(macros, history, at) : macros);
         if (rewrite) {
           out.push(...rewrite.edits);
           invocations.set(rewrite.edits[0], { start: at, end: close });
@@ -284,6 +285,12 @@ function specifierEdits(
   const candidates = macros.specifierCandidates();
   for (const name of candidates) visit(name);
   for (const name of history.keys()) if (!candidates.has(name)) visit(name);
+  // Invocations of names no macro defines anywhere in the file that can only be macros of a header not found.
+  const definedHere = { get: (n: string) => macros.get(n), has: (n: string) => macros.has(n) || history.has(n) };
+  for (const e of unknownMacroEdits(scan, definedHere, (at) => inRanges(inactive, at))) {
+    out.push(e);
+    invocations.set(e, { start: e.start, end: e.end });
+  }
   // CUDA's `__align__(N)` (a function-like macro of the toolkit's headers) is not in the grammar; `alignas  (N)`,
   // of the same length, is what it means (`extern __shared__ __align__(1024) uint8_t smem[]`).
   for (const at of occurrences(scan, '__align__')) {

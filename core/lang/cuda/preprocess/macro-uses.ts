@@ -2,7 +2,8 @@
 // place (`CUB_NAMESPACE_END` -> `}`), template-head macros as `template<...>`, branch-selecting macros as the block
 // of the branch the device pass keeps, and uses whose expansion means nothing to the analysis
 // (`DG_STATIC_ASSERT(a <= b, "m")`, `_CCCL_PRAGMA_UNROLL_FULL()`, a requires-clause) are blanked.
-import { bodyTokens, expandTokens, type MacroDefinition, type MacroTable } from './macros';
+import { evaluateConditionValue } from './conditions';
+import { expandTokens, MacroTable, type MacroDefinition, type MacroLookup } from './macros';
 import { classifyTokens, CUDA_KEYWORDS } from './specifiers';
 import { groupEnd } from './use-candidates';
 import type { Edit } from './file-scan';
@@ -41,8 +42,70 @@ export function classifyObjectUse(def: MacroDefinition, macros: MacroTable): Mac
   if (!expanded.complete) return { kind: 'keep' };
   const tokens = expanded.tokens;
   if (isStaticAssertion(tokens)) return { kind: 'blank' };
-  const text = structuralText(tokens, def.name.length);
+  const text = structuralText(tokens, def.name.length) ?? controlText(tokens, def.name.length);
   return text === undefined ? { kind: 'keep' } : { kind: 'write', text: text.padEnd(def.name.length, ' ') };
+}
+
+/**
+ * The text written for an expansion made only of `if [constexpr] (condition)`, `else`, `{` and `}` (statement
+ * macros such as CCCL's `_CCCL_TRY` = `if constexpr (true) {` and `_CCCL_CATCH_ALL` = `} else` without exceptions,
+ * or `_CCCL_IF_NOT_CONSTEVAL` = `if (!__builtin_is_constant_evaluated())`), spelled compactly (`if(1){`, `}else`),
+ * at most `room` characters; undefined for any other expansion or when it does not fit. A condition that is a
+ * constant is written as its value, `__builtin_is_constant_evaluated()` counting as false (the code analysed is what
+ * runs, not what a constant evaluation folds); any other is written as spelled.
+ */
+export function controlText(tokens: readonly Token[], room: number): string | undefined {
+  let out = '';
+  let control = false;
+  for (let i = 0; i < tokens.length; i++) {
+    const t = tokens[i].text;
+    if (t === '{' || t === '}') out += t;
+    else if (t === 'else') {
+      out += /[\w]$/.test(out) ? ' else' : 'else';
+      control = true;
+    } else if (t === 'if') {
+      let k = i + 1;
+      if (tokens[k]?.text === 'constexpr') k++;
+      if (tokens[k]?.text !== '(') return undefined;
+      const close = groupEnd(tokens, k, '(', ')');
+      if (close < 0) return undefined;
+      out += `${/[\w]$/.test(out) ? ' ' : ''}if(${conditionSpelling(tokens.slice(k + 1, close))})`;
+      control = true;
+      i = close;
+    } else return undefined;
+    if (out.length > room) return undefined;
+  }
+  return control ? out : undefined;
+}
+
+/** A condition's compact spelling: its value where it is a constant (see controlText), else its tokens. */
+function conditionSpelling(tokens: readonly Token[]): string {
+  const folded: Token[] = [];
+  for (let i = 0; i < tokens.length; i++) {
+    const t = tokens[i];
+    if (t.text === '__builtin_is_constant_evaluated' && tokens[i + 1]?.text === '(' && tokens[i + 2]?.text === ')') {
+      folded.push({ kind: 'number', text: '0', space: t.space });
+      i += 2;
+    } else if (t.text === 'true' || t.text === 'false') folded.push({ kind: 'number', text: t.text === 'true' ? '1' : '0', space: t.space });
+    else folded.push(t);
+  }
+  if (folded.every((t) => t.kind !== 'ident')) {
+    const value = evaluateConditionValue(folded, NO_MACROS);
+    if (value !== undefined) return value !== 0n ? '1' : '0';
+  }
+  return compactSpelling(tokens);
+}
+
+const NO_MACROS = new MacroTable();
+
+/** Tokens spelled with a space only between two that would otherwise run together. */
+function compactSpelling(tokens: readonly Token[]): string {
+  let out = '';
+  for (const t of tokens) {
+    if (out && ((/[\w$]$/.test(out) && /^[\w$]/.test(t.text)) || (/[-+<>&|=!:*/%^.]$/.test(out) && /^[-+<>&|=!:*/%^.]/.test(t.text)))) out += ' ';
+    out += t.text;
+  }
+  return out;
 }
 
 /** One namespace opening (`inline`, its name, empty when anonymous; `{` for a block opened alone) or one `}`. */
@@ -143,37 +206,122 @@ export function blankableExpansion(tokens: readonly Token[]): boolean {
 }
 
 // Words that start a statement: an expansion starting with one is code, never a definition.
-const STATEMENT_WORDS = new Set(['if', 'for', 'while', 'do', 'switch', 'return', 'break', 'continue', 'goto', 'case', 'default', 'asm', 'throw', 'co_return', 'co_await', 'else']);
+const STATEMENT_WORDS = new Set(['if', 'for', 'while', 'do', 'switch', 'return', 'break', 'continue', 'goto', 'case', 'default', 'asm', 'throw', 'co_return', 'co_await', 'else', 'try', 'catch']);
+
+// Words before a parenthesised group that make it something other than a function's parameter list.
+const NOT_A_DECLARATOR = new Set([...STATEMENT_WORDS, 'sizeof', 'alignof', 'decltype', 'noexcept', 'typeid', 'static_assert', 'requires', 'new', 'delete']);
+
+// Words that may follow a function's parameter list before its body.
+const FUNCTION_QUALIFIERS = new Set(['const', 'noexcept', 'override', 'final', 'volatile', 'mutable', '&', '&&']);
+
+const TYPE_KEYS = new Set(['struct', 'class', 'union', 'enum']);
+
+// Words that open a declaration without a body (`template <...> constexpr bool v = ...;`, `using T = U;`).
+const DECLARATION_WORDS = new Set(['template', 'using', 'typedef', 'static_assert', 'extern']);
 
 /**
- * Whether an expansion is one or more function definitions (`template<...> __device__ void NAME(...) { ... }`,
- * as ThunderKittens generates its cache-policy overloads): it starts with `template` or a declaration word,
- * holds a parameter list followed by a body, and ends with the body's `}`. Such an invocation stands at
- * namespace or class scope without a `;`, which the grammar cannot read; it is blanked, and the functions it
- * defines are not seen (the ones ThunderKittens generates forward to templates defined in plain code).
+ * Whether an expansion is a sequence of whole declarations that defines at least one function or type: function
+ * definitions (`template<...> __device__ void NAME(...) { ... }`, `template <> void F<A, B>(...) { ... }`), type
+ * definitions (`template <> struct S<T> { ... };`) and, beside them, bodiless declarations opened by `template`,
+ * `using`, `typedef`, `static_assert` or `extern`. Libraries generate families of overloads and specialisations so
+ * (ThunderKittens' cache-policy overloads, CUB's load/store and alignment specialisations), one invocation per line
+ * at namespace or class scope without a `;`, which the grammar cannot read; such an invocation is blanked, and what
+ * it defines is not seen (what these libraries generate forwards to templates written in plain code, or is inline
+ * assembly the analysis does not read). An expansion that is only a declaration (`template <class T> void f(T);`)
+ * or holds a statement is kept.
  */
-function definesFunctions(tokens: readonly Token[]): boolean {
-  const first = tokens[0];
-  if (!first || first.kind !== 'ident' || STATEMENT_WORDS.has(first.text) || tokens[tokens.length - 1].text !== '}') return false;
-  for (let i = 1; i < tokens.length; i++) {
-    if (tokens[i].text !== '(' || tokens[i - 1].kind !== 'ident') continue;
-    const close = groupEnd(tokens, i, '(', ')');
-    if (close < 0) return false;
-    // `NAME(params) [const] [noexcept] {`: a function's head and body.
-    let k = close + 1;
-    while (tokens[k]?.kind === 'ident' && /^(const|noexcept|override|final|volatile|mutable)$/.test(tokens[k].text)) k++;
-    if (tokens[k]?.text !== '{') {
-      i = close;
+function definesDeclarations(tokens: readonly Token[]): boolean {
+  let defines = false;
+  let i = 0;
+  while (i < tokens.length) {
+    const first = tokens[i];
+    if (first.kind !== 'ident' || STATEMENT_WORDS.has(first.text)) return false;
+    // The item's end: the first `;` or `{` outside parentheses and brackets.
+    let k = i;
+    let depth = 0;
+    for (; k < tokens.length; k++) {
+      const t = tokens[k].text;
+      if (t === '(' || t === '[') depth++;
+      else if (t === ')' || t === ']') depth--;
+      else if (depth === 0 && (t === ';' || t === '{')) break;
+      else if (t === '}') return false;
+    }
+    if (k >= tokens.length) return false;
+    if (tokens[k].text === ';') {
+      if (!DECLARATION_WORDS.has(first.text)) return false;
+      i = k + 1;
       continue;
     }
-    const end = groupEnd(tokens, k, '{', '}');
-    return end === tokens.length - 1 || (end > 0 && definesFunctions(tokens.slice(end + 1)));
+    const close = groupEnd(tokens, k, '{', '}');
+    if (close < 0) return false;
+    if (namesType(tokens, i, k)) {
+      // `struct S { ... } [declarators];`
+      let e = close + 1;
+      while (e < tokens.length && tokens[e].text !== ';' && tokens[e].text !== '{' && tokens[e].text !== '}') e++;
+      if (tokens[e]?.text !== ';') return false;
+      i = e + 1;
+    } else {
+      if (!isFunctionHead(tokens, i, k)) return false;
+      i = close + 1;
+    }
+    defines = true;
+  }
+  return defines;
+}
+
+/** Whether `tokens[from, to)` names a class, struct, union or enum outside parentheses (a type definition's head). */
+function namesType(tokens: readonly Token[], from: number, to: number): boolean {
+  let depth = 0;
+  for (let k = from; k < to; k++) {
+    const t = tokens[k].text;
+    if (t === '(' || t === '[') depth++;
+    else if (t === ')' || t === ']') depth--;
+    else if (depth === 0 && TYPE_KEYS.has(t) && tokens[k - 1]?.text !== '<' && tokens[k - 1]?.text !== ',') return true;
   }
   return false;
 }
 
+/**
+ * Whether `tokens[from, to)`, the tokens before a `{`, end as a function's head: a parameter list after a name
+ * (`f(`, `S<A>(`, `operator+(`) followed only by qualifiers, a `noexcept(...)`, a trailing return type or a
+ * constructor's initialisers.
+ */
+function isFunctionHead(tokens: readonly Token[], from: number, to: number): boolean {
+  // Parenthesised groups at the top level of the head, in order; the declarator's is the first whose `(` follows
+  // a name and is not a keyword's operand.
+  let depth = 0;
+  for (let k = from; k < to; k++) {
+    const t = tokens[k].text;
+    if (t === ')' || t === ']') depth--;
+    if (t === '(' && depth === 0) {
+      const before = tokens[k - 1];
+      const named = before && k > from && ((before.kind === 'ident' && !NOT_A_DECLARATOR.has(before.text)) || before.text === '>' || tokens[k - 2]?.text === 'operator');
+      const end = groupEnd(tokens, k, '(', ')');
+      if (end < 0 || end >= to) return false;
+      if (named && headTail(tokens, end + 1, to)) return true;
+    }
+    if (t === '(' || t === '[') depth++;
+  }
+  return false;
+}
+
+/** Whether `tokens[from, to)`, after a parameter list, holds only qualifiers, `noexcept(...)`, `-> type` or `: inits`. */
+function headTail(tokens: readonly Token[], from: number, to: number): boolean {
+  let k = from;
+  while (k < to) {
+    const t = tokens[k].text;
+    if (FUNCTION_QUALIFIERS.has(t)) k++;
+    else if (t === 'noexcept' && tokens[k + 1]?.text === '(') k = groupEnd(tokens, k + 1, '(', ')') + 1;
+    // A trailing return type or a constructor's initialisers: the rest of the head.
+    else if (t === '->' || t === ':') return true;
+    else return false;
+    if (k <= 0) return false;
+  }
+  return true;
+}
+
 /** The full expansion of the invocation text `call` (`NAME(args)`), or undefined when the work bound cut it short. */
-export function expandInvocation(call: string, macros: MacroTable): Token[] | undefined {
+export function expandInvocation(call: string, macros: MacroLookup): Token[] | undefined {
   const expanded = expandTokens(tokenize(call), macros, { noExpand: CUDA_KEYWORDS, limit: INVOCATION_EXPANSION_LIMIT });
   return expanded.complete ? expanded.tokens : undefined;
 }
@@ -197,13 +345,15 @@ export function expandInvocation(call: string, macros: MacroTable): Token[] | un
  * - an expansion still holding statements in parentheses (a selection the macro table could not resolve): blanked,
  *   since no branch can be told to be the one compiled.
  */
-export function invocationEdits(text: string, at: number, nameEnd: number, close: number, macros: MacroTable): { edits: Edit[]; nestedFrom?: number } | undefined {
+export function invocationEdits(text: string, at: number, nameEnd: number, close: number, macros: MacroLookup): { edits: Edit[]; nestedFrom?: number } | undefined {
   const tokens = expandInvocation(text.slice(at, close), macros);
   if (!tokens) return undefined;
   const whole = { edits: [{ start: at, end: close }] };
-  if (blankableExpansion(tokens) || closesTemplateHead(tokens) || definesFunctions(tokens)) return whole;
+  if (blankableExpansion(tokens) || closesTemplateHead(tokens) || definesDeclarations(tokens)) return whole;
   const args = invocationArguments(text, nameEnd, close);
   if (!args) return undefined;
+  const forwarded = forwardingEdits(text, at, nameEnd, close, args, tokens, macros);
+  if (forwarded) return { edits: forwarded };
   if (tokens[0]?.text === 'template' && tokens[1]?.text === '<' && isTemplateHead(tokens)) {
     const open = args.open;
     const written = expandText(text.slice(open + 1, close - 1), macros);
@@ -240,8 +390,102 @@ export function invocationEdits(text: string, at: number, nameEnd: number, close
       };
     }
   }
+  const guarded = guardedBlockEdits(text, at, close, args, tokens, macros);
+  if (guarded) return { edits: guarded, nestedFrom: guarded[0].end };
   if (holdsParenthesisedStatements(tokens)) return whole;
   return undefined;
+}
+
+/**
+ * Edits for an invocation whose expansion is `if [constexpr] (condition) { ... }` with the block one of its
+ * arguments written in braces (`IF_TEAM({ return x; })`): the name and everything before that argument become
+ * `if(condition)`, the rest after it is blanked, so the block stays in place under its guard. A condition that does
+ * not fit is written as an identifier made of the macro's name: opaque, as an unknown condition is to the analysis.
+ */
+function guardedBlockEdits(
+  text: string,
+  at: number,
+  close: number,
+  args: { open: number; list: Array<{ start: number; end: number }> },
+  tokens: readonly Token[],
+  macros: MacroLookup,
+): Edit[] | undefined {
+  if (tokens[0]?.text !== 'if') return undefined;
+  const k = tokens[1]?.text === 'constexpr' ? 2 : 1;
+  if (tokens[k]?.text !== '(') return undefined;
+  const condEnd = groupEnd(tokens, k, '(', ')');
+  if (condEnd < 0 || tokens[condEnd + 1]?.text !== '{' || groupEnd(tokens, condEnd + 1, '{', '}') !== tokens.length - 1) return undefined;
+  const block = tokens.slice(condEnd + 1);
+  const inner = block.slice(1, -1);
+  const headText = (room: number): string | undefined => {
+    if (room < 5) return undefined;
+    const spelled = `if(${conditionSpelling(tokens.slice(k + 1, condEnd))})`;
+    return (spelled.length <= room ? spelled : `if(${text.slice(at, args.open).trim().slice(0, room - 4)})`).padEnd(room, ' ');
+  };
+  for (const a of args.list) {
+    const written = text.slice(a.start, a.end);
+    const start = a.start + written.length - written.trimStart().length;
+    const end = a.start + written.trimEnd().length;
+    const expanded = expandText(text.slice(start, end), macros);
+    // The argument written in braces, as the block or as its content: it stays as the block.
+    if (text[start] === '{' && text[end - 1] === '}' && (sameSpelling(block, expanded) || sameSpelling(inner, expanded))) {
+      const head = text.slice(at, start).includes('\n') ? undefined : headText(start - at);
+      return head === undefined ? undefined : [{ start: at, end: start, text: head }, ...(end < close ? [{ start: end, end: close }] : [])];
+    }
+    // The only argument written bare (`IF_KIND(return x;)`): its parentheses become the block's braces.
+    if (args.list.length === 1 && sameSpelling(inner, expanded)) {
+      const head = text.slice(at, args.open).includes('\n') ? undefined : headText(args.open - at);
+      if (head === undefined) return undefined;
+      return [
+        { start: at, end: args.open, text: head },
+        { start: args.open, end: args.open + 1, text: '{' },
+        { start: close - 1, end: close, text: '}' },
+      ];
+    }
+  }
+  return undefined;
+}
+
+// CUDA keywords taking an operand list that the analysis reads (the launch shape): a macro forwarding to one is
+// written as the keyword itself rather than blanked.
+const FORWARDED_KEYWORDS = new Set(['__launch_bounds__', '__cluster_dims__']);
+
+/**
+ * Edits for an invocation whose expansion is `KEYWORD(a1, ..., ak)` with each `aj` the invocation's j-th argument
+ * as written (`_CCCL_LAUNCH_BOUNDS(n, m)`, or a cluster variant that drops its last argument on some passes): the
+ * name becomes the keyword (padded; only where the name is long enough) and the arguments it drops are blanked.
+ */
+function forwardingEdits(
+  text: string,
+  at: number,
+  nameEnd: number,
+  close: number,
+  args: { open: number; list: Array<{ start: number; end: number }> },
+  tokens: readonly Token[],
+  macros: MacroLookup,
+): Edit[] | undefined {
+  const keyword = tokens[0]?.text;
+  if (!keyword || !FORWARDED_KEYWORDS.has(keyword) || tokens[1]?.text !== '(' || groupEnd(tokens, 1, '(', ')') !== tokens.length - 1) return undefined;
+  if (nameEnd - at < keyword.length) return undefined;
+  const operands: Token[][] = [[]];
+  let depth = 0;
+  for (const t of tokens.slice(2, -1)) {
+    if (t.text === '(' || t.text === '[' || t.text === '{') depth++;
+    else if (t.text === ')' || t.text === ']' || t.text === '}') depth--;
+    else if (t.text === ',' && depth === 0) {
+      operands.push([]);
+      continue;
+    }
+    operands[operands.length - 1].push(t);
+  }
+  if (operands.length > args.list.length) return undefined;
+  for (let j = 0; j < operands.length; j++) {
+    if (!sameSpelling(operands[j], expandText(text.slice(args.list[j].start, args.list[j].end), macros))) return undefined;
+  }
+  const edits: Edit[] = [{ start: at, end: nameEnd, text: keyword.padEnd(nameEnd - at, ' ') }];
+  // The arguments dropped, with the `,` before the first of them.
+  if (operands.length < args.list.length) edits.push({ start: args.list[operands.length - 1].end, end: close - 1 });
+  return edits;
 }
 
 /**
@@ -284,7 +528,7 @@ function holdsParenthesisedStatements(tokens: readonly Token[]): boolean {
   return false;
 }
 
-function expandText(text: string, macros: MacroTable): Token[] | undefined {
+function expandText(text: string, macros: MacroLookup): Token[] | undefined {
   const expanded = expandTokens(tokenize(text), macros, { noExpand: CUDA_KEYWORDS, limit: INVOCATION_EXPANSION_LIMIT });
   return expanded.complete ? expanded.tokens : undefined;
 }

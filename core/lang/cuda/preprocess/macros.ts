@@ -120,6 +120,37 @@ export class MacroTable {
   }
 }
 
+/** What expansion reads of a macro table: the definition of a name, if any. */
+export interface MacroLookup {
+  get(name: string): MacroDefinition | undefined;
+  has(name: string): boolean;
+}
+
+/** The definitions of one name from each offset of a file on (the first entry holds the one the file started with). */
+export type DefinitionHistory = ReadonlyArray<{ offset: number; def: MacroDefinition | undefined }>;
+
+/**
+ * The macros in force at offset `at` of a file: a name changed while the file was processed (an entry of
+ * `history`) has the definition it had there, any other the one in `final` (the table at the end of the file).
+ * A use is expanded as the compiler expands it, with the definitions of its point of the file: a library that
+ * `#undef`s its generator macros after using them (CUB's load/store specialisations) has none at the end.
+ */
+export function macrosAt(final: MacroLookup, history: ReadonlyMap<string, DefinitionHistory>, at: number): MacroLookup {
+  const get = (name: string): MacroDefinition | undefined => {
+    const h = history.get(name);
+    if (!h) return final.get(name);
+    let lo = 0;
+    let hi = h.length - 1;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >> 1;
+      if (h[mid].offset <= at) lo = mid;
+      else hi = mid - 1;
+    }
+    return h[lo].def;
+  };
+  return { get, has: (name) => get(name) !== undefined };
+}
+
 /** Parses the text after `#define`: `NAME body` or `NAME(a, b, ...) body` (a `(` right after the name). */
 export function parseDefine(directiveText: string, file?: string, line?: number): MacroDefinition | undefined {
   const m = /^\s*([A-Za-z_$\u0080-\uffff][\w$\u0080-\uffff]*)/.exec(directiveText);
@@ -171,19 +202,19 @@ export interface ExpandOptions {
 }
 
 interface ExpandState {
-  macros: MacroTable;
+  macros: MacroLookup;
   budget: number;
   exhausted: boolean;
   options: ExpandOptions;
 }
 
 /** Full C expansion of `text` with `macros`; gives up after `limit` tokens of work and returns what it has. */
-export function expandMacros(text: string, macros: MacroTable, limit?: number): string {
+export function expandMacros(text: string, macros: MacroLookup, limit?: number): string {
   return spell(expandTokens(tokenize(text), macros, { limit }).tokens);
 }
 
 /** Expansion over tokens; `complete` is false when the work bound cut it short. */
-export function expandTokens(tokens: readonly Token[], macros: MacroTable, options: ExpandOptions = {}): { tokens: Token[]; complete: boolean } {
+export function expandTokens(tokens: readonly Token[], macros: MacroLookup, options: ExpandOptions = {}): { tokens: Token[]; complete: boolean } {
   const state: ExpandState = { macros, budget: options.limit ?? 200_000, exhausted: false, options };
   const out = expandList(tokens, state);
   return { tokens: out, complete: !state.exhausted };
@@ -268,7 +299,7 @@ function pushReversed(stack: Token[], tokens: readonly Token[]): void {
   for (let k = tokens.length - 1; k >= 0; k--) stack.push(tokens[k]);
 }
 
-function takeDefined(t: Token, stack: Token[], macros: MacroTable): Token {
+function takeDefined(t: Token, stack: Token[], macros: MacroLookup): Token {
   let next = stack.pop();
   if (next?.text === '(') {
     const name = stack.pop();

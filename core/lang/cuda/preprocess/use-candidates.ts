@@ -14,10 +14,14 @@ export function mayRewriteUse(tokens: readonly Token[], functionLike: boolean): 
   if (tokens[0].text === 'static_assert') return true;
   // Parts of a template head (`template <__VA_ARGS__`, `, bool b = true, enable_if_t<...> = 0 >`, `requires ...`).
   if (functionLike && (tokens[0].text === 'template' || tokens[0].text === 'requires' || tokens[0].text === ',')) return true;
-  // Possibly whole function definitions (`__device__ void NAME(...) { ... }`), written at namespace scope.
-  if (functionLike && tokens[0].kind === 'ident' && tokens[tokens.length - 1].text === '}') return true;
+  // Possibly whole function or type definitions (`__device__ void NAME(...) { ... }`, `struct S<T> { ... };`),
+  // written at namespace scope.
+  const last = tokens[tokens.length - 1].text;
+  if (functionLike && tokens[0].kind === 'ident' && (last === '}' || (last === ';' && tokens.some((t) => t.text === '}')))) return true;
   if (!functionLike) {
     if (classifyTokens(tokens, true) !== 'other') return true;
+    // A statement head (`if (...) {`, `} else`): see controlText.
+    if (tokens[0].text === 'if' || tokens[0].text === '}') return true;
     return tokens.every((t) => t.kind === 'ident' || t.text === '{' || t.text === '}' || t.text === ';' || t.text === '::');
   }
   for (let i = 0; i < tokens.length; i++) {

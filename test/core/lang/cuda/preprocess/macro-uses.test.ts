@@ -233,7 +233,7 @@ describe('function-defining macros', () => {
   ];
   it('blanks an invocation that defines whole functions, at namespace scope without a `;`', () => {
     const text = [...defs, 'namespace k {', 'DEF_DEFAULT(store_async)', 'DEF_TWO(load_async)', '__device__ void g() { STMT(1); GUARD(g();) }', '}'].join('\n');
-    expect(run(text).split('\n').slice(-5).map((l) => l.trimEnd())).toEqual(['namespace k {', '', '', '__device__ void g() { STMT(1); GUARD(g();) }', '}']);
+    expect(run(text).split('\n').slice(-5).map((l) => l.trimEnd())).toEqual(['namespace k {', '', '', `__device__ void g() { STMT(1); ${'if(x)'.padEnd('GUARD'.length)}{g();} }`, '}']);
   });
 
   it('the definitions blanked leave no syntax error around them', async () => {
@@ -347,5 +347,158 @@ describe('invocationSpan bounds its work', () => {
     expect(invocationSpan(deep, 0, 1)).toEqual({ scanned: 1 + MAX_INVOCATION_DEPTH });
     const shallow = `F${'('.repeat(MAX_INVOCATION_DEPTH)}${')'.repeat(MAX_INVOCATION_DEPTH)}`;
     expect(invocationSpan(shallow, 0, 1).close).toBe(1 + 2 * MAX_INVOCATION_DEPTH);
+  });
+});
+
+/** A kernel whose arrive's token is waited on the other barrier (PF101, reported at the wait), after `body`; and the wait's line. */
+function pf101Kernel(defs: string[], body: string[]): { text: string; line: number } {
+  const lines = [
+    '#include <cuda/ptx>',
+    '#include <cstdint>',
+    ...defs,
+    '__global__ void k(float* out, int n) {',
+    '  __shared__ uint64_t bars[2];',
+    '  if (threadIdx.x == 0) {',
+    '    cuda::ptx::mbarrier_init(&bars[0], blockDim.x);',
+    '    cuda::ptx::mbarrier_init(&bars[1], blockDim.x);',
+    '  }',
+    '  __syncthreads();',
+    ...body,
+    '  uint64_t state = cuda::ptx::mbarrier_arrive(&bars[0]);',
+    '  while (!cuda::ptx::mbarrier_try_wait(&bars[1], state)) {}',
+    '  out[threadIdx.x] = 1.f;',
+    '}',
+  ];
+  return { text: lines.join('\n'), line: lines.findIndex((l) => l.includes('mbarrier_try_wait(')) + 1 };
+}
+
+async function expectCleanWithPf101(defs: string[], body: string[]): Promise<void> {
+  const engine = await loadEngine({});
+  const { text, line } = pf101Kernel(defs, body);
+  const result = engine.analyze(text, 'cuda', {});
+  expect(result.syntaxProblems).toEqual([]);
+  expect(result.findings.map((f) => `${f.range.start.line + 1}: ${f.code}`)).toContain(`${line}: PF101`);
+}
+
+describe('declaration generators (type and function definitions, at namespace scope without a `;`)', () => {
+  it('blanks invocations defining type specialisations, and the file parses clean', async () => {
+    const text = [
+      'template <class T> struct Width { static constexpr int value = 0; };',
+      '#define WIDTH_OF(t, n) template <> struct Width<t> { static constexpr int value = n; typedef t Type; };',
+      'WIDTH_OF(int, 4)',
+      'WIDTH_OF(unsigned long long, 8)',
+      '__global__ void k(int* out) { out[threadIdx.x] = 1; }',
+    ].join('\n');
+    expect(codeOf(run(text), text).slice(1, 3)).toEqual(['', '']);
+    const engine = await loadEngine({});
+    expect(engine.analyze(text, 'cuda', {}).syntaxProblems).toEqual([]);
+  });
+
+  it('expands an invocation with the definitions of its point of the file (generators #undef-ed after use)', () => {
+    const text = [
+      '#define STORE_ONE(mod) template <> __device__ void Store<mod, int>(int* p, int v) { *p = v; }',
+      '#define STORE_ALL(mod) STORE_ONE(mod) template <> __device__ void Store<mod, char>(char* p, char v) { *p = v; }',
+      'STORE_ALL(A)',
+      'STORE_ALL(B)',
+      '#undef STORE_ALL',
+      '#undef STORE_ONE',
+      'int after;',
+    ].join('\n');
+    expect(codeOf(run(text), text)).toEqual(['', '', 'int after;']);
+  });
+
+  it('blanks a sequence of a variable template, a struct and a function; keeps declarations alone and statements', () => {
+    const text = [
+      '#define DEFINE_TRAIT(name) template <class T> inline constexpr bool name = sizeof(T) > 1; template <class T> struct name##_box { T v; }; template <class T> __device__ T get(name##_box<T> b) { return b.v; }',
+      '#define DECLARE_ONLY(name) template <class T> void name(T);',
+      '#define RUN_IF(c) if (c) { go(); }',
+      '#define LAMBDA(n) auto n = [&](int i) { go(i); };',
+      'DEFINE_TRAIT(wide)',
+      'DECLARE_ONLY(g)',
+      'void f() { RUN_IF(x) LAMBDA(l) }',
+    ].join('\n');
+    expect(codeOf(run(text), text)).toEqual(['', 'DECLARE_ONLY(g)', 'void f() { RUN_IF(x) LAMBDA(l) }']);
+  });
+});
+
+describe('statement macros written compactly', () => {
+  const defs = [
+    '#define MY_TRY if constexpr (true) {',
+    '#define MY_CATCH_ALL } else',
+    '#define WHEN_NOT_CONSTANT_EVALUATED if (!__builtin_is_constant_evaluated())',
+    '#define WHEN_BOTH_FLAGS_ARE_SET if (flag_a && flag_b)',
+    '#define TOO_LONG if (some_rather_long_condition_name)',
+  ];
+
+  it('writes if/else/brace expansions in place, constant conditions as their value', () => {
+    const text = [...defs, 'void f() {', '  MY_TRY { a(); }', '  MY_CATCH_ALL { b(); }', '  WHEN_NOT_CONSTANT_EVALUATED { c(); }', '  WHEN_BOTH_FLAGS_ARE_SET { d(); }', '  TOO_LONG { e(); }', '}'].join('\n');
+    expect(codeOf(run(text), text)).toEqual([
+      'void f() {',
+      '  if(1){ { a(); }',
+      '  }else        { b(); }',
+      `  ${'if(1)'.padEnd('WHEN_NOT_CONSTANT_EVALUATED'.length, ' ')} { c(); }`,
+      `  ${'if(flag_a&&flag_b)'.padEnd('WHEN_BOTH_FLAGS_ARE_SET'.length, ' ')} { d(); }`,
+      '  TOO_LONG { e(); }',
+      '}',
+    ]);
+  });
+
+  it('a barrier bug after try-style and constant-evaluation macros is still found', async () => {
+    await expectCleanWithPf101(defs, ['  MY_TRY { out[0] = 1.f; }', '  MY_CATCH_ALL { out[0] = 0.f; }', '  WHEN_NOT_CONSTANT_EVALUATED { out[1] = 2.f; }']);
+  });
+});
+
+describe('macros forwarding to a CUDA keyword and guarded-block macros', () => {
+  it('writes a launch-bounds macro as the keyword with the arguments it forwards', () => {
+    const text = [
+      '#define KERNEL_LAUNCH_BOUNDS(...) __launch_bounds__(__VA_ARGS__)',
+      '#define MY_BOUNDS_CLUSTER(t, m, c) KERNEL_LAUNCH_BOUNDS(t, m)',
+      'template <class C> __global__ static void KERNEL_LAUNCH_BOUNDS(C::threads()) k(int x) {}',
+      '__global__ void MY_BOUNDS_CLUSTER(128, 2, 4) k2(int x) {}',
+    ].join('\n');
+    expect(codeOf(run(text), text)).toEqual([
+      `template <class C> __global__ static void ${'__launch_bounds__'.padEnd('KERNEL_LAUNCH_BOUNDS'.length)}(C::threads()) k(int x) {}`,
+      `__global__ void ${'__launch_bounds__'.padEnd('MY_BOUNDS_CLUSTER'.length)}(128, 2${' '.repeat(3)}) k2(int x) {}`,
+    ]);
+  });
+
+  it('writes an `if constexpr` macro taking a braced block as an if over that block', async () => {
+    const text = [
+      '#define IF_KIND(code) if constexpr (is_kind_v<T, Kind>) { code }',
+      '#define IF_ONE(code) if (1) { code }',
+      'template <class T> __device__ bool f(int x) {',
+      '  IF_KIND({',
+      '    return true;',
+      '  })',
+      '  IF_ONE(x++;)',
+      '  return false;',
+      '}',
+    ].join('\n');
+    const code = codeOf(run(text), text);
+    expect(code.slice(1, 5)).toEqual(['  if(IF_K){', '    return true;', '  }', '  if(1) {x++;}']);
+    const engine = await loadEngine({});
+    expect(engine.analyze(text, 'cuda', {}).syntaxProblems).toEqual([]);
+    await expectCleanWithPf101(['#define IF_READY(code) if constexpr (ready_v<float>) { code }'], ['  IF_READY({', '    out[0] = 0.f;', '  })']);
+  });
+});
+
+describe('names no macro defines, used as macros of a header not found', () => {
+  it('blanks a macro-style invocation standing alone on its lines without `;`, and nothing else', async () => {
+    const text = [
+      '__global__ void k(float* out, int n) {',
+      '  // checks from a header not on the include path',
+      '  CHECK_ARG(n > 0, "n must be positive")',
+      '  CHECK_ARG(n < 4096,',
+      '            "n too large")',
+      '  KEEP_CALL(n);',
+      '  if (n) LOWER_CASE_IS_KEPT(n)',
+      '  out[0] = 1.f;',
+      '  if (threadIdx.x < 16) __syncthreads();',
+      '}',
+    ].join('\n');
+    const code = codeOf(run(text), text);
+    expect(code.slice(2, 5).map((l) => l.trim())).toEqual(['', '', '']);
+    expect(code.slice(5, 7)).toEqual(['  KEEP_CALL(n);', '  if (n) LOWER_CASE_IS_KEPT(n)']);
+    await expectCleanWithPf101([], ['  CHECK_ARG(n > 0, "n must be positive")', '  CHECK_ARG(n < 4096,', '            "n too large")']);
   });
 });
