@@ -6,11 +6,14 @@
 // chunk it is typed in, the rest of the file keeps linting.
 import type { Position } from '../../api';
 import type { Parser, SyntaxNode, Tree } from './parser';
+import { isIdentPart, quotedEnd, rawStringEnd } from './preprocess/tokens';
 
 interface Chunk {
   tree: Tree;
   start: number;
   end: number;
+  /** Braces opened minus braces closed in the chunk's text (comments, literals and directives aside). */
+  balance: number;
 }
 
 /** A chunk is split after its top-level children once it grows past this many characters. */
@@ -120,6 +123,35 @@ export class ChunkedTree {
     const fresh = this.parseRange(mergedStart, mergedEnd);
     this.chunks = [...before, ...fresh, ...after];
     this.release(dropped);
+    this.joinBalancedSpans();
+  }
+
+  /**
+   * Chunk boundaries were top-level boundaries when they were made, but edits move braces: after
+   * \`namespace x {\` typed at the top and \`}\` at the bottom, the chunks between are parsed outside the
+   * namespace and both ends report errors that a fresh parse does not have. Where the braces opened in one
+   * chunk close in a later one and the chunks between were not parsed together, that span is parsed again
+   * as one. A brace that never closes stays the error of the chunk it is typed in.
+   */
+  private joinBalancedSpans(): void {
+    const spans: Array<[number, number]> = [];
+    let depth = 0;
+    let open = -1;
+    for (let i = 0; i < this.chunks.length; i++) {
+      if (depth === 0 && this.chunks[i].balance > 0) open = i;
+      depth += this.chunks[i].balance;
+      if (depth > 0) continue;
+      // Closed (or over-closed: a stray brace is its chunk's own error, and counting starts again after it).
+      if (open >= 0 && i > open && this.chunks.slice(open, i + 1).some((c) => c.tree !== this.chunks[open].tree)) spans.push([open, i]);
+      open = -1;
+      depth = 0;
+    }
+    for (const [first, last] of spans.reverse()) {
+      const dropped = this.chunks.slice(first, last + 1).map((c) => c.tree);
+      const fresh = this.parseRange(this.chunks[first].start, this.chunks[last].end);
+      this.chunks = [...this.chunks.slice(0, first), ...fresh, ...this.chunks.slice(last + 1)];
+      this.release(dropped);
+    }
   }
 
   /** Frees the syntax trees (WASM memory); the object must not be used afterwards. */
@@ -154,7 +186,7 @@ export class ChunkedTree {
     }
     bounds.push(end);
     const out: Chunk[] = [];
-    for (let i = 0; i + 1 < bounds.length; i++) out.push({ tree, start: bounds[i], end: bounds[i + 1] });
+    for (let i = 0; i + 1 < bounds.length; i++) out.push({ tree, start: bounds[i], end: bounds[i + 1], balance: braceBalance(text, bounds[i], bounds[i + 1]) });
     return out;
   }
 
@@ -172,4 +204,39 @@ function pointOf(text: string, offset: number): { row: number; column: number } 
     lineStart = nl + 1;
   }
   return { row, column: offset - lineStart };
+}
+
+/** Braces opened minus closed in text[start, end), outside comments, string and character literals and directives. */
+export function braceBalance(text: string, start: number, end: number): number {
+  let balance = 0;
+  let lineStart = true;
+  for (let i = start; i < end; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 10) {
+      lineStart = true;
+      continue;
+    }
+    if (c === 32 || c === 9 || c === 13) continue;
+    const first = lineStart;
+    lineStart = false;
+    if (c === 35 && first) {
+      // A directive, to its last spliced line.
+      while (i < end && (text.charCodeAt(i) !== 10 || text.charCodeAt(i - 1) === 92 || (text.charCodeAt(i - 1) === 13 && text.charCodeAt(i - 2) === 92))) i++;
+      lineStart = true;
+    } else if (c === 47 && text.charCodeAt(i + 1) === 47) {
+      const nl = text.indexOf('\n', i);
+      i = (nl < 0 || nl > end ? end : nl) - 1;
+    } else if (c === 47 && text.charCodeAt(i + 1) === 42) {
+      const close = text.indexOf('*/', i + 2);
+      i = (close < 0 ? end : close + 2) - 1;
+    } else if (c === 34) {
+      const raw = i > 0 && text.charCodeAt(i - 1) === 82 ? rawStringEnd(text, i) : undefined;
+      i = (raw ?? quotedEnd(text, i, 34)) - 1;
+    } else if (c === 39) {
+      // A digit separator (1'000) follows a digit or letter; a character literal does not.
+      if (i === 0 || !isIdentPart(text.charCodeAt(i - 1))) i = quotedEnd(text, i, 39) - 1;
+    } else if (c === 123) balance++;
+    else if (c === 125) balance--;
+  }
+  return balance;
 }
