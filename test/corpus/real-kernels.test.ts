@@ -2,7 +2,8 @@
 // every file as its translation unit with the repository's include directories, and must lint clean
 // (no syntax error; warnings only on the allow-listed files). Prints how many kernels were fully
 // understood. Runs when PHASEFLIP_CORPUS names a folder of checkouts (test/corpus/README.md).
-import { existsSync, readdirSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { analyzeTargets } from '../../cli/analyze-targets';
@@ -22,10 +23,53 @@ interface CorpusRepo {
    * stands in for it when the submodule is not checked out (a directory that does not exist is ignored).
    */
   includeDirs: string[];
-  /** `-D` flags of the repository's build (ThunderKittens selects its architecture's helpers with them). */
+  /** `-D` flags of the repository's build. */
   defines?: string[];
+  /**
+   * The compile database the repository's build would give (`bear -- make`), for a build that sets flags
+   * per kernel: ThunderKittens' Makefiles pick each kernel's GPU, and with it its architecture's helpers.
+   */
+  compileCommands?: (root: string) => CompileCommand[];
   /** What is linted, relative to the folder; a trailing `*` in the last segment matches a name prefix. */
   lint: string[];
+}
+
+interface CompileCommand {
+  directory: string;
+  file: string;
+  arguments: string[];
+}
+
+/** What ThunderKittens' kernels/common.mk adds for each `GPU :=` a kernel's Makefile names. */
+const THUNDERKITTENS_GPU_FLAGS: Record<string, string[]> = {
+  H100: ['-DKITTENS_HOPPER', '-gencode', 'arch=compute_90a,code=sm_90a'],
+  B200: ['-DKITTENS_BLACKWELL', '-gencode', 'arch=compute_100a,code=sm_100a'],
+  B300: ['-DKITTENS_BLACKWELL', '-gencode', 'arch=compute_103a,code=sm_103a'],
+  A100: ['-DKITTENS_AMPERE', '-gencode', 'arch=compute_80,code=sm_80'],
+};
+
+/** One entry per `SRC :=` of each kernels/** /Makefile, with the flags of its `GPU :=`. */
+function thunderKittensCommands(root: string): CompileCommand[] {
+  const out: CompileCommand[] = [];
+  const walk = (dir: string): void => {
+    for (const name of readdirSync(dir).sort()) {
+      const p = path.join(dir, name);
+      if (statSync(p).isDirectory()) walk(p);
+      else if (name === 'Makefile') {
+        // `SRC := level_$(LEVEL).cu`: the Makefile's own variables expanded.
+        const raw = readFileSync(p, 'utf8');
+        const vars = new Map([...raw.matchAll(/^(\w+)\s*:?=\s*(\S*)\s*$/gm)].map((m) => [m[1], m[2]] as [string, string]));
+        const make = raw.replace(/\$\((\w+)\)/g, (whole, name: string) => vars.get(name) ?? whole);
+        const gpu = /^GPU\s*:?=\s*(\w+)/m.exec(make)?.[1];
+        const sources = /^SRC\s*:?=\s*(.+)$/m.exec(make)?.[1].trim().split(/\s+/) ?? [];
+        const flags = gpu ? THUNDERKITTENS_GPU_FLAGS[gpu] : undefined;
+        if (!flags) continue;
+        for (const src of sources) out.push({ directory: dir, file: path.join(dir, src), arguments: ['nvcc', '-std=c++20', ...flags, `-I${root}/include`, `-I${root}/prototype`, '-c', src] });
+      }
+    }
+  };
+  if (existsSync(path.join(root, 'kernels'))) walk(path.join(root, 'kernels'));
+  return out;
 }
 
 /** The repositories and paths of issue 12's acceptance. */
@@ -37,7 +81,8 @@ const REPOS: CorpusRepo[] = [
     includeDirs: ['include', 'examples/common', 'tools/util/include'],
     lint: ['examples/cute/tutorial', 'include/cutlass/pipeline', 'include/cutlass/gemm/kernel/sm90_*'],
   },
-  { folder: 'ThunderKittens', origin: 'github.com/HazyResearch/ThunderKittens', includeDirs: ['include', 'prototype'], defines: ['KITTENS_HOPPER'], lint: ['include', 'kernels'] },
+  // Each kernel with the flags its Makefile gives (Hopper or Blackwell); headers borrow a kernel's.
+  { folder: 'ThunderKittens', origin: 'github.com/HazyResearch/ThunderKittens', includeDirs: ['include', 'prototype'], compileCommands: thunderKittensCommands, lint: ['include', 'kernels'] },
   { folder: 'flash-attention', origin: 'github.com/Dao-AILab/flash-attention (hopper/ is enough)', includeDirs: ['hopper', 'csrc/cutlass/include', '../cutlass/include'], lint: ['hopper'] },
   { folder: 'cccl', origin: 'github.com/NVIDIA/cccl (libcudacxx/include and cub/ are enough)', includeDirs: ['libcudacxx/include', 'cub', 'thrust'], lint: ['libcudacxx/include/cuda', 'cub/cub'] },
   // DeepEP's kernels moved from csrc/kernels to deep_ep/include/deep_ep/impls: both are linted.
@@ -98,8 +143,17 @@ async function lintRepo(repo: CorpusRepo): Promise<string[]> {
   const root = path.join(corpus!, repo.folder);
   const started = Date.now();
   const includeDirs = repo.includeDirs.map((d) => path.resolve(root, d)).filter((d) => existsSync(d));
-  // The Hopper build (kernels/common.mk: -DKITTENS_HOPPER with sm_90a): Blackwell-only kernels then miss helpers, as they would.
-  const engine = await loadEngine({ project: new Project({ explicit: { includeDirs, defines: repo.defines } }) });
+  const database = repo.compileCommands ? mkdtempSync(path.join(tmpdir(), 'phaseflip-corpus-')) : undefined;
+  if (database) writeFileSync(path.join(database, 'compile_commands.json'), JSON.stringify(repo.compileCommands!(root), null, 1));
+  const explicit = { includeDirs, defines: repo.defines, ...(database ? { compileCommands: path.join(database, 'compile_commands.json') } : {}) };
+  try {
+    return await lintWith(repo, root, started, await loadEngine({ project: new Project({ explicit }) }));
+  } finally {
+    if (database) rmSync(database, { recursive: true, force: true });
+  }
+}
+
+async function lintWith(repo: CorpusRepo, root: string, started: number, engine: Awaited<ReturnType<typeof loadEngine>>): Promise<string[]> {
   const lintPaths = expandLintPaths(root, repo.lint).filter((p) => existsSync(p));
   const { targets, errors } = collectTargets(lintPaths);
   const problems: string[] = errors.map((e) => `${repo.folder}: ${e}`);

@@ -11,6 +11,7 @@
 // (barrier-ref.ts) and syntax-node helpers (syntax-nodes.ts) live beside it; this file holds the
 // statement and expression walk that turns bodies into IR.
 import type { Range } from '../../api';
+import { evaluate } from '../../ir/expr';
 import { visitStmts } from '../../ir/visit';
 import type { BarrierDecl, BarrierOp, BarrierRef, Expr, Kernel, KernelModule, Stmt } from '../../ir/types';
 import { apiOpForCall, isBarrierType, syncForCall } from './api';
@@ -23,7 +24,8 @@ import { asmStringText, parsePtxAsm } from './ptx';
 import { type CudaScan, declsOf, type FnDef, type FunctionLookup, type LowerContext, scanCuda } from './scan';
 import type { CudaUnit } from './unit';
 import { BARRIER_CALLEE, argumentExpr, classArguments, resolveHelper, resolveMethod } from './call-targets';
-import { calleeName, declaratorName, field, named, operatorOf, rangeOf, unqualified } from './syntax-nodes';
+import { atCallSite, containsStructure, dropTrailingReturns, hasOp, stripSwitchBreaks } from './stmt-lists';
+import { calleeName, declaratorName, field, named, operatorOf, rangeOf, templateArgumentsOf, unqualified } from './syntax-nodes';
 
 // Names other modules import from here.
 export { resolveBarrier } from './barrier-ref';
@@ -340,9 +342,12 @@ class Lowerer {
       for (const o of [...r.valueOps, ...this.resultOpsOf(valueNode, frame)]) if (PROBE_KINDS.has(o.kind) && o.result !== 'blocking') o.result = 'value';
       cond = this.toExpr(valueNode, frame);
     }
-    const thenStmts = this.stmtBody(field(n, 'consequence'), frame);
     const alt = field(n, 'alternative');
     const elseNode = alt?.type === 'else_clause' ? named(alt)[0] : alt;
+    // `if constexpr` with a known condition: the branch not taken is not even instantiated.
+    const known = n.children.some((c) => c?.type === 'constexpr') ? evaluate(cond, (name) => this.constants.get(name)) : undefined;
+    if (known !== undefined) return [...pre, ...this.stmtBody(known ? field(n, 'consequence') : (elseNode ?? null), frame)];
+    const thenStmts = this.stmtBody(field(n, 'consequence'), frame);
     const elseStmts = this.stmtBody(elseNode ?? null, frame);
     return [...pre, { kind: 'if', cond, then: thenStmts, else: elseStmts, range: rangeOf(n), ...(alt ? { elseRange: rangeOf(alt) } : {}) }];
   }
@@ -767,12 +772,14 @@ class Lowerer {
       scope.set(p.name, { kind: 'expr', expr: a ? this.toExpr(a, frame) : { kind: 'opaque', text: p.name, range: rangeOf(call) } });
     });
     // Explicit template arguments bind template parameters: helper<4>(...) makes STAGES = 4 inside.
-    const targs = fnNode.type === 'template_function' ? named(field(fnNode, 'arguments')) : [];
+    const targs = templateArgumentsOf(fnNode);
     def.templateParams.forEach((tp, i) => {
       const a = targs[i];
       if (a) scope.set(tp, { kind: 'expr', expr: this.toExpr(a, frame) });
       // A member of a class template: the class's parameters come from the object's type.
       else if (self && classArgs[i] !== undefined) scope.set(tp, { kind: 'expr', expr: argumentExpr(classArgs[i], this.constants, rangeOf(call)) });
+      // Left out: the default, unless a parameter's type could deduce it (deduction wins over defaults).
+      else if (def.templateDefaults?.has(tp) && !def.params.some((p) => new RegExp(`\\b${tp}\\b`).test(p.type))) scope.set(tp, { kind: 'expr', expr: argumentExpr(def.templateDefaults.get(tp)!, this.constants, rangeOf(call)) });
     });
     const callee: Frame = { fn: def, scope, resultVars: new Map(), returned: [], aliases: new Map(), depth: frame.depth + 1, ...(self ? { self } : {}) };
     this.state.used.add(def.name);
@@ -863,9 +870,15 @@ class Lowerer {
       }
       case 'this':
         return frame.self ? frame.self.expr : { kind: 'opaque', text, range };
+      case 'type_descriptor':
+      case 'type_identifier': {
+        // A template argument that names a value (`commit<ncta>`) parses as a type: a bound name is its value.
+        const b = /^[A-Za-z_]\w*$/.test(text) ? frame.scope.get(text) : undefined;
+        if (b?.kind === 'expr') return b.expr;
+        return { kind: 'var', name: text.replace(/\s+/g, ''), text, range };
+      }
       case 'qualified_identifier':
       case 'namespace_identifier':
-      case 'type_identifier':
         return { kind: 'var', name: text.replace(/\s+/g, ''), text, range };
       case 'parenthesized_expression':
       case 'condition_clause': {
@@ -949,46 +962,4 @@ class Lowerer {
         return { kind: 'opaque', text, range };
     }
   }
-}
-
-
-function stripSwitchBreaks(list: Stmt[]): Stmt[] {
-  return list
-    .filter((s) => s.kind !== 'break')
-    .map((s) => (s.kind === 'if' ? { ...s, then: stripSwitchBreaks(s.then), else: stripSwitchBreaks(s.else) } : s));
-}
-
-function dropTrailingReturns(body: Stmt[]): Stmt[] {
-  const out = [...body];
-  while (out.length && out[out.length - 1].kind === 'return') out.pop();
-  // A helper's top-level `if (...) return;` ends only the helper; keep returns that sit in loops.
-  return out.map((s) => (s.kind === 'if' ? { ...s, then: s.then.filter((t) => t.kind !== 'return'), else: s.else.filter((t) => t.kind !== 'return') } : s));
-}
-
-function containsStructure(body: Stmt[]): boolean {
-  let found = false;
-  visitStmts(body, (s) => {
-    if (s.kind === 'loop') found = true;
-    if (s.kind === 'if' && (hasOp(s.then) || hasOp(s.else))) found = true;
-  });
-  return found || body.filter((s) => s.kind === 'op').length > 2;
-}
-
-function hasOp(stmts: Stmt[]): boolean {
-  let found = false;
-  visitStmts(stmts, (s) => {
-    if (s.kind === 'op' || s.kind === 'sync') found = true;
-  });
-  return found;
-}
-
-/** Moves a thin wrapper's statements to the call site (an operation keeps where it really is in `via`). */
-function atCallSite(stmts: Stmt[], site: Range, returnsToo: boolean): void {
-  visitStmts(stmts, (s) => {
-    if (s.kind === 'op') {
-      s.op.via.unshift(s.op.range);
-      s.op.range = site;
-      s.range = site;
-    } else if (s.kind === 'assign' || s.kind === 'sync' || s.kind === 'access' || (returnsToo && s.kind === 'return')) s.range = site;
-  });
 }

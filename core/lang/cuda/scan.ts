@@ -14,6 +14,8 @@ export interface FnDef {
   /** `hasDefault`: the parameter has a default argument, so a call may leave it out. */
   params: { name: string; type: string; hasDefault?: boolean }[];
   templateParams: string[];
+  /** Default arguments of template parameters (`int ncta = 1` → ncta: '1'). */
+  templateDefaults?: ReadonlyMap<string, string>;
   isKernel: boolean;
   nameNode: SyntaxNode;
   /** The header it is defined in; undefined for the analysed document's own functions. */
@@ -107,7 +109,7 @@ export function scanCuda(tops: SyntaxNode[], text: string, options: ScanOptions 
   const fileDecls = new Map<string, BarrierDecl>();
   const constants = new Map<string, number>();
   const kernelHead = options.kernelMacros?.length ? new RegExp(`\\b(__global__|${options.kernelMacros.map((m) => m.replace(/\W/g, '')).join('|')})\\b`) : /\b__global__\b/;
-  collectItems(tops, { fns, fileDecls, constants, kernelHead, cache: options.cache }, [], undefined);
+  collectItems(tops, { fns, fileDecls, constants, kernelHead, cache: options.cache }, NO_TEMPLATE, undefined);
   options.cache?.turn();
   // Callee names by a lexical scan of bodies: cheaper than a tree walk, and over-approximating
   // "is called" only makes fewer functions roots.
@@ -140,12 +142,20 @@ interface ScanSink {
   cache: ScanCache | undefined;
 }
 
+/** The template parameters a definition is declared under, and the defaults of those that have one. */
+interface TemplateHead {
+  params: string[];
+  defaults?: Map<string, string>;
+}
+
+const NO_TEMPLATE: TemplateHead = { params: [] };
+
 /** `cls`: the class whose body `items` are the members of (a definition there is a member function). */
-function collectItems(items: SyntaxNode[], sink: ScanSink, templateParams: string[], cls: string | undefined): void {
+function collectItems(items: SyntaxNode[], sink: ScanSink, template: TemplateHead, cls: string | undefined): void {
   for (const c of items) {
     switch (c.type) {
       case 'function_definition': {
-        const def = functionDef(c, templateParams, sink, cls);
+        const def = functionDef(c, template, sink, cls);
         if (def) {
           const list = sink.fns.get(def.name) ?? [];
           list.push(def);
@@ -154,8 +164,17 @@ function collectItems(items: SyntaxNode[], sink: ScanSink, templateParams: strin
         break;
       }
       case 'template_declaration': {
-        const params = named(field(c, 'parameters')).map((p) => declaratorName(field(p, 'declarator') ?? p)?.text ?? '').filter(Boolean);
-        collectItems(named(c), sink, params, undefined);
+        const head: TemplateHead = { params: [] };
+        for (const p of named(field(c, 'parameters'))) {
+          if (p.type === 'comment') continue;
+          // Positional: an unnamed parameter keeps its place ('') so that later arguments bind right.
+          const name = templateParameterName(p) ?? '';
+          head.params.push(name);
+          // `int ncta = 1`: what a call that leaves the argument out gets.
+          const value = p.type === 'optional_parameter_declaration' ? field(p, 'default_value')?.text : undefined;
+          if (value !== undefined) (head.defaults ??= new Map()).set(name, value);
+        }
+        collectItems(named(c), sink, head, undefined);
         break;
       }
       case 'namespace_definition':
@@ -165,15 +184,15 @@ function collectItems(items: SyntaxNode[], sink: ScanSink, templateParams: strin
       case 'preproc_if':
       case 'preproc_else':
       case 'preproc_elif':
-        collectItems(named(c), sink, templateParams, undefined);
+        collectItems(named(c), sink, template, undefined);
         break;
       case 'field_declaration_list':
-        collectItems(named(c), sink, templateParams, memberList(c));
+        collectItems(named(c), sink, template, memberList(c));
         break;
       case 'struct_specifier':
       case 'class_specifier': {
         const body = field(c, 'body');
-        if (body) collectItems(named(body), sink, templateParams, field(c, 'name')?.text);
+        if (body) collectItems(named(body), sink, template, field(c, 'name')?.text);
         break;
       }
       case 'preproc_def': {
@@ -211,13 +230,17 @@ class ScannedFunction implements FnDef {
   readonly initsBarriers: boolean;
   readonly file?: string;
   readonly memberOf?: string;
+  readonly templateParams: string[];
+  readonly templateDefaults?: ReadonlyMap<string, string>;
 
   constructor(
     readonly node: SyntaxNode,
     private readonly facts: FnFacts,
-    readonly templateParams: string[],
+    template: TemplateHead,
     memberOf: string | undefined,
   ) {
+    this.templateParams = template.params;
+    if (template.defaults) this.templateDefaults = template.defaults;
     this.name = facts.name;
     this.params = facts.params;
     this.isKernel = facts.isKernel;
@@ -252,7 +275,7 @@ function functionDeclarator(c: SyntaxNode): { declarator: SyntaxNode; fnDecl: Sy
   return declarator && fnDecl && nameNode ? { declarator, fnDecl, nameNode } : undefined;
 }
 
-function functionDef(c: SyntaxNode, templateParams: string[], sink: ScanSink, cls: string | undefined): FnDef | undefined {
+function functionDef(c: SyntaxNode, template: TemplateHead, sink: ScanSink, cls: string | undefined): FnDef | undefined {
   const text = c.text;
   const key = sink.cache ? `${sink.kernelHead.source}\u0001${text}` : '';
   let facts = sink.cache?.get(key);
@@ -269,7 +292,15 @@ function functionDef(c: SyntaxNode, templateParams: string[], sink: ScanSink, cl
     facts = { name: unqualified(found.nameNode.text), params, isKernel: sink.kernelHead.test(head), bodyStart, bodyEnd, initsBarriers: INITS_BARRIERS.test(text.slice(bodyStart, bodyEnd)) };
     sink.cache?.set(key, facts);
   }
-  return new ScannedFunction(c, facts, templateParams, cls);
+  return new ScannedFunction(c, facts, template, cls);
+}
+
+/** The name a template parameter declares: `int N`, `int N = 1`, `typename T`, `class T = void`, `typename... Ts`. */
+function templateParameterName(p: SyntaxNode): string | undefined {
+  const declared = field(p, 'declarator') ?? field(p, 'name');
+  if (declared) return declaratorName(declared)?.text ?? declared.text;
+  if (/^(variadic_)?type_parameter_declaration$/.test(p.type)) return named(p).find((c) => c.type === 'type_identifier')?.text;
+  return undefined;
 }
 
 /** The class a member list is the body of, for a list reached other than through its class. */

@@ -62,11 +62,19 @@ export function unqualified(name: string): string {
   return i < 0 ? name : name.slice(i + 2);
 }
 
+/** The explicit template arguments of a callee (`f<4>`, `ns::detail::f<4>`), at any qualification depth. */
+export function templateArgumentsOf(f: SyntaxNode): SyntaxNode[] {
+  let name: SyntaxNode | null = f;
+  while (name?.type === 'qualified_identifier') name = field(name, 'name');
+  return name?.type === 'template_function' ? named(field(name, 'arguments')) : [];
+}
+
 export function calleeName(f: SyntaxNode): string {
   if (f.type === 'template_function') return (field(f, 'name') ?? f).text;
   if (f.type === 'qualified_identifier') {
     const name = field(f, 'name');
-    if (name?.type === 'template_function') return `${field(f, 'scope')?.text ?? ''}::${calleeName(name)}`;
+    // `detail::tcgen05::commit<1>` nests one qualified name per scope: the template arguments go at any depth.
+    if (name?.type === 'template_function' || name?.type === 'qualified_identifier') return `${field(f, 'scope')?.text ?? ''}::${calleeName(name)}`;
   }
   return f.text.replace(/\s+/g, '');
 }
