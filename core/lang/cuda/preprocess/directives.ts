@@ -276,8 +276,10 @@ function specifierEdits(
         const rewrite = invocationEdits(text, at, end, close, history.size > 0 ? macrosAt(macros, history, at) : macros);
         if (rewrite) {
           out.push(...rewrite.edits);
-          invocations.set(rewrite.edits[0], { start: at, end: close });
-          if (rewrite.nestedFrom !== undefined) coveredUntil = rewrite.nestedFrom;
+          // A chained invocation (`NAME(a)(b)`) ends past the first group.
+          const end = rewrite.close ?? close;
+          invocations.set(rewrite.edits[0], { start: at, end });
+          coveredUntil = rewrite.nestedFrom ?? Math.max(coveredUntil, end);
         }
       }
     }

@@ -46,7 +46,7 @@ const SPECIFIER_WORDS = new Set(['constexpr', 'consteval', 'inline', 'static', '
  */
 export function rewriteGrammarGaps(parseText: string): string {
   // Most files hold none of the triggers: a cheap test saves the tokenising.
-  if (!/typename|=\s*\{|template|\[\[|friend|__device__|__host__|__cluster_dims__|\*\/[ \t]*\\\r?\n|>=|::\s*\*|\bnew\b|operator\s*[,(]|\benum\s*:|\.\.\.|\)\s*"/.test(parseText)) return parseText;
+  if (!/typename|=\s*\{|template|\[\[|friend|__device__|__host__|__cluster_dims__|\*\/[ \t]*\\\r?\n|>=|::\s*\*|\bnew\b|operator\s*[,(]|\benum\s*:|\.\.\.|\)\s*"|->\*|decltype|>>>|__launch_bounds__/.test(parseText)) return parseText;
   // Every rebuild of a translation unit preprocesses its headers again, to the same (memoised) parse texts.
   const hit = memo.get(parseText);
   if (hit !== undefined) {
@@ -102,6 +102,8 @@ function rewrite(parseText: string): string {
       // abstract declarator there; without its `*` it is an unnamed parameter with a default, which it has.
       // (`x *= 2` is one token apart: the `=` must not touch the `*`.)
       edits.push({ start: t.start[i], end: t.end[i] });
+    } else if (w === '__launch_bounds__' && word(i + 1) === '(' && t.match[i + 1] > i) {
+      launchBoundsClusterOperand(t, word, i + 1, edits);
     } else if (w === '__cluster_dims__' && word(i + 1) === '(' && t.match[i + 1] > i) {
       edits.push({ start: t.start[i], end: t.end[t.match[i + 1]] });
     } else if (w === '>' && word(i + 1) === '=' && t.start[i + 1] === t.end[i]) {
@@ -125,6 +127,15 @@ function rewrite(parseText: string): string {
       let k = i + 2;
       while (k < n && (t.kind[k] === WORD || word(k) === '::')) k++;
       if (k > i + 2 && word(k) === '{') edits.push({ start: t.start[i + 1], end: t.end[k - 1] });
+    } else if (w === '->' && word(i + 1) === '*' && t.start[i + 1] === t.end[i] && t.kind[i + 2] === WORD && word(i - 1) !== 'operator') {
+      // `p->*m`, a pointer to member applied through a pointer: the grammar has `.*` but not `->*`. ` .*` keeps
+      // both operands and the member access, losing only the left operand's indirection; the analysis never
+      // evaluates a pointer to member.
+      edits.push({ start: t.start[i], end: t.end[i + 1], text: ' .*' });
+    } else if (w === 'decltype' && word(i + 1) === '(' && t.match[i + 1] > i && decltypeValueContext(t, word, i)) {
+      decltypeValue(t, word, i, edits);
+    } else if (w === '>' && word(i + 1) === '>' && word(i + 2) === '>' && t.end[i] === t.start[i + 1] && t.end[i + 1] === t.start[i + 2] && word(i + 3) === '(') {
+      tripleClosingAngle(t, word, i, parseText, edits);
     } else if (w === '...' && (word(i - 1) === '*' || (word(i - 1) === '__restrict__' && word(i - 2) === '*')) && word(t.enclosing[i]) === '(') {
       // A pack of pointer parameters (`const auto*... ptrs`, `T* __restrict__... p`): the grammar has no pointer
       // declarator before `...`; the pack stays one, of the pointee type.
@@ -331,6 +342,91 @@ function explicitCallOperator(t: Tokens, word: (i: number) => string, at: number
     const end = t.end[at + 2];
     edits.push({ start, end, text: '(*this)'.padEnd(end - start, ' ') });
   }
+}
+
+// Tokens after which `decltype(E){}` / `decltype(E)()` is a value (an operand or an argument), not a type.
+// (The tokenizer here splits operators into single characters: `&` stands for `&&` too.)
+const VALUE_BEFORE = new Set(['(', '=', 'return', '?', '+', '-', '*', '/', '%', '&', '|', '!', '[']);
+
+/**
+ * Whether the `decltype(...)` at `at` stands where a value does: after `(`, `=`, `return` or an operator, or after
+ * a `,` or `:` inside parentheses (an argument, a conditional's operand). After `->` it is a trailing return type,
+ * after `:` or `,` in a class head a base (`struct A : decltype(x) {}`): neither is a value.
+ */
+function decltypeValueContext(t: Tokens, word: (i: number) => string, at: number): boolean {
+  const prev = word(at - 1);
+  if (prev === ',' || prev === ':') return word(t.enclosing[at]) === '(';
+  return VALUE_BEFORE.has(prev);
+}
+
+/**
+ * `decltype(E){}` and `decltype(E)()`, a value-initialised object of E's type: the grammar takes no decltype
+ * before an initializer. The expression itself, parenthesised (`        (E)  `), has the same type; the analysis
+ * never evaluates it (these are CuTe layout and shape values).
+ */
+function decltypeValue(t: Tokens, word: (i: number) => string, at: number, edits: Edit[]): void {
+  const close = t.match[at + 1];
+  const init = close + 1;
+  const w = word(init);
+  if ((w !== '{' && w !== '(') || t.match[init] !== init + 1) return;
+  edits.push({ start: t.start[at], end: t.end[at] });
+  edits.push({ start: t.start[init], end: t.end[init + 1] });
+}
+
+/**
+ * `a.f<A<B<C, D>>>()`: closing three template argument lists at once before a call, in a declaration's
+ * initializer, derails the grammar (it reads `>>` after a list with a comma as a shift); `D> >>` parses. The
+ * blank it needs is taken from the innermost list (the last one before the `>>>` on its line, the text between
+ * moving one column left). A kernel launch's `>>>` (closing a `<<<`) is left alone.
+ */
+function tripleClosingAngle(t: Tokens, word: (i: number) => string, gt: number, text: string, edits: Edit[]): void {
+  let depth = 0;
+  let open = -1;
+  for (let k = gt - 1, steps = 0; k >= 0 && steps < 256; k--, steps++) {
+    const w = word(k);
+    if (w === ')' || w === ']') {
+      if (t.match[k] < 0 || t.match[k] > k) return;
+      k = t.match[k];
+    } else if (w === '>') depth++;
+    else if (w === '<') {
+      // `<<<`: a launch's configuration, whose `>>>` this is.
+      if (word(k - 1) === '<' && t.end[k - 1] === t.start[k]) return;
+      if (depth === 0) {
+        open = k;
+        break;
+      }
+      depth--;
+    } else if (w === ';' || w === '{' || w === '}' || w === '(' || w === '[') return;
+  }
+  if (open < 0) return;
+  const from = t.end[open];
+  const to = t.start[gt];
+  const inner = text.slice(from, to);
+  if (/[\n/"']/.test(inner)) return;
+  const blank = Math.max(inner.lastIndexOf(' '), inner.lastIndexOf('\t'));
+  if (blank < 0) return;
+  edits.push({ start: from + blank, end: t.end[gt + 2], text: `${inner.slice(blank + 1)}> >>` });
+}
+
+/**
+ * `__launch_bounds__(threads, minBlocks, maxBlocksPerCluster)`: the grammar takes two operands, CUDA 12 three. The
+ * third (with its `,`) is blanked; the analysis reads the first only (the block size).
+ */
+function launchBoundsClusterOperand(t: Tokens, word: (i: number) => string, open: number, edits: Edit[]): void {
+  const close = t.match[open];
+  const commas: number[] = [];
+  for (let k = open + 1; k < close; k++) {
+    const w = word(k);
+    if (w === '(' || w === '[' || w === '{') {
+      if (t.match[k] < k || t.match[k] > close) return;
+      k = t.match[k];
+    } else if (w === '<' && t.kind[k - 1] === WORD) {
+      // A template argument list (`blocks_per_sm<P, 2>`): its commas are not the keyword's.
+      const gt = closingAngle(t, word, k);
+      if (gt > k && gt < close) k = gt;
+    } else if (w === ',') commas.push(k);
+  }
+  if (commas.length === 2) edits.push({ start: t.start[commas[1]], end: t.end[close - 1] });
 }
 
 /** The words that open an inline asm statement. */

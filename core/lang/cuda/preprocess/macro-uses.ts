@@ -345,9 +345,20 @@ export function expandInvocation(call: string, macros: MacroLookup): Token[] | u
  * - an expansion still holding statements in parentheses (a selection the macro table could not resolve): blanked,
  *   since no branch can be told to be the one compiled.
  */
-export function invocationEdits(text: string, at: number, nameEnd: number, close: number, macros: MacroLookup): { edits: Edit[]; nestedFrom?: number } | undefined {
+export function invocationEdits(
+  text: string,
+  at: number,
+  nameEnd: number,
+  close: number,
+  macros: MacroLookup,
+): { edits: Edit[]; nestedFrom?: number; close?: number } | undefined {
   const tokens = expandInvocation(text.slice(at, close), macros);
   if (!tokens) return undefined;
+  const chain = chainedGroups(text, at, close, tokens, macros);
+  if (chain) {
+    const edits = chainedEdits(text, at, nameEnd, close, chain.close, chain.tokens);
+    return edits ? { edits, close: chain.close } : undefined;
+  }
   const whole = { edits: [{ start: at, end: close }] };
   if (blankableExpansion(tokens) || closesTemplateHead(tokens) || definesDeclarations(tokens)) return whole;
   const args = invocationArguments(text, nameEnd, close);
@@ -394,6 +405,82 @@ export function invocationEdits(text: string, at: number, nameEnd: number, close
   if (guarded) return { edits: guarded, nestedFrom: guarded[0].end };
   if (holdsParenthesisedStatements(tokens)) return whole;
   return undefined;
+}
+
+/** Most parenthesised groups after an invocation that its expansion goes on to take. */
+const MAX_CHAINED_GROUPS = 4;
+
+/**
+ * The parenthesised groups after the invocation `text[at, close)` that its expansion takes: an expansion ending in
+ * the name of a function-like macro invokes it with the group that follows in the text (`_CCCL_REQUIRES_EXPR((T))
+ * (requires(C))`, `_CCCL_TRAILING_REQUIRES(T)(C)`), as the preprocessor's rescan does. Returns the end of the last
+ * group taken and the expansion of the whole chain, or undefined when no group is taken. Each group is bounded as
+ * an invocation is (invocationSpan), and at most MAX_CHAINED_GROUPS are taken.
+ */
+function chainedGroups(text: string, at: number, close: number, tokens: Token[], macros: MacroLookup): { close: number; tokens: Token[] } | undefined {
+  let end = close;
+  for (let n = 0; n < MAX_CHAINED_GROUPS; n++) {
+    const last = tokens[tokens.length - 1];
+    if (last?.kind !== 'ident' || !macros.get(last.text)?.params) break;
+    const next = invocationSpan(text, end, end);
+    if (next.close === undefined) break;
+    const longer = expandInvocation(text.slice(at, next.close), macros);
+    if (!longer) break;
+    tokens = longer;
+    end = next.close;
+  }
+  return end > close ? { close: end, tokens } : undefined;
+}
+
+/**
+ * Edits for a chain of groups (see chainedGroups) `text[at, end)` whose first group closes at `close`:
+ * - a trailing return type (`-> T requires C`, or before C++20 `-> __cccl_requires_t<T, C>`): written `-> T`, the
+ *   name becoming `->`, the first group's parentheses and the groups after it blanked, so the function keeps the
+ *   type it returns;
+ * - a requires-expression (`requires (...) { ... }`, or the value-and-helper-struct CCCL builds for it before
+ *   C++20): the name is kept and the groups blanked, so the concept's value is an identifier the analysis cannot
+ *   evaluate, as an unknown condition is;
+ * - an expansion that is blankable as a single invocation's is (see invocationEdits): blanked;
+ * undefined (left as written) otherwise.
+ */
+function chainedEdits(text: string, at: number, nameEnd: number, close: number, end: number, tokens: readonly Token[]): Edit[] | undefined {
+  if (blankableExpansion(tokens) || closesTemplateHead(tokens) || definesDeclarations(tokens)) return [{ start: at, end }];
+  const open = text.indexOf('(', nameEnd);
+  if (tokens[0]?.text === '->' && nameEnd - at >= 2) {
+    return [
+      { start: at, end: nameEnd, text: '->'.padEnd(nameEnd - at, ' ') },
+      { start: nameEnd, end: open + 1 },
+      { start: close - 1, end },
+    ];
+  }
+  if (isRequiresExpression(tokens) || valueWithDefinitions(tokens)) return [{ start: nameEnd, end }];
+  return undefined;
+}
+
+/** `requires (parameters) { requirements }` or `requires { requirements }`, and nothing after: a value. */
+function isRequiresExpression(tokens: readonly Token[]): boolean {
+  if (tokens[0]?.text !== 'requires') return false;
+  let k = 1;
+  if (tokens[k]?.text === '(') k = groupEnd(tokens, k, '(', ')') + 1;
+  return k > 0 && tokens[k]?.text === '{' && groupEnd(tokens, k, '{', '}') === tokens.length - 1;
+}
+
+/**
+ * A value, `;`, then whole definitions (without their final `;`, which follows the use in the text): how CCCL
+ * writes a requires-expression before C++20, a call of a helper struct's check followed by the struct.
+ */
+function valueWithDefinitions(tokens: readonly Token[]): boolean {
+  let depth = 0;
+  for (let k = 0; k < tokens.length; k++) {
+    const t = tokens[k].text;
+    if (t === '(' || t === '[' || t === '{') depth++;
+    else if (t === ')' || t === ']' || t === '}') depth--;
+    else if (t === ';' && depth === 0) {
+      if (k === 0) return false;
+      return definesDeclarations([...tokens.slice(k + 1), { kind: 'punct', text: ';', space: false }]);
+    }
+  }
+  return false;
 }
 
 /**

@@ -61,6 +61,13 @@ const GAPS: Array<[string, string, string]> = [
   ['a pack of restricted pointers', 'void g() { each([&](const auto* __restrict__... p) { return 0; }); }', 'void g() { each([&](const auto              ... p) { return 0; }); }'],
   ['a pack of pointers', 'template <class... T> void k(T*... p) {}', 'template <class... T> void k(T ... p) {}'],
   ['asm operands without a comma between them', 'void f(int a, int b) {\n  asm volatile("st [%0], %1;" :: "r"(a + 1)\n    "r"(b));\n}', 'void f(int a, int b) {\n  asm volatile("st [%0], %1;" :: "r"(a + 1)\n,   "r"(b));\n}'],
+  ['a pointer to member applied through a pointer', 'int get(Rec* r, int Rec::* field) { return r->*field + 1; }', 'int get(Rec* r, int      * field) { return r .*field + 1; }'],
+  ['a pointer to member through a pointer, qualified operands', 'template <class A, class B> using R = decltype(wrap<cast(A::v->*B::v)>{});', 'template <class A, class B> using R = decltype(wrap<cast(A::v .*B::v)>{});'],
+  ['decltype(E){} as an argument', 'using L = decltype(make(shape(a, b), stride(decltype(pick<1>(T{})){}, one{})));', 'using L = decltype(make(shape(a, b), stride(        (pick<1>(T{}))  , one{})));'],
+  ['decltype(E)() in an initializer', 'void f() { auto z = decltype(y)(); }', 'void f() { auto z =         (y)  ; }'],
+  ['three template lists closed before a call, in a declaration', 'void f() { Tile &t = mem.take<Vec<Grid<R, C>>>(); }', 'void f() { Tile &t = mem.take<Vec<Grid<R,C> >>(); }'],
+  ['__launch_bounds__ with a cluster operand', 'template <class P> __global__ void __launch_bounds__((thr<P, 1>), occ<P>, per_cluster<P>) k(int x) {}', 'template <class P> __global__ void __launch_bounds__((thr<P, 1>), occ<P>                ) k(int x) {}'],
+  ['__launch_bounds__ with three numbers', '__global__ void __launch_bounds__(256, 2, 4) k() {}', '__global__ void __launch_bounds__(256, 2   ) k() {}'],
   [
     'a block comment before a line splice in a #define',
     '#define SW(x) switch (x) { \\\n  case 1: f(); /* one */ \\\n  default: g(); \\\n  }\nint y;',
@@ -108,6 +115,11 @@ describe('rewriteGrammarGaps: what stays as written', () => {
     'enum class E : unsigned { A }; enum F : int { B };',
     'template <class T, int* P = nullptr> struct Q {}; void h(int* p = nullptr);',
     'template <class... T> void k(T... p, int* q) { asm("x" :: "r"(1), "r"(2)); }',
+    'struct P { R operator->*(int m) const; }; void f(P p) { int x = a - *b; }',
+    'template <class T> auto f(T t) -> decltype(t.g()) { return t.g(); } struct A : decltype(base()) {};',
+    'using X = decltype(f(y)); void g() { decltype(h()) z{}; }',
+    'void launch() { kern<<<grid, Cfg<A, B>::block>>>(p); vec<vec<vec<int>>> v; }',
+    '__global__ void __launch_bounds__(blocks<P, 2>, 1) k() {}',
   ];
   for (const text of untouched) {
     it(JSON.stringify(text).slice(0, 60), () => expect(rewriteGrammarGaps(text)).toBe(text));
@@ -152,6 +164,9 @@ template <class M, class C> struct member_of<M C::*> { using type = C; };
 template <class R, class C, class A> struct first_arg<R (C::*)(A) const> { using type = A; };
 struct Tags { enum : unsigned { kA = 1, kB = 2 }; };
 template <class F, enable_if_t<is_real<F>>* = nullptr> __device__ F twice(F x) { return x + x; }
+template <class R, class M> __device__ M through(R* r, M R::* m) { return r->*m; }
+template <class T> __device__ auto unit_of(T t) { return wrap(decltype(t.one()){}, 1); }
+template <class A> __device__ void take_all(A& mem) { Tile &t = mem.take<Vec<Grid<8, 8>>>(); }
 `;
 
 describe('kernels after the C++ constructs', () => {
@@ -163,6 +178,15 @@ describe('kernels after the C++ constructs', () => {
     const lines = (r: typeof plain, by: number) => r.findings.map((f) => `${f.range.start.line - by}:${f.code}`);
     expect(lines(plain, 0).some((f) => f.endsWith('PF401'))).toBe(true);
     expect(lines(withPrelude, shift)).toEqual(lines(plain, 0));
+  });
+
+  it('read a third __launch_bounds__ operand (blocks per cluster) and keep the block size and the finding', () => {
+    const plain = engine.analyze(variant0(), 'cuda', {});
+    const text = variant0().replace('__launch_bounds__(128)', '__launch_bounds__(128, 1, 2)');
+    const r = engine.analyze(text, 'cuda', {});
+    expect(r.syntaxProblems).toEqual([]);
+    expect(r.findings.map((f) => `${f.range.start.line}:${f.code}:${f.message}`)).toEqual(plain.findings.map((f) => `${f.range.start.line}:${f.code}:${f.message}`));
+    expect(r.findings.some((f) => f.code === 'PF401')).toBe(true);
   });
 
   it('read asm operands written without a comma, before a barrier bug in the same kernel', () => {

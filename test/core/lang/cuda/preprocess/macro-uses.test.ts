@@ -502,3 +502,50 @@ describe('names no macro defines, used as macros of a header not found', () => {
     await expectCleanWithPf101([], ['  CHECK_ARG(n > 0, "n must be positive")', '  CHECK_ARG(n < 4096,', '            "n too large")']);
   });
 });
+
+describe('invocations whose expansion takes the groups after them (chained invocations)', () => {
+  // A requires-expression and a constrained return type written as a chain of groups, in both the C++20 and the
+  // pre-C++20 spellings: the first group's expansion ends in the name of a function-like macro, which takes the
+  // next group.
+  const modern = [
+    '#define CHECKS(ids, ...) requires(__VA_ARGS__) CHECKS_BODY_',
+    '#define CHECKS_BODY_(...) { __VA_ARGS__; }',
+    '#define RETURNS_IF(...) -> __VA_ARGS__ RETURNS_IF_TAIL_',
+    '#define RETURNS_IF_TAIL_(...) requires __VA_ARGS__',
+  ];
+  const older = [
+    '#define CHECKS(ids, ...) ::check_impl<struct check_detail_>::ok(0); struct check_detail_ { template <class U> static auto probe(__VA_ARGS__) CHECKS_BODY_',
+    '#define CHECKS_BODY_(...) -> decltype(__VA_ARGS__) { return 0; } }',
+    '#define RETURNS_IF(...) -> enable_t < __VA_ARGS__ RETURNS_IF_TAIL_',
+    '#define RETURNS_IF_TAIL_(...) , __VA_ARGS__ >',
+  ];
+  const uses = [
+    'template <class T> constexpr bool is_addable = CHECKS((T), T a, T b)(a + b);',
+    'template <class T> constexpr bool is_small = CHECKS((T, variadic R))(',
+    '  sizeof(T) < 8);',
+    'template <class T> __device__ auto twice(T x) RETURNS_IF(T)(is_small<T>) { return x + x; }',
+  ];
+
+  for (const [spelling, defs] of [['C++20', modern], ['pre-C++20', older]] as const) {
+    it(`writes a requires-expression as its opaque name and a constrained return as \`-> T\` (${spelling})`, async () => {
+      const text = [...defs, ...uses].join('\n');
+      expect(codeOf(run(text), text)).toEqual([
+        `template <class T> constexpr bool is_addable = CHECKS${' '.repeat('((T), T a, T b)(a + b)'.length)};`,
+        `template <class T> constexpr bool is_small = CHECKS`,
+        `${' '.repeat('  sizeof(T) < 8)'.length)};`,
+        `template <class T> __device__ auto twice(T x) ->${' '.repeat('RETURNS_IF('.length - 2)}T${' '.repeat(')(is_small<T>)'.length)} { return x + x; }`,
+      ]);
+      const engine = await loadEngine({});
+      expect(engine.analyze(text, 'cuda', {}).syntaxProblems).toEqual([]);
+    });
+  }
+
+  it('a barrier bug after chained invocations is still found', async () => {
+    await expectCleanWithPf101([...older, ...uses], ['  out[2] = twice(1.f);']);
+  });
+
+  it('leaves a chain whose expansion is neither alone (a call of a call)', () => {
+    const text = ['#define PICK(x) choose_ PICK_NEXT_', '#define PICK_NEXT_(y) (y)', 'int v = PICK(1)(2);'].join('\n');
+    expect(codeOf(run(text), text)).toEqual(['int v = PICK(1)(2);']);
+  });
+});
