@@ -17,19 +17,19 @@ export interface AnalysedTarget {
 }
 
 /**
- * Analyses each target as its translation unit and hands each result to `visit` once: sources and headers
- * that parsed as they came, then the headers analysed again. Unreadable files and internal errors go to
- * `errors`; a header found by a walk that holds no code is skipped.
+ * Analyses each target as its translation unit and yields each result once, as it is analysed (a caller
+ * may let its event loop run between them): sources and headers that parsed as they came, then the
+ * headers analysed again. Unreadable files and internal errors go to `errors`; a header found by a walk
+ * that holds no code is skipped.
  */
-export function analyzeTargets(
+export function* analyzeTargets(
   engine: Engine,
   targets: readonly LintTarget[],
   options: LintOptions,
   errors: string[],
-  visit: (t: AnalysedTarget) => void,
   /** Called for each target read (in analysis order), before it is analysed: also for one whose analysis fails. */
   onRead?: (target: LintTarget, abs: string) => void,
-): void {
+): Generator<AnalysedTarget> {
   const analyze = (abs: string, text: string, target: LintTarget): { result?: AnalysisResult; ms: number } => {
     const t0 = Date.now();
     try {
@@ -57,17 +57,17 @@ export function analyzeTargets(
     if (!result) continue;
     const analysed = { target, abs, text, result, ms };
     if (!result.context && result.syntaxProblems.length > 0 && !isSourceFile(abs)) failedAlone.push(analysed);
-    else visit(analysed);
+    else yield analysed;
   }
   for (const analysed of failedAlone) {
     const context = engine.project?.contextFor?.(analysed.abs);
     if (context && context !== analysed.abs) {
       const again = analyze(analysed.abs, analysed.text, analysed.target);
       if (again.result) {
-        visit({ ...analysed, result: again.result, ms: analysed.ms + again.ms });
+        yield { ...analysed, result: again.result, ms: analysed.ms + again.ms };
         continue;
       }
     }
-    visit(analysed);
+    yield analysed;
   }
 }

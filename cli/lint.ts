@@ -143,17 +143,11 @@ export function lintTargets(engine: Engine, targets: readonly LintTarget[], opti
   };
   const displayOf = new Map<string, string>();
   // Every target read has its entry, even with nothing to report (or when its analysis failed).
-  analyzeTargets(
-    engine,
-    targets,
-    options,
-    errors,
-    ({ abs, result }) => record(abs, result),
-    (target, abs) => {
-      displayOf.set(abs, target.path);
-      resultFor(abs, target.path);
-    },
-  );
+  const analysed = analyzeTargets(engine, targets, options, errors, (target, abs) => {
+    displayOf.set(abs, target.path);
+    resultFor(abs, target.path);
+  });
+  for (const { abs, result } of analysed) record(abs, result);
   for (const f of files) f.findings.sort(compareFindings);
   // In the order the targets were named, then the headers reached from them.
   const rank = new Map(targets.map((t, i) => [path.resolve(t.path), i]));

@@ -166,7 +166,10 @@ async function lintWith(repo: CorpusRepo, root: string, started: number, engine:
   const slowest: { file: string; ms: number }[] = [];
   // In the order `phaseflip lint` analyses (a header that fails alone read again inside a file including it).
   const analysisErrors: string[] = [];
-  analyzeTargets(engine, targets, {}, analysisErrors, ({ abs, result, ms }) => {
+  // The event loop runs between translation units: a repository takes minutes, and the test runner's
+  // worker must keep answering its runner meanwhile.
+  for (const { abs, result, ms } of analyzeTargets(engine, targets, {}, analysisErrors)) {
+    await new Promise((resolve) => setImmediate(resolve));
     summary.units++;
     slowest.push({ file: rel(abs), ms });
     for (const d of result.dependencies ?? []) headers.add(d);
@@ -208,7 +211,7 @@ async function lintWith(repo: CorpusRepo, root: string, started: number, engine:
       const why = m[2].replace(/'[^']*'/g, "'…'");
       entry.why.set(why, (entry.why.get(why) ?? 0) + 1);
     }
-  });
+  }
   problems.push(...analysisErrors.map((e) => `${repo.folder}: ${e}`));
   summary.headers = headers.size;
   summary.kernels = kernels.size;
