@@ -120,7 +120,9 @@ export class ChunkedTree {
     for (const t of trees) t.edit(edit);
     const after = this.chunks.slice(last + 1).map((c) => ({ ...c, start: c.start + delta, end: c.end + delta }));
     const before = this.chunks.slice(0, first);
-    const fresh = this.parseRange(mergedStart, mergedEnd);
+    // A chunk with a tree of its own is re-parsed incrementally from it (already edited above).
+    const own = first === last && this.chunks.every((c, i) => i === first || c.tree !== this.chunks[first].tree) ? this.chunks[first].tree : undefined;
+    const fresh = this.parseRange(mergedStart, mergedEnd, own);
     this.chunks = [...before, ...fresh, ...after];
     this.release(dropped);
     this.joinBalancedSpans();
@@ -166,7 +168,7 @@ export class ChunkedTree {
   }
 
   /** Parses [start, end) alone and splits the result into chunks at top-level boundaries. */
-  private parseRange(start: number, end: number): Chunk[] {
+  private parseRange(start: number, end: number, old?: Tree): Chunk[] {
     const text = this.text;
     const whole = start === 0 && end === text.length;
     // Trees keep the input callback to serve `node.text`; reading from `this.text` keeps it right for
@@ -174,7 +176,7 @@ export class ChunkedTree {
     const input = (index: number): string => this.text.slice(index, index + 8192);
     const tree = whole
       ? this.parser.parse(input)
-      : this.parser.parse(input, null, { includedRanges: [{ startIndex: start, endIndex: end, startPosition: pointOf(text, start), endPosition: pointOf(text, end) }] });
+      : this.parser.parse(input, old ?? null, { includedRanges: [{ startIndex: start, endIndex: end, startPosition: pointOf(text, start), endPosition: pointOf(text, end) }] });
     if (!tree) throw new Error('tree-sitter returned no tree');
     const bounds: number[] = [start];
     let size = 0;

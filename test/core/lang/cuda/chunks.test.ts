@@ -61,4 +61,35 @@ describe('chunked parsing', () => {
     ].join('\n');
     expect(braceBalance(text, 0, text.length)).toBe(1);
   });
+
+  it('re-parses a chunk incrementally into the tree a fresh parse gives, over seeded random edits', () => {
+    let seed = 7;
+    const random = (): number => ((seed = (seed * 1664525 + 1013904223) >>> 0) / 2 ** 32);
+    const snippets = ['x', ' ', '1', ';', '\n', '(', ')', '{', '}', 'y * 2', 'int z = 0; ', '/* c */', '(float)', 'asm volatile("nop");'];
+    let text = FUNCTIONS.slice(0, FUNCTIONS.indexOf('helper_40('));
+    text = text.slice(0, text.lastIndexOf('__device__'));
+    const tree = new ChunkedTree(parser, text);
+    const shape = (t: ChunkedTree): string[] => t.topLevel().map((n) => `${n.startIndex}:${n.endIndex}:${n.toString()}`);
+    const clean = (t: string): boolean => fresh(t) === 0;
+    let kept = 0;
+    for (let step = 0; step < 150; step++) {
+      const at = Math.floor(random() * text.length);
+      const remove = random() < 0.3 ? Math.min(text.length - at, 1 + Math.floor(random() * 4)) : 0;
+      const insert = remove > 0 && random() < 0.5 ? '' : snippets[Math.floor(random() * snippets.length)];
+      const next = text.slice(0, at) + insert + text.slice(at + remove);
+      tree.edit(at, at + remove, insert);
+      if (!clean(next)) {
+        // Through an error and back: undone, the chunks must be the clean parse again.
+        tree.edit(at, at + insert.length, text.slice(at, at + remove));
+      } else {
+        text = next;
+        kept++;
+      }
+      const want = new ChunkedTree(parser, text);
+      expect(shape(tree), `step ${step}`).toEqual(shape(want));
+      want.dispose();
+    }
+    expect(kept).toBeGreaterThan(30);
+    tree.dispose();
+  });
 });
