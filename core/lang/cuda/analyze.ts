@@ -35,7 +35,7 @@ function dependencies(scan: CudaScan, functions: FunctionLookup, fn: FnDef, fnTe
   for (const h of helpers) {
     for (const d of functions.get(h) ?? []) {
       const facts = helperFacts(d);
-      parts.push(`${h}@${d.file ?? ''}:${facts.row}:${facts.text}`);
+      parts.push(`${h}@${d.file ?? ''}:${facts.row}:${facts.digest}`);
       for (const w of facts.words) words.add(w);
     }
   }
@@ -59,15 +59,30 @@ function dependencies(scan: CudaScan, functions: FunctionLookup, fn: FnDef, fnTe
  * A helper's text, first line and identifiers, once per definition: a header's definitions live as long as
  * the header is unchanged, and each analysis checks every kernel's helpers again.
  */
-const helperFactsCache = new WeakMap<FnDef, { text: string; row: number; words: readonly string[] }>();
-function helperFacts(d: FnDef): { text: string; row: number; words: readonly string[] } {
+const helperFactsCache = new WeakMap<FnDef, { digest: string; row: number; words: readonly string[] }>();
+function helperFacts(d: FnDef): { digest: string; row: number; words: readonly string[] } {
   let facts = helperFactsCache.get(d);
   if (!facts) {
     const text = d.node.text;
-    facts = { text, row: d.node.startPosition.row, words: wordsOf(text) };
+    facts = { digest: textDigest(text), row: d.node.startPosition.row, words: wordsOf(text) };
     helperFactsCache.set(d, facts);
   }
   return facts;
+}
+
+/**
+ * A helper's text as a short key (length and two independent 32-bit hashes): every kernel's dependency key
+ * names the texts of the helpers it inlines, and spelling them out made those keys tens of kilobytes.
+ */
+function textDigest(text: string): string {
+  let fnv = 0x811c9dc5;
+  let djb = 5381;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    fnv = Math.imul(fnv ^ c, 0x01000193);
+    djb = (Math.imul(djb, 33) + c) | 0;
+  }
+  return `${text.length}.${(fnv >>> 0).toString(36)}.${(djb >>> 0).toString(36)}`;
 }
 
 /** Identifiers of a kernel's or helper's text, remembered: every analysis checks every kernel's inputs again. */

@@ -44,7 +44,10 @@ export class HeaderCache {
   private entry(file: TranslationUnitFile): HeaderEntry {
     let e = this.entries.get(file.path);
     if (!e || e.parseText !== file.pre.parseText) {
-      if (e?.tree) e.tree.delete();
+      if (e?.tree) {
+        e.tree.delete();
+        this.freed++;
+      }
       e = { parseText: file.pre.parseText, mayHoldBarriers: BARRIER_WORDS.test(file.pre.parseText), lastUse: 0 };
       this.entries.set(file.path, e);
     }
@@ -82,7 +85,11 @@ export class HeaderCache {
       e.tree?.delete();
       this.entries.delete(p);
     }
+    this.freed++;
   }
+
+  /** Counts the times parsed headers were freed: definitions taken from them before are no longer valid. */
+  freed = 0;
 }
 
 /** A document's translation unit: what `buildTranslationUnit` found plus what the front end derives from it. */
@@ -91,6 +98,11 @@ export class CudaUnit {
   private readonly headers: TranslationUnitFile[];
   private readonly byPath = new Map<string, TranslationUnitFile>();
   private macroConstantsCache: Map<string, number> | undefined;
+  /**
+   * Definitions found in the headers by name, kept across analyses of the same headers (a plain edit keeps
+   * them) until the header cache frees a parsed header.
+   */
+  private headerDefinitions: { freed: number; found: Map<string, FnDef[] | undefined> } | undefined;
 
   constructor(
     readonly tu: TranslationUnit,
@@ -126,6 +138,7 @@ export class CudaUnit {
     const tu: TranslationUnit = { ...this.tu, main: edited, files: this.tu.files.map((f) => (f === main ? edited : f)) };
     const next = new CudaUnit(tu, this.flags, this.cache, this.systemDirs, this.hasPath, this.contextPath);
     next.macroConstantsCache = this.macroConstantsCache;
+    next.headerDefinitions = this.headerDefinitions;
     return next;
   }
 
@@ -200,9 +213,10 @@ export class CudaUnit {
 
   /** Functions by name: the document's, else those of the headers that define the name. */
   functions(main: CudaScan): FunctionLookup {
-    const found = new Map<string, FnDef[] | undefined>();
     const headers = this.headers;
     const cache = this.cache;
+    if (cache && this.headerDefinitions?.freed !== cache.freed) this.headerDefinitions = { freed: cache.freed, found: new Map() };
+    const found = this.headerDefinitions?.found ?? new Map<string, FnDef[] | undefined>();
     const kernelMacros = this.kernelMacros;
     return {
       get(name: string): FnDef[] | undefined {
