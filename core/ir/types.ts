@@ -142,8 +142,25 @@ type StmtNode =
       range: Range;
     }
   | { kind: 'return' | 'break' | 'continue'; range: Range }
-  | { kind: 'sync'; scope: 'block' | 'warp' | 'cluster' | 'cluster-arrive' | 'cluster-wait' | 'named'; api: string; range: Range }
+  | {
+      kind: 'sync';
+      scope: 'block' | 'warp' | 'cluster' | 'cluster-arrive' | 'cluster-wait' | 'named';
+      api: string;
+      range: Range;
+      /** A named barrier (`bar.sync`/`bar.arrive`, CUTLASS `NamedBarrier`): its operands, when the front end read them. */
+      named?: NamedBarrierUse;
+    }
   | { kind: 'access'; array: string; index: Expr; write: boolean; range: Range };
+
+/** The operands of a named-barrier sync or arrive, as hardware sees them. */
+export interface NamedBarrierUse {
+  /** Hardware barrier id (0..15); a library's id offset is folded in. Absent when not written. */
+  id?: Expr;
+  /** Participating threads; absent when not written (then every thread of the block). */
+  threads?: Expr;
+  /** `bar.arrive`: counts toward the barrier without waiting. */
+  arrive: boolean;
+}
 
 export interface BarrierDecl {
   name: string;

@@ -15,6 +15,7 @@ import { initByManyThreads } from './checks/init-by-many-threads';
 import { initNotVisible } from './checks/init-not-visible';
 import { missingBootstrapArrival } from './checks/missing-bootstrap-arrival';
 import { mmaWithoutCommitArrive } from './checks/mma-without-commit-arrive';
+import { namedBarrierCountMismatch } from './checks/named-barrier-count-mismatch';
 import { parityFlipOffRingSchedule } from './checks/parity-flip-off-ring-schedule';
 import { parityNeverFlips } from './checks/parity-never-flips';
 import { removedSyncSyntax } from './checks/removed-sync-syntax';
@@ -44,6 +45,7 @@ export const RULES: RuleDef[] = [
   initNotVisible,
   missingBootstrapArrival,
   mmaWithoutCommitArrive,
+  namedBarrierCountMismatch,
   parityFlipOffRingSchedule,
   parityNeverFlips,
   removedSyncSyntax,

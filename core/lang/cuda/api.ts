@@ -2,6 +2,7 @@
 // operands sit, read from the one catalogue (catalogue.ts), plus the CTA/warp/cluster syncs whose scope
 // depends on the receiver. Functions defined in the file being linted are inlined instead and never
 // reach these lookups.
+import type { Expr, NamedBarrierUse } from '../../ir/types';
 import { type CallInfo, type CallShape, functionEntry, methodEntry, type SyncScope, TAG_ARGUMENT } from './catalogue';
 
 export type { CallInfo } from './catalogue';
@@ -77,6 +78,27 @@ export function syncForCall(callee: string, receiver: string): SyncScope | undef
   const sync = functionEntry(name)?.sync;
   if (sync) return sync;
   if (name === 'sync' && /NamedBarrier|warpgroup|everyone|group/.test(callee)) return 'named';
+  if (name === 'arrive' && /NamedBarrier/.test(callee)) return 'named';
   if (name === 'sync' && /^(cg|cooperative_groups)::/.test(callee)) return 'block';
   return undefined;
+}
+
+/** CUTLASS reserves hardware barriers 0..7 for itself: `NamedBarrier::sync(n, id)` uses hardware id `id + 8`. */
+const CUTLASS_RESERVED_NAMED_BARRIERS = 8;
+
+/**
+ * The operands of a named-barrier call the front end lowers to a `named` sync: `__barrier_sync(id)` and
+ * CUTLASS's static `NamedBarrier::sync/arrive(num_threads, id)` (a `ReservedNamedBarriers` id is the
+ * hardware id itself, any other is offset past the reserved ones). Undefined for other forms.
+ */
+export function namedBarrierCall(callee: string, args: Expr[]): NamedBarrierUse | undefined {
+  const sep = callee.lastIndexOf('::');
+  const name = sep >= 0 ? callee.slice(sep + 2) : callee;
+  if (name === '__barrier_sync' && args.length === 1) return { id: args[0], arrive: false };
+  if (!/\bNamedBarrier::(sync|arrive)$/.test(callee) || args.length !== 2) return undefined;
+  const [threads, written] = args;
+  const id: Expr = /ReservedNamedBarriers/.test(written.text)
+    ? written
+    : { kind: 'binary', op: '+', left: written, right: { kind: 'num', value: CUTLASS_RESERVED_NAMED_BARRIERS, text: '8', range: written.range }, text: `${written.text} + 8`, range: written.range };
+  return { id, threads, arrive: name === 'arrive' };
 }

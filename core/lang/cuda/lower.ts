@@ -14,7 +14,7 @@ import type { Range } from '../../api';
 import { evaluate } from '../../ir/expr';
 import { visitStmts } from '../../ir/visit';
 import type { BarrierDecl, BarrierOp, BarrierRef, Expr, Kernel, KernelModule, Stmt } from '../../ir/types';
-import { apiOpForCall, isBarrierType, syncForCall } from './api';
+import { apiOpForCall, isBarrierType, namedBarrierCall, syncForCall } from './api';
 import { resolveBarrier, rootName } from './barrier-ref';
 import { placeOnLines } from '../../ir/source-lines';
 import { foldConstant, parseIntLiteral, recordConstants, sizeOfType } from './constants';
@@ -558,7 +558,8 @@ class Lowerer {
         continue;
       }
       if (ins.sync) {
-        stmts.push({ kind: 'sync', scope: ins.sync, api: `asm ${ins.mnemonic}`, range: rangeOf(n) });
+        const named = ins.named ? { id: operandExpr(ins.named.id), threads: operandExpr(ins.named.threads), arrive: ins.named.arrive } : undefined;
+        stmts.push({ kind: 'sync', scope: ins.sync, api: `asm ${ins.mnemonic}`, range: rangeOf(n), ...(named ? { named } : {}) });
         continue;
       }
       if (!ins.op) continue;
@@ -608,7 +609,8 @@ class Lowerer {
 
     const sync = syncForCall(callee, fnNode.type === 'field_expression' ? field(fnNode, 'argument')?.text ?? '' : '');
     if (sync) {
-      stmts.push({ kind: 'sync', scope: sync, api: callee, range: rangeOf(n) });
+      const named = sync === 'named' ? namedBarrierCall(callee, argNodes.map((a) => this.toExpr(a, frame))) : undefined;
+      stmts.push({ kind: 'sync', scope: sync, api: callee, range: rangeOf(n), ...(named ? { named } : {}) });
       return { stmts, valueOps: [] };
     }
 

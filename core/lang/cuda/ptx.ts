@@ -102,6 +102,8 @@ export interface PtxInstr {
   /** The instruction sits in a retry loop inside the asm block itself. */
   loops?: boolean;
   remote?: boolean;
+  /** `bar.sync a, b` / `bar.arrive a, b`: the barrier id and thread count operands as written. */
+  named?: { id?: string; threads?: string; arrive: boolean };
 }
 
 /** `[%0]` / `[%0+8]` / `[%[bar]]` -> `%0` / `%[bar]`. */
@@ -151,14 +153,19 @@ export function parsePtxAsm(text: string): PtxInstr[] {
 }
 
 /** The barrier-relevant reading of one instruction, from its catalogue entry. */
-function classify(m: string, ops: string[]): PtxInstr | undefined {
+function classify(written: string, ops: string[]): PtxInstr | undefined {
+  // `barrier.cta.sync` is `barrier.sync` (`.cta` is the default scope).
+  const m = written.replace(/^(bar|barrier)\.cta\./, '$1.');
   const e = ptxEntry(m);
   if (!e) return undefined;
   if (e.mapa) return { mnemonic: m, mapa: { dest: ops[0], src: ops[1] } };
   if (e.sync) {
     // `bar.sync 0` (or no thread count) is the CTA-wide barrier __syncthreads compiles to.
     const cta = e.ctaWideWhenIdZero && ops.length <= 1 && (ops[0] === '0' || ops[0] === undefined);
-    return { mnemonic: m, sync: cta ? 'block' : (e.sync as PtxInstr['sync']) };
+    const ins: PtxInstr = { mnemonic: m, sync: cta ? 'block' : (e.sync as PtxInstr['sync']) };
+    const kind = m.split('.')[1];
+    if (!cta && (kind === 'sync' || kind === 'arrive')) ins.named = { id: ops[0], threads: ops[1], arrive: kind === 'arrive' };
+    return ins;
   }
   if (!e.op || (e.requires && !m.includes(e.requires))) return undefined;
   const ins: PtxInstr = { mnemonic: m, op: e.op };
