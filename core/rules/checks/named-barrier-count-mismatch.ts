@@ -112,19 +112,20 @@ interface Reach {
  */
 function checkParticipants(ctx: RuleContext, kernel: Kernel, candidates: NamedSync[], blockSize: number, constants: Map<string, number>, derived: Map<string, Expr>): void {
   if (!candidates.length) return;
-  const byId = new Map<number, { tids: Set<number>; reaches: Reach[] }>();
+  const byId = new Map<number, { tids: Set<number>; reaches: Reach[]; byCount: Map<number, Set<number>> }>();
   for (let tid = 0; tid < blockSize; tid++) {
     const walk = new ThreadWalk({ tid, blockSize }, constants, derived);
     walk.run(kernel.body, true);
     if (walk.unknown) return;
     for (const r of walk.reaches) {
-      const entry = byId.get(r.id) ?? { tids: new Set<number>(), reaches: [] };
+      const entry = byId.get(r.id) ?? { tids: new Set<number>(), reaches: [] as Reach[], byCount: new Map<number, Set<number>>() };
       entry.tids.add(tid);
       entry.reaches.push(r);
+      entry.byCount.set(r.threads, (entry.byCount.get(r.threads) ?? new Set()).add(tid));
       byId.set(r.id, entry);
     }
   }
-  for (const [id, { tids, reaches }] of byId) {
+  for (const [id, { tids, reaches, byCount }] of byId) {
     // Named barriers count whole warps: a warp that reaches them in part is beyond this check.
     const warps = new Set([...tids].map((t) => Math.floor(t / WARP)));
     if (warps.size * WARP !== tids.size) continue;
@@ -135,10 +136,15 @@ function checkParticipants(ctx: RuleContext, kernel: Kernel, candidates: NamedSy
     const lines = stmts.map((s) => line1(s.range)).join(', ');
     const related = stmts.slice(1).map((s) => ({ range: s.range, message: `${s.named.arrive ? 'arrive' : 'sync'} on barrier ${id}` }));
     if (counts.size > 1) {
+      // Threads that use the id with one count and then another take part in both uses in turn, which is
+      // legal; only groups with no thread in common can meet on the id at the same time.
+      const groups = [...byCount.values()];
+      const disjoint = groups.every((g, i) => groups.slice(i + 1).every((h) => [...g].every((t) => !h.has(t))));
+      if (!disjoint) continue;
       const [[a, sa], [b, sb]] = [...counts];
       ctx.report({
         range: sb.range,
-        message: `Barrier ${id} is used with ${a} threads (line ${line1(sa.range)}) and with ${b} threads (line ${line1(sb.range)}): two handshakes share one id, and when they overlap the hardware counts their arrivals together, so one completes early (a race) and the other hangs. Give each handshake its own id.`,
+        message: `Barrier ${id} is used with ${a} threads (line ${line1(sa.range)}) and with ${b} threads (line ${line1(sb.range)}): two handshakes of different threads share one id, and when they overlap the hardware counts their arrivals together, so one completes early (a race) and the other hangs. Give each handshake its own id.`,
         related: [{ range: sa.range, message: `barrier ${id} with ${a} threads` }],
       });
       continue;

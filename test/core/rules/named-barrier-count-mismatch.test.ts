@@ -50,8 +50,10 @@ describe('named-barrier-count-mismatch', () => {
   it('flags one id used by two handshakes with different counts', async () => {
     const bad = await pf406(kernel(256, '  if (threadIdx.x < 64) asm volatile("bar.sync 3, 64;");\n  else asm volatile("bar.sync 3, 192;");'));
     expect(bad).toHaveLength(1);
-    expect(bad[0]).toMatch(/two handshakes share one id/);
+    expect(bad[0]).toMatch(/two handshakes of different threads share one id/);
     expect(await pf406(kernel(256, '  if (threadIdx.x < 64) asm volatile("bar.sync 3, 64;");\n  else asm volatile("bar.sync 4, 192;");'))).toEqual([]);
+    // The same threads using the id with one count and then another: each use has all its participants.
+    expect(await pf406(kernel(256, '  if (threadIdx.x < 128) asm volatile("bar.sync 3, 128;");\n  __syncthreads();\n  asm volatile("bar.sync 3, 256;");'))).toEqual([]);
   });
 
   it('stays silent when the block size, a branch or the id is not known', async () => {
