@@ -81,10 +81,11 @@ export const PTX_BARRIER_FORMS: PtxForm[] = [
     groups: [COMPLETE_TX, MULTICAST, L2_HINT],
     spaces: [{ name: 'destination state space', options: ['shared::cluster'], required: true }, { name: 'source state space', options: ['global'], required: true }],
   },
-  // PTX 8.6: into the issuing CTA's own shared memory, without multicast.
+  // PTX 8.6: into the issuing CTA's own shared memory, without multicast; `.ignore_oob` is newer than ptxas 13.0
+  // (CCCL's cp_async_bulk_ignore_oob), so it is accepted rather than flagged on code written for a newer toolkit.
   {
     base: 'cp.async.bulk',
-    groups: [COMPLETE_TX, L2_HINT],
+    groups: [COMPLETE_TX, L2_HINT, { name: 'out-of-bounds', options: ['ignore_oob'] }],
     spaces: [{ name: 'destination state space', options: ['shared::cta'], required: true }, { name: 'source state space', options: ['global'], required: true }],
   },
   {
