@@ -237,6 +237,19 @@ export interface Kernel {
    * found, a method not inlined): `what` names the call and why, for an information note.
    */
   notUnderstood?: { what: string; range: Range }[];
+  /**
+   * Barrier-family instructions (mbarrier, cp.async, fence, tcgen05, barrier.cluster) of inline assembly whose
+   * string is all literal text, as written, for checking their spelling against the PTX ISA; `range` is the
+   * asm string's. Instructions of strings built from macros or other names are not here.
+   */
+  asmInstructions?: AsmInstruction[];
+}
+
+/** One instruction of an inline-assembly string, as written. */
+export interface AsmInstruction {
+  mnemonic: string;
+  operands: string[];
+  range: Range;
 }
 
 export interface KernelModule {

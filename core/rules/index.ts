@@ -23,6 +23,7 @@ import { slotReleasedBeforeMmaCommit } from './checks/slot-released-before-mma-c
 import { staleOrMovedToken } from './checks/stale-or-moved-token';
 import { tokenFromOtherBarrier } from './checks/token-from-other-barrier';
 import { tripCountMismatch } from './checks/trip-count-mismatch';
+import { undefinedPtxBarrierInstruction } from './checks/undefined-ptx-barrier-instruction';
 import { useBeforeInit } from './checks/use-before-init';
 import { waitResultDiscarded } from './checks/wait-result-discarded';
 import { waitSlotReadMismatch } from './checks/wait-slot-read-mismatch';
@@ -53,6 +54,7 @@ export const RULES: RuleDef[] = [
   staleOrMovedToken,
   tokenFromOtherBarrier,
   tripCountMismatch,
+  undefinedPtxBarrierInstruction,
   useBeforeInit,
   waitResultDiscarded,
   waitSlotReadMismatch,

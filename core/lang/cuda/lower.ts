@@ -13,14 +13,14 @@
 import type { Range } from '../../api';
 import { evaluate } from '../../ir/expr';
 import { visitStmts } from '../../ir/visit';
-import type { BarrierDecl, BarrierOp, BarrierRef, Expr, Kernel, KernelModule, Stmt } from '../../ir/types';
+import type { AsmInstruction, BarrierDecl, BarrierOp, BarrierRef, Expr, Kernel, KernelModule, Stmt } from '../../ir/types';
 import { apiOpForCall, isBarrierType, namedBarrierCall, syncForCall } from './api';
 import { resolveBarrier, rootName } from './barrier-ref';
 import { placeOnLines } from '../../ir/source-lines';
 import { foldConstant, parseIntLiteral, recordConstants, sizeOfType } from './constants';
 import type { SyntaxNode } from './parser';
 import { kernelLaunchSetting, kernelLaunchShape, kernelTemplateArguments } from './launch-shapes';
-import { asmStringText, parsePtxAsm } from './ptx';
+import { asmStringIsLiteral, asmStringText, parsePtxAsm, readPtxLines } from './ptx';
 import { type CudaScan, declsOf, type FnDef, type FunctionLookup, type LowerContext, scanCuda } from './scan';
 import type { CudaUnit } from './unit';
 import { BARRIER_CALLEE, argumentExpr, classArguments, resolveHelper, resolveMethod } from './call-targets';
@@ -73,10 +73,15 @@ interface KernelState {
   used: Set<string>;
   /** Calls that may be barrier operations but resolve to nothing known, by callee (first call site). */
   notUnderstood: Map<string, { what: string; range: Range }>;
+  /** Barrier-family instructions of literal asm strings, as written (for the PTX spelling check). */
+  asmInstructions: AsmInstruction[];
 }
 
 
 export const MAX_INLINE_DEPTH = 12;
+
+/** Mnemonics the PTX spelling check reads: the barrier families and near misses of `mbarrier`. */
+const BARRIER_FAMILY_MNEMONIC = /^(m?ba|mb|cp\.async|fence\.|tcgen05\.)/;
 
 const PROBE_KINDS = new Set(['wait-token', 'wait-parity']);
 
@@ -126,7 +131,7 @@ function lowerKernel(fn: FnDef, fns: FunctionLookup, fileDecls: Map<string, Barr
   // Constants declared inside the kernel stay with it (they must not leak into other kernels' keys).
   // The kernel's template parameters bound by its launch or instantiation are constants inside it.
   const constants = new Map([...fileConstants, ...(templateArgs ?? [])]);
-  const state: KernelState = { decls: new Map(fileDecls), names: new Set(), stack: [fn.name], used: new Set(), notUnderstood: new Map() };
+  const state: KernelState = { decls: new Map(fileDecls), names: new Set(), stack: [fn.name], used: new Set(), notUnderstood: new Map(), asmInstructions: [] };
   const scope = new Scope();
   for (const p of fn.params) {
     if (!p.name) continue;
@@ -141,6 +146,7 @@ function lowerKernel(fn: FnDef, fns: FunctionLookup, fileDecls: Map<string, Barr
   const lbValue = lb ? foldConstant(named(lb)[0] ?? lb, constants) : undefined;
   const kernel: Kernel = { name: fn.name, range: rangeOf(fn.node), nameRange: rangeOf(fn.nameNode), params: fn.params.map((p) => p.name), launchBounds: lbValue, body, decls: state.decls, helpers: [...state.used], constants };
   if (state.notUnderstood.size) kernel.notUnderstood = [...state.notUnderstood.values()];
+  if (state.asmInstructions.length) kernel.asmInstructions = state.asmInstructions;
   return kernel;
 }
 
@@ -531,6 +537,11 @@ class Lowerer {
     });
     const text = asmStringText(code);
     const instrs = parsePtxAsm(text);
+    if (asmStringIsLiteral(code) && this.state.asmInstructions.length < 500) {
+      for (const line of readPtxLines(text)) {
+        if (BARRIER_FAMILY_MNEMONIC.test(line.mnemonic)) this.state.asmInstructions.push({ mnemonic: line.mnemonic, operands: line.operands, range: rangeOf(code) });
+      }
+    }
     const stmts: Stmt[] = [];
     const valueOps: BarrierOp[] = [];
     const operand = (ref: string): (typeof operands)[number] | undefined => {

@@ -29,6 +29,12 @@ export function asmStringText(code: SyntaxNode): string {
   return out;
 }
 
+/** Whether an asm string is literal text only (no macro or other name spliced into a concatenation). */
+export function asmStringIsLiteral(code: SyntaxNode): boolean {
+  if (code.type === 'string_literal' || code.type === 'raw_string_literal') return true;
+  return code.type === 'concatenated_string' && code.namedChildren.every((c) => c?.type === 'string_literal' || c?.type === 'raw_string_literal');
+}
+
 /** Splits operands at top-level commas, respecting [] and {}. */
 export function splitOperands(s: string): string[] {
   const out: string[] = [];
