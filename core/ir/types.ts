@@ -265,4 +265,9 @@ export interface KernelModule {
    */
   deadline?: number;
   truncated?: boolean;
+  /**
+   * Barrier-family asm instructions of the file's functions that no kernel reaches (helpers of a header, a
+   * library's wrappers): checked like those of a kernel, since a wrapper nobody calls yet is still written wrong.
+   */
+  asmInstructions?: AsmInstruction[];
 }

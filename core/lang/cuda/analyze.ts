@@ -12,6 +12,7 @@ import { byPosition, findingKey, mergeFindings, runRules } from '../../rules/run
 import { offsetAt } from '../text-offsets';
 import { internalProblem, syntaxProblemsOf } from './frontend';
 import { launchShapeDependency } from './launch-shapes';
+import { unreachedAsmInstructions } from './asm-instructions';
 import { lowerRoot, rootsOf, scanCuda, type CudaScan, type FnDef } from './lower';
 import type { SyntaxNode } from './parser';
 import { type FunctionLookup, type LowerContext, ScanCache } from './scan';
@@ -161,6 +162,7 @@ export class CudaAnalyzer {
         kernels.push(entry.coverage);
       }
       this.kernels = next;
+      findings.push(...this.unreachedHelperFindings(scan, text, next, options));
       findings.sort(byPosition);
       const result: AnalysisResult = { findings: mergeFindings(findings), syntaxProblems, symbols: dedupSymbols(symbols.filter((s) => s.range.file === undefined)) };
       if (notes.length) result.notes = notes;
@@ -176,6 +178,20 @@ export class CudaAnalyzer {
       this.kernels.clear();
       return { findings: [], syntaxProblems: [...syntaxProblems, internalProblem(err)], symbols: [] };
     }
+  }
+
+  /**
+   * Rules that read a function's own text, run on the document's functions no kernel reaches (a header of
+   * wrappers, a library class): today the PTX spelling check of their asm. Kernels' helpers were checked
+   * with their kernels.
+   */
+  private unreachedHelperFindings(scan: CudaScan, text: string, kernels: Map<string, KernelEntry>, options: LintOptions): Finding[] {
+    const reached = new Set<string>();
+    for (const e of kernels.values()) for (const h of e.helpers) reached.add(h);
+    const unreached = [...scan.fns.values()].flat().filter((fn) => !fn.file && !fn.isKernel && !reached.has(fn.name) && !scan.roots.includes(fn));
+    const asmInstructions = unreachedAsmInstructions(unreached, text);
+    if (!asmInstructions.length) return [];
+    return runRules({ language: 'cuda', kernels: [], constants: scan.constants, asmInstructions }, options);
   }
 }
 

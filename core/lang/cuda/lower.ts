@@ -20,7 +20,8 @@ import { placeOnLines } from '../../ir/source-lines';
 import { foldConstant, parseIntLiteral, recordConstants, sizeOfType } from './constants';
 import type { SyntaxNode } from './parser';
 import { kernelLaunchSetting, kernelLaunchShape, kernelTemplateArguments } from './launch-shapes';
-import { asmStringIsLiteral, asmStringText, parsePtxAsm, readPtxLines } from './ptx';
+import { asmStringText, parsePtxAsm } from './ptx';
+import { asmInstructionsOf, MAX_ASM_INSTRUCTIONS } from './asm-instructions';
 import { type CudaScan, declsOf, type FnDef, type FunctionLookup, type LowerContext, scanCuda } from './scan';
 import type { CudaUnit } from './unit';
 import { BARRIER_CALLEE, argumentExpr, classArguments, resolveHelper, resolveMethod } from './call-targets';
@@ -79,9 +80,6 @@ interface KernelState {
 
 
 export const MAX_INLINE_DEPTH = 12;
-
-/** Mnemonics the PTX spelling check reads: the barrier families and near misses of `mbarrier`. */
-const BARRIER_FAMILY_MNEMONIC = /^(m?ba|mb|cp\.async|fence\.|tcgen05\.)/;
 
 const PROBE_KINDS = new Set(['wait-token', 'wait-parity']);
 
@@ -537,11 +535,7 @@ class Lowerer {
     });
     const text = asmStringText(code);
     const instrs = parsePtxAsm(text);
-    if (asmStringIsLiteral(code) && this.state.asmInstructions.length < 500) {
-      for (const line of readPtxLines(text)) {
-        if (BARRIER_FAMILY_MNEMONIC.test(line.mnemonic)) this.state.asmInstructions.push({ mnemonic: line.mnemonic, operands: line.operands, range: rangeOf(code) });
-      }
-    }
+    if (this.state.asmInstructions.length < MAX_ASM_INSTRUCTIONS) this.state.asmInstructions.push(...asmInstructionsOf(code));
     const stmts: Stmt[] = [];
     const valueOps: BarrierOp[] = [];
     const operand = (ref: string): (typeof operands)[number] | undefined => {
@@ -888,7 +882,7 @@ class Lowerer {
         // A template argument that names a value (`commit<ncta>`) parses as a type: a bound name is its value.
         const b = /^[A-Za-z_]\w*$/.test(text) ? frame.scope.get(text) : undefined;
         if (b?.kind === 'expr') return b.expr;
-        return { kind: 'var', name: text.replace(/\s+/g, ''), text, range };
+        return n.type === 'type_identifier' ? { kind: 'var', name: text.replace(/\s+/g, ''), text, range } : { kind: 'opaque', text, range };
       }
       case 'qualified_identifier':
       case 'namespace_identifier':
@@ -966,8 +960,6 @@ class Lowerer {
         const size = sizeOfType(text);
         return size !== undefined ? { kind: 'num', value: size, text, range } : { kind: 'opaque', text, range };
       }
-      case 'type_descriptor':
-        return { kind: 'opaque', text, range };
       case 'string_literal':
       case 'char_literal':
         return { kind: 'opaque', text, range };

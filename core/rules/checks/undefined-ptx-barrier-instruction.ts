@@ -57,8 +57,10 @@ export const undefinedPtxBarrierInstruction: RuleDef = {
   check(ctx) {
     // A helper's asm inlined into several kernels is one mistake: report each written instruction once.
     const seen = new Set<string>();
-    for (const k of ctx.kernels) {
-      for (const ins of k.kernel.asmInstructions ?? []) {
+    // The kernels' instructions, then those of functions no kernel reaches (the front end lists them on the module).
+    const lists = [...ctx.kernels.map((k) => k.kernel.asmInstructions ?? []), ctx.module.asmInstructions ?? []];
+    for (const list of lists) {
+      for (const ins of list) {
         const where = `${ins.range.file ?? ''}:${ins.range.start.line}:${ins.range.start.character}:${ins.mnemonic}`;
         if (seen.has(where)) continue;
         seen.add(where);

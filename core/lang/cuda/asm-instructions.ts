@@ -1,0 +1,39 @@
+// The barrier-family instructions written in a function's inline assembly, as the PTX spelling check reads
+// them (rule undefined-ptx-barrier-instruction): those of the helpers a kernel inlines are collected by the
+// lowering; those of functions no kernel reaches are collected here, from the syntax tree alone.
+import type { AsmInstruction } from '../../ir/types';
+import type { SyntaxNode } from './parser';
+import { asmStringIsLiteral, asmStringText, readPtxLines } from './ptx';
+import type { FnDef } from './scan';
+import { rangeOf } from './syntax-nodes';
+
+/** Mnemonics the PTX spelling check reads: the barrier families (mbarrier, bar/barrier, cp.async, fence, tcgen05) and near misses of `mbarrier`. */
+export const BARRIER_FAMILY_MNEMONIC = /^(m?ba|mb|cp\.async|fence\.|tcgen05\.)/;
+
+/** At most this many per kernel or file: the check is about spelling, and a generated file can hold thousands. */
+export const MAX_ASM_INSTRUCTIONS = 500;
+
+/** The checked instructions of one asm statement's string, when the string is all literal text. */
+export function asmInstructionsOf(code: SyntaxNode): AsmInstruction[] {
+  if (!asmStringIsLiteral(code)) return [];
+  const range = rangeOf(code);
+  return readPtxLines(asmStringText(code))
+    .filter((line) => BARRIER_FAMILY_MNEMONIC.test(line.mnemonic))
+    .map((line) => ({ mnemonic: line.mnemonic, operands: line.operands, range }));
+}
+
+/** The instructions in the bodies of `fns` (the document's own functions that no kernel reached). */
+export function unreachedAsmInstructions(fns: readonly FnDef[], text: string): AsmInstruction[] {
+  const out: AsmInstruction[] = [];
+  for (const fn of fns) {
+    if (out.length >= MAX_ASM_INSTRUCTIONS) break;
+    // A lexical test first: most functions hold no asm, and walking their trees is what costs.
+    const [start, end] = fn.bodySpan?.() ?? [fn.body.startIndex, fn.body.endIndex];
+    if (!/\basm\b|__asm__/.test(text.slice(start, end))) continue;
+    for (const n of fn.body.descendantsOfType('gnu_asm_expression')) {
+      const code = n?.childForFieldName('assembly_code');
+      if (code) out.push(...asmInstructionsOf(code));
+    }
+  }
+  return out.slice(0, MAX_ASM_INSTRUCTIONS);
+}
