@@ -188,7 +188,8 @@ export class CudaAnalyzer {
   private unreachedHelperFindings(scan: CudaScan, text: string, kernels: Map<string, KernelEntry>, options: LintOptions): Finding[] {
     const reached = new Set<string>();
     for (const e of kernels.values()) for (const h of e.helpers) reached.add(h);
-    const unreached = [...scan.fns.values()].flat().filter((fn) => !fn.file && !fn.isKernel && !reached.has(fn.name) && !scan.roots.includes(fn));
+    const roots = new Set(scan.roots);
+    const unreached = [...scan.fns.values()].flat().filter((fn) => !fn.file && !fn.isKernel && !reached.has(fn.name) && !roots.has(fn));
     const asmInstructions = unreachedAsmInstructions(unreached, text);
     if (!asmInstructions.length) return [];
     return runRules({ language: 'cuda', kernels: [], constants: scan.constants, asmInstructions }, options);

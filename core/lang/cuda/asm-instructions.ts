@@ -4,7 +4,7 @@
 import type { AsmInstruction } from '../../ir/types';
 import type { SyntaxNode } from './parser';
 import { asmStringIsLiteral, asmStringText, readPtxLines } from './ptx';
-import type { FnDef } from './scan';
+import { type FnDef, HOLDS_ASM } from './scan';
 import { rangeOf } from './syntax-nodes';
 
 /** Mnemonics the PTX spelling check reads: the barrier families (mbarrier, bar/barrier, cp.async, fence, tcgen05) and near misses of `mbarrier`. */
@@ -27,9 +27,13 @@ export function unreachedAsmInstructions(fns: readonly FnDef[], text: string): A
   const out: AsmInstruction[] = [];
   for (const fn of fns) {
     if (out.length >= MAX_ASM_INSTRUCTIONS) break;
-    // A lexical test first: most functions hold no asm, and walking their trees is what costs.
-    const [start, end] = fn.bodySpan?.() ?? [fn.body.startIndex, fn.body.endIndex];
-    if (!/\basm\b|__asm__/.test(text.slice(start, end))) continue;
+    // A lexical test first (known from the scan when it read this text before): most functions hold no asm,
+    // and walking their trees is what costs.
+    if (fn.holdsAsm === false) continue;
+    if (fn.holdsAsm === undefined) {
+      const [start, end] = fn.bodySpan?.() ?? [fn.body.startIndex, fn.body.endIndex];
+      if (!HOLDS_ASM.test(text.slice(start, end))) continue;
+    }
     for (const n of fn.body.descendantsOfType('gnu_asm_expression')) {
       const code = n?.childForFieldName('assembly_code');
       if (code) out.push(...asmInstructionsOf(code));

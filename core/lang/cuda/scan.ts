@@ -24,6 +24,8 @@ export interface FnDef {
   memberOf?: string;
   /** The body's offsets in its file's text, without looking the body node up. */
   bodySpan?(): [number, number];
+  /** Whether the body holds inline assembly, when known without reading it again. */
+  holdsAsm?: boolean;
 }
 
 /** Functions by name, as the lowering looks them up: the document's own first, then its headers'. */
@@ -73,6 +75,8 @@ interface FnFacts {
   bodyEnd: number;
   /** The body mentions a barrier initialisation: an uncalled such function is a root. */
   initsBarriers: boolean;
+  /** The body holds inline assembly (`asm`, `__asm__`). */
+  holdsAsm: boolean;
 }
 
 /**
@@ -101,6 +105,9 @@ export class ScanCache {
     this.current = new Map();
   }
 }
+
+/** Inline assembly in a body, as a lexical test. */
+export const HOLDS_ASM = /\basm\b|__asm__/;
 
 const INITS_BARRIERS = /\b(init|mbarrier_init|__mbarrier_init|initialize_barrier|init_semaphore)\b|mbarrier\.init/;
 
@@ -228,6 +235,7 @@ class ScannedFunction implements FnDef {
   readonly params: FnDef['params'];
   readonly isKernel: boolean;
   readonly initsBarriers: boolean;
+  readonly holdsAsm: boolean;
   readonly file?: string;
   readonly memberOf?: string;
   readonly templateParams: string[];
@@ -245,6 +253,7 @@ class ScannedFunction implements FnDef {
     this.params = facts.params;
     this.isKernel = facts.isKernel;
     this.initsBarriers = facts.initsBarriers;
+    this.holdsAsm = facts.holdsAsm;
     const file = fileOf(node);
     if (file !== undefined) this.file = file;
     if (memberOf !== undefined) this.memberOf = memberOf;
@@ -289,7 +298,8 @@ function functionDef(c: SyntaxNode, template: TemplateHead, sink: ScanSink, cls:
       .map((p) => ({ name: declaratorName(field(p, 'declarator'))?.text ?? '', type: field(p, 'type')?.text ?? '', ...(p.type === 'optional_parameter_declaration' ? { hasDefault: true } : {}) }));
     const bodyStart = body.startIndex - c.startIndex;
     const bodyEnd = body.endIndex - c.startIndex;
-    facts = { name: unqualified(found.nameNode.text), params, isKernel: sink.kernelHead.test(head), bodyStart, bodyEnd, initsBarriers: INITS_BARRIERS.test(text.slice(bodyStart, bodyEnd)) };
+    const bodyText = text.slice(bodyStart, bodyEnd);
+    facts = { name: unqualified(found.nameNode.text), params, isKernel: sink.kernelHead.test(head), bodyStart, bodyEnd, initsBarriers: INITS_BARRIERS.test(bodyText), holdsAsm: HOLDS_ASM.test(bodyText) };
     sink.cache?.set(key, facts);
   }
   return new ScannedFunction(c, facts, template, cls);
