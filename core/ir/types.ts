@@ -250,6 +250,11 @@ export interface AsmInstruction {
   mnemonic: string;
   operands: string[];
   range: Range;
+  /**
+   * A probe (`mbarrier.try_wait`/`test_wait`) whose result register no later instruction of the same asm string
+   * reads and that is no output operand: the string itself throws the answer away (a wrapper that cannot return it).
+   */
+  resultUnread?: true;
 }
 
 export interface KernelModule {

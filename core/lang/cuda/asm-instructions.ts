@@ -17,9 +17,24 @@ export const MAX_ASM_INSTRUCTIONS = 500;
 export function asmInstructionsOf(code: SyntaxNode): AsmInstruction[] {
   if (!asmStringIsLiteral(code)) return [];
   const range = rangeOf(code);
-  return readPtxLines(asmStringText(code))
-    .filter((line) => BARRIER_FAMILY_MNEMONIC.test(line.mnemonic))
-    .map((line) => ({ mnemonic: line.mnemonic, operands: line.operands, range }));
+  const lines = readPtxLines(asmStringText(code));
+  const out: AsmInstruction[] = [];
+  lines.forEach((line, i) => {
+    if (!BARRIER_FAMILY_MNEMONIC.test(line.mnemonic)) return;
+    const ins: AsmInstruction = { mnemonic: line.mnemonic, operands: line.operands, range };
+    if (PROBE.test(line.mnemonic) && resultUnread(line.operands[0], lines.slice(i + 1))) ins.resultUnread = true;
+    out.push(ins);
+  });
+  return out;
+}
+
+const PROBE = /^mbarrier\.(try_wait|test_wait)\b/;
+
+/** A probe's destination register, named in the string (not an operand `%N`), that nothing after it reads. */
+function resultUnread(destination: string | undefined, after: ReturnType<typeof readPtxLines>): boolean {
+  if (!destination || !/^[A-Za-z_$][\w$]*$/.test(destination)) return false;
+  const mentions = new RegExp(`(^|[^\\w$%])${destination.replace(/\$/g, '\\$')}($|[^\\w$])`);
+  return !after.some((l) => l.pred?.reg === destination || l.operands.some((o) => mentions.test(o)));
 }
 
 /** The instructions in the bodies of `fns` (the document's own functions that no kernel reached). */

@@ -15,7 +15,7 @@ export const waitResultDiscarded: RuleDef = {
     fix: 'safe',
   },
   docs: {
-    whatItDoes: 'Finds `try_wait` / `test_wait` calls (cuda::ptx, `__mbarrier_*`, inline PTX) whose boolean result is thrown away instead of being retried in a loop.',
+    whatItDoes: 'Finds `try_wait` / `test_wait` calls (cuda::ptx, `__mbarrier_*`, inline PTX) whose boolean result is thrown away instead of being retried in a loop, and inline-PTX probes whose predicate nothing in the same asm string reads (a wrapper that cannot return the answer), in kernels and in functions no kernel calls yet.',
     whyIsThisBad:
       'A probe returns false when the phase has not completed yet, and `try_wait` may also give up after a time limit. Ignoring the result lets the thread run on before the producers have arrived, so it reads data that is still being written: a silent data race that usually looks fine in testing.',
     bad: `#include <cuda/ptx>
@@ -56,6 +56,20 @@ __global__ void k() {
           range: r,
           message: `The result of \`${s.op.api.replace(/^asm /, '')}\` on line ${line1(r)} is discarded: a probe returns false while the phase is still in progress, so this thread runs on before the arrivals it should wait for (silent data race). Retry it in a loop.`,
           fixes,
+        });
+      }
+    }
+    // Inside an asm string: the probe's predicate is set and then nothing reads it (no selp into an output,
+    // no @p bra retry), so whatever wraps the string cannot know whether the phase completed.
+    const seen = new Set<string>();
+    for (const list of [...ctx.kernels.map((k) => k.kernel.asmInstructions ?? []), ctx.module.asmInstructions ?? []]) {
+      for (const ins of list) {
+        const where = `${ins.range.file ?? ''}:${ins.range.start.line}:${ins.range.start.character}:${ins.mnemonic}`;
+        if (!ins.resultUnread || seen.has(where)) continue;
+        seen.add(where);
+        ctx.report({
+          range: ins.range,
+          message: `\`${ins.mnemonic}\` sets \`${ins.operands[0]}\`, but nothing in this asm reads it afterwards (no \`selp\` into an output operand, no \`@!${ins.operands[0]} bra\` retry): the probe's answer is thrown away, so code using this wrapper runs on whether or not the phase completed. Write the predicate to an output operand (\`selp.b32 %0, 1, 0, ${ins.operands[0]};\`) or retry in the asm.`,
         });
       }
     }

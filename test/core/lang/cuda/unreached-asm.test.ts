@@ -1,6 +1,7 @@
-// The PTX spelling check (PF307) also reads the asm of functions no kernel reaches: a header of barrier
-// wrappers linted alone (CUTLASS shipped `mbarrier.ival` in such a wrapper) is checked, and a wrapper a kernel
-// inlines is reported once, not once per path.
+// The asm checks also read functions no kernel reaches: a header of barrier wrappers linted alone is checked
+// for PTX spelling (PF307; CUTLASS shipped `mbarrier.ival` in such a wrapper) and for probes whose answer the
+// asm throws away (PF105; CCCL shipped try_wait wrappers that returned void), and a wrapper a kernel inlines is
+// reported once.
 import { beforeAll, describe, expect, it } from 'vitest';
 import { loadEngine, type Engine } from '../../../../core/index';
 
@@ -37,5 +38,26 @@ __global__ void k() {
 }
 `;
     expect(pf307(kernel, '/virtual/k.cu')).toEqual([7]);
+  });
+
+  it('flags a probe wrapper whose asm never reads the probe result', () => {
+    const probe = (tail: string, out: string): string => `#include <cstdint>
+__device__ static inline ${out ? 'bool' : 'void'} try_wait(uint64_t* addr, uint64_t state) {
+  ${out ? 'uint32_t done;' : ''}
+  asm volatile("{\\n\\t .reg .pred P_OUT; \\n\\t"
+               "mbarrier.try_wait.shared::cta.b64 P_OUT, [%${out ? 1 : 0}], %${out ? 2 : 1};\\n\\t"
+               ${tail}
+               "}"
+               : ${out}
+               : "r"(static_cast<uint32_t>(__cvta_generic_to_shared(addr))), "l"(state)
+               : "memory");
+  ${out ? 'return done;' : ''}
+}
+`;
+    const codes = (text: string): string[] => engine.analyze(text, 'cuda', {}, '/virtual/wait.h').findings.map((f) => f.code);
+    expect(codes(probe('', ''))).toEqual(['PF105']);
+    expect(codes(probe('"selp.b32 %0, 1, 0, P_OUT;\\n\\t"', '"=r"(done)'))).toEqual([]);
+    // A retry loop inside the asm reads the predicate too.
+    expect(codes(probe('"@!P_OUT bra.uni 0;\\n\\t"', ''))).toEqual([]);
   });
 });
