@@ -2,6 +2,7 @@
 // that the PTX ISA does not define: a misspelt mnemonic, an unknown or missing qualifier, a wrong type or state space.
 import type { RuleDef } from '../types';
 import { checkPtxBarrierInstruction } from '../ptx-barrier-grammar';
+import { writtenAsmInstructions } from '../written-asm';
 
 export const undefinedPtxBarrierInstruction: RuleDef = {
   meta: {
@@ -55,22 +56,13 @@ export const undefinedPtxBarrierInstruction: RuleDef = {
     ],
   },
   check(ctx) {
-    // A helper's asm inlined into several kernels is one mistake: report each written instruction once.
-    const seen = new Set<string>();
-    // The kernels' instructions, then those of functions no kernel reaches (the front end lists them on the module).
-    const lists = [...ctx.kernels.map((k) => k.kernel.asmInstructions ?? []), ctx.module.asmInstructions ?? []];
-    for (const list of lists) {
-      for (const ins of list) {
-        const where = `${ins.range.file ?? ''}:${ins.range.start.line}:${ins.range.start.character}:${ins.mnemonic}`;
-        if (seen.has(where)) continue;
-        seen.add(where);
-        const problem = checkPtxBarrierInstruction(ins.mnemonic, ins.operands);
-        if (!problem) continue;
-        ctx.report({
-          range: ins.range,
-          message: `\`${ins.mnemonic}\` is not an instruction the PTX ISA defines: ${problem}. ptxas rejects it (at JIT time on the user's machine when the build embeds PTX only), so this barrier operation never runs.`,
-        });
-      }
+    for (const ins of writtenAsmInstructions(ctx)) {
+      const problem = checkPtxBarrierInstruction(ins.mnemonic, ins.operands);
+      if (!problem) continue;
+      ctx.report({
+        range: ins.range,
+        message: `\`${ins.mnemonic}\` is not an instruction the PTX ISA defines: ${problem}. ptxas rejects it (at JIT time on the user's machine when the build embeds PTX only), so this barrier operation never runs.`,
+      });
     }
   },
 };

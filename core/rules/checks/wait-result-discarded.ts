@@ -3,6 +3,7 @@ import type { RuleDef } from '../types';
 import { replaceLine } from '../fix-edits';
 import { line1 } from '../naming';
 import { WAIT_KINDS } from '../op-kinds';
+import { writtenAsmInstructions } from '../written-asm';
 
 export const waitResultDiscarded: RuleDef = {
   meta: {
@@ -61,17 +62,12 @@ __global__ void k() {
     }
     // Inside an asm string: the probe's predicate is set and then nothing reads it (no selp into an output,
     // no @p bra retry), so whatever wraps the string cannot know whether the phase completed.
-    const seen = new Set<string>();
-    for (const list of [...ctx.kernels.map((k) => k.kernel.asmInstructions ?? []), ctx.module.asmInstructions ?? []]) {
-      for (const ins of list) {
-        const where = `${ins.range.file ?? ''}:${ins.range.start.line}:${ins.range.start.character}:${ins.mnemonic}`;
-        if (!ins.resultUnread || seen.has(where)) continue;
-        seen.add(where);
-        ctx.report({
-          range: ins.range,
-          message: `\`${ins.mnemonic}\` sets \`${ins.operands[0]}\`, but nothing in this asm reads it afterwards (no \`selp\` into an output operand, no \`@!${ins.operands[0]} bra\` retry): the probe's answer is thrown away, so code using this wrapper runs on whether or not the phase completed. Write the predicate to an output operand (\`selp.b32 %0, 1, 0, ${ins.operands[0]};\`) or retry in the asm.`,
-        });
-      }
+    for (const ins of writtenAsmInstructions(ctx)) {
+      if (!ins.resultUnread) continue;
+      ctx.report({
+        range: ins.range,
+        message: `\`${ins.mnemonic}\` sets \`${ins.operands[0]}\`, but nothing in this asm reads it afterwards (no \`selp\` into an output operand, no \`@!${ins.operands[0]} bra\` retry): the probe's answer is thrown away, so code using this wrapper runs on whether or not the phase completed. Write the predicate to an output operand (\`selp.b32 %0, 1, 0, ${ins.operands[0]};\`) or retry in the asm.`,
+      });
     }
   },
 };

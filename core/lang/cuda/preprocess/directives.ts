@@ -4,7 +4,7 @@
 import { Buffer } from 'node:buffer';
 import { evaluateCondition, type ConditionHooks } from './conditions';
 import { occurrences, scanFile, type DirectiveLine, type Edit, type FileScan } from './file-scan';
-import { expandMacros, macrosAt, parseDefine, type MacroDefinition, type MacroTable } from './macros';
+import { definitionAt, expandMacros, macrosAt, parseDefine, type MacroDefinition, type MacroTable } from './macros';
 import { classifyObjectUse, invocationEdits, invocationSpan, type MacroUse } from './macro-uses';
 import { rewriteGrammarGaps } from './grammar-gaps';
 import { unknownMacroEdits } from './unknown-macros';
@@ -323,17 +323,6 @@ function replacement(name: string, at: number, kind: SpecifierKind): Edit {
   const end = at + name.length;
   if (kind === 'kernel-specifier' && name.length >= 10) return { start: at, end, text: '__global__'.padEnd(name.length, ' ') };
   return { start: at, end };
-}
-
-function definitionAt(h: ReadonlyArray<{ offset: number; def: MacroDefinition | undefined }>, at: number): MacroDefinition | undefined {
-  let lo = 0;
-  let hi = h.length - 1;
-  while (lo < hi) {
-    const mid = (lo + hi + 1) >> 1;
-    if (h[mid].offset <= at) lo = mid;
-    else hi = mid - 1;
-  }
-  return h[lo].def;
 }
 
 function inRanges(ranges: ReadonlyArray<{ start: number; end: number }>, at: number): boolean {

@@ -138,17 +138,21 @@ export type DefinitionHistory = ReadonlyArray<{ offset: number; def: MacroDefini
 export function macrosAt(final: MacroLookup, history: ReadonlyMap<string, DefinitionHistory>, at: number): MacroLookup {
   const get = (name: string): MacroDefinition | undefined => {
     const h = history.get(name);
-    if (!h) return final.get(name);
-    let lo = 0;
-    let hi = h.length - 1;
-    while (lo < hi) {
-      const mid = (lo + hi + 1) >> 1;
-      if (h[mid].offset <= at) lo = mid;
-      else hi = mid - 1;
-    }
-    return h[lo].def;
+    return h ? definitionAt(h, at) : final.get(name);
   };
   return { get, has: (name) => get(name) !== undefined };
+}
+
+/** The definition of a macro in force at offset `at`, from its history (a binary search of the offsets). */
+export function definitionAt(h: DefinitionHistory, at: number): MacroDefinition | undefined {
+  let lo = 0;
+  let hi = h.length - 1;
+  while (lo < hi) {
+    const mid = (lo + hi + 1) >> 1;
+    if (h[mid].offset <= at) lo = mid;
+    else hi = mid - 1;
+  }
+  return h[lo].def;
 }
 
 /** Parses the text after `#define`: `NAME body` or `NAME(a, b, ...) body` (a `(` right after the name). */
