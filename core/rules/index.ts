@@ -1,6 +1,7 @@
 // Registry of all rules, sorted by id. A test checks that every file in checks/ is listed.
 import { arrivalCountMismatch } from './checks/arrival-count-mismatch';
 import { arrivalOnOnePath } from './checks/arrival-on-one-path';
+import { arrivalOnlyWithWork } from './checks/arrival-only-with-work';
 import { bulkCopyWithoutExpectTx } from './checks/bulk-copy-without-expect-tx';
 import { cpAsyncWithoutBarrierArrive } from './checks/cp-async-without-barrier-arrive';
 import { earlyExitWithoutDrop } from './checks/early-exit-without-drop';
@@ -8,6 +9,7 @@ import { eventAtModulo } from './checks/event-at-modulo';
 import { eventDoubleCredit } from './checks/event-double-credit';
 import { eventWaitedNeverTriggered } from './checks/event-waited-never-triggered';
 import { expectTxByteMismatch } from './checks/expect-tx-byte-mismatch';
+import { expectTxWithoutCopy } from './checks/expect-tx-without-copy';
 import { futureNeverWaited } from './checks/future-never-waited';
 import { futureReadBeforeWait } from './checks/future-read-before-wait';
 import { futureRotationMismatch } from './checks/future-rotation-mismatch';
@@ -32,6 +34,7 @@ import type { RuleDef } from './types';
 export const RULES: RuleDef[] = [
   arrivalCountMismatch,
   arrivalOnOnePath,
+  arrivalOnlyWithWork,
   bulkCopyWithoutExpectTx,
   cpAsyncWithoutBarrierArrive,
   earlyExitWithoutDrop,
@@ -39,6 +42,7 @@ export const RULES: RuleDef[] = [
   eventDoubleCredit,
   eventWaitedNeverTriggered,
   expectTxByteMismatch,
+  expectTxWithoutCopy,
   futureNeverWaited,
   futureReadBeforeWait,
   futureRotationMismatch,
