@@ -21,6 +21,7 @@ import { namedBarrierCountMismatch } from './checks/named-barrier-count-mismatch
 import { parityFlipOffRingSchedule } from './checks/parity-flip-off-ring-schedule';
 import { parityNeverFlips } from './checks/parity-never-flips';
 import { removedSyncSyntax } from './checks/removed-sync-syntax';
+import { ringPositionResetPerTile } from './checks/ring-position-reset-per-tile';
 import { slotReleasedBeforeMmaCommit } from './checks/slot-released-before-mma-commit';
 import { staleOrMovedToken } from './checks/stale-or-moved-token';
 import { tokenFromOtherBarrier } from './checks/token-from-other-barrier';
@@ -54,6 +55,7 @@ export const RULES: RuleDef[] = [
   parityFlipOffRingSchedule,
   parityNeverFlips,
   removedSyncSyntax,
+  ringPositionResetPerTile,
   slotReleasedBeforeMmaCommit,
   staleOrMovedToken,
   tokenFromOtherBarrier,

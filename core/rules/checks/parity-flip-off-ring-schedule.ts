@@ -1,4 +1,5 @@
 // PF104: the parity changes, but not in step with how often each barrier slot is reused.
+import { ringResets } from '../../analysis/ring-position';
 import { freeVars } from '../../ir/expr';
 import { loopAssigned } from '../../analysis/facts';
 import type { BarrierOp } from '../../ir/types';
@@ -58,6 +59,8 @@ __global__ void k(int n) {
         const assigned = loopAssigned(loop);
         if ([...freeVars(s.op.parity)].some((v) => assigned.has(v))) candidates.add(s.op);
       }
+      // A ring position that restarts per tile is ring-position-reset-per-tile's finding, with the condition it needs.
+      for (const r of ringResets(k)) candidates.delete(r.site.op);
       if (!candidates.size) continue;
       const runs = k.runs();
       if (!runs) continue;
