@@ -53,6 +53,20 @@ export interface BarrierRef {
   index?: Expr;
   /** The operand as the user wrote it at the outermost call site. */
   text: string;
+  /** Where the barrier's 8 bytes lie: a byte offset from a buffer variable, when the front end could read it. */
+  storage?: ByteAddress;
+}
+
+/**
+ * A shared-memory address as a byte offset from a declared buffer variable (`reinterpret_cast<uint64_t*>(buf +
+ * hidden_bytes)` is `buf` + `hidden_bytes`), after local aliases are followed. `via` names the aliases followed,
+ * so that a reader can check none of them is reassigned.
+ */
+export interface ByteAddress {
+  base: string;
+  /** Byte offset from `base` (element sizes folded in). */
+  offset: Expr;
+  via: string[];
 }
 
 /**
@@ -81,6 +95,8 @@ export interface BarrierOp {
   count?: Expr;
   /** Transaction bytes (expect_tx forms and copies). */
   bytes?: Expr;
+  /** A copy's shared-memory destination, as a byte address, when the front end could read it. */
+  dst?: ByteAddress & { text: string };
   /** Parity operand of parity waits. */
   parity?: Expr;
   /** Token operand of token waits. */

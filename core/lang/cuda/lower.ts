@@ -16,6 +16,7 @@ import { visitStmts } from '../../ir/visit';
 import type { AsmInstruction, BarrierDecl, BarrierOp, BarrierRef, Expr, Kernel, KernelModule, Stmt } from '../../ir/types';
 import { apiOpForCall, isBarrierType, namedBarrierCall, syncForCall } from './api';
 import { resolveBarrier, rootName } from './barrier-ref';
+import { byteAddress } from './byte-address';
 import { placeOnLines } from '../../ir/source-lines';
 import { foldConstant, parseIntLiteral, recordConstants, sizeOfType } from './constants';
 import type { SyntaxNode } from './parser';
@@ -156,6 +157,9 @@ interface ExprResult {
 }
 
 class Lowerer {
+  /** Every frame's pointer aliases by IR name (unique per kernel): addresses passed into helpers are read through them. */
+  private readonly addressAliases = new Map<string, Expr>();
+
   constructor(
     private readonly fns: FunctionLookup,
     private readonly state: KernelState,
@@ -270,6 +274,7 @@ class Lowerer {
       out.push(...this.assignment(irName, '=', valueNode, frame, rangeOf(d), true));
       if (isRefOrPtr || isBarrierType(type) || /uint(32|64)_t|unsigned|size_t|int64_t/.test(type)) {
         frame.aliases.set(irName, this.toExpr(valueNode, frame));
+        this.addressAliases.set(irName, frame.aliases.get(irName)!);
       }
     }
     return out;
@@ -578,6 +583,9 @@ class Lowerer {
         token: operandExpr(ins.token),
         remote: ins.remote,
       });
+      const dst = ins.dst ? operandExpr(ins.dst) : undefined;
+      const dstAddress = dst ? byteAddress(dst, this.addressAliases, this.state.decls) : undefined;
+      if (dst && dstAddress) op.dst = { ...dstAddress, text: dst.text };
       if (ins.op === 'wait-parity' || ins.op === 'wait-token') {
         if (ins.loops) op.result = 'blocking';
         else {
@@ -850,7 +858,9 @@ class Lowerer {
     // Name the barrier as the caller wrote it: `to_smem(bar)` inside a helper is `&full[s]` at the call.
     let shown = e;
     while (shown.kind === 'call' && shown.callee !== 'move' && shown.args.length >= 1) shown = shown.args[0];
-    return resolveBarrier(e, frame.aliases, this.state.decls, shown.kind === 'opaque' ? n.text : shown.text);
+    const ref = resolveBarrier(e, frame.aliases, this.state.decls, shown.kind === 'opaque' ? n.text : shown.text);
+    const storage = ref ? byteAddress(e, this.addressAliases, this.state.decls) : undefined;
+    return ref && storage ? { ...ref, storage } : ref;
   }
 
   /** Converts a syntax node to an IR expression, substituting helper parameters. */

@@ -97,6 +97,8 @@ export interface PtxInstr {
   sync?: 'block' | 'named' | 'cluster-arrive' | 'cluster-wait' | 'warp' | 'cluster';
   /** Operand references as written (`%0`, `%[bar]`, `_`, `p`, literals). */
   barrier?: string;
+  /** A copy's shared-memory destination operand (`[%0]` read as `%0`). */
+  dst?: string;
   count?: string;
   bytes?: string;
   parity?: string;
@@ -183,6 +185,7 @@ function classify(written: string, ops: string[]): PtxInstr | undefined {
 function readOperands(e: PtxEntry, ops: string[], ins: PtxInstr): void {
   (e.operands ?? []).forEach((role: PtxRole, i) => {
     if (role === 'barrier') ins.barrier = addr(ops[i]);
+    else if (role === 'dst') ins.dst = addr(ops[i]);
     else if (role !== '-') ins[role] = ops[i];
   });
   if (e.defaults?.count !== undefined && ins.count === undefined) ins.count = e.defaults.count;

@@ -1,7 +1,8 @@
 // PF407: a wait that runs on every path, released only by arrivals inside work that a block can skip
 // (a persistent tile loop that starts at blockIdx, a scheduler loop, a branch on the block's identity).
 import { walkExpr } from '../../ir/expr';
-import type { Expr, Range, Stmt } from '../../ir/types';
+import type { Range } from '../../api';
+import type { Expr, Stmt } from '../../ir/types';
 import { visitStmts, type KernelFacts, type Site } from '../../analysis/facts';
 import { ARRIVE_KINDS } from '../op-kinds';
 import { barrierName, exprText, line1 } from '../naming';
