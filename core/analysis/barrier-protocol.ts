@@ -1,6 +1,6 @@
 // The protocol of one barrier as a hover shows it: its declaration, init count, and every operation on
 // it with who executes it (from the protocol replay). Language-neutral: it reads only the kernel IR.
-import type { Position } from '../api';
+import type { Position, Range } from '../api';
 import type { BarrierOp, KernelModule } from '../ir/types';
 import { KernelFacts } from './facts';
 import type { RunResult } from './protocol-run';
@@ -33,10 +33,20 @@ const OP_WORDS: Record<BarrierOp['kind'], string> = {
   'future-rotate': 'swap/rotate futures',
 };
 
-/** Markdown describing how a barrier is used, or null when the name is not a barrier here. */
+/** Where an op is written: `line N` in the document, `file.cuh:N` in a header of its translation unit. */
+function where(r: Range): string {
+  return r.file ? `${r.file.split(/[\\/]/).pop()}:${r.start.line + 1}` : `line ${r.start.line + 1}`;
+}
+
+/**
+ * Markdown describing how a barrier is used, or null when the name is not a barrier here: its declaration
+ * and ring size, its init, then per role (the threads the replay finds executing the ops) what that role
+ * does to it, in program order, with the slot and parity schedule each wait uses and the ops that act on
+ * a peer CTA's copy; ops written in headers name their file.
+ */
 export function barrierProtocol(module: KernelModule, name: string, position: Position): string | null {
   const kernel =
-    module.kernels.find((k) => k.range.start.line <= position.line && position.line <= k.range.end.line) ??
+    module.kernels.find((k) => k.range.start.line <= position.line && position.line <= k.range.end.line && !k.range.file) ??
     module.kernels.find((k) => [...k.decls.keys()].some((d) => d === name));
   if (!kernel) return null;
   const facts = new KernelFacts(kernel, module);
@@ -47,18 +57,27 @@ export function barrierProtocol(module: KernelModule, name: string, position: Po
   const run = runs?.[0];
   const lines: string[] = [];
   const len = facts.arrayLength(sites[0].op.barrier!.base);
-  lines.push(`**${name}**${len ? `[${len}]` : ''} — ${decl ? `\`${decl.space === 'shared' ? '__shared__ ' : ''}${decl.type}\`` : 'barrier'} in \`${kernel.name}\``);
+  lines.push(`**${name}**${len ? `[${len}]` : ''} — ${decl ? `\`${decl.space === 'shared' ? '__shared__ ' : ''}${decl.type}\`` : 'barrier'} in \`${kernel.name}\`${len ? `: a ring of ${len} slots` : ''}`);
   const inits = sites.filter((s) => s.op.kind === 'init');
-  for (const i of inits) lines.push(`- init on line ${i.op.range.start.line + 1}: count \`${i.op.count?.text ?? '?'}\`${run ? `${countValue(run, i.op)} by ${who(run, i.op)}` : ''}`);
+  for (const i of inits) lines.push(`- init on ${where(i.op.range)}: count \`${i.op.count?.text ?? '?'}\`${run ? `${countValue(run, i.op)} by ${who(run, i.op)}` : ''}`);
   if (!inits.length) lines.push('- no init in this kernel');
   const rest = sites.filter((s) => s.op.kind !== 'init');
-  for (const s of rest.slice(0, 12)) {
-    const what = OP_WORDS[s.op.kind];
+  // One section per role: the threads that execute the op in the replay (or "not replayed").
+  const roles = new Map<string, string[]>();
+  let shown = 0;
+  for (const s of rest) {
+    if (shown++ >= 16) break;
+    const what = OP_WORDS[s.op.kind] ?? s.op.kind;
     const detail = s.op.parity ? ` parity \`${s.op.parity.text}\`` : s.op.bytes ? ` ${s.op.bytes.text} bytes` : s.op.count && s.op.kind !== 'wait-token' && s.op.count.text !== '1' ? ` count \`${s.op.count.text}\`` : '';
     const slot = s.op.barrier?.index ? ` slot \`${s.op.barrier.index.text}\`` : '';
-    lines.push(`- ${what}${detail}${slot} on line ${s.op.range.start.line + 1}${run ? ` by ${who(run, s.op)}` : ''}`);
+    const peer = s.op.remote ? ' (on a peer CTA of the cluster)' : '';
+    const loop = facts.innermostLoop(s);
+    const inLoop = loop ? `, in the loop on ${where(loop.range)}` : '';
+    const role = run ? who(run, s.op) : 'who runs it is not replayed';
+    roles.set(role, [...(roles.get(role) ?? []), `  - ${what}${detail}${slot}${peer} on ${where(s.op.range)}${inLoop}`]);
   }
-  if (rest.length > 12) lines.push(`- … ${rest.length - 12} more`);
+  for (const [role, ops] of roles) lines.push(`- ${role}:`, ...ops);
+  if (rest.length > 16) lines.push(`- … ${rest.length - 16} more`);
   if (runs && run) lines.push('', `_Who executes what is replayed for a block of ${run.blockSize} threads._`);
   return lines.join('\n');
 }

@@ -52,8 +52,10 @@ describe('hover', () => {
     const h = doc.hover(at(KERNEL, 'empty[S]'));
     expect(h?.markdown).toMatch(/\*\*empty\*\*\[2\]/);
     expect(h?.markdown).toMatch(/count `4` = 4 by threads 0–1/);
-    expect(h?.markdown).toMatch(/arrive slot `i % S` on line 21 by lane 0 of warps 1–3/);
-    expect(h?.markdown).toMatch(/wait \(parity\) parity `\(\(i \/ S\) & 1\) \^ 1` slot `i % S` on line 15 by thread 0/);
+    expect(h?.markdown).toMatch(/a ring of 2 slots/);
+    // One section per role, each op with its slot, parity schedule and loop.
+    expect(h?.markdown).toMatch(/- lane 0 of warps 1–3:\n {2}- arrive slot `i % S` on line 21, in the loop on line 19/);
+    expect(h?.markdown).toMatch(/- thread 0:\n {2}- wait \(parity\) parity `\(\(i \/ S\) & 1\) \^ 1` slot `i % S` on line 15, in the loop on line 14/);
   });
   it('returns nothing on plain code', async () => {
     const doc = (await getEngine()).openDocument('cuda', KERNEL);
@@ -86,7 +88,7 @@ describe('croqtile hover', () => {
     doc.analyze();
     const h = doc.hover(at(CO, 'full[2]', 1));
     expect(h?.markdown).toMatch(/\*\*full\*\*\[2\]/);
-    expect(h?.markdown).toMatch(/wait \(parity\)[^\n]*by warpgroup|wait \(parity\)[^\n]*by warps 4–7/);
+    expect(h?.markdown).toMatch(/- warps 4–7 \(threads 128–255\):\n {2}- wait \(parity\) parity `\(iv \/ 2\) & 1` slot `iv % 2`/);
   });
 });
 
