@@ -575,6 +575,14 @@ export function buildTraces(kernel: Kernel, blockSize: number, constants: Map<st
     if (st.kind === 'assign' && st.value && st.op !== 'call?' && st.op !== 'call-arg') values.set(st.target, [...(values.get(st.target) ?? []), st.value]);
   });
   const opaque = opaqueBarrierPointers(values);
+  // A barrier whose address depends on the thread (one per warp: `buf + warp * kBytesPerWarp`) is a different
+  // object in different threads; the replay keys barriers by name, so it leaves those alone.
+  visitStmts(kernel.body, (st) => {
+    const ref = st.kind === 'op' ? st.op.barrier : undefined;
+    const byThread = (e: Expr | undefined): boolean => !!e && isThreadDependent(e, (n) => derived.get(n));
+    // A thread-dependent slot index (`full[threadIdx.x]`) is the replay's business; a thread-dependent base is not.
+    if (ref?.storage && byThread(ref.storage.offset) && !byThread(ref.index)) opaque.add(ref.base);
+  });
   for (const cls of classes) {
     const b = new TraceBuilder({ tid: cls[0], blockSize }, constants, maxIterations, opaque);
     b.run(kernel.body, true, '');

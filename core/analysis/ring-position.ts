@@ -37,6 +37,43 @@ function declarationLoops(body: Stmt[]): Map<string, LoopStmt[]> {
   return out;
 }
 
+/** Variables an expression reads directly: an array element's index is left out (`phase[stage]` reads `phase`). */
+function directVars(e: Expr): Set<string> {
+  const out = new Set<string>();
+  const go = (x: Expr): void => {
+    switch (x.kind) {
+      case 'var':
+        out.add(x.name);
+        break;
+      case 'index':
+        go(x.object);
+        break;
+      case 'member':
+        go(x.object);
+        break;
+      case 'unary':
+        go(x.arg);
+        break;
+      case 'binary':
+        go(x.left);
+        go(x.right);
+        break;
+      case 'cond':
+        go(x.test);
+        go(x.then);
+        go(x.else);
+        break;
+      case 'call':
+        x.args.forEach(go);
+        break;
+      default:
+        break;
+    }
+  };
+  go(e);
+  return out;
+}
+
 /** Iterations of a canonical `for (v = a; v < b; ++v)` whose bounds are constants. */
 function constantTrips(loop: LoopStmt, facts: KernelFacts): number | undefined {
   if (!loop.var || !loop.init || !loop.cond || loop.cond.kind !== 'binary' || loop.cond.op !== '<') return undefined;
@@ -69,6 +106,8 @@ export function ringResets(facts: KernelFacts): RingReset[] {
     const inner = loops[loops.length - 1];
     const position = (e: Expr | undefined): Set<string> => (e ? freeVars(facts.resolve(e, inner)) : new Set<string>());
     const vars = new Set([...position(op.barrier.index), ...position(op.parity)]);
+    // The parity itself must restart: one read from a per-slot phase array (`phase[stage]`) follows each slot.
+    const parityVars = directVars(facts.resolve(op.parity, inner));
     if (!vars.size) continue;
     // The outermost enclosing loop that declares an advancing position variable, and assigns none declared outside it.
     for (const outer of loops.slice(0, -1)) {
@@ -76,6 +115,7 @@ export function ringResets(facts: KernelFacts): RingReset[] {
       const inside = (v: string): boolean => decls.get(v)?.includes(outer) ?? false;
       const restarting = [...vars].filter((v) => inside(v) && loopAssigned(inner).has(v));
       if (!restarting.length) continue;
+      if (!restarting.some((v) => parityVars.has(v))) break;
       if ([...vars].some((v) => assigned.has(v) && !inside(v))) break;
       if (outer.var && vars.has(outer.var)) break;
       if (initialisedIn(outer, op.barrier.base)) break;

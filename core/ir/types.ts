@@ -166,7 +166,15 @@ type StmtNode =
       /** A named barrier (`bar.sync`/`bar.arrive`, CUTLASS `NamedBarrier`): its operands, when the front end read them. */
       named?: NamedBarrierUse;
     }
-  | { kind: 'access'; array: string; index: Expr; write: boolean; range: Range };
+  | {
+      kind: 'access';
+      array: string;
+      index: Expr;
+      write: boolean;
+      range: Range;
+      /** A store through a pointer (`*reinterpret_cast<T*>(buf + off) = v`): where it writes; `array` is then `*` + the base. */
+      address?: ByteAddress;
+    };
 
 /** The operands of a named-barrier sync or arrive, as hardware sees them. */
 export interface NamedBarrierUse {

@@ -450,7 +450,7 @@ class Lowerer {
           return { stmts, valueOps: [] };
         }
         const r = right ? this.expr(right, frame) : { stmts: [], valueOps: [] };
-        return { stmts: r.stmts, valueOps: [] };
+        return { stmts: [...r.stmts, ...this.pointerStore(left, frame, rangeOf(n))], valueOps: [] };
       }
       case 'update_expression': {
         const arg = field(n, 'argument');
@@ -507,6 +507,13 @@ class Lowerer {
     const idx = named(field(n, 'indices'))[0];
     if (!idx) return [];
     return [{ kind: 'access', array: ir, index: this.toExpr(idx, frame), write, range: rangeOf(n) }];
+  }
+
+  /** A store through a dereferenced pointer whose shared-memory byte address is known (what may overwrite a barrier). */
+  private pointerStore(left: SyntaxNode | null, frame: Frame, range: Range): Stmt[] {
+    const arg = left?.type === 'pointer_expression' && left.text.trimStart().startsWith('*') ? field(left, 'argument') : null;
+    const address = arg ? byteAddress(this.toExpr(arg, frame), this.addressAliases, this.state.decls) : undefined;
+    return address ? [{ kind: 'access', array: `*${address.base}`, index: address.offset, write: true, range, address }] : [];
   }
 
   private lvalueName(n: SyntaxNode, frame: Frame): string | undefined {

@@ -1,7 +1,9 @@
 // PF309: an mbarrier whose 8 bytes lie inside the shared-memory destination of a bulk/TMA copy.
-import type { Expr } from '../../ir/types';
+import type { Range } from '../../api';
+import type { Expr, Stmt } from '../../ir/types';
 import type { KernelFacts } from '../../analysis/facts';
 import { visitStmts } from '../../ir/visit';
+import { exprKey, walkExpr } from '../../ir/expr';
 import type { RuleDef } from '../types';
 import { barrierName, line1 } from '../naming';
 
@@ -62,11 +64,26 @@ function linear(e: Expr, env: (n: string) => number | undefined, stable: (n: str
       if (e.op === '*' && r.terms.size === 0) return scale(l, r.c);
       if (e.op === '*' && l.terms.size === 0) return scale(r, l.c);
       if (e.op === '<<' && r.terms.size === 0 && r.c >= 0 && r.c < 31) return scale(l, 2 ** r.c);
-      return undefined;
+      // Anything else over stable names (`warp / 2`, `a * b`) is one value: an atom of its own, keyed by its text.
+      return atom(e, stable);
     }
+    case 'call':
+    case 'unary':
+    case 'cond':
+      return atom(e, stable);
     default:
       return undefined;
   }
+}
+
+/** A sub-expression whose names never change, as one non-negative atom (the same text is the same value). */
+function atom(e: Expr, stable: (n: string) => boolean): Linear | undefined {
+  let ok = true;
+  walkExpr(e, (x) => {
+    if (x.kind === 'var' && !/^(threadIdx|blockIdx|blockDim|gridDim)$/.test(x.name) && !stable(x.name)) ok = false;
+    if (x.kind === 'index' || (x.kind === 'call' && !/^(min|max|std::min|std::max)$/.test(x.callee))) ok = false;
+  });
+  return ok ? { c: 0, terms: new Map([[exprKey(e), 1]]) } : undefined;
 }
 
 /** The least value a linear form takes when its atoms are non-negative; undefined when it has no least value. */
@@ -164,6 +181,49 @@ export const barrierInsideCopyDestination: RuleDef = {
           });
         }
       }
+      // Plain stores through a pointer onto a barrier's 8 bytes while the barrier is still used afterwards.
+      const stores: { stmt: Extract<Stmt, { kind: 'access' }>; loops: Stmt[] }[] = [];
+      const walk = (list: Stmt[], loops: Stmt[]): void => {
+        for (const s of list) {
+          if (s.kind === 'access' && s.write && s.address && s.address.via.every(stable)) stores.push({ stmt: s, loops });
+          else if (s.kind === 'if') {
+            walk(s.then, loops);
+            walk(s.else, loops);
+          } else if (s.kind === 'loop') walk(s.body, [...loops, s]);
+        }
+      };
+      walk(k.kernel.body, []);
+      const reported = new Set<string>();
+      for (const { stmt, loops } of stores) {
+        const at = linear(stmt.address!.offset, env, stable);
+        if (!at) continue;
+        for (const [key, bar] of barriers) {
+          const st = bar.op.barrier!.storage!;
+          const b = st.base === stmt.address!.base ? linear(st.offset, env, stable) : undefined;
+          if (!b || reported.has(key)) continue;
+          const delta = combine(at, b, -1);
+          // The store starts inside the barrier's 8 bytes (its own size is not needed to know it overwrites them).
+          if (delta.terms.size || delta.c < 0 || delta.c >= BARRIER_BYTES) continue;
+          const uses = k.sites.filter((u) => u.op.barrier?.base === bar.op.barrier!.base && u.op.kind !== 'init');
+          const later = uses.find((u) => after(u.op.range, stmt.range) || loops.some((l) => k.loops(u).includes(l as never)));
+          const init = k.sites.find((u) => u.op.kind === 'init' && u.op.barrier?.base === bar.op.barrier!.base);
+          if (!later || !init || !after(stmt.range, init.op.range)) continue;
+          reported.add(key);
+          ctx.report({
+            range: init.op.range,
+            message: `The mbarrier \`${bar.op.barrier!.base.replace(/#\d+$/, '')}\` initialised here lives inside \`${st.base}\`, but the store at line ${line1(stmt.range)} writes to the same address while the barrier is still in use (line ${line1(later.op.range)}): the store overwrites its phase and pending counts, so its waits never complete (hang) or pass early. Give the barrier its own bytes, past everything the buffer holds.`,
+            related: [
+              { range: stmt.range, message: 'the store over the barrier' },
+              { range: later.op.range, message: 'a later use of the barrier' },
+            ],
+          });
+        }
+      }
     }
   },
 };
+
+/** Whether `a` starts after `b` starts (same file). */
+function after(a: Range, b: Range): boolean {
+  return a.file === b.file && (a.start.line > b.start.line || (a.start.line === b.start.line && a.start.character > b.start.character));
+}
