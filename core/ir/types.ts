@@ -255,6 +255,27 @@ export interface AsmInstruction {
    * reads and that is no output operand: the string itself throws the answer away (a wrapper that cannot return it).
    */
   resultUnread?: true;
+  /**
+   * The asm statement's operands (outputs first, then inputs, numbered as `%0`, `%1`, …), when the instruction
+   * names one: what the PTX of the string is bound to on the C++ side.
+   */
+  asmOperands?: AsmOperand[];
+  /**
+   * Not a barrier-family instruction: collected only because its first operand, where many instructions write,
+   * names an input operand (rule asm-result-bound-to-input). Rules about barrier instructions skip it.
+   */
+  beyondBarrierFamily?: true;
+}
+
+/** One operand of an asm statement: `"=l"(state)` is constraint `=l`, value `state`. */
+export interface AsmOperand {
+  /** The constraint as written, modifiers included (`=r`, `+l`, `r`, `n`). */
+  constraint: string;
+  /** The symbolic name of `[name] "r"(x)`, referenced as `%[name]`. */
+  name?: string;
+  /** The C++ expression bound, as written. */
+  value: string;
+  output: boolean;
 }
 
 export interface KernelModule {

@@ -1,6 +1,7 @@
 // Registry of all rules, sorted by id. A test checks that every file in checks/ is listed.
 import { arrivalCountMismatch } from './checks/arrival-count-mismatch';
 import { arrivalOnOnePath } from './checks/arrival-on-one-path';
+import { asmResultBoundToInput } from './checks/asm-result-bound-to-input';
 import { bulkCopyWithoutExpectTx } from './checks/bulk-copy-without-expect-tx';
 import { cpAsyncWithoutBarrierArrive } from './checks/cp-async-without-barrier-arrive';
 import { earlyExitWithoutDrop } from './checks/early-exit-without-drop';
@@ -32,6 +33,7 @@ import type { RuleDef } from './types';
 export const RULES: RuleDef[] = [
   arrivalCountMismatch,
   arrivalOnOnePath,
+  asmResultBoundToInput,
   bulkCopyWithoutExpectTx,
   cpAsyncWithoutBarrierArrive,
   earlyExitWithoutDrop,
