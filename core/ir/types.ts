@@ -296,4 +296,21 @@ export interface KernelModule {
    * library's wrappers): checked like those of a kernel, since a wrapper nobody calls yet is still written wrong.
    */
   asmInstructions?: AsmInstruction[];
+  /**
+   * Classes of the file whose members initialise barriers that other members arrive on from another CTA or arm
+   * for the async proxy, with no fence after the initialisation (rule init-not-visible): read from the class alone.
+   */
+  classBarrierInits?: ClassBarrierInit[];
+}
+
+/** An initialising call in a member of a class whose barriers other members use across CTAs or through the async proxy. */
+export interface ClassBarrierInit {
+  className: string;
+  /** The call in a member that reaches `mbarrier.init`. */
+  init: Range;
+  /** The member that uses the barriers (its name's range), and its name. */
+  use: Range;
+  useName: string;
+  /** `remote`: it arrives on a barrier of another CTA (`.shared::cluster`); `async-proxy`: it arms transaction bytes that TMA completes. */
+  kind: 'remote' | 'async-proxy';
 }
