@@ -297,20 +297,18 @@ export interface KernelModule {
    */
   asmInstructions?: AsmInstruction[];
   /**
-   * Classes of the file whose members initialise barriers that other members arrive on from another CTA or arm
-   * for the async proxy, with no fence after the initialisation (rule init-not-visible): read from the class alone.
+   * Classes of the file whose members initialise barriers that other members arrive on from another CTA, with no
+   * fence after the initialisation (rule init-not-visible): read from the class alone.
    */
   classBarrierInits?: ClassBarrierInit[];
 }
 
-/** An initialising call in a member of a class whose barriers other members use across CTAs or through the async proxy. */
+/** An initialising call in a member of a class whose barriers other members arrive on from another CTA. */
 export interface ClassBarrierInit {
   className: string;
   /** The call in a member that reaches `mbarrier.init`. */
   init: Range;
-  /** The member that uses the barriers (its name's range), and its name. */
+  /** The member that arrives on the barriers of another CTA (`.shared::cluster`): its name's range, and its name. */
   use: Range;
   useName: string;
-  /** `remote`: it arrives on a barrier of another CTA (`.shared::cluster`); `async-proxy`: it arms transaction bytes that TMA completes. */
-  kind: 'remote' | 'async-proxy';
 }

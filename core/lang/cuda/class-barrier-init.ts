@@ -1,6 +1,6 @@
-// Library classes that initialise barriers in one member and use them across CTAs or through the async proxy in
-// others (CUTLASS pipelines, read from a header linted alone): what each member reaches through its calls, from the
-// inline PTX of the unit's functions, so that rule init-not-visible can ask whether the initialising member fences.
+// Library classes that initialise barriers in one member and arrive on them from other CTAs in others (CUTLASS
+// pipelines, read from a header linted alone): what each member reaches through its calls, from the inline PTX of
+// the unit's functions, so that rule init-not-visible can ask whether the initialising member fences.
 import type { ClassBarrierInit } from '../../ir/types';
 import type { SyntaxNode } from './parser';
 import { asmStringIsLiteral, asmStringText, readPtxLines } from './ptx';
@@ -9,17 +9,16 @@ import { field, named, rangeOf, unqualified } from './syntax-nodes';
 
 /**
  * What a function does to barriers, through its calls included. `init` and `fence` hold when some overload a call
- * may resolve to has them (the rule then stays silent on a fence it cannot place, and asks for uses below);
- * `remote` and `asyncProxy` only when every overload does, so an ambiguous call never makes a class a cross-CTA user.
+ * may resolve to has them (the rule then stays silent on a fence it cannot place); `remote` only when every overload
+ * does, so an ambiguous call never makes a class a cross-CTA user.
  */
 interface Effects {
   init: boolean;
   fence: boolean;
   remote: boolean;
-  asyncProxy: boolean;
 }
 
-const NONE: Effects = { init: false, fence: false, remote: false, asyncProxy: false };
+const NONE: Effects = { init: false, fence: false, remote: false };
 const MAX_DEPTH = 8;
 /** A call resolving to more overloads than this is not followed (a name every library defines). */
 const MAX_CANDIDATES = 12;
@@ -31,7 +30,7 @@ class EffectReader {
   of(fn: FnDef, depth = 0): Effects {
     const known = this.memo.get(fn);
     if (known) return known;
-    // Recursion and depth end at "nothing known", which keeps `remote`/`asyncProxy` false.
+    // Recursion and depth end at "nothing known", which keeps `remote` false.
     this.memo.set(fn, NONE);
     if (depth > MAX_DEPTH) return NONE;
     const out = ownEffects(fn.body);
@@ -53,7 +52,6 @@ class EffectReader {
       init: all.some((e) => e.init),
       fence: all.some((e) => e.fence),
       remote: all.every((e) => e.remote),
-      asyncProxy: all.every((e) => e.asyncProxy),
     };
   }
 
@@ -89,7 +87,6 @@ function merge(into: Effects, e: Effects): void {
   into.init ||= e.init;
   into.fence ||= e.fence;
   into.remote ||= e.remote;
-  into.asyncProxy ||= e.asyncProxy;
 }
 
 /** What the literal inline PTX of a body does (PTX ISA 9.7.13.15 mbarrier, 9.7.13.4 fence). */
@@ -102,12 +99,9 @@ function ownEffects(body: SyntaxNode): Effects {
       const m = line.mnemonic;
       if (m.startsWith('mbarrier.init')) out.init = true;
       else if (m.startsWith('fence.mbarrier_init') || m.startsWith('fence.proxy.async')) out.fence = true;
-      else if (/^mbarrier\.(arrive|expect_tx|complete_tx)/.test(m)) {
-        // An arrive on `.shared::cluster` addresses a barrier of another CTA (mapa first); expect_tx arms
-        // bytes that only the async proxy's complete_tx (cp.async.bulk, TMA) delivers.
-        if (/\.shared::cluster\b/.test(m) && m.startsWith('mbarrier.arrive')) out.remote = true;
-        if (m.includes('expect_tx')) out.asyncProxy = true;
-      }
+      // An arrive on `.shared::cluster` addresses a barrier of another CTA (after mapa). Transaction barriers of one
+      // CTA are not judged: CCCL and ThunderKittens order their init for TMA with a block sync alone.
+      else if (m.startsWith('mbarrier.arrive') && /\.shared::cluster\b/.test(m)) out.remote = true;
     }
   }
   return out;
@@ -151,8 +145,8 @@ function classNodeOf(n: SyntaxNode): SyntaxNode | undefined {
 
 /**
  * The document's classes whose members initialise barriers without fencing the initialisation while other members
- * arrive on them from another CTA or arm them for the async proxy: one entry per initialising call (the call that
- * reaches `mbarrier.init` from a member, through a function outside the class).
+ * arrive on them from another CTA: one entry per initialising call (the call that reaches `mbarrier.init` from a
+ * member, through a function outside the class).
  */
 export function classBarrierInits(fns: readonly FnDef[], lookup: FunctionLookup): ClassBarrierInit[] {
   const byClass = new Map<string, FnDef[]>();
@@ -169,9 +163,7 @@ export function classBarrierInits(fns: readonly FnDef[], lookup: FunctionLookup)
     const effects = members.map((m) => reader.of(m));
     const initialising = members.filter((_, i) => effects[i].init);
     if (!initialising.length || initialising.some((m) => reader.of(m).fence)) continue;
-    const remoteUser = members.find((_, i) => effects[i].remote && !effects[i].init);
-    const asyncUser = members.find((_, i) => effects[i].asyncProxy && !effects[i].init);
-    const user = remoteUser ?? asyncUser;
+    const user = members.find((_, i) => effects[i].remote && !effects[i].init);
     if (!user) continue;
     for (const m of initialising) {
       for (const call of m.body.descendantsOfType('call_expression')) {
@@ -180,7 +172,7 @@ export function classBarrierInits(fns: readonly FnDef[], lookup: FunctionLookup)
         // Calls to the class's own members are reported where that member initialises.
         if (candidates.some((c) => (c.memberOf ?? classNameOf(c.node)) === className)) continue;
         if (!reader.ofCall(call, m, 0)?.init) continue;
-        out.push({ className, init: rangeOf(call), use: rangeOf(user.nameNode), useName: user.name, kind: remoteUser ? 'remote' : 'async-proxy' });
+        out.push({ className, init: rangeOf(call), use: rangeOf(user.nameNode), useName: user.name });
       }
     }
   }
