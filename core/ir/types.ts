@@ -279,6 +279,27 @@ export interface AsmInstruction {
    * reads and that is no output operand: the string itself throws the answer away (a wrapper that cannot return it).
    */
   resultUnread?: true;
+  /**
+   * The asm statement's operands (outputs first, then inputs, numbered as `%0`, `%1`, …), when the instruction
+   * names one: what the PTX of the string is bound to on the C++ side.
+   */
+  asmOperands?: AsmOperand[];
+  /**
+   * Not a barrier-family instruction: collected only because its first operand, where many instructions write,
+   * names an input operand (rule asm-result-bound-to-input). Rules about barrier instructions skip it.
+   */
+  beyondBarrierFamily?: true;
+}
+
+/** One operand of an asm statement: `"=l"(state)` is constraint `=l`, value `state`. */
+export interface AsmOperand {
+  /** The constraint as written, modifiers included (`=r`, `+l`, `r`, `n`). */
+  constraint: string;
+  /** The symbolic name of `[name] "r"(x)`, referenced as `%[name]`. */
+  name?: string;
+  /** The C++ expression bound, as written. */
+  value: string;
+  output: boolean;
 }
 
 export interface KernelModule {
@@ -299,4 +320,19 @@ export interface KernelModule {
    * library's wrappers): checked like those of a kernel, since a wrapper nobody calls yet is still written wrong.
    */
   asmInstructions?: AsmInstruction[];
+  /**
+   * Classes of the file whose members initialise barriers that other members arrive on from another CTA, with no
+   * fence after the initialisation (rule init-not-visible): read from the class alone.
+   */
+  classBarrierInits?: ClassBarrierInit[];
+}
+
+/** An initialising call in a member of a class whose barriers other members arrive on from another CTA. */
+export interface ClassBarrierInit {
+  className: string;
+  /** The call in a member that reaches `mbarrier.init`. */
+  init: Range;
+  /** The member that arrives on the barriers of another CTA (`.shared::cluster`): its name's range, and its name. */
+  use: Range;
+  useName: string;
 }

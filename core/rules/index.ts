@@ -2,6 +2,7 @@
 import { arrivalCountMismatch } from './checks/arrival-count-mismatch';
 import { arrivalOnOnePath } from './checks/arrival-on-one-path';
 import { arrivalOnlyWithWork } from './checks/arrival-only-with-work';
+import { asmResultBoundToInput } from './checks/asm-result-bound-to-input';
 import { barrierInsideCopyDestination } from './checks/barrier-inside-copy-destination';
 import { bulkCopyWithoutExpectTx } from './checks/bulk-copy-without-expect-tx';
 import { cpAsyncWithoutBarrierArrive } from './checks/cp-async-without-barrier-arrive';
@@ -37,6 +38,7 @@ export const RULES: RuleDef[] = [
   arrivalCountMismatch,
   arrivalOnOnePath,
   arrivalOnlyWithWork,
+  asmResultBoundToInput,
   barrierInsideCopyDestination,
   bulkCopyWithoutExpectTx,
   cpAsyncWithoutBarrierArrive,

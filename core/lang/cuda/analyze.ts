@@ -13,6 +13,7 @@ import { offsetAt } from '../text-offsets';
 import { internalProblem, syntaxProblemsOf } from './frontend';
 import { launchShapeDependency } from './launch-shapes';
 import { unreachedAsmInstructions } from './asm-instructions';
+import { classBarrierInits } from './class-barrier-init';
 import { lowerRoot, rootsOf, scanCuda, type CudaScan, type FnDef } from './lower';
 import type { SyntaxNode } from './parser';
 import { type FunctionLookup, type LowerContext, ScanCache } from './scan';
@@ -162,7 +163,7 @@ export class CudaAnalyzer {
         kernels.push(entry.coverage);
       }
       this.kernels = next;
-      findings.push(...this.unreachedHelperFindings(scan, text, next, options));
+      findings.push(...this.unreachedHelperFindings(scan, text, next, options, functions));
       findings.sort(byPosition);
       const result: AnalysisResult = { findings: mergeFindings(findings), syntaxProblems, symbols: dedupSymbols(symbols.filter((s) => s.range.file === undefined)) };
       if (notes.length) result.notes = notes;
@@ -185,14 +186,16 @@ export class CudaAnalyzer {
    * wrappers, a library class): today the PTX spelling check of their asm. Kernels' helpers were checked
    * with their kernels.
    */
-  private unreachedHelperFindings(scan: CudaScan, text: string, kernels: Map<string, KernelEntry>, options: LintOptions): Finding[] {
+  private unreachedHelperFindings(scan: CudaScan, text: string, kernels: Map<string, KernelEntry>, options: LintOptions, functions: FunctionLookup): Finding[] {
     const reached = new Set<string>();
     for (const e of kernels.values()) for (const h of e.helpers) reached.add(h);
     const roots = new Set(scan.roots);
     const unreached = [...scan.fns.values()].flat().filter((fn) => !fn.file && !fn.isKernel && !reached.has(fn.name) && !roots.has(fn));
     const asmInstructions = unreachedAsmInstructions(unreached, text);
-    if (!asmInstructions.length) return [];
-    return runRules({ language: 'cuda', kernels: [], constants: scan.constants, asmInstructions }, options);
+    // Classes are read whole (their initialising constructor may be a root): the members' own file only.
+    const inits = classBarrierInits([...scan.fns.values()].flat(), functions);
+    if (!asmInstructions.length && !inits.length) return [];
+    return runRules({ language: 'cuda', kernels: [], constants: scan.constants, asmInstructions, classBarrierInits: inits }, options);
   }
 }
 

@@ -1,7 +1,8 @@
 // The barrier-family instructions written in a function's inline assembly, as the PTX spelling check reads
 // them (rule undefined-ptx-barrier-instruction): those of the helpers a kernel inlines are collected by the
 // lowering; those of functions no kernel reaches are collected here, from the syntax tree alone.
-import type { AsmInstruction } from '../../ir/types';
+import type { AsmInstruction, AsmOperand } from '../../ir/types';
+import { asmOperandNamed } from '../../rules/ptx-destination-operands';
 import type { SyntaxNode } from './parser';
 import { asmStringIsLiteral, asmStringText, readPtxLines } from './ptx';
 import { type FnDef, HOLDS_ASM } from './scan';
@@ -19,13 +20,44 @@ export function asmInstructionsOf(code: SyntaxNode): AsmInstruction[] {
   const range = rangeOf(code);
   const lines = readPtxLines(asmStringText(code));
   const out: AsmInstruction[] = [];
+  const operands = asmOperandsOf(code.parent);
   lines.forEach((line, i) => {
-    if (!BARRIER_FAMILY_MNEMONIC.test(line.mnemonic)) return;
+    const family = BARRIER_FAMILY_MNEMONIC.test(line.mnemonic);
+    // Outside the barrier family only an instruction whose first operand (where most instructions write)
+    // names an input operand is kept: what rule asm-result-bound-to-input reads, and rare.
+    if (!family && !(line.mnemonic && namesInputOperand(line.operands[0], operands))) return;
     const ins: AsmInstruction = { mnemonic: line.mnemonic, operands: line.operands, range };
+    if (!family) ins.beyondBarrierFamily = true;
+    if (operands.length && line.operands.some((o) => o.includes('%'))) ins.asmOperands = operands;
     if (PROBE.test(line.mnemonic) && resultUnread(line.operands[0], lines.slice(i + 1))) ins.resultUnread = true;
     out.push(ins);
   });
   return out;
+}
+
+/** The operands of an asm statement, outputs first (as `%N` numbers them); empty when `asm` is not a GNU asm expression. */
+function asmOperandsOf(asm: SyntaxNode | null): AsmOperand[] {
+  if (asm?.type !== 'gnu_asm_expression') return [];
+  const out: AsmOperand[] = [];
+  for (const [list, output] of [['output_operands', true], ['input_operands', false]] as const) {
+    for (const o of asm.childForFieldName(list)?.namedChildren ?? []) {
+      if (o?.type !== (output ? 'gnu_asm_output_operand' : 'gnu_asm_input_operand')) continue;
+      const constraint = o.childForFieldName('constraint');
+      const value = o.childForFieldName('value');
+      if (!constraint || !value) continue;
+      const symbol = o.childForFieldName('symbol') ?? o.namedChildren.find((c) => c?.type === 'identifier' && c.id !== value.id) ?? undefined;
+      const operand: AsmOperand = { constraint: asmStringText(constraint), value: value.text, output };
+      if (symbol) operand.name = symbol.text;
+      out.push(operand);
+    }
+  }
+  return out;
+}
+
+/** Whether a PTX operand names an operand of the statement that is an input only. */
+function namesInputOperand(operand: string | undefined, operands: readonly AsmOperand[]): boolean {
+  if (!operand || !operands.length) return false;
+  return [...operand.matchAll(/%(\d+|\[\w+\])/g)].some((m) => asmOperandNamed(m[0], operands)?.output === false);
 }
 
 const PROBE = /^mbarrier\.(try_wait|test_wait)\b/;

@@ -31,6 +31,8 @@ export interface FnDef {
 /** Functions by name, as the lowering looks them up: the document's own first, then its headers'. */
 export interface FunctionLookup {
   get(name: string): FnDef[] | undefined;
+  /** The document's definitions and the headers' together (`get` lets the document's shadow the headers'). */
+  everywhere?(name: string): FnDef[] | undefined;
 }
 
 /** What the translation unit adds to a file's scan (unit.ts): its headers' functions and texts. */

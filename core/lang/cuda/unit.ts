@@ -228,6 +228,14 @@ export class CudaUnit {
         found.set(name, defs.length ? defs : undefined);
         return found.get(name);
       },
+      everywhere(name: string): FnDef[] | undefined {
+        const own = main.fns.get(name);
+        if (!own) return this.get(name);
+        if (!cache || !headers.length) return own;
+        const defs = [...own];
+        for (const h of headers) if (cache.mayDefine(h, name)) defs.push(...(cache.scan(h, kernelMacros).fns.get(name) ?? []));
+        return defs;
+      },
     };
   }
 

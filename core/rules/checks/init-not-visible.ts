@@ -18,7 +18,7 @@ export const initNotVisible: RuleDef = {
   },
   docs: {
     whatItDoes:
-      'Replays the kernel per thread and checks that every thread other than the initialising one reaches a block-wide sync (`__syncthreads`, `block.sync()`, `bar.sync 0`, a cluster sync) after the init and before its first arrive or wait. For barriers used across the cluster (remote arrives, multicast copies, `.shared::cluster` operands) it also requires `fence.mbarrier_init` by the initialising thread followed by a cluster sync. The replay runs at the kernel\'s block size, read from the translation unit ([launch shapes](../launch-shapes.md)); when nothing gives it, a finding that does not hold at every plausible size is reported as an information note instead.',
+      'Replays the kernel per thread and checks that every thread other than the initialising one reaches a block-wide sync (`__syncthreads`, `block.sync()`, `bar.sync 0`, a cluster sync) after the init and before its first arrive or wait. For barriers used across the cluster (remote arrives, multicast copies, `.shared::cluster` operands) it also requires `fence.mbarrier_init` by the initialising thread followed by a cluster sync. The replay runs at the kernel\'s block size, read from the translation unit ([launch shapes](../launch-shapes.md)); when nothing gives it, a finding that does not hold at every plausible size is reported as an information note instead. A library class read alone (a pipeline header) is checked as a whole: when a member initialises barriers (through its helpers\' inline PTX) that another member arrives on from another CTA (`.shared::cluster` after `mapa`), some initialising member must issue `fence.mbarrier_init.release.cluster` (or `fence.proxy.async`): the relaxed cluster arrive that callers use after construction does not release the init. A class whose calls cannot be resolved to a remote arrive stays silent, and so do barriers of one CTA completed by TMA (a block sync orders their init in practice).',
     whyIsThisBad: 'Without the sync, another thread can arrive on or wait for a barrier whose memory still holds garbage: the arrival is lost or the wait reads a random phase. The kernel then hangs or passes a wait early, depending on timing; it often works in tests.',
     bad: `#include <cuda/ptx>
 __global__ void k() {
@@ -36,9 +36,19 @@ __global__ void k() {
   while (!cuda::ptx::mbarrier_try_wait_parity(&bar, 0)) {}
 }`,
     fixSafety: 'Adding `__syncthreads()` after the initialising block is safe when every thread of the block reaches that point (no thread returned earlier).',
-    references: ['CUDA C++ Programming Guide, 4.9.1 Initialization', 'PTX ISA, fence.mbarrier_init'],
+    references: ['CUDA C++ Programming Guide, 4.9.1 Initialization', 'CUDA C++ Programming Guide, TMA: "make initialized barrier visible in async proxy"', 'PTX ISA, fence.mbarrier_init; fence.proxy.async'],
   },
   check(ctx) {
+    // A library class read alone: a member initialises barriers that another member arrives on from another CTA,
+    // and nothing in the class fences the initialisation (the caller's cluster sync may be the relaxed one, which
+    // does not release it).
+    for (const c of ctx.module.classBarrierInits ?? []) {
+      ctx.report({
+        range: c.init,
+        message: `\`${c.className}\` initialises its barriers here and never fences the initialisation, but \`${c.useName}\` (line ${line1(c.use)}) arrives on them from other CTAs of the cluster: a peer may observe the barrier before its initialisation (a lost arrival, a hang or an arrival on garbage), since a relaxed cluster arrive after construction does not release the init. Issue \`fence.mbarrier_init.release.cluster\` (cutlass::arch::fence_barrier_init()) after the init.`,
+        related: [{ range: c.use, message: 'arrives on these barriers from another CTA' }],
+      });
+    }
     for (const k of ctx.kernels) {
       const runs = k.runs();
       if (!runs) continue;
