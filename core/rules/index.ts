@@ -21,6 +21,8 @@ import { parityNeverFlips } from './checks/parity-never-flips';
 import { removedSyncSyntax } from './checks/removed-sync-syntax';
 import { slotReleasedBeforeMmaCommit } from './checks/slot-released-before-mma-commit';
 import { staleOrMovedToken } from './checks/stale-or-moved-token';
+import { tcgen05HandoffWithoutFence } from './checks/tcgen05-handoff-without-fence';
+import { tmemDeallocWhileInUse } from './checks/tmem-dealloc-while-in-use';
 import { tokenFromOtherBarrier } from './checks/token-from-other-barrier';
 import { tripCountMismatch } from './checks/trip-count-mismatch';
 import { undefinedPtxBarrierInstruction } from './checks/undefined-ptx-barrier-instruction';
@@ -52,6 +54,8 @@ export const RULES: RuleDef[] = [
   removedSyncSyntax,
   slotReleasedBeforeMmaCommit,
   staleOrMovedToken,
+  tcgen05HandoffWithoutFence,
+  tmemDeallocWhileInUse,
   tokenFromOtherBarrier,
   tripCountMismatch,
   undefinedPtxBarrierInstruction,
