@@ -30,6 +30,15 @@ function tmemUseIn(s: Stmt, order: ProgramOrder): OpStmt | undefined {
   return undefined;
 }
 
+/** Whether a loop body holds, at its top level, a covering sync after its last statement with tensor-memory work. */
+function endsCovered(body: Stmt[], order: ProgramOrder): boolean {
+  let last = -1;
+  body.forEach((c, i) => {
+    if (tmemUseIn(c, order)) last = i;
+  });
+  return last >= 0 && body.slice(last + 1).some((c) => isCoveringSync(c, order));
+}
+
 export const tmemDeallocWhileInUse: RuleDef = {
   meta: {
     id: 'tmem-dealloc-while-in-use',
@@ -42,7 +51,7 @@ export const tmemDeallocWhileInUse: RuleDef = {
   },
   docs: {
     whatItDoes:
-      'Reports a `tcgen05.dealloc` (or a wrapper that inlines to it: CuTe `TMEM::Allocator1Sm().free`, ThunderKittens `deprovision`) that only some threads reach and that follows tensor-memory work (tcgen05.ld/st/cp/mma or tcgen05.wait) in a loop or a branch with nothing in between that makes the other threads finish first: no `__syncthreads()`/`bar.sync 0`, no named barrier, no cluster sync, no mbarrier wait written directly before the dealloc.',
+      'Reports a `tcgen05.dealloc` (or a wrapper that inlines to it: CuTe `TMEM::Allocator1Sm().free`, ThunderKittens `deprovision`) that only some threads reach and that follows tensor-memory work (tcgen05.ld/st/cp/mma or tcgen05.wait) in a loop or a branch with nothing in between that makes the other threads finish first: no `__syncthreads()`/`bar.sync 0`, no named barrier, no cluster sync, no mbarrier wait written directly before the dealloc. A loop whose body ends with such a sync after its tensor-memory work counts as covered.',
     whyIsThisBad:
       'The allocating warp frees the columns as soon as it gets there. Warps that are still in their last tile keep reading or writing the freed tensor memory, which another CTA on the same SM may already have allocated: a race with wrong results or a fault, depending on timing. With `cta_group::2` the peer CTA\'s MMA may also still write it, which needs a cluster sync.',
     bad: `__global__ void k(uint32_t* tmem_slot, float* out, int tiles) {
@@ -84,7 +93,9 @@ export const tmemDeallocWhileInUse: RuleDef = {
         let use: OpStmt | undefined;
         for (const p of order.precedingUnits(d)) {
           if (isCoveringSync(p, order) || (p.kind === 'op' && (isBlockingWait(p.op) || p.op.kind === 'arrive-and-wait'))) break;
-          // A loop or branch holding tensor-memory work: a sync inside it does not hold after its last use on every path.
+          // A loop whose body meets every thread at a sync after its last tensor-memory work ends covered: its last
+          // iteration does so too. Any other loop or branch holding such work leaves it uncovered on some path.
+          if (p.kind === 'loop' && endsCovered(p.body, order)) break;
           use = tmemUseIn(p, order);
           if (use) break;
         }
