@@ -31,6 +31,12 @@ const OP_WORDS: Record<BarrierOp['kind'], string> = {
   'future-wait': 'wait (future)',
   'future-use': 'future data read',
   'future-rotate': 'swap/rotate futures',
+  'tmem-alloc': 'tcgen05.alloc',
+  'tmem-dealloc': 'tcgen05.dealloc',
+  'tmem-access': 'tcgen05.ld/st/cp',
+  'tmem-wait': 'tcgen05.wait',
+  'tcgen05-fence-before': 'tcgen05.fence::before_thread_sync',
+  'tcgen05-fence-after': 'tcgen05.fence::after_thread_sync',
 };
 
 /** Where an op is written: `line N` in the document, `file.cuh:N` in a header of its translation unit. */

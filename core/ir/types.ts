@@ -43,7 +43,18 @@ export type OpKind =
   | 'future-issue'
   | 'future-wait'
   | 'future-use'
-  | 'future-rotate';
+  | 'future-rotate'
+  /**
+   * Blackwell tensor memory (tcgen05): allocation and release of TMEM columns, an access that reads or writes
+   * TMEM from the issuing thread (tcgen05.ld/st/cp/shift; tcgen05.mma stays `mma`), the wait for this thread's
+   * tcgen05.ld/st, and the two fences that order tcgen05 operations against thread synchronisation.
+   */
+  | 'tmem-alloc'
+  | 'tmem-dealloc'
+  | 'tmem-access'
+  | 'tmem-wait'
+  | 'tcgen05-fence-before'
+  | 'tcgen05-fence-after';
 
 /** A reference to one barrier (or one slot of a barrier array), after aliases and helpers are resolved. */
 export interface BarrierRef {

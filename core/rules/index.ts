@@ -26,6 +26,8 @@ import { removedSyncSyntax } from './checks/removed-sync-syntax';
 import { ringPositionResetPerTile } from './checks/ring-position-reset-per-tile';
 import { slotReleasedBeforeMmaCommit } from './checks/slot-released-before-mma-commit';
 import { staleOrMovedToken } from './checks/stale-or-moved-token';
+import { tcgen05HandoffWithoutFence } from './checks/tcgen05-handoff-without-fence';
+import { tmemDeallocWhileInUse } from './checks/tmem-dealloc-while-in-use';
 import { tokenFromOtherBarrier } from './checks/token-from-other-barrier';
 import { tripCountMismatch } from './checks/trip-count-mismatch';
 import { undefinedPtxBarrierInstruction } from './checks/undefined-ptx-barrier-instruction';
@@ -62,6 +64,8 @@ export const RULES: RuleDef[] = [
   ringPositionResetPerTile,
   slotReleasedBeforeMmaCommit,
   staleOrMovedToken,
+  tcgen05HandoffWithoutFence,
+  tmemDeallocWhileInUse,
   tokenFromOtherBarrier,
   tripCountMismatch,
   undefinedPtxBarrierInstruction,

@@ -15,9 +15,14 @@ export const BARRIER_CALLEE = /barrier|mbar|arrive|wait|expect_tx|complete_tx|se
  * candidate only when the ones the call leaves out have defaults: an overload the unit does not define
  * (its #ifdef not taken) must not be stood in for by another one.
  */
-export function resolveHelper(fns: FunctionLookup, name: string, argc: number): FnDef | undefined {
-  const defs = fns.get(name);
+export function resolveHelper(fns: FunctionLookup, name: string, argc: number, qualifier?: string): FnDef | undefined {
+  let defs = fns.get(name);
   if (!defs) return undefined;
+  // `Atom::fma(...)`: a static member of a class the call names; many classes (CuTe's MMA and copy atoms)
+  // define a member of the same name and arity, and only the named one is what the call runs.
+  const cls = qualifier ? unqualified(qualifier.replace(/<.*$/s, '')) : undefined;
+  const members = cls ? defs.filter((d) => d.memberOf === cls) : [];
+  if (members.length) defs = members;
   return defs.find((d) => d.params.length === argc && !d.isKernel) ?? defs.find((d) => d.params.length > argc && d.params.slice(argc).every((p) => p.hasDefault) && !d.isKernel);
 }
 

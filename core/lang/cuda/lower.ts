@@ -649,7 +649,7 @@ class Lowerer {
     // Helpers defined in this file win over library tables: they are what the code actually calls.
     // A header's helpers come after the tables (a library's own definition of an API the catalogue
     // knows is what the catalogue describes), and toolkit headers are never inlined (unit.ts).
-    const def = !receiver ? resolveHelper(this.fns, unqualified(callee), argNodes.length) : undefined;
+    const def = !receiver ? resolveHelper(this.fns, unqualified(callee), argNodes.length, callee.includes('::') ? callee.slice(0, callee.lastIndexOf('::')) : undefined) : undefined;
     if (def && !def.file && this.state.stack.length < MAX_INLINE_DEPTH && !this.state.stack.includes(def.name)) {
       return this.inline(def, n, fnNode, argNodes, frame, stmts);
     }
@@ -734,6 +734,9 @@ class Lowerer {
   }
 
   private typeOf(n: SyntaxNode, frame: Frame): string | undefined {
+    // A temporary `T()` / `ns::T{}` (CuTe's `TMEM::Allocator1Sm().free(...)`): its type is the name it constructs.
+    const made = n.type === 'call_expression' ? field(n, 'function') : undefined;
+    if (made && (made.type === 'qualified_identifier' || made.type === 'identifier') && /^[A-Z]/.test(unqualified(made.text))) return made.text;
     let base: SyntaxNode | null = n;
     while (base && base.type !== 'identifier') base = field(base, 'argument') ?? named(base)[0] ?? null;
     if (!base) return undefined;

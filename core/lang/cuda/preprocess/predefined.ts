@@ -19,15 +19,17 @@ export interface PreprocessorOptions {
  * undefined: the toolkit's own headers define them when they are on the include path.
  */
 function nvccDefines(arch: number): Array<[string, string]> {
+  // sm_100 and later need nvcc 12.8 or newer, and CUTLASS enables its tcgen05 code only under that version.
+  const minor = arch >= 1000 ? '8' : '4';
   const list: Array<[string, string]> = [
     ['__CUDACC__', '1'],
     ['__NVCC__', '1'],
     ['__CUDA_ARCH__', String(arch)],
     ['__CUDACC_VER_MAJOR__', '12'],
-    ['__CUDACC_VER_MINOR__', '4'],
+    ['__CUDACC_VER_MINOR__', minor],
     ['__CUDACC_VER_BUILD__', '131'],
     ['__CUDA_API_VER_MAJOR__', '12'],
-    ['__CUDA_API_VER_MINOR__', '4'],
+    ['__CUDA_API_VER_MINOR__', minor],
     ['__NVCC_DIAG_PRAGMA_SUPPORT__', '1'],
     ['__CUDACC_RELAXED_CONSTEXPR__', '1'],
     ['__CUDACC_EXTENDED_LAMBDA__', '1'],
