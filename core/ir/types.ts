@@ -121,6 +121,8 @@ export interface BarrierOp {
   result?: 'blocking' | 'value' | 'discarded';
   /** The barrier lives in another CTA of the cluster (mapa / .shared::cluster / multicast). */
   remote?: boolean;
+  /** A multicast copy's CTA mask: bit i set when CTA i of the cluster receives the data and the complete_tx. */
+  ctaMask?: Expr;
   /** Futures involved (future-* ops): the issued/waited/used handle, or the rotated handles in order. */
   futures?: string[];
   /** Synchronisation syntax of an older Croqtile era (A: tutorial, B: mma.wait), removed at HEAD. */

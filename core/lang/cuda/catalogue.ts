@@ -69,7 +69,7 @@ export interface MethodEntry extends EntryBase {
 }
 
 /** What an operand of a PTX instruction is, by position. Addresses (`[x]`) are read for their base. */
-export type PtxRole = 'result' | 'barrier' | 'dst' | 'count' | 'bytes' | 'parity' | 'token' | '-';
+export type PtxRole = 'result' | 'barrier' | 'dst' | 'count' | 'bytes' | 'parity' | 'token' | 'mask' | '-';
 
 /** An inline-PTX instruction, by base mnemonic (qualifiers such as `.shared::cta.b64` omitted). */
 export interface PtxEntry extends EntryBase {
@@ -307,7 +307,7 @@ export const CUDA_CATALOGUE: Readonly<Record<string, CatalogueEntry>> = {
   // Reads a state token, not the barrier: nothing to lower. The simulator's tokens hold only the phase.
   'mbarrier.pending_count': ptx({ operands: ['result', 'token'], doc: 'ptx.mbarrier.pending_count', simulated: false, simNote: "the simulator's arrival tokens carry the phase, not the pending count" }),
   // ---------------------------------------------------------------- PTX: bulk and non-bulk asynchronous copies
-  'cp.async.bulk': ptx({ op: 'bulk-copy', requires: 'mbarrier::complete_tx', operands: ['dst', '-', 'bytes', 'barrier'], remoteIf: '.multicast::cluster', doc: 'ptx.cp.async.bulk' }),
+  'cp.async.bulk': ptx({ op: 'bulk-copy', requires: 'mbarrier::complete_tx', operands: ['dst', '-', 'bytes', 'barrier', 'mask'], remoteIf: '.multicast::cluster', doc: 'ptx.cp.async.bulk' }),
   'cp.async.bulk.tensor': ptx({ op: 'bulk-copy', requires: 'mbarrier::complete_tx', operands: ['-', '-', 'barrier'], remoteIf: '.multicast::cluster', doc: 'ptx.cp.async.bulk.tensor', simulated: false, simNote: 'tensor maps are not modelled; use a 1-D cp.async.bulk' }),
   'cp.async.bulk.commit_group': ptx({ doc: 'ptx.cp.async.bulk.commit_group' }),
   'cp.async.bulk.wait_group': ptx({ mayBlock: true, doc: 'ptx.cp.async.bulk.wait_group' }),

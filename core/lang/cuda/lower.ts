@@ -589,6 +589,7 @@ class Lowerer {
         parity: operandExpr(ins.parity),
         token: operandExpr(ins.token),
         remote: ins.remote,
+        ctaMask: operandExpr(ins.mask),
       });
       const dst = ins.dst ? operandExpr(ins.dst) : undefined;
       const dstAddress = dst ? byteAddress(dst, this.addressAliases, this.state.decls) : undefined;

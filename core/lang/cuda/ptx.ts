@@ -101,6 +101,8 @@ export interface PtxInstr {
   dst?: string;
   count?: string;
   bytes?: string;
+  /** A multicast copy's CTA mask (`.multicast::cluster`): which CTAs of the cluster receive it. */
+  mask?: string;
   parity?: string;
   token?: string;
   /** Destination of a returned state/predicate. */

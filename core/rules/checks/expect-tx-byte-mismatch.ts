@@ -1,5 +1,5 @@
 // PF304: constant expect_tx byte counts that differ from the bytes the copies deliver.
-import type { Site } from '../../analysis/facts';
+import type { KernelFacts, Site } from '../../analysis/facts';
 import type { RuleDef } from '../types';
 import { barrierName, line1 } from '../naming';
 
@@ -14,7 +14,7 @@ export const expectTxByteMismatch: RuleDef = {
     fix: 'unsafe',
   },
   docs: {
-    whatItDoes: 'Within one block of straight-line code (one loop iteration, one role), adds up the constant byte counts of the bulk copies that complete on a barrier and compares them with the constant `expect_tx` / `arrive.expect_tx` bytes for that barrier.',
+    whatItDoes: 'Within one block of straight-line code (one loop iteration, one role), adds up the constant byte counts of the bulk copies that complete on a barrier and compares them with the constant `expect_tx` / `arrive.expect_tx` bytes for that barrier. A multicast copy (`.multicast::cluster`) that every CTA of the cluster issues to all of them (a full CTA mask, cluster size from `__cluster_dims__` or the launch) lands once from each CTA, so each CTA receives its size times the cluster size; a multicast copy with an unknown mask or cluster, or one only some CTAs issue, leaves the barrier alone.',
     whyIsThisBad: 'The phase completes when the tx-count returns to zero. Announcing more bytes than the copies deliver leaves the phase pending forever (hang); announcing fewer completes it before the last copy lands (data race) and the leftover bytes corrupt the next phase.',
     bad: `#include <cuda/ptx>
 __global__ void k(const float* src) {
@@ -64,15 +64,15 @@ __global__ void k(const float* src) {
           const allCopies = k.sites.filter((s) => completesTx(s) && s.op.barrier?.base === expects[0].op.barrier!.base);
           if (allCopies.length !== copies.length) continue;
           const expected = k.value(expects[0].op.bytes);
-          const sizes = copies.map((c) => k.value(c.op.bytes));
+          const sizes = copies.map((c) => deliveredBytes(c, k));
           if (expected === undefined || sizes.some((v) => v === undefined)) continue;
           const total = (sizes as number[]).reduce((a, v) => a + v, 0);
           if (total === expected) continue;
           const e = expects[0];
           ctx.report({
             range: e.op.range,
-            message: `expect_tx announces ${expected} bytes on \`${barrierName(e.op)}\`, but the ${copies.length} copies completing on it here deliver ${total} bytes: ${expected > total ? 'the tx-count never returns to zero and the phase never completes (hang)' : 'the phase completes before the last copy lands (data race) and the surplus bytes corrupt the next phase'}.`,
-            related: copies.map((c) => ({ range: c.op.range, message: `copy of ${k.value(c.op.bytes)} bytes (line ${line1(c.op.range)})` })),
+            message: `expect_tx announces ${expected} bytes on \`${barrierName(e.op)}\`, but the ${copies.length} copies completing on it here deliver ${total} bytes${multicastNote(copies, k)}: ${expected > total ? 'the tx-count never returns to zero and the phase never completes (hang)' : 'the phase completes before the last copy lands (data race) and the surplus bytes corrupt the next phase'}.`,
+            related: copies.map((c) => ({ range: c.op.range, message: `copy of ${k.value(c.op.bytes)} bytes${c.op.remote ? `, multicast: ${deliveredBytes(c, k)} bytes reach each CTA` : ''} (line ${line1(c.op.range)})` })),
             fixes: e.op.bytes && e.op.bytes.kind === 'num' ? [{ title: `Announce ${total} bytes`, edits: [{ range: e.op.bytes.range, newText: String(total) }] }] : [],
           });
         }
@@ -80,6 +80,35 @@ __global__ void k(const float* src) {
     }
   },
 };
+
+/** The CTAs of the kernel's cluster (from `__cluster_dims__` or the launch), when known. */
+function clusterSize(k: KernelFacts): number | undefined {
+  const c = k.kernel.launchShape?.cluster;
+  return c ? c[0] * c[1] * c[2] : undefined;
+}
+
+/**
+ * The bytes one copy brings to each receiving CTA's barrier. A plain copy brings its size. A multicast copy that
+ * every CTA of the cluster issues (no branch on the CTA's place in the grid around it) to every CTA (a full mask)
+ * lands once from each of them: size x cluster size. Anything else (a partial mask, a copy only some CTAs issue,
+ * an unknown mask or cluster) is not known.
+ */
+function deliveredBytes(c: Site, k: KernelFacts): number | undefined {
+  const bytes = k.value(c.op.bytes);
+  if (bytes === undefined || !c.op.remote) return bytes;
+  const n = clusterSize(k);
+  const mask = c.op.ctaMask ? k.value(c.op.ctaMask) : undefined;
+  if (n === undefined || n > 16 || mask === undefined) return undefined;
+  const all = (1 << n) - 1;
+  if ((mask & all) !== all) return undefined;
+  const perCta = c.ancestors.some((a) => a.stmt.kind === 'if' && !k.isThreadDependent(a.stmt.cond));
+  return perCta ? undefined : bytes * n;
+}
+
+function multicastNote(copies: Site[], k: KernelFacts): string {
+  const n = clusterSize(k);
+  return copies.some((c) => c.op.remote) ? ` (each of the ${n} CTAs of the cluster multicasts its copy to all of them, so every CTA receives each copy ${n} times)` : '';
+}
 
 /** Copies deliver their bytes to the tx-count; `mbarrier.complete_tx` settles bytes from a thread the same way. */
 function completesTx(s: Site): boolean {
