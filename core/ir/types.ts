@@ -64,6 +64,8 @@ export interface BarrierRef {
   index?: Expr;
   /** The operand as the user wrote it at the outermost call site. */
   text: string;
+  /** The local address variable the operand was resolved through (`bar` in `uint64_t* bar = &full[s]`), if any. */
+  through?: string;
   /** Where the barrier's 8 bytes lie: a byte offset from a buffer variable, when the front end could read it. */
   storage?: ByteAddress;
 }

@@ -32,6 +32,7 @@ import { tokenFromOtherBarrier } from './checks/token-from-other-barrier';
 import { tripCountMismatch } from './checks/trip-count-mismatch';
 import { undefinedPtxBarrierInstruction } from './checks/undefined-ptx-barrier-instruction';
 import { useBeforeInit } from './checks/use-before-init';
+import { waitOnStaleSlotAddress } from './checks/wait-on-stale-slot-address';
 import { waitResultDiscarded } from './checks/wait-result-discarded';
 import { waitSlotReadMismatch } from './checks/wait-slot-read-mismatch';
 import type { RuleDef } from './types';
@@ -70,6 +71,7 @@ export const RULES: RuleDef[] = [
   tripCountMismatch,
   undefinedPtxBarrierInstruction,
   useBeforeInit,
+  waitOnStaleSlotAddress,
   waitResultDiscarded,
   waitSlotReadMismatch,
 ];

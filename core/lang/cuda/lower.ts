@@ -82,6 +82,9 @@ interface KernelState {
 
 export const MAX_INLINE_DEPTH = 12;
 
+/** Casts and address conversions: the value they return names what they were given (a barrier stays that barrier). */
+const IDENTITY_CONVERSIONS = /^(static_cast|reinterpret_cast|const_cast|__cvta_generic_to_shared|cute::cast_smem_ptr_to_uint|cast_smem_ptr_to_uint|smem_ptr_to_uint|static_cast<.*>|reinterpret_cast<.*>|cuda::device::barrier_native_handle|barrier_native_handle|std::move|cuda::std::move|move|__cvta_shared_to_generic|raw_pointer_cast|cute::raw_pointer_cast)$/;
+
 const PROBE_KINDS = new Set(['wait-token', 'wait-parity']);
 
 export function lowerRoot(scan: CudaScan, fn: FnDef, context?: LowerContext): Kernel {
@@ -768,7 +771,7 @@ class Lowerer {
    * can say what it did not understand instead of staying silent about it.
    */
   private noteNotUnderstood(callee: string, method: string, receiver: SyntaxNode | undefined, argNodes: SyntaxNode[], n: SyntaxNode, frame: Frame): void {
-    if (this.state.notUnderstood.has(callee) || this.state.notUnderstood.size >= 50) return;
+    if (this.state.notUnderstood.has(callee) || this.state.notUnderstood.size >= 50 || IDENTITY_CONVERSIONS.test(callee)) return;
     const barrierArg = argNodes.some((a) => {
       const base = /^\s*&?\s*([A-Za-z_]\w*)/.exec(a.text)?.[1];
       return !!base && this.isBarrierBase(base, frame);
@@ -807,7 +810,7 @@ class Lowerer {
       // Left out: the default, unless a parameter's type could deduce it (deduction wins over defaults).
       else if (def.templateDefaults?.has(tp) && !def.params.some((p) => new RegExp(`\\b${tp}\\b`).test(p.type))) scope.set(tp, { kind: 'expr', expr: argumentExpr(def.templateDefaults.get(tp)!, this.constants, rangeOf(call)) });
     });
-    const callee: Frame = { fn: def, scope, resultVars: new Map(), returned: [], aliases: new Map(), depth: frame.depth + 1, ...(self ? { self } : {}) };
+    const callee: Frame = { fn: def, scope, resultVars: new Map(), returned: [], aliases: new Map(frame.aliases), depth: frame.depth + 1, ...(self ? { self } : {}) };
     this.state.used.add(def.name);
     this.state.stack.push(def.name);
     let body: Stmt[];
@@ -871,7 +874,9 @@ class Lowerer {
     while (shown.kind === 'call' && shown.callee !== 'move' && shown.args.length >= 1) shown = shown.args[0];
     const ref = resolveBarrier(e, frame.aliases, this.state.decls, shown.kind === 'opaque' ? n.text : shown.text);
     const storage = ref ? byteAddress(e, this.addressAliases, this.state.decls) : undefined;
-    return ref && storage ? { ...ref, storage } : ref;
+    const root = shown.kind === 'unary' && shown.op === '*' ? shown.arg : shown;
+    const through = root.kind === 'var' && ref && root.name !== ref.base && frame.aliases.has(root.name) ? root.name : undefined;
+    return ref ? { ...ref, ...(storage ? { storage } : {}), ...(through ? { through } : {}) } : ref;
   }
 
   /** Converts a syntax node to an IR expression, substituting helper parameters. */
@@ -964,7 +969,7 @@ class Lowerer {
         const callee = f ? calleeName(f) : '';
         const args = named(field(n, 'arguments')).map((a) => this.toExpr(a, frame));
         // Casts and address conversions keep the identity of what they convert.
-        if (/^(static_cast|reinterpret_cast|const_cast|__cvta_generic_to_shared|cute::cast_smem_ptr_to_uint|cast_smem_ptr_to_uint|smem_ptr_to_uint|static_cast<.*>|reinterpret_cast<.*>|cuda::device::barrier_native_handle|barrier_native_handle|std::move|cuda::std::move|move|__cvta_shared_to_generic|raw_pointer_cast|cute::raw_pointer_cast)$/.test(callee) && args.length === 1) {
+        if (IDENTITY_CONVERSIONS.test(callee) && args.length === 1) {
           return /move$/.test(callee) ? { kind: 'call', callee: 'move', args, text, range } : args[0];
         }
         if (f?.type === 'field_expression') {
