@@ -4,6 +4,7 @@ import { arrivalOnOnePath } from './checks/arrival-on-one-path';
 import { arrivalOnlyWithWork } from './checks/arrival-only-with-work';
 import { asmResultBoundToInput } from './checks/asm-result-bound-to-input';
 import { barrierInsideCopyDestination } from './checks/barrier-inside-copy-destination';
+import { blockSyncInRoleBranch } from './checks/block-sync-in-role-branch';
 import { bulkCopyWithoutExpectTx } from './checks/bulk-copy-without-expect-tx';
 import { cpAsyncWithoutBarrierArrive } from './checks/cp-async-without-barrier-arrive';
 import { earlyExitWithoutDrop } from './checks/early-exit-without-drop';
@@ -43,6 +44,7 @@ export const RULES: RuleDef[] = [
   arrivalOnlyWithWork,
   asmResultBoundToInput,
   barrierInsideCopyDestination,
+  blockSyncInRoleBranch,
   bulkCopyWithoutExpectTx,
   cpAsyncWithoutBarrierArrive,
   earlyExitWithoutDrop,
