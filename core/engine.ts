@@ -50,6 +50,13 @@ export class Engine {
     }
   }
 
+  /** Entries in every front end's shared caches (`cuda.headers`, `cuda.trees`, ...): what closing documents must free. */
+  cacheSizes(): Record<string, number> {
+    const sizes: Record<string, number> = {};
+    for (const [language, frontEnd] of this.frontEnds) for (const [cache, n] of Object.entries(frontEnd.cacheSizes?.() ?? {})) sizes[`${language}.${cache}`] = n;
+    return sizes;
+  }
+
   openDocument(language: LanguageId, text: string, path?: string): EngineDocument {
     const frontEnd = this.frontEnds.get(language);
     if (!frontEnd) throw new Error(`unknown language '${language}'`);
@@ -59,6 +66,8 @@ export class Engine {
 
 export class EngineDocument {
   private cached: { options: LintOptions; generation: number; context: string | undefined; result: AnalysisResult } | undefined;
+  /** The last result, kept across edits: requests while typing answer from it rather than analyse again. */
+  private last: AnalysisResult | undefined;
 
   constructor(
     readonly language: LanguageId,
@@ -94,6 +103,7 @@ export class EngineDocument {
     if (this.cached && this.cached.options === options && this.cached.generation === generation && this.cached.context === context) return this.cached.result;
     const result = this.document.analyze(options);
     this.cached = { options, generation, context, result };
+    this.last = result;
     return result;
   }
 
@@ -106,9 +116,26 @@ export class EngineDocument {
   dispose(): void {
     this.document.dispose();
     this.cached = undefined;
+    this.last = undefined;
   }
 
+  /** Answers from the IR last lowered while the text changes (see `prepareHover`). */
   hover(position: Position): HoverInfo | null {
     return this.document.hover(position);
+  }
+
+  /** The result of the last analysis, of whatever version it was; undefined before the first one. */
+  lastAnalysis(): AnalysisResult | undefined {
+    return this.last;
+  }
+
+  /** Whether an analysis of the current text is cached (a request can have it without analysing). */
+  get analysisCurrent(): boolean {
+    return this.cached !== undefined;
+  }
+
+  /** Lowers the file again for hovers if one answered from an older text; call when typing pauses. */
+  prepareHover(): void {
+    this.document.prepareHover?.();
   }
 }

@@ -4,6 +4,7 @@
 // in the VS Code extension and standalone over stdio (`phaseflip dap`, debugger/main.ts).
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { PassThrough } from 'node:stream';
 import {
   Breakpoint,
   ExitedEvent,
@@ -19,12 +20,14 @@ import {
   StackFrame,
   StoppedEvent,
   TerminatedEvent,
+  Response,
   Thread,
   ThreadEvent,
 } from '@vscode/debugadapter';
 import type { DebugProtocol } from '@vscode/debugprotocol';
 import { type DebugRuntime, type DebugStop, type ExceptionFilter, type PhaseFlip, createDebugRuntime, preloadParsers, toChromeTrace, withCommas } from '../core/index';
 import { LaunchConfigError, type LaunchPlan, type PhaseflipLaunchArguments, planLaunch, simErrorAsConfigError } from './launch-config';
+import { FrameReader, messageProblem } from './frames';
 import { type BreakpointIds, DEFAULT_FILTERS, EXCEPTION_FILTERS, exceptionInfo, toDapStop } from './stops';
 import { LANE_VARIABLE, VariableStore, barrierSummary } from './variables';
 
@@ -73,6 +76,8 @@ export class PhaseflipDebugSession extends LoggingDebugSession {
   private progressId?: string;
   /** Bumped on restart: a run of the old runtime must not report into the new one. */
   private generation = 0;
+  /** Whether `initialize` was answered: other requests before it are refused (disconnect excepted). */
+  private initializeSeen = false;
 
   constructor() {
     super();
@@ -81,6 +86,69 @@ export class PhaseflipDebugSession extends LoggingDebugSession {
     this.setDebuggerColumnsStartAt1(false);
     // Load the CUDA grammar (WASM) while the client is still initializing: the launch needs it.
     void preloadParsers();
+  }
+
+  // ------------------------------------------------------------------ protocol
+
+  /**
+   * Reads the client's frames with our own bounded reader (debugger/frames.ts) instead of the
+   * library's, which exits the process on a frame that is not JSON and buffers any Content-Length.
+   * The library still writes the output; its input is a stream that never carries anything.
+   */
+  override start(inStream: NodeJS.ReadableStream, outStream: NodeJS.WritableStream): void {
+    super.start(new PassThrough(), outStream);
+    const reader = new FrameReader({ message: (m) => this.handleMessage(m as DebugProtocol.ProtocolMessage), problem: (text) => this.malformed(text) });
+    inStream.on('data', (chunk: Buffer | string) => reader.push(typeof chunk === 'string' ? Buffer.from(chunk) : chunk));
+    inStream.on('close', () => this.shutdown());
+    inStream.on('error', () => this.shutdown());
+    inStream.resume();
+  }
+
+  /**
+   * Every message passes here, from the stdio reader or from VS Code inline: what is not a DAP message
+   * is answered (an error response when it names a request to answer, else an output event) and the
+   * session goes on.
+   */
+  override handleMessage(message: DebugProtocol.ProtocolMessage): void {
+    const problem = messageProblem(message);
+    if (problem) {
+      const m = message as unknown as Record<string, unknown> | null;
+      const seq = m && typeof m === 'object' && m.type === 'request' && typeof m.seq === 'number' && Number.isInteger(m.seq) ? m.seq : undefined;
+      if (seq === undefined) this.malformed(problem);
+      else this.refuse({ seq, command: typeof m!.command === 'string' ? m!.command : '' }, 1010, problem);
+      return;
+    }
+    if (message.type === 'request') {
+      const request = message as DebugProtocol.Request;
+      // `arguments` is optional for every request; the handlers read fields of it.
+      request.arguments ??= {};
+      if (request.command === 'initialize') {
+        // pathFormat is optional and defaults to 'path' (the library refuses it when absent).
+        const args = request.arguments as DebugProtocol.InitializeRequestArguments;
+        if (args.pathFormat === undefined) request.arguments = { ...args, pathFormat: 'path' };
+        this.initializeSeen = true;
+      } else if (!this.initializeSeen && request.command !== 'disconnect' && request.command !== 'terminate') {
+        this.refuse(request, 1011, `'${request.command}' before 'initialize': send 'initialize' first`);
+        return;
+      }
+    }
+    super.handleMessage(message);
+  }
+
+  /** Requests the adapter does not know get an error response that names them. */
+  protected override customRequest(command: string, response: DebugProtocol.Response): void {
+    this.sendErrorResponse(response, { id: 1014, format: `unknown request '${command}'`, showUser: false });
+  }
+
+  /** An error response to a request that never reached a handler. */
+  private refuse(request: { seq: number; command: string }, id: number, text: string): void {
+    const response = new Response({ seq: request.seq, type: 'request', command: request.command });
+    this.sendErrorResponse(response, { id, format: text.replace(/[{}]/g, (c) => (c === '{' ? '(' : ')')), showUser: false });
+  }
+
+  /** Input that is no message to answer: the client hears of it on its error output. */
+  private malformed(text: string): void {
+    this.sendEvent(new OutputEvent(`Phaseflip: ignored malformed DAP input: ${text}\n`, 'stderr'));
   }
 
   // ------------------------------------------------------------------ lifecycle

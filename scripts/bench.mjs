@@ -10,6 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { benchCroqtile } from './bench/croqtile.mjs';
 import { benchDap } from './bench/dap.mjs';
 import { benchLsp } from './bench/lsp.mjs';
+import { benchTyping } from './bench/lsp-typing.mjs';
 import { benchSim } from './bench/sim.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -20,6 +21,7 @@ const QUICK = argv.includes('--quick');
 
 const SECTIONS = [
   { name: 'lsp', title: 'Language server (dist/server.js --stdio, debounce 0)', run: () => benchLsp({ quick: QUICK }) },
+  { name: 'typing', title: 'Requests while typing (hover, code action, symbols, code lens on a 2k-line file)', run: () => benchTyping({ quick: QUICK }) },
   { name: 'croqtile', title: 'Croqtile (.co) through the language server (debounce 0)', run: () => benchCroqtile({ quick: QUICK }) },
   { name: 'sim', title: 'Simulator (in-process simulate(), one child process per case)', run: () => benchSim({ quick: QUICK }) },
   { name: 'dap', title: 'Debug adapter (phaseflip dap over stdio, DebugClient; seed p/c, 128 threads)', run: () => benchDap({ quick: QUICK }) },

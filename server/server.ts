@@ -30,6 +30,7 @@ import {
   type SymbolInformation,
   TextDocumentSyncKind,
 } from 'vscode-languageserver/node';
+import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import {
   type AnalysisNote,
@@ -68,6 +69,9 @@ import {
 import { type Settings, defaultSettings, parseSettings, toLintOptions } from './settings';
 
 export const SERVER_NAME = 'phaseflip';
+
+/** Quiet time after the last edit before work too slow for every keystroke runs (code lenses, hover IR). */
+const QUIET_MS = 300;
 
 /** Language ids the server lints; other documents are linted when their path says CUDA/Croqtile. */
 const LANGUAGE_IDS: Record<string, LanguageId> = { 'cuda-cpp': 'cuda', cuda: 'cuda', croqtile: 'croqtile' };
@@ -123,12 +127,17 @@ interface TrackedDocument {
   findings: Finding[];
   findingsVersion: number | null;
   lastError: string | undefined;
-  /** Code lenses computed for `version` (a document without edits keeps them). */
+  /** Code lenses computed for `version` (a document without edits keeps them; while typing they answer stale). */
   lenses: { version: number; lenses: CodeLens[] } | undefined;
+  /** Cancels the pending work for when typing pauses (fresh code lenses, the IR hovers read), if any. */
+  cancelQuiet: (() => void) | undefined;
   /** The headers its last analysis read: editing or saving one of them lints it again. */
   dependencies: Set<string>;
   /** The file whose translation unit its last analysis read it in (a header included by it), if another. */
   context: string | undefined;
+  /** When its last edit arrived and how long its last analysis took (performance.now() ms): lints defer while typing outpaces them. */
+  lastEditAt: number;
+  lastLintMs: number;
   /** Syntax problems of its last analysis: a header that does not parse alone is read in an including file's unit. */
   syntaxErrors: number;
   /** Information notes of its last analysis (what was not understood). */
@@ -278,6 +287,9 @@ export class PhaseflipServer {
       findingsVersion: null,
       lastError: undefined,
       lenses: undefined,
+      cancelQuiet: undefined,
+      lastEditAt: -Infinity,
+      lastLintMs: 0,
     };
     this.documents.set(doc.uri, doc);
     this.openEngineDocument(doc, textDocument.text);
@@ -302,7 +314,13 @@ export class PhaseflipServer {
       this.openEngineDocument(doc, applyContentChanges(doc.unopened ?? '', contentChanges));
     }
     if (doc.path) this.textChanged(doc.path, this.textOf(doc));
-    this.schedule(doc, this.settings.debounceMs);
+    // Edits arriving faster than an analysis takes would queue analyses of versions already stale (and the
+    // requests behind them): the analysis waits for a pause as long as the last one took.
+    const now = performance.now();
+    const typingOutpacesLint = now - doc.lastEditAt < doc.lastLintMs;
+    doc.lastEditAt = now;
+    this.schedule(doc, typingOutpacesLint ? Math.max(this.settings.debounceMs, doc.lastLintMs) : this.settings.debounceMs);
+    this.scheduleQuiet(doc);
   }
 
   /**
@@ -352,6 +370,12 @@ export class PhaseflipServer {
   private forget(doc: TrackedDocument): void {
     doc.cancelLint?.();
     doc.cancelLint = undefined;
+    doc.cancelQuiet?.();
+    doc.cancelQuiet = undefined;
+    doc.lenses = undefined;
+    doc.findings = [];
+    doc.notes = [];
+    doc.dependencies = new Set();
     const disposable = doc.engine as { dispose?: () => void } | undefined;
     try {
       disposable?.dispose?.();
@@ -380,12 +404,33 @@ export class PhaseflipServer {
     }
   }
 
+  /**
+   * Work that would stall typing if done per keystroke, done once edits pause: code lenses for the
+   * current text (clients that can are asked to refresh theirs) and the whole-file IR hovers read.
+   */
+  private scheduleQuiet(doc: TrackedDocument): void {
+    doc.cancelQuiet?.();
+    const handle = setTimeout(() => {
+      doc.cancelQuiet = undefined;
+      if (this.documents.get(doc.uri) !== doc) return;
+      try {
+        doc.engine?.prepareHover();
+      } catch (e) {
+        this.reportOnce(doc, 'preparing hovers for', e);
+      }
+      if (doc.lenses && doc.lenses.version !== doc.version) void this.refreshLenses(doc);
+    }, Math.max(this.settings.debounceMs, QUIET_MS));
+    doc.cancelQuiet = () => clearTimeout(handle);
+  }
+
   private lint(doc: TrackedDocument): void {
     if (this.documents.get(doc.uri) !== doc) return;
     const version = doc.version;
     let result: AnalysisResult = { findings: [], syntaxProblems: [], symbols: [] };
+    const started = performance.now();
     try {
       if (doc.engine) result = doc.engine.analyze(this.lintOptions);
+      doc.lastLintMs = performance.now() - started;
       doc.lastError = undefined;
     } catch (e) {
       this.reportOnce(doc, 'analysing', e);
@@ -523,7 +568,8 @@ export class PhaseflipServer {
   private onDocumentSymbol(params: DocumentSymbolParams): DocumentSymbol[] | SymbolInformation[] {
     const doc = this.documents.get(params.textDocument.uri);
     if (!doc?.engine) return [];
-    const symbols = doc.engine.analyze(this.lintOptions).symbols;
+    // While an analysis of newer edits is pending, the last one answers (never analyse here for a request).
+    const symbols = (doc.engine.analysisCurrent ? undefined : doc.engine.lastAnalysis())?.symbols ?? doc.engine.analyze(this.lintOptions).symbols;
     return this.hierarchicalSymbols
       ? symbols.map(toDocumentSymbol)
       : symbols.map((s) => toSymbolInformation(s, doc.uri));
@@ -533,12 +579,25 @@ export class PhaseflipServer {
   private async onCodeLens(params: CodeLensParams): Promise<CodeLens[]> {
     const doc = this.documents.get(params.textDocument.uri);
     if (!doc || !this.settings.codeLens) return [];
+    if (doc.lenses?.version === doc.version) return doc.lenses.lenses;
+    // While the analysis of newer edits is pending (typing), the last lenses answer: reading the launch
+    // templates parses the whole file, so fresh ones are made once edits pause (scheduleQuiet).
+    if (doc.lenses && doc.cancelLint) return doc.lenses.lenses;
+    return (await this.refreshLenses(doc)) ?? [];
+  }
+
+  /** Makes the code lenses of the document's current text; asks the client to refresh when they changed. */
+  private async refreshLenses(doc: TrackedDocument): Promise<CodeLens[] | undefined> {
     const version = doc.version;
-    if (doc.lenses?.version === version) return doc.lenses.lenses;
     const wasmDir = this.options.wasmDir ?? (typeof __dirname !== 'undefined' ? __dirname : undefined);
     const templates = await launchTemplates(this.textOf(doc), doc.language, doc.uri, wasmDir);
     const lenses = toCodeLenses(templates, doc.uri, DEBUG_KERNEL_COMMAND, ADD_LAUNCH_CONFIGURATION_COMMAND);
-    if (this.documents.get(doc.uri) === doc && doc.version === version) doc.lenses = { version, lenses };
+    if (this.documents.get(doc.uri) !== doc || doc.version !== version) return lenses;
+    const changed = doc.lenses !== undefined && JSON.stringify(doc.lenses.lenses) !== JSON.stringify(lenses);
+    doc.lenses = { version, lenses };
+    if (changed && this.codeLensRefresh) {
+      void this.connection.sendRequest(CodeLensRefreshRequest.type).catch((e: unknown) => this.error(`codeLens/refresh failed: ${describe(e)}`));
+    }
     return lenses;
   }
 

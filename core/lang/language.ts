@@ -61,6 +61,8 @@ export interface FrontEnd {
    * `constants` bound; undefined when anything in it is not a known constant. Never throws.
    */
   evaluateConstant(expression: string, constants?: ReadonlyMap<string, number>): number | undefined;
+  /** Entries in the caches the front end shares between documents (headers, syntax trees), by cache; for memory checks. */
+  cacheSizes?(): Record<string, number>;
 }
 
 /** Where a document lives: its absolute path and the project that reads its includes. */
@@ -85,7 +87,10 @@ export interface LanguageDocument {
   kernelModule(): KernelModule;
   /** The kernel IR the rules see, as text (`phaseflip ir`). */
   irText(): string;
+  /** While the text changes, hovers answer from the IR last lowered (positions as of then), not lowering per keystroke. */
   hover(position: Position): HoverInfo | null;
+  /** Brings the IR hovers read up to the current text when a hover answered from an older one; the server calls it when typing pauses. */
+  prepareHover?(): void;
   /** Releases the syntax trees; call when the editor closes the document. */
   dispose(): void;
 }

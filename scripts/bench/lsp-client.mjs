@@ -45,12 +45,13 @@ export class Client {
     return new Client(child, connection);
   }
 
-  async initialize(rootUri = null) {
+  /** `debounceMs` is the server's lint debounce (0 times the analysis itself; the editor's default is 150). */
+  async initialize(rootUri = null, { debounceMs = 0 } = {}) {
     await this.connection.sendRequest(rpc.InitializeRequest.type, {
       processId: process.pid,
       rootUri,
-      capabilities: { textDocument: { publishDiagnostics: { versionSupport: true } } },
-      initializationOptions: { lint: { debounceMs: 0 } },
+      capabilities: { textDocument: { publishDiagnostics: { versionSupport: true }, documentSymbol: { hierarchicalDocumentSymbolSupport: true } } },
+      initializationOptions: { lint: { debounceMs } },
     });
     await this.connection.sendNotification(rpc.InitializedNotification.type, {});
   }
@@ -80,6 +81,16 @@ export class Client {
     const done = this.diagnostics(uri, version);
     void this.connection.sendNotification(rpc.DidChangeTextDocumentNotification.type, { textDocument: { uri, version }, contentChanges });
     return done;
+  }
+
+  /** Sends a request and resolves with its result. */
+  request(method, params) {
+    return this.connection.sendRequest(method, params);
+  }
+
+  /** Sends a notification without waiting for anything. */
+  notify(method, params) {
+    return this.connection.sendNotification(method, params);
   }
 
   /** CPU time (user + system) the server process has used so far, in ms (clock-tick resolution). */

@@ -1,64 +1,12 @@
 // `phaseflip dap` standalone, the way a non-VS Code editor runs it: spawn the command, speak raw DAP
 // (Content-Length framed JSON) on its stdin/stdout, and check that it answers, runs a kernel to
 // the end, writes the Chrome trace it was asked for, and exits cleanly on disconnect.
-import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { EXAMPLES } from './dap-client';
-import { CLI_JS, requireBuild } from '../server/lsp-client';
-
-interface Message {
-  type: 'response' | 'event';
-  command?: string;
-  event?: string;
-  success?: boolean;
-  message?: string;
-  body?: Record<string, unknown>;
-}
-
-/** A minimal DAP client over a child's stdio: send requests, wait for messages by predicate. */
-function adapterProcess() {
-  requireBuild();
-  const child = spawn(CLI_JS, ['dap'], { stdio: ['pipe', 'pipe', 'pipe'] });
-  const messages: Message[] = [];
-  const waiters: { match: (m: Message) => boolean; resolve: (m: Message) => void }[] = [];
-  let buffer = Buffer.alloc(0);
-  let stderr = '';
-  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-  child.stdout.on('data', (d: Buffer) => {
-    buffer = Buffer.concat([buffer, d]);
-    for (;;) {
-      const header = buffer.indexOf('\r\n\r\n');
-      if (header < 0) return;
-      const length = Number(/Content-Length: (\d+)/.exec(buffer.subarray(0, header).toString())?.[1]);
-      if (buffer.length < header + 4 + length) return;
-      const m = JSON.parse(buffer.subarray(header + 4, header + 4 + length).toString('utf8')) as Message;
-      buffer = buffer.subarray(header + 4 + length);
-      messages.push(m);
-      for (const w of waiters.filter((x) => x.match(m))) {
-        waiters.splice(waiters.indexOf(w), 1);
-        w.resolve(m);
-      }
-    }
-  });
-  let seq = 1;
-  const send = (command: string, args?: unknown) => {
-    const json = JSON.stringify({ seq: seq++, type: 'request', command, arguments: args });
-    child.stdin.write(`Content-Length: ${Buffer.byteLength(json)}\r\n\r\n${json}`);
-  };
-  const wait = (match: (m: Message) => boolean) =>
-    new Promise<Message>((resolve) => {
-      const seen = messages.find(match);
-      if (seen) resolve(seen);
-      else waiters.push({ match, resolve });
-    });
-  const response = (command: string) => wait((m) => m.type === 'response' && m.command === command);
-  const event = (name: string) => wait((m) => m.type === 'event' && m.event === name);
-  const exit = new Promise<number | null>((resolve) => child.once('exit', resolve));
-  return { send, response, event, exit, messages, stderr: () => stderr };
-}
+import { adapterProcess } from './raw-dap';
 
 describe('phaseflip dap (stdio)', () => {
   it('initializes, runs the seed to completion, writes the trace and exits 0 on disconnect', async () => {

@@ -10,6 +10,10 @@ import { hoverCroqtile } from './hover';
 export class CroqtileDocument implements LanguageDocument {
   private readonly analyzer = new CroqtileAnalyzer();
   private module: KernelModule | undefined;
+  /** The last module built and the text it was built from: hovers while typing read it (see prepareHover). */
+  private hoverModule: { text: string; module: KernelModule } | undefined;
+  /** Whether a hover answered from `hoverModule` of an older text since it was last built. */
+  private hoverStale = false;
 
   constructor(private textValue: string) {}
 
@@ -36,6 +40,7 @@ export class CroqtileDocument implements LanguageDocument {
 
   kernelModule(): KernelModule {
     this.module ??= this.analyzer.fullModule(this.textValue);
+    this.hoverModule = { text: this.textValue, module: this.module };
     return this.module;
   }
 
@@ -44,12 +49,29 @@ export class CroqtileDocument implements LanguageDocument {
   }
 
   hover(position: Position): HoverInfo | null {
-    return hoverCroqtile(this.textValue, position, this.kernelModule());
+    return hoverCroqtile(this.textValue, position, this.moduleForHover());
+  }
+
+  /** The last module when it is of this text or a hover is answered while typing (lowering every keystroke stalls it). */
+  private moduleForHover(): KernelModule {
+    if (this.module) return this.module;
+    const last = this.hoverModule;
+    if (!last) return this.kernelModule();
+    if (last.text === this.textValue) return (this.module = last.module);
+    this.hoverStale = true;
+    return last.module;
+  }
+
+  prepareHover(): void {
+    if (!this.hoverStale) return;
+    this.hoverStale = false;
+    this.kernelModule();
   }
 
   /** Releases the kept parses and findings. */
   dispose(): void {
     this.analyzer.clear();
     this.module = undefined;
+    this.hoverModule = undefined;
   }
 }

@@ -23,6 +23,8 @@ const EMPTY_MODULE: KernelModule = { language: 'cuda', kernels: [], constants: n
 export interface DocumentsShared {
   headers?: HeaderCache;
   trees?: TreeBudget;
+  /** Documents open on these caches: when the last one is disposed the header cache is freed. */
+  open?: number;
 }
 
 export class CudaDocument implements LanguageDocument {
@@ -38,6 +40,10 @@ export class CudaDocument implements LanguageDocument {
   private unitCache: { text: string; generation: number; context: string | undefined; unit: CudaUnit } | undefined;
   private readonly analyzer = new CudaAnalyzer();
   private module: KernelModule | undefined;
+  /** The last module built and the text it was built from: hovers while typing read it (see prepareHover). */
+  private hoverModule: { text: string; module: KernelModule } | undefined;
+  /** Whether a hover answered from `hoverModule` of an older text since it was last built. */
+  private hoverStale = false;
   /** For a header read inside a file that includes it: that file as a document of its own, for its kernels' findings. */
   private includer: { path: string; document: CudaDocument } | undefined;
   /**
@@ -56,6 +62,7 @@ export class CudaDocument implements LanguageDocument {
     /** An including file opened for a header's sake: analysed as itself, never inside yet another file. */
     private readonly asIncluder = false,
   ) {
+    this.shared.open = (this.shared.open ?? 0) + 1;
     this.parsedText = this.unit().parseText;
     this.chunks = new ChunkedTree(parser, this.parsedText);
     this.shared.trees?.use(this.chunks);
@@ -168,6 +175,7 @@ export class CudaDocument implements LanguageDocument {
     const chunks = this.synced();
     if (!chunks) return EMPTY_MODULE;
     this.module ??= lowerCudaNodes(chunks.topLevel(), this.textValue, this.unit()).module;
+    this.hoverModule = { text: this.textValue, module: this.module };
     return this.module;
   }
 
@@ -180,17 +188,36 @@ export class CudaDocument implements LanguageDocument {
   hover(position: Position): HoverInfo | null {
     const chunks = this.synced();
     if (!chunks) return null;
-    const module = this.kernelModule();
-    return hoverCuda(chunks.nodeAt(position, offsetAt(this.textValue, position)), this.textValue, position, module);
+    return hoverCuda(chunks.nodeAt(position, offsetAt(this.textValue, position)), this.textValue, position, () => this.moduleForHover());
+  }
+
+  /** The current module when built, else the last one (lowering the whole file per keystroke would stall typing). */
+  private moduleForHover(): KernelModule {
+    if (this.module) return this.module;
+    const last = this.hoverModule;
+    if (!last) return this.kernelModule();
+    if (last.text !== this.textValue) this.hoverStale = true;
+    return last.module;
+  }
+
+  prepareHover(): void {
+    if (!this.hoverStale) return;
+    this.hoverStale = false;
+    this.kernelModule();
   }
 
   dispose(): void {
+    if (this.chunks) {
+      this.shared.open = (this.shared.open ?? 1) - 1;
+      if (this.shared.open === 0) this.shared.headers?.clear();
+    }
     if (this.chunks) this.shared.trees?.forget(this.chunks);
     this.chunks?.dispose();
     this.chunks = null;
     this.includer?.document.dispose();
     this.includer = undefined;
     this.module = undefined;
+    this.hoverModule = undefined;
     this.unitCache = undefined;
   }
 }

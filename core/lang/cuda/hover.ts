@@ -10,7 +10,8 @@ import type { SyntaxNode } from './parser';
 import { isKernelLaunch } from './launch-sites';
 import { findApiDoc, findMemberDoc, findPtxDoc, renderApiDoc } from './doc-lookup';
 
-export function hoverCuda(node: SyntaxNode | null, text: string, position: Position, module: KernelModule): HoverInfo | null {
+/** `moduleOf` gives the lowered file, asked for only by hovers that need it (kernels, barriers, member calls). */
+export function hoverCuda(node: SyntaxNode | null, text: string, position: Position, moduleOf: () => KernelModule): HoverInfo | null {
   if (!node) return null;
   // Inside an asm string: the PTX instruction under the cursor.
   const asmString = ancestor(node, (n) => n.type === 'string_literal' && n.parent?.type === 'gnu_asm_expression' && n.parent.childForFieldName('assembly_code')?.id === n.id)
@@ -22,7 +23,7 @@ export function hoverCuda(node: SyntaxNode | null, text: string, position: Posit
   // Member call: `bar.arrive()`, `full[s]->wait(ph)`.
   const parent = node.parent;
   if (node.type === 'field_identifier' && parent?.type === 'field_expression') {
-    const doc = findMemberDoc(name, receiverType(parent, module));
+    const doc = findMemberDoc(name, receiverType(parent, moduleOf()));
     if (doc) return { markdown: renderApiDoc(doc), range: rangeOf(node) };
   }
   // Qualified call: `cuda::ptx::mbarrier_arrive`.
@@ -38,6 +39,7 @@ export function hoverCuda(node: SyntaxNode | null, text: string, position: Posit
     return { markdown: renderApiDoc(doc), range: rangeOf(span) };
   }
   // A kernel's name, where it is defined or launched: the block size its analysis used.
+  const module = moduleOf();
   const kernel = module.kernels.find((k) => k.name === name && (sameStart(k.nameRange, rangeOf(node)) || isLaunched(node)));
   if (kernel) return { markdown: kernelShape(kernel, module), range: rangeOf(node) };
   // A barrier variable: its inferred protocol.

@@ -3,7 +3,7 @@
 // that core/languages.ts registers.
 import { CPP_KEYWORDS } from '../inline-values';
 import type { FrontEnd, Language } from '../language';
-import { CudaDocument } from './document';
+import { CudaDocument, type DocumentsShared } from './document';
 import { TreeBudget } from './tree-budget';
 import { HeaderCache } from './unit';
 import { cudaLaunchTemplates } from './launch-template';
@@ -39,9 +39,10 @@ export const cuda: Language = {
     const parser = new Parser();
     parser.setLanguage(grammar);
     // Headers are parsed once per front end and shared by every document that includes them.
-    const shared = { headers: new HeaderCache(parser), trees: new TreeBudget() };
+    const shared: DocumentsShared = { headers: new HeaderCache(parser), trees: new TreeBudget() };
     return {
       openDocument: (text, context) => new CudaDocument(parser, text, context, shared),
+      cacheSizes: () => ({ documents: shared.open ?? 0, headers: shared.headers?.size ?? 0, trees: shared.trees?.size ?? 0 }),
       evaluateConstant: (expression, constants = new Map()) => evaluateConstant(parser, expression, constants),
     };
   },

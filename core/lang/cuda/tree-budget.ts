@@ -13,6 +13,11 @@ export class TreeBudget {
 
   constructor(private readonly budgetChars = DEFAULT_TREE_BUDGET_CHARS) {}
 
+  /** How many documents' trees it tracks. */
+  get size(): number {
+    return this.awake.size;
+  }
+
   /**
    * Marks `tree` as just used and puts the least recently used others to sleep while the total is over
    * budget. Call it before reading nodes of `tree` and when no other tree's nodes are held.

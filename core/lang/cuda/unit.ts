@@ -90,6 +90,18 @@ export class HeaderCache {
 
   /** Counts the times parsed headers were freed: definitions taken from them before are no longer valid. */
   freed = 0;
+
+  /** How many headers are cached (parsed or not). */
+  get size(): number {
+    return this.entries.size;
+  }
+
+  /** Frees every header (the last open document was closed: nothing reads them). */
+  clear(): void {
+    for (const e of this.entries.values()) e.tree?.delete();
+    if (this.entries.size > 0) this.freed++;
+    this.entries.clear();
+  }
 }
 
 /** A document's translation unit: what `buildTranslationUnit` found plus what the front end derives from it. */

@@ -1,0 +1,136 @@
+// Reading the Debug Adapter Protocol off a byte stream, bounded and forgiving: Content-Length framed
+// JSON in, parsed messages or worded problems out. Garbage never ends the session (the adapter library's
+// own reader exits the process on a frame that is not JSON) and never grows memory without limit.
+
+/** The largest frame body accepted; a longer one is skipped as it arrives, without being buffered. */
+export const MAX_FRAME_BYTES = 16 * 1024 * 1024;
+/** The most header bytes read while looking for the blank line that ends a header. */
+export const MAX_HEADER_BYTES = 8 * 1024;
+
+const HEADER_END = Buffer.from('\r\n\r\n');
+
+export interface FrameSink {
+  /** A frame whose body is JSON (any JSON value: whether it is a DAP message is the caller's question). */
+  message(value: unknown): void;
+  /** A frame or header that could not be read, in words; reading goes on after it. */
+  problem(text: string): void;
+}
+
+/** Splits a DAP byte stream into messages. Feed it every chunk in order. */
+export class FrameReader {
+  /** Header bytes not yet ending in a blank line (header mode). */
+  private header = Buffer.alloc(0);
+  /** The body being collected: its announced length and the chunks so far (body mode). */
+  private body: { length: number; chunks: Buffer[]; received: number } | undefined;
+  /** Bytes of an oversized body still to discard. */
+  private skipping = 0;
+
+  constructor(private readonly sink: FrameSink) {}
+
+  push(chunk: Buffer): void {
+    let data = chunk;
+    while (data.length > 0) {
+      if (this.skipping > 0) {
+        const n = Math.min(this.skipping, data.length);
+        this.skipping -= n;
+        data = data.subarray(n);
+      } else if (this.body) {
+        const n = Math.min(this.body.length - this.body.received, data.length);
+        this.body.chunks.push(data.subarray(0, n));
+        this.body.received += n;
+        data = data.subarray(n);
+        if (this.body.received === this.body.length) this.finishBody();
+      } else {
+        data = this.readHeader(data);
+      }
+    }
+  }
+
+  /** Consumes header bytes from `data`; returns what follows the header once it is complete. */
+  private readHeader(data: Buffer): Buffer {
+    // Only the last 3 bytes kept from before can start the blank line: the search stays linear.
+    const from = Math.max(0, this.header.length - 3);
+    this.header = Buffer.concat([this.header, data]);
+    const end = this.header.indexOf(HEADER_END, from);
+    if (end < 0) {
+      if (this.header.length > MAX_HEADER_BYTES) {
+        this.sink.problem(`no end of header (a blank line) within ${MAX_HEADER_BYTES} bytes: ${this.header.length - 3} bytes dropped`);
+        this.header = Buffer.from(this.header.subarray(this.header.length - 3));
+      }
+      return Buffer.alloc(0);
+    }
+    if (end > MAX_HEADER_BYTES) this.sink.problem(`a header of ${end} bytes (more than ${MAX_HEADER_BYTES}): dropped`);
+    else this.startBody(this.header.toString('latin1', 0, end));
+    const rest = this.header.subarray(end + HEADER_END.length);
+    this.header = Buffer.alloc(0);
+    return rest;
+  }
+
+  private startBody(header: string): void {
+    const lengths = header
+      .split('\r\n')
+      .map((line) => /^content-length\s*:\s*(.*)$/i.exec(line)?.[1])
+      .filter((v): v is string => v !== undefined);
+    if (lengths.length !== 1) {
+      this.sink.problem(lengths.length === 0 ? `a header without Content-Length: ${quote(header)}` : `a header with ${lengths.length} Content-Length fields: dropped`);
+      return;
+    }
+    const value = lengths[0].trim();
+    if (!/^\d{1,15}$/.test(value)) {
+      this.sink.problem(`Content-Length must be a number of bytes, got ${quote(value)}`);
+      return;
+    }
+    const length = Number(value);
+    if (length > MAX_FRAME_BYTES) {
+      this.sink.problem(`a frame of ${length} bytes is over the limit of ${MAX_FRAME_BYTES} bytes: skipped`);
+      this.skipping = length;
+      return;
+    }
+    if (length === 0) {
+      this.sink.problem('an empty frame (Content-Length: 0)');
+      return;
+    }
+    this.body = { length, chunks: [], received: 0 };
+  }
+
+  private finishBody(): void {
+    const text = Buffer.concat(this.body!.chunks).toString('utf8');
+    this.body = undefined;
+    let value: unknown;
+    try {
+      value = JSON.parse(text);
+    } catch (e) {
+      this.sink.problem(`a frame that is not JSON (${e instanceof Error ? e.message : String(e)}): ${quote(text)}`);
+      return;
+    }
+    this.sink.message(value);
+  }
+}
+
+/** What a parsed message lacks to be a DAP message, in words; undefined when it is one. */
+export function messageProblem(value: unknown): string | undefined {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return `a message must be a JSON object, got ${describeValue(value)}`;
+  const m = value as Record<string, unknown>;
+  if (m.type !== 'request' && m.type !== 'response' && m.type !== 'event') return `a message's type must be 'request', 'response' or 'event', got ${describeValue(m.type)}`;
+  if (m.type !== 'request') return undefined;
+  if (typeof m.seq !== 'number' || !Number.isInteger(m.seq)) return `a request's seq must be an integer, got ${describeValue(m.seq)}`;
+  if (typeof m.command !== 'string' || m.command === '') return `a request needs a command (a non-empty string), got ${describeValue(m.command)}`;
+  if (m.arguments !== undefined && (m.arguments === null || typeof m.arguments !== 'object' || Array.isArray(m.arguments))) {
+    return `the arguments of '${m.command}' must be an object, got ${describeValue(m.arguments)}`;
+  }
+  return undefined;
+}
+
+function describeValue(v: unknown): string {
+  if (v === undefined) return 'nothing';
+  if (v === null) return 'null';
+  if (Array.isArray(v)) return 'an array';
+  if (typeof v === 'object') return 'an object';
+  return quote(JSON.stringify(v));
+}
+
+/** A bounded quotation of input for a message. */
+function quote(text: string): string {
+  const cut = text.length > 80 ? `${text.slice(0, 80)}…` : text;
+  return JSON.stringify(cut);
+}
