@@ -140,7 +140,7 @@ async function replay(root: string, options: Map<string, string>, only: string[]
   const pool = new EnginePool();
   try {
     const dir = path.resolve(root, options.get('out') ?? 'test/fuzz-reproducers');
-    const results = await replayAll(root, dir, pool, numberOption(options, 'limit-ms') ?? 10_000, only);
+    const results = await replayAll(root, dir, pool, numberOption(options, 'limit-ms') ?? 0, only);
     for (const r of results) {
       if (options.has('json')) console.log(JSON.stringify({ file: r.file, surface: r.surface, verdict: r.outcome.verdict, ms: Math.round(r.outcome.ms), detail: r.outcome.detail.slice(0, 500) }));
       else console.log(`${r.outcome.verdict.padEnd(14)} ${r.file} (${r.outcome.ms.toFixed(0)} ms)${r.outcome.detail ? `: ${r.outcome.detail.split('\n')[0].slice(0, 160)}` : ''}`);

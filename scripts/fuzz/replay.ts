@@ -15,7 +15,7 @@ export interface ReplayResult {
   outcome: Outcome;
 }
 
-/** A replay's limit: the limit it was found under, at least `minLimitMs` (a loaded CI box is slower). */
+/** A replay's limit: the limit it was found under, or `minLimitMs` when that is larger (`--limit-ms`). */
 async function replayOne(root: string, pool: EnginePool, r: SavedReproducer, minLimitMs: number): Promise<Outcome> {
   const { record } = r;
   const limitMs = Math.max(record.limitMs, minLimitMs);
