@@ -121,6 +121,49 @@ export function messageProblem(value: unknown): string | undefined {
   return undefined;
 }
 
+type FieldType = 'string' | 'number' | 'object' | 'array';
+
+/** Required argument fields of the requests the adapter handles, as the DAP specification types them. */
+const REQUIRED: Record<string, Record<string, FieldType>> = {
+  evaluate: { expression: 'string' },
+  setBreakpoints: { source: 'object' },
+  breakpointLocations: { source: 'object', line: 'number' },
+  source: { sourceReference: 'number' },
+  stackTrace: { threadId: 'number' },
+  scopes: { frameId: 'number' },
+  variables: { variablesReference: 'number' },
+  setVariable: { variablesReference: 'number', name: 'string', value: 'string' },
+  continue: { threadId: 'number' },
+  next: { threadId: 'number' },
+  stepIn: { threadId: 'number' },
+  stepOut: { threadId: 'number' },
+  stepBack: { threadId: 'number' },
+  reverseContinue: { threadId: 'number' },
+  pause: { threadId: 'number' },
+  goto: { threadId: 'number', targetId: 'number' },
+  gotoTargets: { source: 'object', line: 'number' },
+  restartFrame: { frameId: 'number' },
+  exceptionInfo: { threadId: 'number' },
+  setExceptionBreakpoints: { filters: 'array' },
+  setFunctionBreakpoints: { breakpoints: 'array' },
+  setDataBreakpoints: { breakpoints: 'array' },
+  dataBreakpointInfo: { name: 'string' },
+  completions: { text: 'string', column: 'number' },
+  readMemory: { memoryReference: 'string', count: 'number' },
+};
+
+/** What a request's arguments lack that the specification requires, in words; undefined when nothing. */
+export function argumentProblem(command: string, args: Record<string, unknown>): string | undefined {
+  for (const [name, type] of Object.entries(REQUIRED[command] ?? {})) {
+    const v = args[name];
+    const ok = type === 'array' ? Array.isArray(v) : type === 'object' ? v !== null && typeof v === 'object' && !Array.isArray(v) : typeof v === type && (type !== 'number' || Number.isFinite(v));
+    if (!ok) return `'${command}' needs the argument '${name}' (${type === 'array' ? 'an array' : type === 'object' ? 'an object' : `a ${type}`}), got ${describeValue(v)}`;
+  }
+  const source = args.source as Record<string, unknown> | undefined;
+  if (source && typeof source === 'object' && source.path !== undefined && typeof source.path !== 'string') return `'${command}': source.path must be a string, got ${describeValue(source.path)}`;
+  return undefined;
+}
+
 function describeValue(v: unknown): string {
   if (v === undefined) return 'nothing';
   if (v === null) return 'null';

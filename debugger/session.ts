@@ -27,7 +27,7 @@ import {
 import type { DebugProtocol } from '@vscode/debugprotocol';
 import { type DebugRuntime, type DebugStop, type ExceptionFilter, type PhaseFlip, createDebugRuntime, preloadParsers, toChromeTrace, withCommas } from '../core/index';
 import { LaunchConfigError, type LaunchPlan, type PhaseflipLaunchArguments, planLaunch, simErrorAsConfigError } from './launch-config';
-import { FrameReader, messageProblem } from './frames';
+import { FrameReader, argumentProblem, messageProblem } from './frames';
 import { type BreakpointIds, DEFAULT_FILTERS, EXCEPTION_FILTERS, exceptionInfo, toDapStop } from './stops';
 import { LANE_VARIABLE, VariableStore, barrierSummary } from './variables';
 
@@ -131,8 +131,22 @@ export class PhaseflipDebugSession extends LoggingDebugSession {
         this.refuse(request, 1011, `'${request.command}' before 'initialize': send 'initialize' first`);
         return;
       }
+      const missing = argumentProblem(request.command, request.arguments as Record<string, unknown>);
+      if (missing) {
+        this.refuse(request, 1012, missing);
+        return;
+      }
     }
     super.handleMessage(message);
+  }
+
+  /** A handler that throws answers its request with an error and the session goes on (never a crash). */
+  protected override dispatchRequest(request: DebugProtocol.Request): void {
+    try {
+      super.dispatchRequest(request);
+    } catch (e) {
+      this.refuse(request, 1015, `internal error in the debug adapter while handling '${request.command}': ${e instanceof Error ? e.message : String(e)}`);
+    }
   }
 
   /** Requests the adapter does not know get an error response that names them. */
