@@ -52,6 +52,12 @@ export interface RunResult {
 }
 
 const MAX_EVENTS_PER_THREAD = 6000;
+/**
+ * Statements one thread class may execute: nested loops each replayed up to maxIterations times multiply, so a
+ * deep nest of loops without barrier events would otherwise run for minutes. Past it the replay overflows (its
+ * rules stay silent for the kernel), so the cost stays linear in the kernel's size.
+ */
+const MAX_STEPS_PER_THREAD = 200_000;
 
 /** Thread-identity `if` statements with operations inside: evidence a block size is plausible. */
 export function roleBranches(kernel: Kernel, derived: Map<string, Expr> = derivedVars(kernel)): Extract<Stmt, { kind: 'if' }>[] {
@@ -143,6 +149,7 @@ class TraceBuilder {
   /** Which barrier each token variable came from (a foreign token is another rule's business). */
   private readonly tokenKeys = new Map<string, string>();
   overflow = false;
+  private steps = 0;
   /** If statements (by identity) whose then-branch this thread entered. */
   readonly entered = new Set<Stmt>();
 
@@ -175,6 +182,7 @@ class TraceBuilder {
 
   run(stmts: Stmt[], certain: boolean, iter: string): Signal {
     for (const s of stmts) {
+      if (++this.steps > MAX_STEPS_PER_THREAD) this.overflow = true;
       if (this.overflow) return 'return';
       const sig = this.stmt(s, certain, iter);
       if (sig) return sig;
