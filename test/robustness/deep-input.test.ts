@@ -108,7 +108,7 @@ describe('IR walks', () => {
     const seen: string[] = [];
     walkExpr(e, (x) => seen.push(x.kind === 'var' ? x.name : x.kind));
     expect(seen).toEqual(['cond', 'a', 'binary', 'b', 'c', 'call', 'd', 'e']);
-    const s = (target: string): Stmt => ({ kind: 'assign', target, op: '=', range });
+    const s = (target: string): Stmt => ({ kind: 'assign', target, op: '=', declared: false, range });
     const tree: Stmt[] = [{ kind: 'if', cond: v('x'), then: [s('t')], else: [s('e')], range }, { kind: 'loop', body: [s('b')], step: [s('s')], range, bodyRange: range }, s('z')];
     const order: string[] = [];
     visitStmts(tree, (st) => order.push(st.kind === 'assign' ? st.target : st.kind));
