@@ -182,8 +182,11 @@ class TraceBuilder {
 
   run(stmts: Stmt[], certain: boolean, iter: string): Signal {
     for (const s of stmts) {
-      if (++this.steps > MAX_STEPS_PER_THREAD) this.overflow = true;
       if (this.overflow) return 'return';
+      if (++this.steps > MAX_STEPS_PER_THREAD) {
+        this.overflow = true;
+        return 'return';
+      }
       const sig = this.stmt(s, certain, iter);
       if (sig) return sig;
     }
@@ -410,11 +413,23 @@ const barrierWork = new WeakMap<Stmt, boolean>();
 function hasBarrierWork(loop: Stmt): boolean {
   let v = barrierWork.get(loop);
   if (v === undefined) {
-    const visit = (list: Stmt[]): boolean => list.some((s) => s.kind === 'op' || s.kind === 'sync' || s.kind === 'return' || (s.kind === 'if' && (visit(s.then) || visit(s.else))) || (s.kind === 'loop' && visit(s.body)));
+    const visit = (list: Stmt[]): boolean => list.some((s) => (s.kind === 'op' && replayRecords(s.op)) || s.kind === 'sync' || s.kind === 'return' || (s.kind === 'if' && (visit(s.then) || visit(s.else))) || (s.kind === 'loop' && hasBarrierWork(s)));
     v = loop.kind === 'loop' ? visit(loop.body) || visit(loop.step ?? []) : true;
     barrierWork.set(loop, v);
   }
   return v;
+}
+
+/** Op kinds the replay records even without a barrier operand (TraceBuilder.op's explicit cases). */
+const RECORDED_WITHOUT_BARRIER = new Set<string>(['init', 'arrive', 'arrive-expect-tx', 'arrive-drop', 'mma-commit-arrive', 'cp-async-arrive-noinc', 'wait-parity', 'wait-token', 'fence-init']);
+
+/**
+ * Whether replaying `op` can leave an event or set a variable: an operation with no barrier of a kind the
+ * replay does not model (an MMA, a copy, a future) does neither, so a loop of only those is skipped like a
+ * compute loop instead of being iterated (nested, that would cost time exponential in the depth).
+ */
+function replayRecords(op: BarrierOp): boolean {
+  return op.barrier !== undefined || RECORDED_WITHOUT_BARRIER.has(op.kind);
 }
 
 function pos(op: BarrierOp): string {

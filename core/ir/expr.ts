@@ -12,34 +12,38 @@ export function binary(op: string, left: Expr, right: Expr, range: Range = NO_RA
   return { kind: 'binary', op, left, right, text: `${left.text} ${op} ${right.text}`, range };
 }
 
-/** Visits every sub-expression, parents first. */
+/**
+ * Visits every sub-expression, parents first, left to right. Iterative (an explicit stack): an expression of
+ * thousands of terms cannot overflow the call stack.
+ */
 export function walkExpr(e: Expr, visit: (e: Expr) => void): void {
-  visit(e);
-  switch (e.kind) {
-    case 'member':
-      walkExpr(e.object, visit);
-      break;
-    case 'index':
-      walkExpr(e.object, visit);
-      walkExpr(e.index, visit);
-      break;
-    case 'unary':
-      walkExpr(e.arg, visit);
-      break;
-    case 'binary':
-      walkExpr(e.left, visit);
-      walkExpr(e.right, visit);
-      break;
-    case 'cond':
-      walkExpr(e.test, visit);
-      walkExpr(e.then, visit);
-      walkExpr(e.else, visit);
-      break;
-    case 'call':
-      e.args.forEach((a) => walkExpr(a, visit));
-      break;
-    default:
-      break;
+  const stack: Expr[] = [e];
+  while (stack.length > 0) {
+    const x = stack.pop()!;
+    visit(x);
+    // Children are pushed last to first so that they are visited first to last.
+    switch (x.kind) {
+      case 'member':
+        stack.push(x.object);
+        break;
+      case 'index':
+        stack.push(x.index, x.object);
+        break;
+      case 'unary':
+        stack.push(x.arg);
+        break;
+      case 'binary':
+        stack.push(x.right, x.left);
+        break;
+      case 'cond':
+        stack.push(x.else, x.then, x.test);
+        break;
+      case 'call':
+        for (let i = x.args.length - 1; i >= 0; i--) stack.push(x.args[i]);
+        break;
+      default:
+        break;
+    }
   }
 }
 
@@ -56,9 +60,22 @@ export function mentions(e: Expr, name: string): boolean {
   return freeVars(e).has(name);
 }
 
+/**
+ * How deep exprKey and evaluate recurse. The front ends bound the depth of the trees they lower, so real IR
+ * stays far below; past it an expression is unknown (evaluate) or keyed as opaque (exprKey) instead of
+ * overflowing the stack.
+ */
+export const MAX_EXPR_DEPTH = 2000;
+
 /** Canonical text for comparing expressions structurally (whitespace- and paren-insensitive). */
 export function exprKey(e: Expr | undefined): string {
+  return keyAt(e, 0);
+}
+
+function keyAt(e: Expr | undefined, depth: number): string {
   if (!e) return '';
+  if (depth > MAX_EXPR_DEPTH) return '?{too deep}';
+  const exprKey = (x: Expr | undefined): string => keyAt(x, depth + 1);
   switch (e.kind) {
     case 'num':
       return String(e.value);
@@ -121,7 +138,12 @@ export function applyBinary(op: string, l: number, r: number): number | undefine
 
 /** Evaluates an integer expression; undefined when anything is unknown. */
 export function evaluate(e: Expr | undefined, env: Env): number | undefined {
-  if (!e) return undefined;
+  return evaluateAt(e, env, 0);
+}
+
+function evaluateAt(e: Expr | undefined, env: Env, depth: number): number | undefined {
+  if (!e || depth > MAX_EXPR_DEPTH) return undefined;
+  const evaluate = (x: Expr | undefined, en: Env): number | undefined => evaluateAt(x, en, depth + 1);
   switch (e.kind) {
     case 'num':
       return e.value;

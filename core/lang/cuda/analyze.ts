@@ -10,7 +10,7 @@ import { visitStmts } from '../../ir/visit';
 import { isSourceFile } from '../../project/project';
 import { byPosition, findingKey, mergeFindings, runRules } from '../../rules/run';
 import { offsetAt } from '../text-offsets';
-import { internalProblem, syntaxProblemsOf } from './frontend';
+import { boundedDepth, internalProblem, syntaxProblemsOf } from './frontend';
 import { launchShapeDependency } from './launch-shapes';
 import { unreachedAsmInstructions } from './asm-instructions';
 import { classBarrierInits } from './class-barrier-init';
@@ -106,8 +106,11 @@ export class CudaAnalyzer {
   private kernels = new Map<string, KernelEntry>();
   private readonly scanCache = new ScanCache();
 
-  analyze(tops: SyntaxNode[], text: string, options: LintOptions, unit?: CudaUnit, generation = 0): AnalysisResult {
-    const syntaxProblems = syntaxProblemsOf(tops);
+  analyze(allTops: SyntaxNode[], text: string, options: LintOptions, unit?: CudaUnit, generation = 0): AnalysisResult {
+    const syntaxProblems = syntaxProblemsOf(allTops);
+    // Declarations nested too deeply for the recursive walks below are left out with a problem of their own.
+    const { tops, problems: depthProblems } = boundedDepth(allTops);
+    syntaxProblems.push(...depthProblems);
     try {
       const scan = unit ? unit.scan(tops, text, this.scanCache) : scanCuda(tops, text, { cache: this.scanCache });
       const context: LowerContext | undefined = unit?.lowerContext(scan);

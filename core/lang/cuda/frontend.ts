@@ -13,9 +13,11 @@ export interface CudaFrontEndResult {
 
 export function lowerCudaNodes(tops: SyntaxNode[], text: string, unit?: CudaUnit): CudaFrontEndResult {
   const syntaxProblems = syntaxProblemsOf(tops);
+  const bounded = boundedDepth(tops);
+  syntaxProblems.push(...bounded.problems);
   let module: KernelModule;
   try {
-    module = lowerCuda(tops, text, unit);
+    module = lowerCuda(bounded.tops, text, unit);
   } catch (err) {
     // A front-end bug must not take the language server down: report it and lint nothing.
     syntaxProblems.push(internalProblem(err));
@@ -30,17 +32,66 @@ export function internalProblem(err: unknown): SyntaxProblem {
   return { message: `internal front-end error: ${(err as Error)?.message ?? String(err)}`, range: FILE_START };
 }
 
+/** At most this many syntax problems are reported per document. */
+const MAX_SYNTAX_PROBLEMS = 20;
+
+/** Syntax errors and missing nodes, outermost first. Iterative: a deeply nested tree cannot overflow the stack. */
 export function syntaxProblemsOf(tops: SyntaxNode[]): SyntaxProblem[] {
   const out: SyntaxProblem[] = [];
-  for (const n of tops) collectErrors(n, out);
+  // Children are pushed in reverse so that nodes come off the stack in document order.
+  const stack: SyntaxNode[] = [...tops].reverse();
+  while (stack.length > 0 && out.length < MAX_SYNTAX_PROBLEMS) {
+    const n = stack.pop()!;
+    if (!(n.hasError || n.isMissing)) continue;
+    if (n.isError || n.isMissing) {
+      out.push({ message: n.isMissing ? `missing ${n.type}` : 'syntax error', range: rangeOf(n) });
+      continue;
+    }
+    const children = n.children;
+    for (let i = children.length - 1; i >= 0; i--) {
+      const c = children[i];
+      if (c) stack.push(c);
+    }
+  }
   return out;
 }
 
-function collectErrors(n: SyntaxNode, out: SyntaxProblem[]): void {
-  if (out.length >= 20 || !(n.hasError || n.isMissing)) return;
-  if (n.isError || n.isMissing) {
-    out.push({ message: n.isMissing ? `missing ${n.type}` : 'syntax error', range: rangeOf(n) });
-    return;
+/**
+ * How deep a syntax tree the front end walks. The lowering, the scans and the constant folder recurse over
+ * trees; real code stays far below this (a few dozen levels), while generated or fuzzed input can nest
+ * thousands deep. Deeper top-level declarations are left out with a syntax problem, never a stack overflow.
+ */
+export const MAX_SYNTAX_DEPTH = 500;
+
+/** The top-level nodes no deeper than MAX_SYNTAX_DEPTH, and a problem for each one left out. */
+export function boundedDepth(tops: SyntaxNode[], maxDepth = MAX_SYNTAX_DEPTH): { tops: SyntaxNode[]; problems: SyntaxProblem[] } {
+  const kept: SyntaxNode[] = [];
+  const problems: SyntaxProblem[] = [];
+  for (const n of tops) {
+    const deepest = deeperThan(n, maxDepth);
+    if (!deepest) kept.push(n);
+    else problems.push({ message: `too deeply nested (more than ${maxDepth} levels): this declaration is not analysed`, range: rangeOf(deepest) });
   }
-  for (const c of n.children) if (c) collectErrors(c, out);
+  return { tops: kept, problems };
+}
+
+/** The first node deeper than `maxDepth` levels under `root` (a cursor walk: no recursion, no node objects). */
+function deeperThan(root: SyntaxNode, maxDepth: number): SyntaxNode | undefined {
+  const cursor = root.walk();
+  try {
+    let depth = 0;
+    for (;;) {
+      if (cursor.gotoFirstChild()) {
+        if (++depth > maxDepth) return cursor.currentNode;
+        continue;
+      }
+      while (!cursor.gotoNextSibling()) {
+        if (depth === 0 || !cursor.gotoParent()) return undefined;
+        depth--;
+      }
+      if (depth === 0) return undefined;
+    }
+  } finally {
+    cursor.delete();
+  }
 }

@@ -269,10 +269,12 @@ class Lowerer {
         continue;
       }
       // `auto p = reinterpret_cast<Barrier*>(smem + off)`: remember the type the cast gives it.
-      const cast = /^\s*(?:reinterpret_cast|static_cast)\s*<\s*([^>]+?)\s*>/.exec(valueNode.text);
-      if (cast && /\bauto\b/.test(type)) {
+      // The type is trimmed after matching: `\s*([^>]+?)\s*>` backtracks quadratically on a long run of blanks.
+      const cast = /^\s*(?:reinterpret_cast|static_cast)\s*<([^>]*)>/.exec(valueNode.text);
+      const castType = cast?.[1].trim();
+      if (castType && /\bauto\b/.test(type)) {
         const decl = this.state.decls.get(irName);
-        if (decl) decl.type = cast[1];
+        if (decl) decl.type = castType;
       }
       out.push(...this.assignment(irName, '=', valueNode, frame, rangeOf(d), true));
       if (isRefOrPtr || isBarrierType(type) || /uint(32|64)_t|unsigned|size_t|int64_t/.test(type)) {

@@ -61,7 +61,12 @@ export function readPtxLines(text: string): PtxLine[] {
   const cleaned = text.replace(/\/\/[^\n]*/g, '').replace(/\/\*[\s\S]*?\*\//g, '');
   const out: PtxLine[] = [];
   for (let raw of cleaned.split(/;|\n/)) {
-    raw = raw.replace(/^\s*[{}]\s*|\s*[{}]\s*$/g, ' ').trim();
+    // One scope brace at either end goes. Trimmed by hand: `/\s*[{}]\s*$/` retries its blank run from every
+    // position of a long blank line (quadratic time).
+    raw = raw.trim();
+    if (raw.startsWith('{') || raw.startsWith('}')) raw = raw.slice(1);
+    if (raw.endsWith('{') || raw.endsWith('}')) raw = raw.slice(0, -1);
+    raw = raw.trim();
     while (raw.startsWith('{') || raw.startsWith('}')) raw = raw.slice(1).trim();
     if (!raw) continue;
     const labels: string[] = [];

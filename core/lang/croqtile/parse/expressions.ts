@@ -86,17 +86,26 @@ export class ExpressionParser extends ParserBase {
 
   protected parseBinary(minPrec: number): CoExpr {
     let left = this.parseUnary();
-    for (;;) {
-      const t = this.tok;
-      if (t.kind !== T_PUNCT) return left;
-      const op = t.value;
-      const prec = BINARY.get(op);
-      if (prec === undefined || prec < minPrec) return left;
-      if (this.noGt && (op === '>' || op === '>>')) return left;
-      if (this.noPipe && op === '|') return left;
-      this.next();
-      const right = this.parseBinary(prec + 1);
-      left = { kind: 'binary', op, left, right, span: span(left.span.start, right.span.end) };
+    // Each operator of a chain nests the tree one level deeper (`a + b + c` is `(a + b) + c`): the chain counts
+    // against the nesting limit like recursion does, so that no later walk over the tree meets unbounded depth.
+    let levels = 0;
+    try {
+      for (;;) {
+        const t = this.tok;
+        if (t.kind !== T_PUNCT) return left;
+        const op = t.value;
+        const prec = BINARY.get(op);
+        if (prec === undefined || prec < minPrec) return left;
+        if (this.noGt && (op === '>' || op === '>>')) return left;
+        if (this.noPipe && op === '|') return left;
+        this.enter();
+        levels++;
+        this.next();
+        const right = this.parseBinary(prec + 1);
+        left = { kind: 'binary', op, left, right, span: span(left.span.start, right.span.end) };
+      }
+    } finally {
+      for (; levels > 0; levels--) this.leave();
     }
   }
 
@@ -142,9 +151,23 @@ export class ExpressionParser extends ParserBase {
   }
 
   protected parsePostfix(e: CoExpr): CoExpr {
+    // A postfix chain nests like a binary chain (see parseBinary): each link counts against the nesting limit.
+    let levels = 0;
+    try {
+      return this.parsePostfixChain(e, () => {
+        this.enter();
+        levels++;
+      });
+    } finally {
+      for (; levels > 0; levels--) this.leave();
+    }
+  }
+
+  private parsePostfixChain(e: CoExpr, deeper: () => void): CoExpr {
     for (;;) {
       const t = this.tok;
       if (t.kind !== T_PUNCT) return e;
+      if (t.value === '.' || t.value === '[' || t.value === '(' || t.value === '++' || t.value === '--') deeper();
       if (t.value === '.') {
         const nt = this.la(1);
         if (nt.kind !== T_IDENT) this.fail(`expected a member name after '.' but found ${describe(nt)}`, nt);

@@ -5,7 +5,10 @@ import type { CoSyntaxError, Span } from '../ast';
 import { TYPE_WORDS, type Tok, type Token } from '../lexer';
 import type { TokenStream } from './token-stream';
 
-/** Nesting limit for statements plus expressions; deeper input gets one "nesting too deep" error. */
+/**
+ * Nesting limit for statements plus expressions (operator and postfix chains included); deeper input gets one
+ * "nesting too deep" error. It bounds the depth of every syntax tree, so walks over trees never overflow the stack.
+ */
 const MAX_DEPTH = 200;
 /** At most this many errors are recorded per file. */
 const MAX_ERRORS = 200;

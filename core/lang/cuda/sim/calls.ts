@@ -6,7 +6,7 @@ import type { SyntaxNode } from '../parser';
 import { compileBuiltinCall, compileMethodCall } from './builtins';
 import { type CallTarget, type CompilerContext, type Ex, type Fn, FnCx, type FnDecl, type FnInst, freshId, type LambdaInfo, ownerOf } from './context';
 import { type Closure, envOf, FRAME, Frame, selfOf } from './runtime';
-import { fail, findFunctionDeclarator, innermostName, lastName, locOf, missingIncludesNote, named, unsupported } from './syntax';
+import { fail, findFunctionDeclarator, innermostName, lastName, locOf, missingIncludesNote, named, unsupported, requiredField } from './syntax';
 import { applyDefaults, bindTemplateArgs, templateParams, templateScope } from './templates';
 import { type CType, decay, ptr, sameType, typeName, VOID } from './types';
 
@@ -16,7 +16,7 @@ export function instantiate(c: CompilerContext, decl: FnDecl, tbind: Map<string,
   const key = `${decl.owner?.name ?? ''}::${decl.name}@${decl.node.startIndex}<${[...tbind].map(([k, v]) => `${k}=${typeof v === 'number' ? v : typeName(v)}`).join(',')}>`;
   const have = c.instances.get(key);
   if (have) return have;
-  const fd = findFunctionDeclarator(decl.node.childForFieldName('declarator')!)!;
+  const fd = findFunctionDeclarator(requiredField(decl.node, 'declarator'))!;
   const cx = new FnCx(decl.owner ? `${decl.owner.name}::${decl.name}` : decl.name, null, tbind, decl.owner, locOf(decl.node, decl.name));
   // Template arguments with their declared types, and an out-of-class member's names for its class's arguments.
   for (const [k, v] of decl.outer ?? []) cx.scopes[0].set(k, v);
@@ -46,10 +46,10 @@ function compileFunction(c: CompilerContext, decl: FnDecl, cx: FnCx, inst: FnIns
   cx.ret = ret;
   inst.ret = ret;
   c.scanAddressTaken(decl.node, cx.addrTaken);
-  for (const p of named(fd.childForFieldName('parameters')!)) {
+  for (const p of named(requiredField(fd, 'parameters'))) {
     if (p.type === 'variadic_parameter') unsupported('variadic function', p);
     if (p.type !== 'parameter_declaration' && p.type !== 'optional_parameter_declaration') continue;
-    const ptn = p.childForFieldName('type')!;
+    const ptn = requiredField(p, 'type');
     const base = c.baseType(cx, ptn);
     const dn = p.childForFieldName('declarator');
     if (!dn) {
@@ -97,20 +97,20 @@ export function emitCall(c: CompilerContext, cx: FnCx, n: SyntaxNode, target: Ca
 }
 
 export function call(c: CompilerContext, cx: FnCx, n: SyntaxNode): Ex {
-  const fnNode = n.childForFieldName('function')!;
-  const argsNode = n.childForFieldName('arguments')!;
+  const fnNode = requiredField(n, 'function');
+  const argsNode = requiredField(n, 'arguments');
   const argNodes = named(argsNode);
   let targs: SyntaxNode[] | undefined;
   let callee = fnNode;
   if (callee.type === 'qualified_identifier') {
     const inner = innermostName(callee);
     if (inner.type === 'template_function') {
-      targs = named(inner.childForFieldName('arguments')!);
+      targs = named(requiredField(inner, 'arguments'));
     }
   }
   if (callee.type === 'template_function') {
-    targs = named(callee.childForFieldName('arguments')!);
-    callee = callee.childForFieldName('name')!;
+    targs = named(requiredField(callee, 'arguments'));
+    callee = requiredField(callee, 'name');
   }
   if (callee.type === 'field_expression') return methodCall(c, cx, callee, argNodes, n, targs);
   if (/^(static_cast|reinterpret_cast|const_cast|bit_cast|std::bit_cast|cuda::std::bit_cast)$/.test(callee.text) && targs?.length === 1 && argNodes.length === 1) {
@@ -158,13 +158,13 @@ export function call(c: CompilerContext, cx: FnCx, n: SyntaxNode): Ex {
 }
 
 function methodCall(c: CompilerContext, cx: FnCx, callee: SyntaxNode, argNodes: SyntaxNode[], n: SyntaxNode, targs?: SyntaxNode[]): Ex {
-  const objNode = callee.childForFieldName('argument')!;
+  const objNode = requiredField(callee, 'argument');
   // `r.wait<2>()` and `r.template wait<2>()` name a member template with its arguments.
-  let fieldNode = callee.childForFieldName('field')!;
+  let fieldNode = requiredField(callee, 'field');
   if (fieldNode.type === 'dependent_name') fieldNode = named(fieldNode)[0] ?? fieldNode;
   if (fieldNode.type === 'template_method') {
-    targs = named(fieldNode.childForFieldName('arguments')!);
-    fieldNode = fieldNode.childForFieldName('name')!;
+    targs = named(requiredField(fieldNode, 'arguments'));
+    fieldNode = requiredField(fieldNode, 'name');
   }
   const mname = fieldNode.text;
   const arrow = callee.childForFieldName('operator')?.text === '->';
@@ -197,10 +197,10 @@ export function misparsedTemplateCall(c: CompilerContext, cx: FnCx, n: SyntaxNod
   if (n.childForFieldName('operator')?.text !== '>' || l?.type !== 'binary_expression' || l.childForFieldName('operator')?.text !== '<' || r?.type !== 'parenthesized_expression') return undefined;
   const fe = l.childForFieldName('left');
   if (fe?.type !== 'field_expression' || fe.childForFieldName('field')?.type !== 'field_identifier') return undefined;
-  let t = c.typeOf(cx, fe.childForFieldName('argument')!);
+  let t = c.typeOf(cx, requiredField(fe, 'argument'));
   if (fe.childForFieldName('operator')?.text === '->') t = t.k === 'ptr' ? t.to : VOID;
   if (t.k !== 'struct') return undefined;
-  const md = t.def.methods.get(fe.childForFieldName('field')!.text) as FnDecl[] | undefined;
+  const md = t.def.methods.get(requiredField(fe, 'field').text) as FnDecl[] | undefined;
   if (!md?.some((d) => d.tparams)) return undefined;
   const args: SyntaxNode[] = [];
   const flatten = (a: SyntaxNode | undefined): void => {
@@ -211,15 +211,15 @@ export function misparsedTemplateCall(c: CompilerContext, cx: FnCx, n: SyntaxNod
     } else args.push(a);
   };
   flatten(named(r)[0]);
-  return methodCall(c, cx, fe, args, n, [l.childForFieldName('right')!]);
+  return methodCall(c, cx, fe, args, n, [requiredField(l, 'right')]);
 }
 
 /** Picks an overload by argument count, deduces template arguments, compiles and calls it. */
 export function callUser(c: CompilerContext, cx: FnCx, decls: FnDecl[], argNodes: SyntaxNode[], n: SyntaxNode, targs?: SyntaxNode[], self?: Fn): Ex {
   const args = argNodes.map((a) => c.expr(cx, a));
   const fits = decls.filter((d) => {
-    const fd = findFunctionDeclarator(d.node.childForFieldName('declarator')!);
-    const ps = fd ? named(fd.childForFieldName('parameters')!).filter((p) => p.type === 'parameter_declaration' || p.type === 'optional_parameter_declaration') : [];
+    const fd = findFunctionDeclarator(requiredField(d.node, 'declarator'));
+    const ps = fd ? named(requiredField(fd, 'parameters')).filter((p) => p.type === 'parameter_declaration' || p.type === 'optional_parameter_declaration') : [];
     const required = ps.filter((p) => p.type === 'parameter_declaration' && !(p.namedChildCount === 1 && p.text === 'void')).length;
     return args.length <= ps.length && args.length >= required;
   });
@@ -247,8 +247,8 @@ export function callUser(c: CompilerContext, cx: FnCx, decls: FnDecl[], argNodes
   const inst = c.instantiate(decl, tbind, n);
   const pargs = args.map((a, i) => (inst.params[i]?.ref ? a : c.rv(a)));
   // Default arguments.
-  const fd = findFunctionDeclarator(decl.node.childForFieldName('declarator')!)!;
-  const ps = named(fd.childForFieldName('parameters')!).filter((p) => p.type === 'parameter_declaration' || p.type === 'optional_parameter_declaration');
+  const fd = findFunctionDeclarator(requiredField(decl.node, 'declarator'))!;
+  const ps = named(requiredField(fd, 'parameters')).filter((p) => p.type === 'parameter_declaration' || p.type === 'optional_parameter_declaration');
   for (let i = args.length; i < ps.length; i++) {
     const dv = ps[i].childForFieldName('default_value');
     if (!dv) fail(`missing argument ${i + 1} of '${decl.name}'`, n);
@@ -262,12 +262,12 @@ function bindTemplate(c: CompilerContext, cx: FnCx, decl: FnDecl, tbind: Map<str
   bindTemplateArgs(c, cx, params, targs ?? [], decl.name, n, tbind);
   // Deduce the rest from the function parameters.
   const names = params.map((p) => ({ name: p.name, type: p.kind === 'type' }));
-  const fd = findFunctionDeclarator(decl.node.childForFieldName('declarator')!)!;
-  const ps = named(fd.childForFieldName('parameters')!).filter((p) => p.type === 'parameter_declaration' || p.type === 'optional_parameter_declaration');
+  const fd = findFunctionDeclarator(requiredField(decl.node, 'declarator'))!;
+  const ps = named(requiredField(fd, 'parameters')).filter((p) => p.type === 'parameter_declaration' || p.type === 'optional_parameter_declaration');
   ps.forEach((p, i) => {
     const a = args[i];
     if (!a) return;
-    deduce(p.childForFieldName('type')!, p.childForFieldName('declarator'), a.t, names, tbind);
+    deduce(requiredField(p, 'type'), p.childForFieldName('declarator'), a.t, names, tbind);
   });
   const missing = applyDefaults(c, params, tbind, n);
   if (missing.length) fail(`cannot deduce template argument '${missing[0]}' of '${decl.name}'`, n);
@@ -280,13 +280,13 @@ export function lambda(c: CompilerContext, cx: FnCx, n: SyntaxNode): Ex {
   const info: LambdaInfo = { id, fn: lcx.fn, ret: VOID, params: [] };
   c.lambdas.set(id, info);
   const decl = n.childForFieldName('declarator');
-  const body = n.childForFieldName('body')!;
+  const body = requiredField(n, 'body');
   c.scanAddressTaken(body, lcx.addrTaken);
   const params = decl?.childForFieldName('parameters');
   if (params)
     for (const p of named(params)) {
       if (p.type !== 'parameter_declaration') continue;
-      const tn = p.childForFieldName('type')!;
+      const tn = requiredField(p, 'type');
       if (tn.type === 'placeholder_type_specifier') unsupported('a generic lambda (auto parameter)', p);
       const base = c.baseType(lcx, tn);
       const dn = p.childForFieldName('declarator');
@@ -331,7 +331,7 @@ function deduce(tn: SyntaxNode, decl: SyntaxNode | null, arg: CType, names: { na
   if (isParam && !out.has(tname)) out.set(tname, ref ? t : decay(t));
   // `Ring<S>& r` given a Ring<4>: S is 4 (and a `Ring<T>` gives T).
   if (tn.type === 'template_type' && t.k === 'struct' && t.def.template?.name === tn.childForFieldName('name')?.text) {
-    named(tn.childForFieldName('arguments')!).forEach((a, i) => {
+    named(requiredField(tn, 'arguments')).forEach((a, i) => {
       const v = t.def.template!.args[i];
       const name = a.text.replace(/\s+/g, '');
       if (v !== undefined && names.some((x) => x.name === name) && !out.has(name)) out.set(name, v);

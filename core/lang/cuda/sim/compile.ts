@@ -22,7 +22,8 @@ import * as lvalues from './lvalues';
 import type { Frame, Instr } from './runtime';
 import * as statements from './statements';
 import * as templates from './templates';
-import type { DeclQuals } from './syntax';
+import { asCompileError, type DeclQuals, locOf } from './syntax';
+import { SimError } from '../../../sim/machine';
 import type { CType, StructDef } from './types';
 
 // Names this module exported before the compiler was split; other modules import them from here.
@@ -176,7 +177,7 @@ export class Compiler implements CompilerContext {
     statements.block(this, cx, n);
   }
   stmt(cx: FnCx, n: SyntaxNode): void {
-    statements.stmt(this, cx, n);
+    this.within(n, () => statements.stmt(this, cx, n));
   }
   truth(e: Ex, n: SyntaxNode): Fn {
     return statements.truth(this, e, n);
@@ -210,7 +211,31 @@ export class Compiler implements CompilerContext {
   // -------------------------------------------------------------- expressions
 
   expr(cx: FnCx, n: SyntaxNode): Ex {
-    return expressions.expr(this, cx, n);
+    return this.within(n, () => expressions.expr(this, cx, n));
+  }
+
+  /** The statement or expression being compiled, innermost: where a missing child is reported. */
+  private at: SyntaxNode | undefined;
+
+  /**
+   * Compiles `n` by `compile`. Malformed source (a child absent: `out[]`, `f(a,)`) is reported at `n`, or at the
+   * enclosing construct when `n` itself is absent, as a syntax error or "not supported", never as an internal
+   * error of the simulator.
+   */
+  private within<T>(n: SyntaxNode | undefined | null, compile: () => T): T {
+    if (!n) {
+      const at = this.at;
+      throw at ? new SimError(`syntax error: incomplete '${at.text.slice(0, 40)}'`, locOf(at), 'error') : new SimError('syntax error: an expression or statement is missing');
+    }
+    const outer = this.at;
+    this.at = n;
+    try {
+      return compile();
+    } catch (err) {
+      throw asCompileError(err, n);
+    } finally {
+      this.at = outer;
+    }
   }
   symbolEx(cx: FnCx, s: Sym, depth: number, name: string, n: SyntaxNode): Ex {
     return expressions.symbolEx(this, cx, s, depth, name, n);

@@ -8,7 +8,7 @@ import { SimError } from '../../../sim/machine';
 import { Buffer } from '../../../sim/memory';
 import { type CompilerContext, type DeclaratorInfo, type Ex, type FnDecl, FnCx, freshId, type LV, type StructTemplate, type Sym } from './context';
 import { type Frame, storer } from './runtime';
-import { allChildren, type DeclQuals, declQualifiers, fail, findFunctionDeclarator, findNode, innermostName, lastName, locOf, missingIncludesNote, named, unsupported } from './syntax';
+import { allChildren, type DeclQuals, declQualifiers, fail, findFunctionDeclarator, findNode, innermostName, lastName, locOf, missingIncludesNote, named, unsupported, requiredField } from './syntax';
 import { snippetConstant } from './snippets';
 import { templateParams, templateScope } from './templates';
 import { alignOfType, convFn, type CType, decay, elemDtype, isNum, layoutStruct, num, ptr, S32, shapeOf, sizeOfType, type StructDef, U64, VOID } from './types';
@@ -151,8 +151,8 @@ function staticInit(c: CompilerContext, cx: FnCx, buf: Buffer, t: CType, init: S
 
 export function typeDecl(c: CompilerContext, cx: FnCx, d: SyntaxNode): void {
   if (d.type === 'alias_declaration') {
-    const name = d.childForFieldName('name')!.text;
-    const td = d.childForFieldName('type')!;
+    const name = requiredField(d, 'name').text;
+    const td = requiredField(d, 'type');
     scopeTop(c, cx).set(name, { k: 'type', type: c.typeDescriptor(cx, td) });
     return;
   }
@@ -176,7 +176,7 @@ export function enumDecl(c: CompilerContext, cx: FnCx, d: SyntaxNode): void {
   let next = 0;
   for (const e of named(list)) {
     if (e.type !== 'enumerator') continue;
-    const en = e.childForFieldName('name')!.text;
+    const en = requiredField(e, 'name').text;
     const v = e.childForFieldName('value');
     if (v) next = c.constEval(cx, v, t);
     scopeTop(c, cx).set(en, { k: 'const', type: t, value: next });
@@ -302,7 +302,7 @@ function defineMembers(c: CompilerContext, def: StructDef, node: SyntaxNode, bod
     }
   };
   for (const m of methods) {
-    const fd = findFunctionDeclarator(m.node.childForFieldName('declarator')!);
+    const fd = findFunctionDeclarator(requiredField(m.node, 'declarator'));
     const nameNode = fd?.childForFieldName('declarator');
     if (!nameNode || nameNode.type === 'destructor_name') continue;
     const mn = lastName(nameNode.text.replace(/\s+/g, ''));
@@ -353,7 +353,7 @@ function outOfClassMember(c: CompilerContext, def: StructDef, baseName: string, 
   if (!nameNode || nameNode.type === 'destructor_name') return;
   const mn = lastName(nameNode.text.replace(/\s+/g, ''));
   for (const d of c.functions.get(mn) ?? []) {
-    const q = findFunctionDeclarator(d.node.childForFieldName('declarator')!)?.childForFieldName('declarator');
+    const q = findFunctionDeclarator(requiredField(d.node, 'declarator'))?.childForFieldName('declarator');
     const scope = q?.type === 'qualified_identifier' ? q.childForFieldName('scope') : null;
     if (!scope) continue;
     const scopeName = scope.type === 'template_type' ? scope.childForFieldName('name')?.text : scope.text;
@@ -386,7 +386,7 @@ export function baseType(c: CompilerContext, cx: FnCx, n: SyntaxNode): CType {
       return { k: 'obj', obj: 'tag', n: -1 }; // `auto`: replaced by the initialiser's type
     case 'template_type': {
       const tname = n.childForFieldName('name')?.text ?? '';
-      if (c.templateStructs.has(tname)) return { k: 'struct', def: c.classTemplate(cx, tname, named(n.childForFieldName('arguments')!), n) };
+      if (c.templateStructs.has(tname)) return { k: 'struct', def: c.classTemplate(cx, tname, named(requiredField(n, 'arguments')), n) };
       return namedType(c, cx, n.text.replace(/\s+/g, ''), n);
     }
     case 'qualified_identifier': {
@@ -455,7 +455,7 @@ function namedType(c: CompilerContext, cx: FnCx, raw: string, n: SyntaxNode): CT
 
 export function typeDescriptor(c: CompilerContext, cx: FnCx, n: SyntaxNode): CType {
   if (n.type !== 'type_descriptor') return c.baseType(cx, n);
-  const tn = n.childForFieldName('type')!;
+  const tn = requiredField(n, 'type');
   let t = c.baseType(cx, tn);
   const ad = n.childForFieldName('declarator');
   if (ad) t = abstractDeclarator(c, cx, t, ad);
@@ -558,7 +558,7 @@ export function typeOf(c: CompilerContext, cx: FnCx, n: SyntaxNode): CType {
   // `sizeof(Ring<3>)` parses as a template function.
   if (n.type === 'template_function') {
     const tname = n.childForFieldName('name')?.text ?? '';
-    if (c.templateStructs.has(tname)) return { k: 'struct', def: c.classTemplate(cx, tname, named(n.childForFieldName('arguments')!), n) };
+    if (c.templateStructs.has(tname)) return { k: 'struct', def: c.classTemplate(cx, tname, named(requiredField(n, 'arguments')), n) };
   }
   if (n.type === 'identifier' || n.type === 'type_identifier') {
     const s = c.lookup(cx, n.text);
@@ -623,12 +623,12 @@ export function scanAddressTaken(c: CompilerContext, n: SyntaxNode, out: Set<str
     const fnNode = n.childForFieldName('function');
     const name = fnNode ? lastName(fnNode.text.replace(/\s+/g, '').replace(/<.*$/, '')) : '';
     const decls = c.functions.get(name) ?? [];
-    const args = named(n.childForFieldName('arguments')!);
+    const args = named(requiredField(n, 'arguments'));
     args.forEach((a, i) => {
       if (a.type !== 'identifier') return;
       for (const d of decls) {
-        const fd = findFunctionDeclarator(d.node.childForFieldName('declarator')!);
-        const p = fd ? named(fd.childForFieldName('parameters')!).filter((x) => x.type === 'parameter_declaration' || x.type === 'optional_parameter_declaration')[i] : undefined;
+        const fd = findFunctionDeclarator(requiredField(d.node, 'declarator'));
+        const p = fd ? named(requiredField(fd, 'parameters')).filter((x) => x.type === 'parameter_declaration' || x.type === 'optional_parameter_declaration')[i] : undefined;
         if (p && /&/.test(p.childForFieldName('declarator')?.text ?? '') && !/&&/.test(p.childForFieldName('declarator')?.text ?? '')) out.add(a.text);
       }
     });

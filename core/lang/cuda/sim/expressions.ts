@@ -11,7 +11,7 @@ import { type CompilerContext, type Ex, type Fn, type FnCx, hasOwner, type LV, o
 import { slotReader } from './lvalues';
 import { envOf, type Frame, type Instr, selfOf } from './runtime';
 import { needsHoist } from './statements';
-import { fail, lastName, locOf, named, unsupported } from './syntax';
+import { fail, lastName, locOf, named, unsupported, requiredField } from './syntax';
 import {
   alignOfType,
   arith,
@@ -85,15 +85,15 @@ export function expr(c: CompilerContext, cx: FnCx, n: SyntaxNode): Ex {
     case 'conditional_expression':
       return conditional(c, cx, n);
     case 'comma_expression': {
-      const l = c.expr(cx, n.childForFieldName('left')!);
-      const r = c.expr(cx, n.childForFieldName('right')!);
+      const l = c.expr(cx, requiredField(n, 'left'));
+      const r = c.expr(cx, requiredField(n, 'right'));
       const a = l.ev;
       const b = r.ev;
       return { t: r.t, ev: (f) => (a(f), b(f)), lv: undefined };
     }
     case 'cast_expression': {
-      const t = c.typeDescriptor(cx, n.childForFieldName('type')!);
-      return c.cast(cx, t, c.expr(cx, n.childForFieldName('value')!), n);
+      const t = c.typeDescriptor(cx, requiredField(n, 'type'));
+      return c.cast(cx, t, c.expr(cx, requiredField(n, 'value')), n);
     }
     case 'sizeof_expression': {
       const tn = n.childForFieldName('type');
@@ -226,8 +226,8 @@ function qualified(c: CompilerContext, cx: FnCx, n: SyntaxNode): Ex {
 }
 
 function field(c: CompilerContext, cx: FnCx, n: SyntaxNode): Ex {
-  const arg = n.childForFieldName('argument')!;
-  const fname = n.childForFieldName('field')!.text;
+  const arg = requiredField(n, 'argument');
+  const fname = requiredField(n, 'field').text;
   const arrow = n.childForFieldName('operator')?.text === '->';
   if (!arrow && arg.type === 'identifier' && /^(threadIdx|blockIdx|blockDim|gridDim)$/.test(arg.text) && !c.lookup(cx, arg.text)) {
     const e = dim3Field(arg.text, fname);
@@ -279,7 +279,7 @@ function field(c: CompilerContext, cx: FnCx, n: SyntaxNode): Ex {
 }
 
 function subscript(c: CompilerContext, cx: FnCx, n: SyntaxNode): Ex {
-  const a = c.expr(cx, n.childForFieldName('argument')!);
+  const a = c.expr(cx, requiredField(n, 'argument'));
   const idxList = n.childForFieldName('indices') ?? named(n)[1];
   const idxNode = idxList.type === 'subscript_argument_list' ? named(idxList)[0] : idxList;
   const i = c.expr(cx, idxNode);
@@ -295,7 +295,7 @@ function subscript(c: CompilerContext, cx: FnCx, n: SyntaxNode): Ex {
     const n0 = a.t.n;
     // Arrays with a known bound are checked per dimension (C would silently index the next row).
     if (n0 > 0 && a.t.of.k === 'arr') {
-      const name = n.childForFieldName('argument')!.text;
+      const name = requiredField(n, 'argument').text;
       const raw = ie;
       ie = (f) => {
         const x = raw(f);
@@ -331,8 +331,8 @@ function subscript(c: CompilerContext, cx: FnCx, n: SyntaxNode): Ex {
 }
 
 function pointerExpr(c: CompilerContext, cx: FnCx, n: SyntaxNode): Ex {
-  const op = n.childForFieldName('operator')!.text;
-  const arg = n.childForFieldName('argument')!;
+  const op = requiredField(n, 'operator').text;
+  const arg = requiredField(n, 'argument');
   const a = c.expr(cx, arg);
   if (op === '&') {
     if (a.t.k === 'lambda') return a;
@@ -355,8 +355,8 @@ function pointerExpr(c: CompilerContext, cx: FnCx, n: SyntaxNode): Ex {
 }
 
 function unary(c: CompilerContext, cx: FnCx, n: SyntaxNode): Ex {
-  const op = n.childForFieldName('operator')!.text;
-  const a = c.rv(c.expr(cx, n.childForFieldName('argument')!));
+  const op = requiredField(n, 'operator').text;
+  const a = c.rv(c.expr(cx, requiredField(n, 'argument')));
   if (op === '!') {
     const t = c.truth(a, n);
     return fold({ t: BOOL, ev: (f) => (t(f) ? 0 : 1) }, a);
@@ -371,9 +371,9 @@ function unary(c: CompilerContext, cx: FnCx, n: SyntaxNode): Ex {
 }
 
 export function binary(c: CompilerContext, cx: FnCx, n: SyntaxNode): Ex {
-  const op = n.childForFieldName('operator')!.text;
-  const ln = n.childForFieldName('left')!;
-  const rn = n.childForFieldName('right')!;
+  const op = requiredField(n, 'operator').text;
+  const ln = requiredField(n, 'left');
+  const rn = requiredField(n, 'right');
   if (op === '&&' || op === '||') return logical(c, cx, op, ln, rn, n);
   if (op === '>') {
     const call = c.misparsedTemplateCall(cx, n);
@@ -495,9 +495,9 @@ function logical(c: CompilerContext, cx: FnCx, op: string, ln: SyntaxNode, rn: S
 }
 
 function conditional(c: CompilerContext, cx: FnCx, n: SyntaxNode): Ex {
-  const cn = n.childForFieldName('condition')!;
-  const an = n.childForFieldName('consequence')!;
-  const bn = n.childForFieldName('alternative')!;
+  const cn = requiredField(n, 'condition');
+  const an = requiredField(n, 'consequence');
+  const bn = requiredField(n, 'alternative');
   const cond = c.rv(c.expr(cx, cn));
   const ct = c.truth(cond, cn);
   if (!needsHoist(c, cx, an) && !needsHoist(c, cx, bn)) {
@@ -530,8 +530,8 @@ function conditional(c: CompilerContext, cx: FnCx, n: SyntaxNode): Ex {
 }
 
 function update(c: CompilerContext, cx: FnCx, n: SyntaxNode): Ex {
-  const op = n.childForFieldName('operator')!.text;
-  const argN = n.childForFieldName('argument')!;
+  const op = requiredField(n, 'operator').text;
+  const argN = requiredField(n, 'argument');
   const a = c.expr(cx, argN);
   const prefix = n.firstChild?.type === '++' || n.firstChild?.type === '--';
   if (!a.lv) fail(`'${argN.text}' is not assignable`, n);
@@ -583,9 +583,9 @@ function modify(c: CompilerContext, a: Ex, newV: Fn, result: 'new' | 'old'): Ex 
 }
 
 function assignment(c: CompilerContext, cx: FnCx, n: SyntaxNode): Ex {
-  const op = n.childForFieldName('operator')!.text;
-  const ln = n.childForFieldName('left')!;
-  const rn = n.childForFieldName('right')!;
+  const op = requiredField(n, 'operator').text;
+  const ln = requiredField(n, 'left');
+  const rn = requiredField(n, 'right');
   // Right side first: hoisted calls in it run before the store.
   const r = c.rv(rn.type === 'initializer_list' && named(rn).length === 1 ? c.expr(cx, named(rn)[0]) : c.expr(cx, rn));
   const l = c.expr(cx, ln);

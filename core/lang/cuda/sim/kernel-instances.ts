@@ -6,7 +6,7 @@ import type { SyntaxNode } from '../parser';
 import { SimError } from '../../../sim/machine';
 import type { CompilerContext, FnDecl } from './context';
 import { fileContext, withSnippet } from './snippets';
-import { named } from './syntax';
+import { named, requiredField } from './syntax';
 import type { CType } from './types';
 import { applyDefaults, bindTemplateArgs, spellArgs, type TemplateBinding, type TemplateParam, templateArg, templateParams } from './templates';
 
@@ -165,7 +165,7 @@ function templateUse(n: SyntaxNode, name: string): { args: SyntaxNode[]; at: Syn
   }
   while (fn?.type === 'qualified_identifier') fn = fn.childForFieldName('name');
   if (fn?.type !== 'template_function' || fn.childForFieldName('name')?.text !== name) return undefined;
-  return { args: named(fn.childForFieldName('arguments')!), at: n };
+  return { args: named(requiredField(fn, 'arguments')), at: n };
 }
 
 function instance(c: CompilerContext, decl: FnDecl, params: TemplateParam[], args: SyntaxNode[], at: SyntaxNode): KernelInstance {

@@ -8,7 +8,7 @@ import { args, asNum, asPtr, type BuiltinCx, cases, type FreeBuiltin, V } from '
 import { barrierAt, completionRunner } from './barrier-runtime';
 import type { Ex } from './context';
 import { type Closure, fromSharedAddress, loader, sharedAddress, storer } from './runtime';
-import { fail, named, unsupported } from './syntax';
+import { fail, named, unsupported, requiredField } from './syntax';
 import { convFn, isFloatDt, isNum, ptr, sizeOfType, typeName, U32, U64, VOID } from './types';
 
 const ATOMIC_OPS = ['Add', 'Sub', 'Exch', 'Min', 'Max', 'Inc', 'Dec', 'And', 'Or', 'Xor', 'CAS'];
@@ -122,7 +122,7 @@ export function placementNew(k: BuiltinCx): Ex {
   const placement = n.childForFieldName('placement');
   if (!placement) unsupported('new without placement (no device heap)', n);
   const where = named(placement)[0];
-  const tn = n.childForFieldName('type')!;
+  const tn = requiredField(n, 'type');
   const t = c.baseType(cx, tn);
   const init = n.childForFieldName('arguments');
   const initArgs = init ? named(init) : [];

@@ -12,7 +12,7 @@ import { type Machine, SimError } from '../../../sim/machine';
 import type { Pointer } from '../../../sim/memory';
 import { barrierAt, bulkCopy, markProducer, threadArrive, waitParity, waitToken, type WaitMode } from './barrier-runtime';
 import type { CompilerContext as Compiler, Ex, FnCx } from './context';
-import { fail, named, unsupported } from './syntax';
+import { fail, named, unsupported, requiredField } from './syntax';
 import { type BlockCtx, type Frame, fromGenericAddress, fromSharedAddress, liveMask, loader, storer, type ThreadCtx, toSharedPointer } from './runtime';
 import { convFn, type CType, isNum, sizeOfType, VOID } from './types';
 
@@ -37,14 +37,14 @@ export function compileAsm(c: Compiler, cx: FnCx, n: SyntaxNode): Ex {
   const outs = n.childForFieldName('output_operands');
   const ins = n.childForFieldName('input_operands');
   for (const o of outs ? named(outs).filter((x) => x.type === 'gnu_asm_output_operand') : []) {
-    const cons = o.childForFieldName('constraint')!.text.replace(/"/g, '');
-    const ex = c.expr(cx, o.childForFieldName('value')!);
+    const cons = requiredField(o, 'constraint').text.replace(/"/g, '');
+    const ex = c.expr(cx, requiredField(o, 'value'));
     if (!ex.lv) fail(`asm output '${o.text}' is not assignable`, o);
     ops.push({ constraint: cons, ex, out: true, inout: cons.startsWith('+'), name: o.childForFieldName('symbol')?.text });
   }
   for (const o of ins ? named(ins).filter((x) => x.type === 'gnu_asm_input_operand') : []) {
-    const cons = o.childForFieldName('constraint')!.text.replace(/"/g, '');
-    const ex = c.rv(c.expr(cx, o.childForFieldName('value')!));
+    const cons = requiredField(o, 'constraint').text.replace(/"/g, '');
+    const ex = c.rv(c.expr(cx, requiredField(o, 'value')));
     ops.push({ constraint: cons, ex, out: false, inout: false, name: o.childForFieldName('symbol')?.text });
   }
   // Inputs evaluated into temps first: a blocked asm re-runs without re-evaluating side effects.

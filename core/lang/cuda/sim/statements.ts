@@ -6,7 +6,7 @@ import type { SyntaxNode } from '../parser';
 import { isKnownPure } from './builtins';
 import type { CompilerContext, Ex, Fn, FnCx } from './context';
 import { BLOCKED, FRAME, type Frame, type Instr } from './runtime';
-import { allChildren, fail, lastName, locOf, named, unsupported } from './syntax';
+import { allChildren, fail, lastName, locOf, named, unsupported, requiredField } from './syntax';
 import { BOOL, type CType, decay, isNum, typeName } from './types';
 
 // ------------------------------------------------------------------ instruction emission
@@ -118,10 +118,10 @@ export function stmt(c: CompilerContext, cx: FnCx, n: SyntaxNode): void {
       return;
     }
     case 'if_statement': {
-      const cond = condition(c, cx, n.childForFieldName('condition')!);
+      const cond = condition(c, cx, requiredField(n, 'condition'));
       // `if constexpr`: only the branch taken is compiled (the other may not compile for these arguments).
-      if (cond.cv === undefined && allChildren(n).some((k) => k.type === 'constexpr')) fail(`the condition of 'if constexpr' is not a compile-time constant`, n.childForFieldName('condition')!);
-      const cons = n.childForFieldName('consequence')!;
+      if (cond.cv === undefined && allChildren(n).some((k) => k.type === 'constexpr')) fail(`the condition of 'if constexpr' is not a compile-time constant`, requiredField(n, 'condition'));
+      const cons = requiredField(n, 'consequence');
       const alt = n.childForFieldName('alternative');
       if (cond.cv !== undefined) {
         // Constant condition: compile only the live branch (template-dependent code).
@@ -141,7 +141,7 @@ export function stmt(c: CompilerContext, cx: FnCx, n: SyntaxNode): void {
     }
     case 'while_statement': {
       const top = cx.code.length;
-      const condNode = n.childForFieldName('condition')!;
+      const condNode = requiredField(n, 'condition');
       const saved = cx.retryProbe;
       cx.retryProbe = retriedProbe(condNode);
       const cond = condition(c, cx, condNode);
@@ -149,7 +149,7 @@ export function stmt(c: CompilerContext, cx: FnCx, n: SyntaxNode): void {
       const br = c.emitBranchFalse(cx, n, cond.ev);
       const loop = { brk: [] as Instr[], cont: [] as Instr[], sw: false };
       cx.loops.push(loop);
-      scoped(c, cx, n.childForFieldName('body')!);
+      scoped(c, cx, requiredField(n, 'body'));
       cx.loops.pop();
       const j = c.emitJump(cx, n);
       j.target = top;
@@ -162,10 +162,10 @@ export function stmt(c: CompilerContext, cx: FnCx, n: SyntaxNode): void {
       const top = cx.code.length;
       const loop = { brk: [] as Instr[], cont: [] as Instr[], sw: false };
       cx.loops.push(loop);
-      scoped(c, cx, n.childForFieldName('body')!);
+      scoped(c, cx, requiredField(n, 'body'));
       cx.loops.pop();
       const contAt = cx.code.length;
-      const condNode = n.childForFieldName('condition')!;
+      const condNode = requiredField(n, 'condition');
       const saved = cx.retryProbe;
       cx.retryProbe = retriedProbe(condNode);
       const cond = c.expr(cx, condNode);
@@ -195,7 +195,7 @@ export function stmt(c: CompilerContext, cx: FnCx, n: SyntaxNode): void {
       }
       const loop = { brk: [] as Instr[], cont: [] as Instr[], sw: false };
       cx.loops.push(loop);
-      scoped(c, cx, n.childForFieldName('body')!);
+      scoped(c, cx, requiredField(n, 'body'));
       cx.loops.pop();
       const contAt = cx.code.length;
       const upd = n.childForFieldName('update');
@@ -320,8 +320,8 @@ export function truth(c: CompilerContext, e: Ex, n: SyntaxNode): Fn {
 }
 
 function switchStmt(c: CompilerContext, cx: FnCx, n: SyntaxNode): void {
-  const cond = condition(c, cx, n.childForFieldName('condition')!);
-  const body = n.childForFieldName('body')!;
+  const cond = condition(c, cx, requiredField(n, 'condition'));
+  const body = requiredField(n, 'body');
   const tmp = cx.slot();
   const cev = cond.ev;
   c.emitExec(cx, n, (f) => (f.v[tmp] = cev(f)));
@@ -364,7 +364,7 @@ function switchStmt(c: CompilerContext, cx: FnCx, n: SyntaxNode): void {
 /** Does evaluating `n` need its own instructions (a user call or a blocking builtin)? */
 export function needsHoist(c: CompilerContext, cx: FnCx, n: SyntaxNode): boolean {
   if (n.type === 'call_expression') {
-    const fnNode = n.childForFieldName('function')!;
+    const fnNode = requiredField(n, 'function');
     const name = lastName(fnNode.text.replace(/\s+/g, '').replace(/<.*$/, ''));
     if (fnNode.type === 'field_expression') return true;
     if (c.functions.has(name)) return true;
@@ -382,7 +382,7 @@ function retriedProbe(cond: SyntaxNode): SyntaxNode | undefined {
   let n = cond;
   while (n.type === 'parenthesized_expression' || n.type === 'condition_clause') n = n.childForFieldName('value') ?? named(n)[0];
   if (n.type === 'unary_expression' && n.childForFieldName('operator')?.text === '!') {
-    let a = n.childForFieldName('argument')!;
+    let a = requiredField(n, 'argument');
     while (a.type === 'parenthesized_expression') a = named(a)[0];
     if (a.type === 'call_expression') return a;
   }

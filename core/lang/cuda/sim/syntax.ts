@@ -28,6 +28,25 @@ export function fail(what: string, n: SyntaxNode): never {
   throw new SimError(what, locOf(n), 'error');
 }
 
+/** The child in a field of `n`; a syntax error at `n` when the source lacks it (`out[]`, `a +`, `f(x,)`). */
+export function requiredField(n: SyntaxNode, name: string): SyntaxNode {
+  const c = n.childForFieldName(name);
+  if (!c) fail(`syntax error: incomplete '${n.text.slice(0, 40)}' (no ${name})`, n);
+  return c;
+}
+
+/**
+ * What the compiler throws when its walk meets a construct it could not read: a SimError stays as it is;
+ * a TypeError (a child the code expected is absent) or a RangeError (too deep to walk) becomes "not
+ * supported by the simulator" at `n`, never an internal error.
+ */
+export function asCompileError(err: unknown, n: SyntaxNode): unknown {
+  if (err instanceof SimError) return err;
+  if (err instanceof RangeError) return new SimError(`too deeply nested for the simulator: '${n.text.slice(0, 40)}'`, locOf(n), 'unsupported');
+  if (err instanceof TypeError) return new SimError(`not supported by the simulator: '${n.text.slice(0, 40)}'`, locOf(n), 'unsupported');
+  return err;
+}
+
 export function named(n: SyntaxNode): SyntaxNode[] {
   const out: SyntaxNode[] = [];
   for (let i = 0; i < n.namedChildCount; i++) {

@@ -4,7 +4,7 @@
 import type { SyntaxNode } from '../parser';
 import { SCALAR_DTYPES } from '../c-types';
 import { type CompilerContext, FnCx } from './context';
-import { fail, locOf, named, unsupported } from './syntax';
+import { fail, locOf, named, unsupported, requiredField } from './syntax';
 import { convFn, type CType, isNum, type StructDef, type StructMember } from './types';
 
 /** One parameter of a template: a type (`typename T`) or a value (`int kStages`), with its default. */
@@ -178,7 +178,7 @@ function specialisation(c: CompilerContext, name: string, params: TemplateParam[
 export function scopeStruct(c: CompilerContext, cx: FnCx, scope: SyntaxNode): StructDef | undefined {
   if (scope.type === 'template_type') {
     const name = scope.childForFieldName('name')?.text ?? '';
-    if (c.templateStructs.has(name)) return c.classTemplate(cx, name, named(scope.childForFieldName('arguments')!), scope);
+    if (c.templateStructs.has(name)) return c.classTemplate(cx, name, named(requiredField(scope, 'arguments')), scope);
     return undefined;
   }
   if (scope.type !== 'namespace_identifier' && scope.type !== 'type_identifier') return undefined;
