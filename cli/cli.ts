@@ -1,10 +1,10 @@
 // The command line: `phaseflip lint|rules|ir|sim|lsp|dap|--help|--version`. cli/main.ts runs it.
 import * as path from 'node:path';
-import { readFileSync } from 'node:fs';
 import { type ExplicitFlags, Project, languageForHeader, languageForPath, loadEngine } from '../core/index';
 import { version } from '../package.json';
 import { COMPILE_FLAGS_HELP, takeCompileFlag } from './compile-args';
 import { EXIT_ERROR, EXIT_OK, UsageError } from './errors';
+import { readSource } from './files';
 import { parseLintArgs, runLint } from './lint';
 import { formatRules } from './rules';
 import { runSim } from './sim';
@@ -99,7 +99,7 @@ export async function main(argv: readonly string[], io: Streams, servers?: Proto
         if (!language) throw new UsageError(`'${file}' is not a .cu, .cuh or .co file or a C/C++ header`);
         let text: string;
         try {
-          text = readFileSync(file, 'utf8');
+          text = readSource(file);
         } catch (e) {
           io.stderr(`phaseflip: cannot read '${file}': ${e instanceof Error ? e.message : String(e)}\n`);
           return EXIT_ERROR;

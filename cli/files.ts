@@ -1,7 +1,7 @@
 // Turns the PATH arguments of `phaseflip lint` into the list of files to lint, and reads them.
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { type LanguageId, languageForHeader, languageForPath } from '../core/index';
+import { type LanguageId, languageForHeader, languageForPath, readRegularText } from '../core/index';
 import { UsageError, describeError } from './errors';
 
 export interface LintTarget {
@@ -114,12 +114,10 @@ export function collectTargets(args: readonly string[]): Collected {
 /** Files above this size are reported as unreadable instead of risking the JS string limit. */
 export const MAX_FILE_BYTES = 256 * 1024 * 1024;
 
-/** Reads a file as UTF-8; invalid bytes become U+FFFD, a BOM is dropped. Throws on I/O errors. */
+/** Reads a regular file as UTF-8; invalid bytes become U+FFFD, a BOM is dropped. Throws on I/O errors, non-regular files and files over the limit. */
 export function readSource(file: string): string {
-  const size = fs.statSync(file).size;
-  if (size > MAX_FILE_BYTES) throw new Error(`file is larger than ${MAX_FILE_BYTES / (1024 * 1024)} MB`);
-  const bytes = fs.readFileSync(file);
-  return new TextDecoder('utf-8', { fatal: false }).decode(bytes);
+  // Not stat().size: a device or FIFO says 0 and never ends; the read refuses them and stops at the limit.
+  return readRegularText(file, MAX_FILE_BYTES);
 }
 
 function realpathOr(p: string): string {

@@ -21,6 +21,7 @@ import {
   type TraceThread,
   bindNpyFile,
   numberRanges,
+  readRegularFile,
   simulate as simulateRequest,
   sizeOf,
   toChromeTrace,
@@ -378,6 +379,9 @@ function buildRequest(args: SimArgs): SimulateRequest {
   return { ...launch, text, latencies: args.latencies, compile: args.compile };
 }
 
+/** A `:file(...)` argument larger than this is refused (a device or a runaway file must not fill memory). */
+const MAX_NPY_BYTES = 1024 * 1024 * 1024;
+
 /** Reads `:file(PATH)` into the spec, checking element type and shape against the argument's. */
 function readNpyInput(spec: Extract<ArgSpec, { kind: 'buffer' }>): void {
   if (spec.init.kind !== 'file') return;
@@ -385,7 +389,7 @@ function readNpyInput(spec: Extract<ArgSpec, { kind: 'buffer' }>): void {
   const file = spec.init.path;
   let problem;
   try {
-    problem = bindNpyFile(spec, file, new Uint8Array(fs.readFileSync(file)));
+    problem = bindNpyFile(spec, file, readRegularFile(file, MAX_NPY_BYTES));
   } catch (e) {
     throw new InputError(`${where}: cannot read ${file}: ${describeError(e)}`);
   }

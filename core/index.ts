@@ -9,6 +9,7 @@ export { Engine, EngineDocument, loadEngine, languageForPath } from './engine';
 export type { EngineOptions, ContentChange } from './engine';
 // The project documents belong to: their includes and compile flags (clangd's conventions).
 export { Project, type ProjectOptions, isSourceFile } from './project/project';
+export { readRegularFile, readRegularText } from './project/bounded-read';
 export type { ProjectServices, UnitFlags } from './project/services';
 
 // Rules: the registry, and the `phaseflip.rules` / `--rule` settings that tune it.

@@ -5,7 +5,7 @@
 // fix. File reading (the program, `:file(x.npy)` inputs) happens here, in the face, never in core/.
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { type ArgSpec, type LaunchField, LaunchRequestError, SimError, type SimulateRequest, bindNpyFile, launchLanguage, validateLaunch } from '../core/index';
+import { type ArgSpec, type LaunchField, LaunchRequestError, SimError, type SimulateRequest, bindNpyFile, launchLanguage, readRegularFile, readRegularText, validateLaunch } from '../core/index';
 
 /** What a user writes in launch.json (type `phaseflip`, request `launch`). */
 export interface PhaseflipLaunchArguments {
@@ -52,6 +52,10 @@ export class LaunchConfigError extends Error {
 }
 
 /** Validates the launch arguments and reads the files they name. Throws LaunchConfigError. */
+/** Sizes past which a launch refuses the program or a `:file(...)` argument (never read without limit). */
+const MAX_PROGRAM_BYTES = 256 * 1024 * 1024;
+const MAX_NPY_BYTES = 1024 * 1024 * 1024;
+
 export function planLaunch(args: PhaseflipLaunchArguments, defaultCwd: string = process.cwd()): LaunchPlan {
   const cwd = resolveCwd(args.cwd, defaultCwd);
   if (typeof args.program !== 'string' || !args.program.trim()) throw new LaunchConfigError('program', 'missing: give the .cu or .co file to debug, e.g. "program": "${file}"');
@@ -59,7 +63,7 @@ export function planLaunch(args: PhaseflipLaunchArguments, defaultCwd: string = 
   fieldChecked(() => launchLanguage(args.program as string));
   let text: string;
   try {
-    text = fs.readFileSync(programPath, 'utf8');
+    text = readRegularText(programPath, MAX_PROGRAM_BYTES);
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
     throw new LaunchConfigError('program', code === 'ENOENT' ? `file not found: ${programPath}` : `cannot read ${programPath}: ${(e as Error).message}`);
@@ -150,7 +154,7 @@ function readNpyInput(field: string, spec: Extract<ArgSpec, { kind: 'buffer' }>,
   const file = path.resolve(cwd, spec.init.path);
   let problem;
   try {
-    problem = bindNpyFile(spec, file, new Uint8Array(fs.readFileSync(file)));
+    problem = bindNpyFile(spec, file, readRegularFile(file, MAX_NPY_BYTES));
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
     throw new LaunchConfigError(field, code === 'ENOENT' ? `file not found: ${file}` : `cannot read ${file}: ${(e as Error).message}`);
