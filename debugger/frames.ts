@@ -24,6 +24,11 @@ export class FrameReader {
   private body: { length: number; chunks: Buffer[]; received: number } | undefined;
   /** Bytes of an oversized body still to discard. */
   private skipping = 0;
+  /**
+   * After a body that was not JSON: its Content-Length was probably wrong, so the body may hold the start of
+   * the next frame. Reading goes back to those bytes and resumes at the next `Content-Length` found.
+   */
+  private resync = false;
 
   constructor(private readonly sink: FrameSink) {}
 
@@ -49,8 +54,20 @@ export class FrameReader {
   /** Consumes header bytes from `data`; returns what follows the header once it is complete. */
   private readHeader(data: Buffer): Buffer {
     // Only the last 3 bytes kept from before can start the blank line: the search stays linear.
-    const from = Math.max(0, this.header.length - 3);
+    let from = Math.max(0, this.header.length - 3);
     this.header = Buffer.concat([this.header, data]);
+    if (this.resync) {
+      const at = this.header.toString('latin1').search(/content-length\s*:/i);
+      if (at < 0) {
+        // Keep only what could be the start of the word, so the scan stays linear and bounded.
+        this.header = Buffer.from(this.header.subarray(Math.max(0, this.header.length - 16)));
+        return Buffer.alloc(0);
+      }
+      if (at > 0) this.sink.problem(`${at} bytes skipped to the next Content-Length`);
+      this.header = Buffer.from(this.header.subarray(at));
+      this.resync = false;
+      from = 0;
+    }
     const end = this.header.indexOf(HEADER_END, from);
     if (end < 0) {
       if (this.header.length > MAX_HEADER_BYTES) {
@@ -94,13 +111,17 @@ export class FrameReader {
   }
 
   private finishBody(): void {
-    const text = Buffer.concat(this.body!.chunks).toString('utf8');
+    const bytes = Buffer.concat(this.body!.chunks);
+    const text = bytes.toString('utf8');
     this.body = undefined;
     let value: unknown;
     try {
       value = JSON.parse(text);
     } catch (e) {
       this.sink.problem(`a frame that is not JSON (${e instanceof Error ? e.message : String(e)}): ${quote(text)}`);
+      // A wrong Content-Length may have swallowed the start of the next frame: read those bytes again.
+      this.header = bytes;
+      this.resync = true;
       return;
     }
     this.sink.message(value);
