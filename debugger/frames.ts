@@ -180,6 +180,19 @@ export function argumentProblem(command: string, args: Record<string, unknown>):
     const ok = type === 'array' ? Array.isArray(v) : type === 'object' ? v !== null && typeof v === 'object' && !Array.isArray(v) : typeof v === type && (type !== 'number' || Number.isFinite(v));
     if (!ok) return `'${command}' needs the argument '${name}' (${type === 'array' ? 'an array' : type === 'object' ? 'an object' : `a ${type}`}), got ${describeValue(v)}`;
   }
+  // Elements of the breakpoint lists: each needs its own required field.
+  const each: Record<string, [string, string, FieldType]> = {
+    setBreakpoints: ['breakpoints', 'line', 'number'],
+    setFunctionBreakpoints: ['breakpoints', 'name', 'string'],
+    setDataBreakpoints: ['breakpoints', 'dataId', 'string'],
+  };
+  const list = each[command];
+  const items = list ? args[list[0]] : undefined;
+  if (list && items !== undefined) {
+    if (!Array.isArray(items)) return `'${command}': ${list[0]} must be an array, got ${describeValue(items)}`;
+    const bad = items.findIndex((b) => b === null || typeof b !== 'object' || typeof (b as Record<string, unknown>)[list[1]] !== list[2]);
+    if (bad >= 0) return `'${command}': ${list[0]}[${bad}] needs '${list[1]}' (a ${list[2]}), got ${describeValue(items[bad])}`;
+  }
   const source = args.source as Record<string, unknown> | undefined;
   if (source && typeof source === 'object' && source.path !== undefined && typeof source.path !== 'string') return `'${command}': source.path must be a string, got ${describeValue(source.path)}`;
   return undefined;

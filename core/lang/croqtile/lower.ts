@@ -458,7 +458,9 @@ class CroqtileLowerer {
       return { info, postInc: false, whole: info.length !== undefined };
     }
     if (t.kind === 'index' && t.object.kind === 'id' && this.events.has(t.object.name)) {
-      return { info: this.events.get(t.object.name)!, index: this.expr(t.indices[0], ctx), postInc: false, whole: false };
+      // `e[]` (an index left out while typing): a slot nobody can name, never a crash.
+      const index: Expr = t.indices[0] ? this.expr(t.indices[0], ctx) : { kind: 'opaque', text: this.slice(t) ?? '', range: this.range(t.span) };
+      return { info: this.events.get(t.object.name)!, index, postInc: false, whole: false };
     }
     if (t.kind === 'method' && t.name === 'at' && t.object.kind === 'id' && this.events.has(t.object.name)) {
       const info = this.events.get(t.object.name)!;
