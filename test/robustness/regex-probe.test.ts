@@ -1,6 +1,9 @@
 // Issue 14: no regular-expression literal in core/ may take time that grows faster than its input. Runs
 // scripts/regex-probe.mjs over every literal (each in a worker with a time limit) and fails on any super-linear one.
 import { describe, expect, it } from 'vitest';
+import { classArguments } from '../../core/lang/cuda/call-targets';
+import { parseShapeComment } from '../../core/lang/cuda/shape-comments';
+import { waitName } from '../../core/sim/trace';
 import { probeRegex, regexLiterals, slowRegexes } from '../../scripts/regex-probe.mjs';
 
 /**
@@ -38,4 +41,37 @@ describe('regex probe', () => {
     const described = slow.map((s) => `${s.file}:${s.line} /${s.source}/${s.flags}: ${s.smallMs.toFixed(1)} -> ${s.largeMs.toFixed(1)} ms (x${s.ratio.toFixed(1)}) on ${s.input}`);
     expect(described).toEqual([]);
   }, 180_000);
+});
+
+/** Milliseconds `f` takes. */
+function msOf(f: () => unknown): number {
+  const t0 = performance.now();
+  f();
+  return performance.now() - t0;
+}
+
+describe('hand-written replacements of super-linear patterns', () => {
+  const none = new Map<string, number>();
+
+  it('a `phaseflip:` comment: same fields, and 100,000 blanks in linear time (the pattern did not finish in 3 s at 2,000)', () => {
+    expect(parseShapeComment('/* phaseflip:   block = 32 , 4 grid=2  */  ', none)).toEqual({ block: [32, 4, 1], grid: [2, 1, 1] });
+    expect(parseShapeComment('/* phaseflip: smem=0*/', none)).toEqual({ smem: 0 });
+    expect(parseShapeComment('// no shape here', none)).toBeUndefined();
+    expect(msOf(() => parseShapeComment(`// phaseflip:${' '.repeat(100_000)}x`, none))).toBeLessThan(200);
+    expect(msOf(() => parseShapeComment(`// phaseflip: a${' '.repeat(100_000)}=${' '.repeat(100_000)},`, none))).toBeLessThan(200);
+  });
+
+  it('template arguments: first `<` to last `>`, and 100,000 unclosed `<` in linear time', () => {
+    expect(classArguments('Ring<4, Pair<1, 2>>')).toEqual(['4', 'Pair<1, 2>']);
+    expect(classArguments('Ring')).toEqual([]);
+    expect(classArguments('a>b<')).toEqual([]);
+    expect(msOf(() => classArguments('<'.repeat(100_000)))).toBeLessThan(200);
+  });
+
+  it('wait names drop the arrival counts, and 100,000 blanks or digits take linear time', () => {
+    expect(waitName('__syncthreads (3 of 32 arrived)')).toBe('__syncthreads');
+    expect(waitName('bar.sync 1, 64 of 128 lanes')).toBe('bar.sync 1');
+    expect(msOf(() => waitName(`a${' '.repeat(100_000)}b`))).toBeLessThan(200);
+    expect(msOf(() => waitName(`a${'1'.repeat(100_000)} of b`))).toBeLessThan(200);
+  });
 });
