@@ -648,7 +648,8 @@ export function runProtocol(kernel: Kernel, blockSize: number, constants: Map<st
     for (const e of a.events) {
       if (e.kind === 'uncertain') {
         uncertain.add(e.key);
-        uncertain.add(e.key.replace(/\[.*$/, ''));
+        // `[\s\S]` rather than `.`: the cut then matches at the first bracket instead of retrying every one (quadratic).
+        uncertain.add(e.key.replace(/\[[\s\S]*$/, ''));
       }
       if (e.kind === 'init') {
         if (e.count === undefined) uncertain.add(e.key);
@@ -659,7 +660,8 @@ export function runProtocol(kernel: Kernel, blockSize: number, constants: Map<st
       }
     }
   }
-  const isUncertain = (key: string): boolean => uncertain.has(key) || uncertain.has(key.replace(/\[.*$/, ''));
+  // `[\s\S]` rather than `.`: the cut then matches at the first bracket instead of retrying every one (quadratic).
+  const isUncertain = (key: string): boolean => uncertain.has(key) || uncertain.has(key.replace(/\[[\s\S]*$/, ''));
   const barriers = new ReplayBarriers();
   const pcs = actors.map(() => 0);
   const syncArrived = actors.map(() => 0);

@@ -125,7 +125,7 @@ function interpolate(message: string, evaluate: (expr: string) => number): strin
 }
 
 function hitMatches(cond: string, hits: number): boolean {
-  const m = /^\s*(==|>=|<=|>|<|%)?\s*(\d+)\s*$/.exec(cond);
+  const m = /^(==|>=|<=|>|<|%)?\s*(\d+)$/.exec(cond.trim()); // trimmed first: adjacent blank runs backtrack quadratically
   if (!m) return true;
   const n = Number(m[2]);
   switch (m[1] ?? '==') {

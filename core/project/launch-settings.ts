@@ -72,7 +72,8 @@ export function parseLaunchDim(value: unknown): LaunchDim3 | undefined {
   let parts: unknown[];
   if (typeof value === 'number') parts = [value];
   else if (Array.isArray(value)) parts = value;
-  else if (typeof value === 'string') parts = value.trim().replace(/^[([{]|[)\]}]$/g, '').split(/\s*[,x]\s*/).map((p) => (/^\d+$/.test(p) ? Number(p) : NaN));
+  // A separator's blank run is tried from its first blank only (it was rescanned from each, quadratic).
+  else if (typeof value === 'string') parts = value.trim().replace(/^[([{]|[)\]}]$/g, '').split(/(?<!\s)\s*[,x]\s*|[,x]\s*/).map((p) => (/^\d+$/.test(p) ? Number(p) : NaN));
   else return undefined;
   if (parts.length < 1 || parts.length > 3 || !parts.every((p): p is number => typeof p === 'number' && Number.isInteger(p) && p > 0)) return undefined;
   return [parts[0], parts[1] ?? 1, parts[2] ?? 1];

@@ -59,7 +59,7 @@ function specError(name: string, text: string): SpecError {
 /** A C-style number (`64`, `-2.5f`, `0x1F`, `1e-3`, `7u`), or undefined when `spec` is not one. */
 function parseNumber(spec: string, fail: SpecError): number | undefined {
   const hex = /^([-+]?)0[xX]([0-9a-fA-F]+)[uUlL]*$/.exec(spec);
-  const dec = /^[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?[fFuUlL]*$/.test(spec);
+  const dec = /^[-+]?(\d+(?:\.\d*)?|\.\d+)([eE][-+]?\d+)?[fFuUlL]*$/.test(spec);
   if (!hex && !dec) return undefined;
   const value = hex ? (hex[1] === '-' ? -1 : 1) * parseInt(hex[2], 16) : Number(spec.replace(/[fFuUlL]+$/, ''));
   if (!Number.isFinite(value)) throw fail(`${spec} is out of range`);

@@ -251,8 +251,10 @@ function mergeWaits(t: Track, spans: WaitSpan[]): ChromeTraceEvent[] {
  */
 export function waitName(what: string): string {
   return what
-    .replace(/,?\s*\d+ of \d+ (arrived|lanes)/g, '')
-    .replace(/\s*\(\s*\)/g, '')
+    // Each match starts at a comma or at the first blank or digit of its run (or right after the previous match):
+    // `/,?\s*\d+ of \d+ (arrived|lanes)/g` and `/\s*\(\s*\)/g` rescanned a run from each of its characters.
+    .replace(/,\s*\d+ of \d+ (?:arrived|lanes)|(?<![\s,])\s+\d+ of \d+ (?:arrived|lanes)|(?<![\s,\d])\d+ of \d+ (?:arrived|lanes)/g, '')
+    .replace(/(?<!\s)\s*\(\s*\)|\(\s*\)/g, '')
     .trim();
 }
 

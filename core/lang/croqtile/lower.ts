@@ -379,7 +379,8 @@ class CroqtileLowerer {
     for (const item of s.items) {
       const length = item.dims[0] ? this.value(item.dims[0]) : undefined;
       this.events.set(item.name, { name: item.name, length, ready: item.ready, count: explicit });
-      const readyAt = item.ready ? this.text.slice(item.span.start, item.span.end).search(/\s*=\s*ready$/) : -1;
+      // `(?<!\s)`: a blank run is tried from its first blank only (it was rescanned from each, quadratic).
+      const readyAt = item.ready ? this.text.slice(item.span.start, item.span.end).search(/(?<!\s)\s*=\s*ready$/) : -1;
       this.decls.set(item.name, {
         name: item.name,
         type: `${s.storage} event${s.count ? `<${s.count.kind === 'num' ? s.count.value : '…'}>` : ''}${item.ready ? ' = ready' : ''}`,

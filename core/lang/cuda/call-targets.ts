@@ -40,12 +40,15 @@ export function resolveMethod(fns: FunctionLookup, name: string, argc: number, t
 
 /** Template arguments of a declared type (`Ring<4>` gives ['4']), split at top-level commas. */
 export function classArguments(type: string | undefined): string[] {
-  const m = type ? /<(.*)>/s.exec(type) : null;
-  if (!m) return [];
+  // The first `<` to the last `>` by hand: `/<(.*)>/s` rescanned the rest from every `<` when no `>` closed it.
+  const open = type?.indexOf('<') ?? -1;
+  const close = type?.lastIndexOf('>') ?? -1;
+  if (!type || open < 0 || close <= open) return [];
+  const inner = type.slice(open + 1, close);
   const out: string[] = [];
   let depth = 0;
   let cur = '';
-  for (const ch of m[1]) {
+  for (const ch of inner) {
     if (ch === '<' || ch === '(') depth++;
     if (ch === '>' || ch === ')') depth--;
     if (ch === ',' && depth === 0) {

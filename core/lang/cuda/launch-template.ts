@@ -131,7 +131,8 @@ function blockSize(compiler: Compiler, decl: FnDecl, defines: Map<string, number
   const fromBounds = first ? positiveInt(evalText(first)) : undefined;
   if (fromBounds) return fromBounds;
   const body = decl.node.childForFieldName('body')?.text ?? '';
-  const check = /\bblockDim\.x\s*(?:==|!=)\s*([A-Za-z_]\w*|\d+)/.exec(body) ?? /([A-Za-z_]\w*|\d+)\s*(?:==|!=)\s*blockDim\.x\b/.exec(body);
+  // `(?<!\w)`: a word is tried from its first character only (it was rescanned from each, quadratic).
+  const check = /\bblockDim\.x\s*(?:==|!=)\s*([A-Za-z_]\w*|\d+)/.exec(body) ?? /(?<!\w)([A-Za-z_]\w*|\d+)\s*(?:==|!=)\s*blockDim\.x\b/.exec(body);
   const fromCheck = check ? positiveInt(evalText(check[1])) : undefined;
   return fromCheck ?? fileDefault ?? DEFAULT_BLOCK;
 }
@@ -161,7 +162,8 @@ function cudaParams(compiler: Compiler, decl: FnDecl, binding: TemplateBinding):
     const dn = p.childForFieldName('declarator');
     if (!tn || !dn) continue; // `void` or an unnamed parameter: nothing to pass by name
     let type: CType | undefined;
-    let name = dn.text.replace(/[*&\s]|__restrict__|__restrict|const\b/g, '').replace(/\[.*$/, '');
+    // `[\s\S]` rather than `.`: the cut then matches at the first bracket instead of retrying every one (quadratic).
+    let name = dn.text.replace(/[*&\s]|__restrict__|__restrict|const\b/g, '').replace(/\[[\s\S]*$/, '');
     try {
       const info = compiler.declarator(cx, compiler.baseType(cx, tn), dn);
       name = info.name;

@@ -775,7 +775,7 @@ class Lowerer {
   private noteNotUnderstood(callee: string, method: string, receiver: SyntaxNode | undefined, argNodes: SyntaxNode[], n: SyntaxNode, frame: Frame): void {
     if (this.state.notUnderstood.has(callee) || this.state.notUnderstood.size >= 50 || IDENTITY_CONVERSIONS.test(callee)) return;
     const barrierArg = argNodes.some((a) => {
-      const base = /^\s*&?\s*([A-Za-z_]\w*)/.exec(a.text)?.[1];
+      const base = /^\s*(?:&\s*)?([A-Za-z_]\w*)/.exec(a.text)?.[1];
       return !!base && this.isBarrierBase(base, frame);
     });
     if (!barrierArg && !BARRIER_CALLEE.test(method)) return;

@@ -62,10 +62,15 @@ export function commentLinesAbove(text: string, at: number, row: number): { text
 
 /** `// phaseflip: block=128 grid=4 cluster=2,1,1 smem=1024` → its fields; undefined when it is not one. */
 export function parseShapeComment(text: string, constants: ReadonlyMap<string, number>): Omit<ShapeComment, 'line'> | undefined {
-  const m = /phaseflip:\s*(.*?)\s*(?:\*\/)?\s*$/s.exec(text);
-  if (!m) return undefined;
+  // The body after `phaseflip:` without blanks and a closing `*/`, by hand: the former pattern
+  // `/phaseflip:\s*(.*?)\s*(?:\*\/)?\s*$/s` backtracked polynomially on long blank runs. A blank run starts a
+  // separator match only at its first blank (or right after the previous match), which keeps the splits linear.
+  const at = text.indexOf('phaseflip:');
+  if (at < 0) return undefined;
+  let body = text.slice(at + 'phaseflip:'.length).trim();
+  if (body.endsWith('*/')) body = body.slice(0, -2).trimEnd();
   const out: Omit<ShapeComment, 'line'> = {};
-  const settings = m[1].replace(/\s*=\s*/g, '=').replace(/\s*,\s*/g, ',').split(/\s+/);
+  const settings = body.replace(/(?<!\s)\s*=\s*|=\s*/g, '=').replace(/(?<!\s)\s*,\s*|,\s*/g, ',').split(/\s+/);
   for (const s of settings) {
     const [key, value] = s.split('=');
     if (!value) continue;

@@ -292,7 +292,7 @@ export class CudaUnit {
       const def = macros.get(name);
       if (!def || def.params || !def.body.trim() || name.startsWith('__')) continue;
       let body = def.body.trim();
-      if (/[A-Za-z_]/.test(body.replace(/^\(?\s*-?\s*0[xX][0-9a-fA-F]+|[uUlL]+\b/g, ''))) body = expandMacros(body, macros, 2000).trim();
+      if (/[A-Za-z_]/.test(body.replace(/^\(?\s*(?:-\s*)?0[xX][0-9a-fA-F]+|[uUlL]+\b/g, ''))) body = expandMacros(body, macros, 2000).trim();
       const v = parseIntLiteral(body.replace(/^\((.*)\)$/, '$1').trim());
       if (v !== undefined) out.set(name, v);
     }

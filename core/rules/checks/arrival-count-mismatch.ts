@@ -66,7 +66,8 @@ __global__ void k() {
           if (inst.total > init.count) o.set(inst.op, { total: inst.total, expected: init.count, threads: inst.threads });
         }
         for (const [key, init] of run.initializers) {
-          if (init.count === undefined || init.threads.length !== 1 || run.uncertain.has(key) || k.escapes(key.replace(/\[.*$/, ''))) continue;
+          // `[\s\S]` rather than `.`: the cut then matches at the first bracket instead of retrying every one (quadratic).
+          if (init.count === undefined || init.threads.length !== 1 || run.uncertain.has(key) || k.escapes(key.replace(/\[[\s\S]*$/, ''))) continue;
           const waited = run.actors.some((a) => a.events.some((e) => e.kind === 'wait' && e.key === key));
           const max = maxArrivalsPerPhase(run, key);
           if (waited && max > 0 && max < init.count) u.set(init.op, { max, expected: init.count });

@@ -138,7 +138,8 @@ __global__ void k(int n) {
       const what = op.kind === 'wait-parity' ? 'parity 0 (phase 0 complete)' : 'the phase of its own arrival';
       // Other slots of the same ring did complete: the bootstrap covers only part of the ring.
       const blockedKey = detail.event.key;
-      const partial = [...(lastRun?.completedPhases ?? [])].some(([key, n]) => n > 0 && key !== blockedKey && key.replace(/\[.*$/, '') === blockedKey.replace(/\[.*$/, ''));
+      // `[\s\S]` rather than `.`: the cut then matches at the first bracket instead of retrying every one (quadratic).
+      const partial = [...(lastRun?.completedPhases ?? [])].some(([key, n]) => n > 0 && key !== blockedKey && key.replace(/\[[\s\S]*$/, '') === blockedKey.replace(/\[[\s\S]*$/, ''));
       const croqtile = ctx.module.language === 'croqtile';
       const base = op.barrier?.base ?? 'empty';
       if (croqtile) {
@@ -158,7 +159,10 @@ __global__ void k(int n) {
         if (release?.op.text !== undefined && loop?.lines && n !== undefined && release.op.range.start.line === release.op.range.end.line) {
           const call = release.op.text;
           const shown = release.op.barrier!.text;
-          const slot = shown.replace(/\[[^\]]*\]\s*$/, '[s]');
+          // The last subscript becomes `[s]`; found by hand because `/\[[^\]]*\]\s*$/` rescanned from every `[`.
+          const end = shown.trimEnd().length - 1;
+          const open = shown[end] === ']' ? shown.indexOf('[', shown.lastIndexOf(']', end - 1) + 1) : -1;
+          const slot = open >= 0 && open < end ? `${shown.slice(0, open)}[s]` : shown;
           if (slot !== shown && call.includes(shown)) {
             const guards = release.ancestors
               .slice(release.ancestors.findIndex((a) => a.stmt === loop) + 1)

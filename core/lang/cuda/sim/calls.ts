@@ -126,7 +126,8 @@ export function call(c: CompilerContext, cx: FnCx, n: SyntaxNode): Ex {
     if (s?.sym.k === 'type') return c.cast(cx, s.sym.type, c.expr(cx, argNodes[0]), n);
     unsupported('calling through a parenthesised expression', n);
   }
-  const fullName = callee.text.replace(/\s+/g, '').replace(/<.*$/, '').replace(/^::/, '');
+  // `[\s\S]` rather than `.`: the cut then matches at the first bracket instead of retrying every one (quadratic).
+  const fullName = callee.text.replace(/\s+/g, '').replace(/<[\s\S]*$/, '').replace(/^::/, '');
   const name = lastName(fullName);
   // A lambda or callable held in a variable.
   if (callee.type === 'identifier') {

@@ -447,7 +447,8 @@ function namedType(c: CompilerContext, cx: FnCx, raw: string, n: SyntaxNode): CT
     def.size = Math.ceil(size / align) * align;
     return { k: 'struct', def };
   }
-  const base = text.replace(/<.*$/, '');
+  // `[\s\S]` rather than `.`: the cut then matches at the first bracket instead of retrying every one (quadratic).
+  const base = text.replace(/<[\s\S]*$/, '');
   const sd = c.structDef(cx, lastName(base), n) ?? c.structDef(cx, base, n);
   if (sd) return { k: 'struct', def: sd };
   unsupported(`type '${text}'${missingIncludesNote(c.missingIncludes)}`, n);
@@ -621,7 +622,8 @@ export function scanAddressTaken(c: CompilerContext, n: SyntaxNode, out: Set<str
   }
   if (n.type === 'call_expression') {
     const fnNode = n.childForFieldName('function');
-    const name = fnNode ? lastName(fnNode.text.replace(/\s+/g, '').replace(/<.*$/, '')) : '';
+    // `[\s\S]` rather than `.`: the cut then matches at the first bracket instead of retrying every one (quadratic).
+    const name = fnNode ? lastName(fnNode.text.replace(/\s+/g, '').replace(/<[\s\S]*$/, '')) : '';
     const decls = c.functions.get(name) ?? [];
     const args = named(requiredField(n, 'arguments'));
     args.forEach((a, i) => {

@@ -39,7 +39,7 @@ function printfCall(k: BuiltinCx, a: SyntaxNode[]): Ex {
   return V((f) => {
     const values = vals.map((v) => v.ev(f));
     let i = 0;
-    const text = fmt.replace(/%([-+ 0#]*)(\d+|\*)?(?:\.(\d+))?(hh|h|ll|l|z|j|t)?([diouxXfFeEgGcsp%])/g, (_m, flags: string, width: string | undefined, prec: string | undefined, _len, conv: string) => {
+    const text = fmt.replace(/%([-+ 0#]*)([1-9]\d*|\*)?(?:\.(\d+))?(hh|h|ll|l|z|j|t)?([diouxXfFeEgGcsp%])/g, (_m, flags: string, width: string | undefined, prec: string | undefined, _len, conv: string) => {
       if (conv === '%') return '%';
       let w = width === '*' ? Number(values[i++]) : width ? Number(width) : 0;
       const v = values[i];

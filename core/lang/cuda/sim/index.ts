@@ -144,7 +144,8 @@ function kernelParams(c: Compiler, decl: FnDecl, binding: TemplateBinding): { na
       .map((p) => {
         const dn = p.childForFieldName('declarator');
         const text = dn?.text ?? '';
-        const name = text.replace(/[*&\s]|__restrict__/g, '').replace(/\[.*$/, '');
+        // `[\s\S]` rather than `.`: the cut then matches at the first bracket instead of retrying every one (quadratic).
+        const name = text.replace(/[*&\s]|__restrict__/g, '').replace(/\[[\s\S]*$/, '');
         return { name, type: text.includes('*') ? { k: 'ptr' as const, to: { k: 'void' as const } } : { k: 'num' as const, dt: 's64' as const } };
       });
   }

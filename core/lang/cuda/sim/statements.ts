@@ -365,7 +365,8 @@ function switchStmt(c: CompilerContext, cx: FnCx, n: SyntaxNode): void {
 export function needsHoist(c: CompilerContext, cx: FnCx, n: SyntaxNode): boolean {
   if (n.type === 'call_expression') {
     const fnNode = requiredField(n, 'function');
-    const name = lastName(fnNode.text.replace(/\s+/g, '').replace(/<.*$/, ''));
+    // `[\s\S]` rather than `.`: the cut then matches at the first bracket instead of retrying every one (quadratic).
+    const name = lastName(fnNode.text.replace(/\s+/g, '').replace(/<[\s\S]*$/, ''));
     if (fnNode.type === 'field_expression') return true;
     if (c.functions.has(name)) return true;
     const s = c.lookup(cx, name);
