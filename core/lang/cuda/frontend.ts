@@ -68,11 +68,27 @@ export function boundedDepth(tops: SyntaxNode[], maxDepth = MAX_SYNTAX_DEPTH): {
   const kept: SyntaxNode[] = [];
   const problems: SyntaxProblem[] = [];
   for (const n of tops) {
-    const deepest = deeperThan(n, maxDepth);
+    const deepest = memoDeeperThan(n, maxDepth);
     if (!deepest) kept.push(n);
     else problems.push({ message: `too deeply nested (more than ${maxDepth} levels): this declaration is not analysed`, range: rangeOf(deepest) });
   }
   return { tops: kept, problems };
+}
+
+/**
+ * deeperThan, remembered per syntax tree and node: an edit re-parses only the chunks it touches, and the
+ * declarations of the others keep their trees, so each is walked once, not on every keystroke.
+ */
+const depthMemo = new WeakMap<object, Map<string, SyntaxNode | null>>();
+function memoDeeperThan(n: SyntaxNode, maxDepth: number): SyntaxNode | undefined {
+  const tree = (n as unknown as { tree?: object }).tree;
+  if (!tree) return deeperThan(n, maxDepth);
+  let byNode = depthMemo.get(tree);
+  if (!byNode) depthMemo.set(tree, (byNode = new Map()));
+  const key = `${n.id}:${maxDepth}`;
+  let found = byNode.get(key);
+  if (found === undefined) byNode.set(key, (found = deeperThan(n, maxDepth) ?? null));
+  return found ?? undefined;
 }
 
 /** The first node deeper than `maxDepth` levels under `root` (a cursor walk: no recursion, no node objects). */
