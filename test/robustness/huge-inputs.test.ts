@@ -86,4 +86,26 @@ describe('huge CUDA inputs', () => {
     expect(r.result.kernels!.length).toBeLessThan(text.split('__global__').length - 1);
     expect(r.ms).toBeLessThan(15_000);
   }, 20_000);
+
+  it('an open document of 1 MB analysed again after a one-character edit costs a fraction of the first analysis', () => {
+    process.env.PHASEFLIP_ANALYSIS_BUDGET_MS = '600000';
+    const doc = engine.openDocument('cuda', manyKernels(1_000_000, false), '/tmp/huge-open.cu');
+    try {
+      let t0 = performance.now();
+      const first = doc.analyze({});
+      const firstMs = performance.now() - t0;
+      // A comment typed at the end: every kernel is reused from the cache and only the last chunk re-parsed.
+      const end = doc.analyze({}).kernels!.length;
+      const lines = manyKernels(1_000_000, false).split('\n').length;
+      doc.update([{ range: { start: { line: lines - 1, character: 0 }, end: { line: lines - 1, character: 0 } }, text: '// x' }]);
+      t0 = performance.now();
+      const again = doc.analyze({});
+      const againMs = performance.now() - t0;
+      expect(again.kernels!.length).toBe(end);
+      expect(again.findings.length).toBe(first.findings.length);
+      expect(againMs).toBeLessThan(firstMs / 3);
+    } finally {
+      doc.dispose();
+    }
+  }, 20_000);
 });

@@ -175,10 +175,16 @@ export class CudaAnalyzer {
       const byName: HelperNameFacts = new Map();
       const budgetEnd = started + budgetMs;
       const skipped: FnDef[] = [];
+      const occurrences = new Map<string, number>();
       const replaySkipped: Kernel[] = [];
       for (const fn of rootsOf(scan, context)) {
         // A kernel of a header is keyed by its file too: its lines are the header's.
-        const key = fn.file ? `${fn.file}\u0001${fn.node.text}` : fn.node.text;
+        const kernelText = fn.file ? `${fn.file}\u0001${fn.node.text}` : fn.node.text;
+        // Kernels of the same text (one per namespace, a generated file) are told apart by their order:
+        // sharing one entry made each find the other's lines and be analysed again every time.
+        const seen = occurrences.get(kernelText) ?? 0;
+        occurrences.set(kernelText, seen + 1);
+        const key = seen ? `${kernelText}\u0002${seen}` : kernelText;
         const startLine = fn.node.startPosition.row;
         const endLine = fn.node.endPosition.row;
         // The text the kernel is written in: a header's for a kernel defined there.
@@ -187,7 +193,7 @@ export class CudaAnalyzer {
         // Messages cite line numbers ("the loop at line 12"): a kernel that moved is analysed again
         // when any of its findings does, since shifting moves ranges, not text.
         const moved = entry !== undefined && !fn.file && entry.startLine !== startLine && entry.findings.some((f) => /\bline \d/.test(f.message));
-        if (entry && !moved && entry.deps === dependencies(scan, functions, fn, fnText, key, entry.helpers, byName)) {
+        if (entry && !moved && entry.deps === dependencies(scan, functions, fn, fnText, kernelText, entry.helpers, byName)) {
           if (!fn.file) entry = shift(entry, startLine, endLine);
         } else if (Date.now() > budgetEnd) {
           skipped.push(fn);
@@ -198,7 +204,7 @@ export class CudaAnalyzer {
           const helpers = kernel.helpers ?? [];
           const kernelFindings = relateToKernel(runRules(module, options), kernel, scan.text);
           const kernelNotes = (kernel.notUnderstood ?? []).map((u): AnalysisNote => ({ kind: 'unresolved-helper', message: `not understood in kernel '${kernel.name}': ${u.what}; barrier findings for it may be incomplete`, range: u.range }));
-          entry = { startLine, endLine, findings: kernelFindings, symbols: barrierSymbols(module), notes: kernelNotes, coverage: coverageOf(kernel), helpers, deps: dependencies(scan, functions, fn, fnText, key, helpers, byName) };
+          entry = { startLine, endLine, findings: kernelFindings, symbols: barrierSymbols(module), notes: kernelNotes, coverage: coverageOf(kernel), helpers, deps: dependencies(scan, functions, fn, fnText, kernelText, helpers, byName) };
           // A kernel analysed without its replay is not final: do it again next time.
           if (module.truncated) {
             replaySkipped.push(kernel);
