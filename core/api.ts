@@ -84,7 +84,7 @@ export interface BarrierSymbol {
  * understood". Not a rule finding: no code, no fix.
  */
 export interface AnalysisNote {
-  kind: 'include-not-found' | 'unresolved-helper' | 'flags' | 'header-alone';
+  kind: 'include-not-found' | 'unresolved-helper' | 'flags' | 'header-alone' | 'analysis-budget';
   message: string;
   range: Range;
 }

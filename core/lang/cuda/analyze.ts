@@ -16,6 +16,7 @@ import { unreachedAsmInstructions } from './asm-instructions';
 import { classBarrierInits } from './class-barrier-init';
 import { lowerRoot, rootsOf, scanCuda, type CudaScan, type FnDef } from './lower';
 import type { SyntaxNode } from './parser';
+import { rangeOf } from './syntax-nodes';
 import { type FunctionLookup, type LowerContext, ScanCache } from './scan';
 import type { CudaUnit } from './unit';
 
@@ -31,15 +32,13 @@ interface KernelEntry {
 }
 
 /** What a kernel's analysis depends on besides its own text, as one comparable string. */
-function dependencies(scan: CudaScan, functions: FunctionLookup, fn: FnDef, fnText: string, kernelText: string, helpers: string[]): string {
+function dependencies(scan: CudaScan, functions: FunctionLookup, fn: FnDef, fnText: string, kernelText: string, helpers: string[], byName: HelperNameFacts): string {
   const parts: string[] = [];
   const words = new Set(wordsOf(kernelText));
   for (const h of helpers) {
-    for (const d of functions.get(h) ?? []) {
-      const facts = helperFacts(d);
-      parts.push(`${h}@${d.file ?? ''}:${facts.row}:${facts.digest}`);
-      for (const w of facts.words) words.add(w);
-    }
+    const facts = helperNameFacts(functions, h, byName);
+    parts.push(facts.key);
+    for (const w of facts.words) words.add(w);
   }
   // Looked up by the words used (a unit can define thousands of integer macros; a kernel uses a few).
   for (const w of words) {
@@ -55,6 +54,32 @@ function dependencies(scan: CudaScan, functions: FunctionLookup, fn: FnDef, fnTe
   // A new helper with the name of a call in the kernel changes what gets inlined.
   for (const w of words) if (scan.fns.has(w) && !helpers.includes(w)) parts.push(`?${w}`);
   return parts.join('\u0001');
+}
+
+/** The definitions of one helper name as one key and their identifiers, per analysis (see helperNameFacts). */
+type HelperNameFacts = Map<string, { key: string; words: readonly string[] }>;
+
+/**
+ * Every definition of a helper name (its overloads, or one per namespace) as one key and one set of
+ * identifiers, built once per analysis: a file of N namespaces each defining the same helpers made every
+ * kernel's key name all N definitions (quadratic time and memory; 6 s of a 2.5 MB file).
+ */
+function helperNameFacts(functions: FunctionLookup, name: string, byName: HelperNameFacts): { key: string; words: readonly string[] } {
+  let facts = byName.get(name);
+  if (!facts) {
+    const keys: string[] = [];
+    const words = new Set<string>();
+    for (const d of functions.get(name) ?? []) {
+      const one = helperFacts(d);
+      keys.push(`${d.file ?? ''}:${one.row}:${one.digest}`);
+      for (const w of one.words) words.add(w);
+    }
+    // Many definitions are folded into a digest so that the key stays short.
+    const joined = keys.join(',');
+    facts = { key: `${name}@${keys.length > 4 ? textDigest(joined) : joined}`, words: [...words] };
+    byName.set(name, facts);
+  }
+  return facts;
 }
 
 /**
@@ -99,14 +124,31 @@ function wordsOf(text: string): readonly string[] {
   return words;
 }
 
-const REPLAY_BUDGET_MS = 2000;
+
+/**
+ * Wall-clock budget of one analysis of a file (syntax checks, scan, lowering and rules of its kernels):
+ * past it the kernels not yet analysed (and not cached from an earlier analysis) are skipped with an
+ * information note, so a multi-megabyte file answers instead of hanging. The language server analyses
+ * again after edits, and the kernels done are cached, so each analysis gets further.
+ */
+export const ANALYSIS_BUDGET_MS = 8000;
+
+/** The share of the file's budget the protocol replay of its kernels may take (2 s of the default 8 s). */
+const REPLAY_SHARE = 4;
+
+/** The budget in force: PHASEFLIP_ANALYSIS_BUDGET_MS overrides it (a batch lint of huge files can afford more; tests less). */
+export function analysisBudgetMs(): number {
+  const fromEnv = typeof process !== 'undefined' ? Number(process.env?.PHASEFLIP_ANALYSIS_BUDGET_MS) : NaN;
+  return Number.isFinite(fromEnv) && fromEnv > 0 ? fromEnv : ANALYSIS_BUDGET_MS;
+}
 
 export class CudaAnalyzer {
   private optionsKey: string | undefined;
   private kernels = new Map<string, KernelEntry>();
   private readonly scanCache = new ScanCache();
 
-  analyze(allTops: SyntaxNode[], text: string, options: LintOptions, unit?: CudaUnit, generation = 0): AnalysisResult {
+  analyze(allTops: SyntaxNode[], text: string, options: LintOptions, unit?: CudaUnit, generation = 0, budgetMs = analysisBudgetMs()): AnalysisResult {
+    const started = Date.now();
     const syntaxProblems = syntaxProblemsOf(allTops);
     // Declarations nested too deeply for the recursive walks below are left out with a problem of their own.
     const { tops, problems: depthProblems } = boundedDepth(allTops);
@@ -123,16 +165,26 @@ export class CudaAnalyzer {
       }
       const next = new Map<string, KernelEntry>();
       // Replay budget per analysis: an edit stays interactive even in a multi-megabyte file.
-      const deadline = Date.now() + REPLAY_BUDGET_MS;
+      const deadline = Date.now() + budgetMs / REPLAY_SHARE;
       const findings: Finding[] = [];
       const symbols: BarrierSymbol[] = [];
       const notes: AnalysisNote[] = unit?.notes() ?? [];
       const alone = unit ? headerAloneNote(unit, syntaxProblems.length) : undefined;
       if (alone) notes.push(alone);
       const kernels: KernelCoverage[] = [];
+      const byName: HelperNameFacts = new Map();
+      const budgetEnd = started + budgetMs;
+      const skipped: FnDef[] = [];
+      const occurrences = new Map<string, number>();
+      const replaySkipped: Kernel[] = [];
       for (const fn of rootsOf(scan, context)) {
         // A kernel of a header is keyed by its file too: its lines are the header's.
-        const key = fn.file ? `${fn.file}\u0001${fn.node.text}` : fn.node.text;
+        const kernelText = fn.file ? `${fn.file}\u0001${fn.node.text}` : fn.node.text;
+        // Kernels of the same text (one per namespace, a generated file) are told apart by their order:
+        // sharing one entry made each find the other's lines and be analysed again every time.
+        const seen = occurrences.get(kernelText) ?? 0;
+        occurrences.set(kernelText, seen + 1);
+        const key = seen ? `${kernelText}\u0002${seen}` : kernelText;
         const startLine = fn.node.startPosition.row;
         const endLine = fn.node.endPosition.row;
         // The text the kernel is written in: a header's for a kernel defined there.
@@ -141,17 +193,21 @@ export class CudaAnalyzer {
         // Messages cite line numbers ("the loop at line 12"): a kernel that moved is analysed again
         // when any of its findings does, since shifting moves ranges, not text.
         const moved = entry !== undefined && !fn.file && entry.startLine !== startLine && entry.findings.some((f) => /\bline \d/.test(f.message));
-        if (entry && !moved && entry.deps === dependencies(scan, functions, fn, fnText, key, entry.helpers)) {
+        if (entry && !moved && entry.deps === dependencies(scan, functions, fn, fnText, kernelText, entry.helpers, byName)) {
           if (!fn.file) entry = shift(entry, startLine, endLine);
+        } else if (Date.now() > budgetEnd) {
+          skipped.push(fn);
+          continue;
         } else {
           const kernel = lowerRoot(scan, fn, context);
           const module: KernelModule = { language: 'cuda', kernels: [kernel], constants: kernel.constants ?? scan.constants, deadline };
           const helpers = kernel.helpers ?? [];
           const kernelFindings = relateToKernel(runRules(module, options), kernel, scan.text);
           const kernelNotes = (kernel.notUnderstood ?? []).map((u): AnalysisNote => ({ kind: 'unresolved-helper', message: `not understood in kernel '${kernel.name}': ${u.what}; barrier findings for it may be incomplete`, range: u.range }));
-          entry = { startLine, endLine, findings: kernelFindings, symbols: barrierSymbols(module), notes: kernelNotes, coverage: coverageOf(kernel), helpers, deps: dependencies(scan, functions, fn, fnText, key, helpers) };
+          entry = { startLine, endLine, findings: kernelFindings, symbols: barrierSymbols(module), notes: kernelNotes, coverage: coverageOf(kernel), helpers, deps: dependencies(scan, functions, fn, fnText, kernelText, helpers, byName) };
           // A kernel analysed without its replay is not final: do it again next time.
           if (module.truncated) {
+            replaySkipped.push(kernel);
             findings.push(...entry.findings);
             symbols.push(...entry.symbols);
             notes.push(...entry.notes);
@@ -166,6 +222,7 @@ export class CudaAnalyzer {
         kernels.push(entry.coverage);
       }
       this.kernels = next;
+      notes.push(...budgetNotes(skipped, replaySkipped, Date.now() - started, budgetMs));
       findings.push(...this.unreachedHelperFindings(scan, text, next, options, functions));
       findings.sort(byPosition);
       const result: AnalysisResult = { findings: mergeFindings(findings), syntaxProblems, symbols: dedupSymbols(symbols.filter((s) => s.range.file === undefined)) };
@@ -200,6 +257,25 @@ export class CudaAnalyzer {
     if (!asmInstructions.length && !inits.length) return [];
     return runRules({ language: 'cuda', kernels: [], constants: scan.constants, asmInstructions, classBarrierInits: inits }, options);
   }
+}
+
+/**
+ * Information notes for the kernels an analysis left out for its budget: one for the kernels not analysed
+ * at all, one for those whose barrier replay was cut short (their replay-based rules stayed silent). One note
+ * each, at the first such kernel, so that a file of thousands of kernels does not get thousands of notes.
+ */
+function budgetNotes(skipped: FnDef[], replaySkipped: Kernel[], elapsedMs: number, budgetMs: number): AnalysisNote[] {
+  const notes: AnalysisNote[] = [];
+  const more = (n: number): string => (n > 1 ? ` and ${n - 1} more` : '');
+  const first = skipped.find((fn) => !fn.file);
+  if (first) {
+    notes.push({ kind: 'analysis-budget', message: `analysis skipped for kernel '${first.name}'${more(skipped.length)}: too large (the file's analysis took ${elapsedMs} ms of its ${budgetMs} ms budget)`, range: rangeOf(first.nameNode) });
+  }
+  const replay = replaySkipped.find((k) => k.nameRange.file === undefined);
+  if (replay) {
+    notes.push({ kind: 'analysis-budget', message: `barrier replay skipped for kernel '${replay.name}'${more(replaySkipped.length)}: too large (${Math.round(budgetMs / REPLAY_SHARE)} ms); findings that need the replay may be missing`, range: replay.nameRange });
+  }
+  return notes;
 }
 
 /** What the front end understood of a kernel: its barrier operations and the calls it could not resolve. */
