@@ -91,10 +91,35 @@ function cachedDeeperThan(root: SyntaxNode, maxDepth: number): SyntaxNode | unde
   const key = `${root.id}:${root.endIndex - root.startIndex}:${root.type}:${maxDepth}`;
   let found = checked.get(key);
   if (found === undefined) {
-    found = deeperThan(root, maxDepth) ?? null;
+    // A declaration whose text was already found shallow is shallow again (a re-parsed chunk's other
+    // declarations, an undo): hashing its text is far cheaper than walking its nodes.
+    const textKey = `${root.type}:${maxDepth}:${textDigest(root.text)}`;
+    if (shallowTexts.has(textKey)) found = null;
+    else {
+      found = deeperThan(root, maxDepth) ?? null;
+      if (found === null) {
+        if (shallowTexts.size >= 20_000) shallowTexts.clear();
+        shallowTexts.add(textKey);
+      }
+    }
     checked.set(key, found);
   }
   return found ?? undefined;
+}
+
+/** Declarations (by type, limit and text digest) already walked and found within the depth limit. */
+const shallowTexts = new Set<string>();
+
+/** Two 32-bit hashes (FNV-1a and djb2) and the length: 64 bits, so distinct texts do not meet in practice. */
+function textDigest(text: string): string {
+  let a = 0x811c9dc5;
+  let b = 5381;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    a = Math.imul(a ^ c, 0x01000193);
+    b = (Math.imul(b, 33) + c) | 0;
+  }
+  return `${text.length}:${(a >>> 0).toString(36)}:${(b >>> 0).toString(36)}`;
 }
 
 /** The first node deeper than `maxDepth` levels under `root` (a cursor walk: no recursion, no node objects). */
