@@ -1,6 +1,6 @@
 // Per-kernel facts shared by rules and hovers: every operation with its enclosing control flow,
 // variable definitions, ring sizes, and (lazily) protocol runs at plausible block sizes.
-import { evaluate, exprKey, freeVars } from '../ir/expr';
+import { evaluate, exprKey, freeVars, walkExpr } from '../ir/expr';
 import type { BarrierOp, Expr, Kernel, KernelModule, LaunchShapeSource, Stmt } from '../ir/types';
 import { visitStmts } from '../ir/visit';
 import { derivedVars, roleBranches, runProtocol, type RunResult } from './protocol-run';
@@ -119,6 +119,24 @@ export class KernelFacts {
 
   isThreadDependent(e: Expr): boolean {
     return isThreadDependent(e, (n) => this.derived.get(n));
+  }
+
+  /**
+   * Whether `e` reads something `leaf` recognises, directly or through the single definitions of the locals it
+   * reads (`extra` first, e.g. a loop variable's initial value), each local followed once.
+   */
+  dependsOn(e: Expr, leaf: (x: Expr) => boolean, extra?: ReadonlyMap<string, Expr>, seen = new Set<string>()): boolean {
+    let found = false;
+    walkExpr(e, (x) => {
+      if (found) return;
+      if (leaf(x)) found = true;
+      else if (x.kind === 'var' && !seen.has(x.name)) {
+        seen.add(x.name);
+        const def = extra?.get(x.name) ?? this.derived.get(x.name);
+        if (def && this.dependsOn(def, leaf, extra, seen)) found = true;
+      }
+    });
+    return found;
   }
 
   /** Bases handed to code we cannot see: their protocol is not fully visible. */
@@ -265,6 +283,22 @@ export class KernelFacts {
     }
     return m;
   }
+}
+
+/** The loops enclosing each local's declaration (`let x = ...`), outermost first. */
+export function declarationLoops(body: Stmt[]): Map<string, LoopStmt[]> {
+  const out = new Map<string, LoopStmt[]>();
+  const walk = (list: Stmt[], loops: LoopStmt[]): void => {
+    for (const s of list) {
+      if (s.kind === 'assign' && s.declared && !out.has(s.target)) out.set(s.target, loops);
+      else if (s.kind === 'if') {
+        walk(s.then, loops);
+        walk(s.else, loops);
+      } else if (s.kind === 'loop') walk(s.body, [...loops, s]);
+    }
+  };
+  walk(body, []);
+  return out;
 }
 
 /** Calls `f` for every loop of a statement tree, outer loops first. */

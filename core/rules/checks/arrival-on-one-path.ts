@@ -1,25 +1,20 @@
 // PF403: a pipeline loop arrives on a barrier on one control path but not on another.
 import { loopAssigned, type LoopStmt, forEachLoop } from '../../analysis/facts';
 import type { BarrierOp, Stmt } from '../../ir/types';
-import { walkExpr } from '../../ir/expr';
 import type { Expr } from '../../ir/types';
 import type { KernelFacts } from '../../analysis/facts';
 
 /** Depends on data read at run time (array elements, dereferences, opaque calls), not on the schedule. */
-function dataDependent(e: Expr, facts: KernelFacts, seen = new Set<string>()): boolean {
-  let found = false;
-  walkExpr(e, (x) => {
-    if (x.kind === 'index' || (x.kind === 'unary' && x.op === '*')) found = true;
-    if (x.kind === 'call' && !x.callee.startsWith('.') && !/(^|::)(min|max|cdiv|ceil_div)$/.test(x.callee)) found = true;
-    // Croqtile tensor element reads (`mask.at(bm, iv)`) are data too.
-    if (x.kind === 'call' && /^\.(at|data)$/.test(x.callee)) found = true;
-    if (x.kind === 'var' && !seen.has(x.name)) {
-      const d = facts.derived.get(x.name);
-      seen.add(x.name);
-      if (d && dataDependent(d, facts, seen)) found = true;
-    }
-  });
-  return found;
+function dataDependent(e: Expr, facts: KernelFacts): boolean {
+  return facts.dependsOn(
+    e,
+    (x) =>
+      x.kind === 'index' ||
+      (x.kind === 'unary' && x.op === '*') ||
+      (x.kind === 'call' && !x.callee.startsWith('.') && !/(^|::)(min|max|cdiv|ceil_div)$/.test(x.callee)) ||
+      // Croqtile tensor element reads (`mask.at(bm, iv)`) are data too.
+      (x.kind === 'call' && /^\.(at|data)$/.test(x.callee)),
+  );
 }
 
 /** The condition with loop-variable names blanked, to compare the producer's and consumer's skips. */

@@ -1,6 +1,5 @@
 // PF407: a wait that runs on every path, released only by arrivals inside work that a block can skip
 // (a persistent tile loop that starts at blockIdx, a scheduler loop, a branch on the block's identity).
-import { walkExpr } from '../../ir/expr';
 import type { Range } from '../../api';
 import type { Expr, Stmt } from '../../ir/types';
 import { visitStmts, type KernelFacts, type Site } from '../../analysis/facts';
@@ -20,20 +19,15 @@ const PURE_CALLS = /(^|::)(min|max|cdiv|ceil_div|div_up|round_up)$/;
  * Whether `e` can differ between blocks of one launch: it reads the block's identity (directly or through
  * single-definition locals) or asks an opaque function (a tile scheduler) whether there is more work.
  */
-function variesPerBlock(e: Expr, facts: KernelFacts, loopInits: Map<string, Expr>, seen = new Set<string>()): boolean {
-  let found = false;
-  walkExpr(e, (x) => {
-    if (found) return;
-    if (BLOCK_IDENTITY.test(x.text) && (x.kind === 'var' || x.kind === 'member' || x.kind === 'call')) found = true;
-    else if (x.kind === 'call' && !x.callee.startsWith('.') && !PURE_CALLS.test(x.callee) && !BLOCK_IDENTITY.test(x.callee)) found = true;
-    else if (x.kind === 'call' && x.callee.startsWith('.') && !PURE_CALLS.test(x.callee)) found = true;
-    else if (x.kind === 'var' && !seen.has(x.name)) {
-      seen.add(x.name);
-      const def = loopInits.get(x.name) ?? facts.derived.get(x.name);
-      if (def && variesPerBlock(def, facts, loopInits, seen)) found = true;
-    }
-  });
-  return found;
+function variesPerBlock(e: Expr, facts: KernelFacts, loopInits: Map<string, Expr>): boolean {
+  return facts.dependsOn(
+    e,
+    (x) =>
+      (BLOCK_IDENTITY.test(x.text) && (x.kind === 'var' || x.kind === 'member' || x.kind === 'call')) ||
+      (x.kind === 'call' && !x.callee.startsWith('.') && !PURE_CALLS.test(x.callee) && !BLOCK_IDENTITY.test(x.callee)) ||
+      (x.kind === 'call' && x.callee.startsWith('.') && !PURE_CALLS.test(x.callee)),
+    loopInits,
+  );
 }
 
 /** An enclosing loop or branch that a block may not enter at all: the "work" an arrival depends on. */

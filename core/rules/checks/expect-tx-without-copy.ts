@@ -1,5 +1,4 @@
 // PF311: a phase armed with expect_tx on a path where the copy that would deliver those bytes is skipped.
-import { walkExpr } from '../../ir/expr';
 import type { Expr, Stmt } from '../../ir/types';
 import { sameIndex, type KernelFacts, type Site } from '../../analysis/facts';
 import { barrierName, exprText, line1 } from '../naming';
@@ -10,18 +9,8 @@ const EXPECTS = new Set(['arrive-expect-tx', 'expect-tx']);
 /** Reads the CTA's place in its cluster: a peer CTA may then deliver the bytes (multicast). */
 const PLACE_IN_GRID = /\b(cluster_ctarank|block_rank_in_cluster|cluster_id_in_cluster|is_leader_cta|leader_cta)\b/;
 
-function readsPlaceInGrid(e: Expr, facts: KernelFacts, seen = new Set<string>()): boolean {
-  let found = false;
-  walkExpr(e, (x) => {
-    if (found) return;
-    if (PLACE_IN_GRID.test(x.text) && (x.kind === 'var' || x.kind === 'member' || x.kind === 'call')) found = true;
-    else if (x.kind === 'var' && !seen.has(x.name)) {
-      seen.add(x.name);
-      const def = facts.derived.get(x.name);
-      if (def && readsPlaceInGrid(def, facts, seen)) found = true;
-    }
-  });
-  return found;
+function readsPlaceInGrid(e: Expr, facts: KernelFacts): boolean {
+  return facts.dependsOn(e, (x) => PLACE_IN_GRID.test(x.text) && (x.kind === 'var' || x.kind === 'member' || x.kind === 'call'));
 }
 
 function touches(list: Stmt[], base: string): boolean {
