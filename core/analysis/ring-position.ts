@@ -4,7 +4,7 @@
 // 2 x stages iterations (every slot then ends a tile at the parity it started with).
 import { freeVars } from '../ir/expr';
 import type { Expr, Stmt } from '../ir/types';
-import { loopAssigned, ringSize, visitStmts, type KernelFacts, type LoopStmt, type Site } from './facts';
+import { declarationLoops, loopAssigned, ringSize, visitStmts, type KernelFacts, type LoopStmt, type Site } from './facts';
 
 export interface RingReset {
   /** The wait whose slot and parity restart. */
@@ -19,22 +19,6 @@ export interface RingReset {
   stages?: number;
   /** Iterations of `inner` per iteration of `outer`, when constant. */
   trips?: number;
-}
-
-/** The loops enclosing each declaration (`let x = ...`), outermost first. */
-function declarationLoops(body: Stmt[]): Map<string, LoopStmt[]> {
-  const out = new Map<string, LoopStmt[]>();
-  const walk = (list: Stmt[], loops: LoopStmt[]): void => {
-    for (const s of list) {
-      if (s.kind === 'assign' && s.declared && !out.has(s.target)) out.set(s.target, loops);
-      else if (s.kind === 'if') {
-        walk(s.then, loops);
-        walk(s.else, loops);
-      } else if (s.kind === 'loop') walk(s.body, [...loops, s]);
-    }
-  };
-  walk(body, []);
-  return out;
 }
 
 /** Variables an expression reads directly: an array element's index is left out (`phase[stage]` reads `phase`). */

@@ -1,13 +1,14 @@
 // PF113: a loop waits through a barrier address taken before the loop from a slot index the loop advances.
 import { freeVars } from '../../ir/expr';
-import type { Expr, Stmt } from '../../ir/types';
-import { loopAssigned, type LoopStmt } from '../../analysis/facts';
+import type { Expr } from '../../ir/types';
+import { declarationLoops, loopAssigned, type KernelFacts, type LoopStmt } from '../../analysis/facts';
 import { barrierName, exprText, line1 } from '../naming';
 import { WAIT_KINDS } from '../op-kinds';
 import type { RuleDef } from '../types';
 
 interface AddressDef {
-  stmt: Extract<Stmt, { kind: 'assign' }>;
+  /** The address expression, where the local is declared. */
+  value: Expr;
   /** The barrier array the address points into, and the slot index it was taken at. */
   array: string;
   index: Expr;
@@ -23,27 +24,14 @@ function slotAddress(e: Expr): { array: string; index: Expr } | undefined {
   return undefined;
 }
 
-/** Locals assigned exactly once, with a slot address of a declared array as their value. */
-function slotAddressDefs(body: Stmt[], isArray: (name: string) => boolean): Map<string, AddressDef> {
+/** Locals assigned exactly once (at their declaration) with a slot address of a declared array as their value. */
+function slotAddressDefs(facts: KernelFacts): Map<string, AddressDef> {
+  const loopsOf = declarationLoops(facts.kernel.body);
   const defs = new Map<string, AddressDef>();
-  const counts = new Map<string, number>();
-  const walk = (list: Stmt[], loops: LoopStmt[]): void => {
-    for (const s of list) {
-      if (s.kind === 'assign') {
-        counts.set(s.target, (counts.get(s.target) ?? 0) + 1);
-        const slot = s.op === '=' && s.value ? slotAddress(s.value) : undefined;
-        if (slot && isArray(slot.array) && freeVars(slot.index).size) defs.set(s.target, { stmt: s, ...slot, loops });
-      } else if (s.kind === 'if') {
-        walk(s.then, loops);
-        walk(s.else, loops);
-      } else if (s.kind === 'loop') {
-        walk(s.body, [...loops, s]);
-        if (s.step) walk(s.step, [...loops, s]);
-      }
-    }
-  };
-  walk(body, []);
-  for (const [name, n] of counts) if (n > 1) defs.delete(name);
+  for (const [name, value] of facts.derived) {
+    const slot = slotAddress(value);
+    if (slot && facts.kernel.decls.has(slot.array) && freeVars(slot.index).size) defs.set(name, { ...slot, value, loops: loopsOf.get(name) ?? [] });
+  }
   return defs;
 }
 
@@ -100,7 +88,7 @@ __global__ void k(const float* src, float* out, int n) {
   },
   check(ctx) {
     for (const k of ctx.kernels) {
-      const defs = slotAddressDefs(k.kernel.body, (name) => k.kernel.decls.has(name));
+      const defs = slotAddressDefs(k);
       if (!defs.size) continue;
       const reported = new Set<string>();
       for (const w of k.sites) {
@@ -118,9 +106,9 @@ __global__ void k(const float* src, float* out, int n) {
         const names = moved.map((v) => `\`${v.replace(/#\d+$/, '')}\``).join(' and ');
         ctx.report({
           range: w.op.range,
-          message: `This wait polls \`${barrierName(w.op)}\`, the address of \`${def.array.replace(/#\d+$/, '')}[${exprText(def.index)}]\` taken on line ${line1(def.stmt.range)}, before the loop on line ${line1(loop.range)}; the loop advances ${names} but never recomputes the address, so every iteration waits on the slot of the first one while it uses the current slot: it passes before the current slot's data lands, or waits for a phase that slot never completes (hang). Take the barrier's address inside the loop.`,
+          message: `This wait polls \`${barrierName(w.op)}\`, the address of \`${def.array.replace(/#\d+$/, '')}[${exprText(def.index)}]\` taken on line ${line1(def.value.range)}, before the loop on line ${line1(loop.range)}; the loop advances ${names} but never recomputes the address, so every iteration waits on the slot of the first one while it uses the current slot: it passes before the current slot's data lands, or waits for a phase that slot never completes (hang). Take the barrier's address inside the loop.`,
           related: [
-            { range: def.stmt.range, message: 'the address, taken once' },
+            { range: def.value.range, message: 'the address, taken once' },
             { range: loop.range, message: `the loop that advances ${names}` },
           ],
         });
