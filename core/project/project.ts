@@ -3,6 +3,7 @@
 // clangd finds them (compile-flags.ts). The CLI makes one per run; the language server one per session,
 // telling it when open documents change and when files or settings change on disk.
 import * as fs from 'node:fs';
+import { readRegularText } from './bounded-read';
 import { type ExplicitFlags, clearCompileFlagsCache, flagsForFile } from './compile-flags';
 import type { ProjectServices, UnitFlags } from './services';
 
@@ -43,8 +44,7 @@ export class Project implements ProjectServices {
     let text: string | undefined;
     try {
       // Only regular files, and never without a bound: a FIFO or /dev/zero named by an include must not hang.
-      const st = fs.statSync(path);
-      if (st.isFile() && st.size <= MAX_HEADER_BYTES) text = new TextDecoder('utf-8', { fatal: false }).decode(fs.readFileSync(path));
+      text = readRegularText(path, MAX_HEADER_BYTES);
     } catch {
       text = undefined;
     }
