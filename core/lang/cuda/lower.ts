@@ -27,6 +27,8 @@ import { type CudaScan, declsOf, type FnDef, type FunctionLookup, type LowerCont
 import type { CudaUnit } from './unit';
 import { BARRIER_CALLEE, argumentExpr, classArguments, resolveHelper, resolveMethod } from './call-targets';
 import { atCallSite, containsStructure, dropTrailingReturns, hasOp, stripSwitchBreaks } from './stmt-lists';
+import { conditionalType, localTypeAlias } from './type-aliases';
+import { type ExprResult, type Frame, type KernelState, Scope } from './lower-frame';
 import { calleeName, declaratorName, field, named, operatorOf, rangeOf, templateArgumentsOf, unqualified } from './syntax-nodes';
 
 // Names other modules import from here.
@@ -34,51 +36,6 @@ export { resolveBarrier } from './barrier-ref';
 export { parseIntLiteral, sizeOfType } from './constants';
 export { type CudaScan, type FnDef, scanCuda } from './scan';
 export { rangeOf } from './syntax-nodes';
-
-type Binding = { kind: 'expr'; expr: Expr } | { kind: 'local'; irName: string } | { kind: 'lambda'; node: SyntaxNode };
-
-class Scope {
-  private readonly vars = new Map<string, Binding>();
-  constructor(readonly parent?: Scope) {}
-  get(name: string): Binding | undefined {
-    return this.vars.get(name) ?? this.parent?.get(name);
-  }
-  set(name: string, b: Binding): void {
-    this.vars.set(name, b);
-  }
-}
-
-/** Per-invocation state of one function body being lowered (the kernel or an inlined helper). */
-interface Frame {
-  fn: FnDef;
-  scope: Scope;
-  /** Probe ops (try_wait/test_wait) and arrive ops whose result lives in a local, by IR name. */
-  resultVars: Map<string, BarrierOp[]>;
-  /** Ops whose result is returned by this function. */
-  returned: BarrierOp[];
-  /** Local aliases: IR name -> the expression it was initialised with (for barrier pointers). */
-  aliases: Map<string, Expr>;
-  depth: number;
-  /**
-   * In an inlined member function: the object it was called on. Names the body does not declare are
-   * its members (`stage` is `ring.stage`); what the body assigns to them is recorded as an unknown
-   * change of the object, since the IR tracks variables, not fields.
-   */
-  self?: { expr: Expr; lvalue?: string };
-}
-
-interface KernelState {
-  decls: Map<string, BarrierDecl>;
-  names: Set<string>;
-  stack: string[];
-  /** Helpers inlined so far. */
-  used: Set<string>;
-  /** Calls that may be barrier operations but resolve to nothing known, by callee (first call site). */
-  notUnderstood: Map<string, { what: string; range: Range }>;
-  /** Barrier-family instructions of literal asm strings, as written (for the PTX spelling check). */
-  asmInstructions: AsmInstruction[];
-}
-
 
 export const MAX_INLINE_DEPTH = 12;
 
@@ -152,13 +109,6 @@ function lowerKernel(fn: FnDef, fns: FunctionLookup, fileDecls: Map<string, Barr
   return kernel;
 }
 
-interface ExprResult {
-  /** Ops (and syncs) the evaluation performs, in order. */
-  stmts: Stmt[];
-  /** Ops whose result is the value of the expression (token-returning arrives, probes). */
-  valueOps: BarrierOp[];
-}
-
 class Lowerer {
   /** Every frame's pointer aliases by IR name (unique per kernel): addresses passed into helpers are read through them. */
   private readonly addressAliases = new Map<string, Expr>();
@@ -189,6 +139,12 @@ class Lowerer {
         return this.block(n, frame);
       case 'declaration':
         return this.declaration(n, frame);
+      case 'alias_declaration':
+      case 'type_definition': {
+        const alias = localTypeAlias(n);
+        if (alias) frame.scope.set(alias.name, { kind: 'type', node: alias.type });
+        return [];
+      }
       case 'expression_statement': {
         const e = named(n)[0];
         if (!e) return [];
@@ -660,6 +616,12 @@ class Lowerer {
       return this.inline(def, n, fnNode, argNodes, frame, stmts);
     }
 
+    // A member function of a class this file defines wins over the catalogue's method of that name, as its helpers do.
+    const ownType = receiver ? this.typeOf(receiver, frame) : undefined;
+    const own = ownType ? resolveMethod(this.fns, method, argNodes.length, ownType) : undefined;
+    if (own && !own.file && receiver && own.memberOf === unqualified(ownType!.replace(/<.*$/s, '')) && this.state.stack.length < MAX_INLINE_DEPTH && !this.state.stack.includes(own.name)) {
+      return this.inline(own, n, fnNode, argNodes, frame, stmts, { expr: this.toExpr(receiver, frame), lvalue: this.lvalueName(receiver, frame) }, classArguments(ownType));
+    }
     const api = apiOpForCall({
       callee,
       method,
@@ -673,11 +635,20 @@ class Lowerer {
     }
     // A member function of a class the unit defines (`ring.advance()`, `pipeline.consumer_wait(s)`):
     // inlined with the object as `this`, so barrier operations inside it are seen.
-    const methodDef = !api && receiver ? resolveMethod(this.fns, method, argNodes.length, this.typeOf(receiver, frame)) : undefined;
-    if (methodDef && receiver && this.state.stack.length < MAX_INLINE_DEPTH && !this.state.stack.includes(methodDef.name)) {
+    const inlineAs = (type: string | undefined, into: Stmt[]): ExprResult | undefined => {
+      const def = receiver ? resolveMethod(this.fns, method, argNodes.length, type) : undefined;
+      if (!def || !receiver || this.state.stack.length >= MAX_INLINE_DEPTH || this.state.stack.includes(def.name)) return undefined;
       const self = { expr: this.toExpr(receiver, frame), lvalue: this.lvalueName(receiver, frame) };
-      return this.inline(methodDef, n, fnNode, argNodes, frame, stmts, self, classArguments(this.typeOf(receiver, frame)));
+      return this.inline(def, n, fnNode, argNodes, frame, into, self, classArguments(type));
+    };
+    // An object of a `conditional_t<c, A, B>` alias whose condition does not fold: either class's method runs.
+    const choice = !api && receiver ? this.typeChoice(receiver, frame) : undefined;
+    if (choice && typeof choice !== 'string') {
+      const [a, b] = [inlineAs(choice.then, []), inlineAs(choice.else, [])];
+      if (a && b) return { stmts: [...stmts, { kind: 'if', cond: this.toExpr(choice.cond, frame), then: a.stmts, else: b.stmts, range: rangeOf(n) }], valueOps: [] };
     }
+    const viaMethod = !api && receiver ? inlineAs(this.typeOf(receiver, frame), stmts) : undefined;
+    if (viaMethod) return viaMethod;
     if (!api) {
       if (!def) this.noteNotUnderstood(callee, method, receiver, argNodes, n, frame);
       // An unknown call may modify what it is given by reference: record that, so "never changes"
@@ -740,8 +711,21 @@ class Lowerer {
   }
 
   private typeOf(n: SyntaxNode, frame: Frame): string | undefined {
+    const t = this.typeChoice(n, frame);
+    return typeof t === 'string' ? t : undefined;
+  }
+
+  /** The receiver's class, through local aliases; a `conditional_t` whose condition does not fold is returned as the choice. */
+  private typeChoice(n: SyntaxNode, frame: Frame): string | ReturnType<typeof conditionalType> {
     // A temporary `T()` / `ns::T{}` (CuTe's `TMEM::Allocator1Sm().free(...)`): its type is the name it constructs.
     const made = n.type === 'call_expression' ? field(n, 'function') : undefined;
+    const alias = made ? frame.scope.get(made.text) : undefined;
+    if (alias?.kind === 'type') {
+      const choice = conditionalType(alias.node);
+      if (!choice) return alias.node.text;
+      const known = evaluate(this.toExpr(choice.cond, frame), (name) => this.constants.get(name));
+      return known === undefined ? choice : known ? choice.then : choice.else;
+    }
     if (made && (made.type === 'qualified_identifier' || made.type === 'identifier') && /^[A-Z]/.test(unqualified(made.text))) return made.text;
     let base: SyntaxNode | null = n;
     while (base && base.type !== 'identifier') base = field(base, 'argument') ?? named(base)[0] ?? null;
