@@ -17,7 +17,11 @@ docs/compile-flags.md):
                                      lint, ir: how a kernel is launched where the file does not
                                      show it (like the setting phaseflip.launch; KERNEL may be file.cu:name
                                      or name<args>); a launch in the file wins; repeatable. See
-                                     docs/launch-shapes.md`;
+                                     docs/launch-shapes.md
+  --no-library-models                lint, ir: read library calls (CUTLASS, CuTe, ThunderKittens,
+                                     DeepGEMM helpers) through their definitions in the headers, not
+                                     Phaseflip's models of them (to check a model, or a library the
+                                     models do not fit); see docs/library-models.md`;
 
 // A macro name, optionally with a function-like macro's parameters, then an optional value.
 const DEFINE = /^[A-Za-z_]\w*(\([\w\s,.]*\))?(=[\s\S]*)?$/;
@@ -40,6 +44,9 @@ export function takeCompileFlag(argv: readonly string[], i: number, into: Explic
   } else if (/^-[ID]./.test(arg)) {
     flag = arg.slice(0, 2);
     value = arg.slice(2);
+  } else if (arg === '--no-library-models') {
+    into.noLibraryModels = true;
+    return 1;
   } else return 0;
   const used = flag === arg ? 2 : 1;
 

@@ -53,6 +53,8 @@ export interface CompileFlags {
   problems: string[];
   /** Launch shapes the user stated (`--launch`, then `phaseflip.launch`); absent when none. */
   launch?: LaunchSetting[];
+  /** Library calls are read through their header definitions, never the catalogue's models (`--no-library-models`). */
+  noLibraryModels?: boolean;
 }
 
 /** Flags the user gives directly: on the command line, or in the editor's settings. */
@@ -66,6 +68,11 @@ export interface ExplicitFlags {
   cudaArch?: number;
   /** Launch shapes of kernels launched where the translation unit cannot see (`--launch`, `phaseflip.launch`). */
   launch?: LaunchSetting[];
+  /**
+   * Read a library call (CUTLASS, CuTe, ThunderKittens, DeepGEMM helpers) through its definition in the headers
+   * even where the catalogue has a hand-written model of it: how the models are checked against the headers.
+   */
+  noLibraryModels?: boolean;
 }
 
 /** The file access flag discovery needs; tests pass a fake one. `stat` lets parsed files be cached by modification time. */
@@ -266,6 +273,7 @@ function computeFlags(file: string, options: FlagsOptions): CompileFlags {
     configFiles: discovered.configFiles,
     problems: unique(problems),
     ...(launch.length ? { launch } : {}),
+    ...(explicit?.noLibraryModels ? { noLibraryModels: true } : {}),
   };
 }
 
@@ -278,6 +286,7 @@ function resolveExplicit(flags: ExplicitFlags, base: string, root: string | unde
     ...(flags.compileCommands ? { compileCommands: resolve(flags.compileCommands) } : {}),
     ...(flags.cudaArch !== undefined ? { cudaArch: flags.cudaArch } : {}),
     ...(flags.launch?.length ? { launch: flags.launch } : {}),
+    ...(flags.noLibraryModels ? { noLibraryModels: true } : {}),
   };
 }
 

@@ -18,6 +18,8 @@ export interface UnitFlags {
   problems?: string[];
   /** Launch shapes the user stated for kernels launched elsewhere (`--launch`, `phaseflip.launch`). */
   launch?: readonly LaunchSetting[];
+  /** Library calls are read through their header definitions, not the catalogue's models (`--no-library-models`). */
+  noLibraryModels?: boolean;
 }
 
 export interface ProjectServices {

@@ -25,6 +25,10 @@ export interface CallShape {
   /** Generic names (init, arrive, wait) only count when the operand is a known barrier. */
   requiresKnownBarrier?: boolean;
   remote?: (argc: number) => boolean;
+  /** Argument that gates the operation: it happens only where that argument is non-zero (CUTLASS's `pred`). */
+  predicate?: number;
+  /** Only one elected lane of each calling warp performs it (CUTLASS's umma_arrive wraps its commit in elect_one_sync). */
+  electOne?: boolean;
 }
 
 /** A C++ call as the front end sees it at a call site. */
@@ -169,10 +173,10 @@ export const CUDA_CATALOGUE: Readonly<Record<string, CatalogueEntry>> = {
   cpasync_barrier_arrive_noinc: fn({ op: { kind: 'cp-async-arrive-noinc', barrierArg: 0 }, doc: 'cutlass.cpasync_barrier_arrive_noinc' }),
   tcgen05_commit: fn({ op: { kind: 'mma-commit-arrive', barrierArg: 0 }, doc: 'cuda.ptx.tcgen05_commit' }),
   tcgen05_commit_multicast: fn({ op: { kind: 'mma-commit-arrive', barrierArg: 0, remote: () => true }, doc: 'cuda.ptx.tcgen05_commit' }),
-  umma_arrive: fn({ op: { kind: 'mma-commit-arrive', barrierArg: 0 }, doc: 'cutlass.umma_arrive' }),
-  umma_arrive_2x1SM: fn({ op: { kind: 'mma-commit-arrive', barrierArg: 0, remote: () => true }, doc: 'cutlass.umma_arrive' }),
-  umma_arrive_multicast: fn({ op: { kind: 'mma-commit-arrive', barrierArg: 0, remote: () => true }, doc: 'cutlass.umma_arrive' }),
-  umma_arrive_multicast_2x1SM: fn({ op: { kind: 'mma-commit-arrive', barrierArg: 0, remote: () => true }, doc: 'cutlass.umma_arrive' }),
+  umma_arrive: fn({ op: { kind: 'mma-commit-arrive', barrierArg: 0, electOne: true }, doc: 'cutlass.umma_arrive' }),
+  umma_arrive_2x1SM: fn({ op: { kind: 'mma-commit-arrive', barrierArg: 0, electOne: true, remote: () => true }, doc: 'cutlass.umma_arrive' }),
+  umma_arrive_multicast: fn({ op: { kind: 'mma-commit-arrive', barrierArg: 0, electOne: true, remote: () => true }, doc: 'cutlass.umma_arrive' }),
+  umma_arrive_multicast_2x1SM: fn({ op: { kind: 'mma-commit-arrive', barrierArg: 0, electOne: true, remote: () => true }, doc: 'cutlass.umma_arrive' }),
   tcgen05_mma: fn({ op: { kind: 'mma' } }),
   tcgen05_mma_ws: fn({ op: { kind: 'mma' } }),
   tcgen05_mma_sp: fn({ op: { kind: 'mma' } }),
@@ -264,7 +268,7 @@ export const CUDA_CATALOGUE: Readonly<Record<string, CatalogueEntry>> = {
   '.arrive': method({
     resolve: (c) =>
       cutlassReceiver(c)
-        ? { kind: 'arrive', barrierArg: 'receiver', defaultCount: 1, requiresKnownBarrier: true, remote: (n) => n >= 1 }
+        ? { kind: 'arrive', barrierArg: 'receiver', defaultCount: 1, requiresKnownBarrier: true, remote: (n) => n >= 1, ...(c.args.length >= 2 ? { predicate: 1 } : {}) }
         : { kind: 'arrive', barrierArg: 'receiver', count: c.args.length ? 0 : undefined, defaultCount: 1, requiresKnownBarrier: true },
     doc: 'cuda.barrier.arrive',
   }),
@@ -282,7 +286,12 @@ export const CUDA_CATALOGUE: Readonly<Record<string, CatalogueEntry>> = {
   '.arrive_and_reset_bytes': method({ resolve: () => ARRIVE_AND_EXPECT_TX, doc: 'cutlass.ClusterTransactionBarrier.arrive_and_expect_tx', simulated: false }),
   '.expect_transaction': method({ resolve: () => EXPECT_TRANSACTION, doc: 'cutlass.ClusterTransactionBarrier.expect_transaction', simulated: false }),
   '.reset_bytes': method({ resolve: () => EXPECT_TRANSACTION, doc: 'cutlass.ClusterTransactionBarrier.expect_transaction', simulated: false }),
-  '.complete_transaction': method({ resolve: () => ({ kind: 'complete-tx', barrierArg: 'receiver', requiresKnownBarrier: true }), doc: 'cutlass.ClusterTransactionBarrier.complete_transaction', simulated: false }),
+  // (bytes[, pred]) or (dst_cta, bytes, pred): the bytes, and the predicate that gates the decrement.
+  '.complete_transaction': method({
+    resolve: (c) => ({ kind: 'complete-tx', barrierArg: 'receiver', requiresKnownBarrier: true, bytes: c.args.length >= 3 ? 1 : 0, remote: (n) => n >= 3, ...(c.args.length >= 2 ? { predicate: c.args.length - 1 } : {}) }),
+    doc: 'cutlass.ClusterTransactionBarrier.complete_transaction',
+    simulated: false,
+  }),
   '.try_wait': method({ resolve: probeMethod, doc: 'cutlass.ClusterBarrier.try_wait' }),
   '.test_wait': method({ resolve: probeMethod, doc: 'cutlass.ClusterBarrier.test_wait', simulated: false }),
   '.wait_parity': method({ resolve: () => ({ kind: 'wait-parity', barrierArg: 'receiver', parity: 0, blocking: true, requiresKnownBarrier: true }) }),

@@ -612,14 +612,16 @@ class Lowerer {
     // A header's helpers come after the tables (a library's own definition of an API the catalogue
     // knows is what the catalogue describes), and toolkit headers are never inlined (unit.ts).
     const def = !receiver ? resolveHelper(this.fns, unqualified(callee), argNodes.length, callee.includes('::') ? callee.slice(0, callee.lastIndexOf('::')) : undefined) : undefined;
-    if (def && !def.file && this.state.stack.length < MAX_INLINE_DEPTH && !this.state.stack.includes(def.name)) {
+    const definitionsFirst = !!this.context?.definitionsFirst;
+    if (def && (!def.file || definitionsFirst) && this.state.stack.length < MAX_INLINE_DEPTH && !this.state.stack.includes(def.name)) {
       return this.inline(def, n, fnNode, argNodes, frame, stmts);
     }
 
-    // A member function of a class this file defines wins over the catalogue's method of that name, as its helpers do.
+    // A member function of a class this file defines wins over the catalogue's method of that name, as its helpers do
+    // (any header's class when the models are being checked against the headers).
     const ownType = receiver ? this.typeOf(receiver, frame) : undefined;
     const own = ownType ? resolveMethod(this.fns, method, argNodes.length, ownType) : undefined;
-    if (own && !own.file && receiver && own.memberOf === unqualified(ownType!.replace(/<.*$/s, '')) && this.state.stack.length < MAX_INLINE_DEPTH && !this.state.stack.includes(own.name)) {
+    if (own && (!own.file || definitionsFirst) && receiver && own.memberOf === unqualified(ownType!.replace(/<.*$/s, '')) && this.state.stack.length < MAX_INLINE_DEPTH && !this.state.stack.includes(own.name)) {
       return this.inline(own, n, fnNode, argNodes, frame, stmts, { expr: this.toExpr(receiver, frame), lvalue: this.lvalueName(receiver, frame) }, classArguments(ownType));
     }
     const api = apiOpForCall({
@@ -696,6 +698,12 @@ class Lowerer {
       arrive.tokenOut = op.token.kind === 'var' ? op.token.name : undefined;
       op.result = 'blocking';
     }
+    // A gated operation (`bar.arrive(cta, pred)`) happens only where its predicate holds.
+    const gate = api.predicate !== undefined ? argNodes[api.predicate] : undefined;
+    const elect: Expr = { kind: 'call', callee: 'cute::elect_one_sync', args: [], text: 'cute::elect_one_sync()', range: rangeOf(n) };
+    const cond = gate && evaluate(this.toExpr(gate, frame), (name) => this.constants.get(name)) !== 1 ? this.toExpr(gate, frame) : api.electOne ? elect : undefined;
+    const first = stmts.findIndex((s) => s.kind === 'op' && s.op === op);
+    if (cond) stmts.splice(first, 1, { kind: 'if', cond, then: [stmts[first]], else: [], range: rangeOf(n) });
     return { stmts, valueOps: [op] };
   }
 

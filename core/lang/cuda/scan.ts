@@ -47,6 +47,8 @@ export interface LowerContext {
   launchSettings?: readonly LaunchSetting[];
   /** The analysed document's path, which a `file.cu:kernel` launch setting is matched against. */
   documentPath?: string;
+  /** A call with a definition in a header is inlined even where the catalogue models it (checking the models). */
+  definitionsFirst?: boolean;
 }
 
 /** What a file declares at top level: helpers, kernels (roots), constants, file-scope shared variables. */

@@ -266,6 +266,7 @@ export class CudaUnit {
       whyUndefined: (name) => this.whyUndefined(name),
       ...(this.flags?.launch?.length ? { launchSettings: this.flags.launch } : {}),
       ...(this.hasPath ? { documentPath: this.tu.main.path } : {}),
+      ...(this.flags?.noLibraryModels ? { definitionsFirst: true } : {}),
     };
   }
 
