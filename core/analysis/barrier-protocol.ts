@@ -17,6 +17,7 @@ const OP_WORDS: Record<BarrierOp['kind'], string> = {
   'wait-parity': 'wait (parity)',
   'arrive-and-wait': 'arrive_and_wait',
   'bulk-copy': 'bulk/TMA copy completes tx',
+  'bulk-store': 'bulk/TMA store reads shared memory',
   'cp-async': 'cp.async',
   'cp-async-arrive': 'cp.async.mbarrier.arrive',
   'cp-async-arrive-noinc': 'cp.async.mbarrier.arrive.noinc',

@@ -28,6 +28,11 @@ export type OpKind =
   | 'wait-parity'
   | 'arrive-and-wait'
   | 'bulk-copy'
+  /**
+   * A bulk or TMA copy from shared to global memory (`cp.async.bulk[.tensor].global.shared::cta`): the async proxy
+   * reads its shared-memory source (`src`) after the instruction issues; no barrier is involved.
+   */
+  | 'bulk-store'
   | 'cp-async'
   | 'cp-async-arrive'
   | 'cp-async-arrive-noinc'
@@ -110,6 +115,8 @@ export interface BarrierOp {
   bytes?: Expr;
   /** A copy's shared-memory destination, as a byte address, when the front end could read it. */
   dst?: ByteAddress & { text: string };
+  /** A bulk store's shared-memory source, as a byte address, when the front end could read it. */
+  src?: ByteAddress & { text: string };
   /** Parity operand of parity waits. */
   parity?: Expr;
   /** Token operand of token waits. */

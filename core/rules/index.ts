@@ -25,6 +25,7 @@ import { parityFlipOffRingSchedule } from './checks/parity-flip-off-ring-schedul
 import { parityNeverFlips } from './checks/parity-never-flips';
 import { removedSyncSyntax } from './checks/removed-sync-syntax';
 import { ringPositionResetPerTile } from './checks/ring-position-reset-per-tile';
+import { smemWriteBeforeBulkStore } from './checks/smem-write-before-bulk-store';
 import { slotReleasedBeforeMmaCommit } from './checks/slot-released-before-mma-commit';
 import { staleOrMovedToken } from './checks/stale-or-moved-token';
 import { tcgen05HandoffWithoutFence } from './checks/tcgen05-handoff-without-fence';
@@ -66,6 +67,7 @@ export const RULES: RuleDef[] = [
   removedSyncSyntax,
   ringPositionResetPerTile,
   slotReleasedBeforeMmaCommit,
+  smemWriteBeforeBulkStore,
   staleOrMovedToken,
   tcgen05HandoffWithoutFence,
   tmemDeallocWhileInUse,

@@ -247,6 +247,24 @@ void cuda::device::memcpy_async_tx(T* dst, const T* src,
     seeAlso: ['cuda.device.barrier_arrive_tx', 'ptx.cp.async.bulk'],
   },
   {
+    id: 'cuda.device.cp_async_bulk_shared_to_global',
+    surface: 'cuda::device',
+    names: [
+      'cp_async_bulk_shared_to_global', 'cuda::device::experimental::cp_async_bulk_shared_to_global',
+      'cp_async_bulk_tensor_1d_shared_to_global', 'cp_async_bulk_tensor_2d_shared_to_global', 'cp_async_bulk_tensor_3d_shared_to_global',
+      'cp_async_bulk_tensor_4d_shared_to_global', 'cp_async_bulk_tensor_5d_shared_to_global',
+    ],
+    signature: `void cuda::device::experimental::cp_async_bulk_shared_to_global(void* gmem_dst, const void* smem_src, uint32_t size);
+void cuda::device::experimental::cp_async_bulk_tensor_2d_shared_to_global(const CUtensorMap* map, int c0, int c1, const void* smem_src);   // 1d..5d`,
+    summary: "Shared→global bulk (or tensor TMA) store, sm_90+: `cp.async.bulk[.tensor].global.shared::cta.bulk_group`.",
+    semantics:
+      "Returns immediately; the async proxy reads the shared-memory source afterwards. Completion is tracked by bulk groups (`cp_async_bulk_commit_group`, `cp_async_bulk_wait_group_read`), not by an mbarrier.",
+    phaseRules:
+      "Threads that wrote the source with ordinary stores must issue `fence_proxy_async_shared_cta()` after their writes and before the sync that hands the buffer to the storing thread; otherwise the store may read stale data.",
+    arrives: false,
+    seeAlso: ['ptx.cp.async.bulk', 'cuda.ptx.fence_proxy_async'],
+  },
+  {
     id: 'cuda.std.barrier',
     surface: 'cuda::barrier',
     names: ['cuda::std::barrier'],
@@ -1390,8 +1408,9 @@ void complete_transaction(uint32_t dst_cta_id, uint32_t transaction_bytes, uint3
   {
     id: 'cutlass.fence_view_async_shared',
     surface: 'cutlass',
-    names: ['fence_view_async_shared', 'cutlass::arch::fence_view_async_shared'],
-    signature: `void cutlass::arch::fence_view_async_shared();   // fence.proxy.async.shared::cta`,
+    names: ['fence_view_async_shared', 'cutlass::arch::fence_view_async_shared', 'tma_store_fence', 'cute::tma_store_fence'],
+    signature: `void cutlass::arch::fence_view_async_shared();   // fence.proxy.async.shared::cta
+void cute::tma_store_fence();                      // the same fence, before a TMA store`,
     summary: "Makes ordinary shared-memory accesses and async-proxy (TMA/MMA) accesses see each other.",
     semantics: "No barrier state change.",
     phaseRules:

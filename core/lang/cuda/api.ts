@@ -40,6 +40,7 @@ export function apiOpForCall(c: CallInfo): ApiOp | undefined {
     barrierArg: typeof e.barrierArg === 'number' ? at(e.barrierArg) : e.barrierArg,
     count: at(e.count),
     bytes: at(e.bytes),
+    src: at(e.src),
     parity: at(e.parity),
     token: at(e.token),
     thenFlip: at(e.thenFlip),

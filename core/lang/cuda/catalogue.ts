@@ -14,6 +14,8 @@ export interface CallShape {
   count?: number;
   defaultCount?: number;
   bytes?: number;
+  /** Argument index of a bulk store's shared-memory source. */
+  src?: number;
   parity?: number;
   token?: number;
   /** The call itself loops until the phase completes (cuda::barrier::wait, cute::wait_barrier). */
@@ -73,7 +75,7 @@ export interface MethodEntry extends EntryBase {
 }
 
 /** What an operand of a PTX instruction is, by position. Addresses (`[x]`) are read for their base. */
-export type PtxRole = 'result' | 'barrier' | 'dst' | 'count' | 'bytes' | 'parity' | 'token' | 'mask' | '-';
+export type PtxRole = 'result' | 'barrier' | 'dst' | 'src' | 'count' | 'bytes' | 'parity' | 'token' | 'mask' | '-';
 
 /** An inline-PTX instruction, by base mnemonic (qualifiers such as `.shared::cta.b64` omitted). */
 export interface PtxEntry extends EntryBase {
@@ -115,9 +117,12 @@ function bulkShape(name: string): (c: CallInfo) => CallShape | undefined {
     const real = c.args.map((a, i) => (TAG_ARGUMENT.test(a.trim()) ? -1 : i)).filter((i) => i >= 0);
     switch (name) {
       case 'cp_async_bulk':
-        // (dst, src, size, bar) for global->shared; the shared->global form has no barrier.
+        // (dst, src, size, bar) for global->shared; the shared->global form (dst, src, size) has no barrier.
+        if (real.length === 3 && c.args.some((a) => /space_global/.test(a))) return { kind: 'bulk-store', src: real[1], bytes: real[2] };
         return real.length >= 4 ? { kind: 'bulk-copy', barrierArg: real[3], bytes: real[2] } : undefined;
       case 'cp_async_bulk_tensor':
+        // (tensor_map, coords, src) after the space tags is the shared->global store.
+        if (real.length === 3 && c.args.some((a) => /space_global/.test(a))) return { kind: 'bulk-store', src: real[2] };
         return real.length >= 4 ? { kind: 'bulk-copy', barrierArg: real[3] } : undefined;
       case 'load_async': {
         // ThunderKittens: the semaphore is the argument whose type is a semaphore; by convention it is
@@ -167,6 +172,8 @@ export const CUDA_CATALOGUE: Readonly<Record<string, CatalogueEntry>> = {
   fence_barrier_init: fn({ op: { kind: 'fence-init' }, doc: 'cutlass.fence_barrier_init' }),
   fence_proxy_async: fn({ op: { kind: 'fence-proxy-async' }, doc: 'cuda.ptx.fence_proxy_async', simulated: true }),
   fence_view_async_shared: fn({ op: { kind: 'fence-proxy-async' }, doc: 'cutlass.fence_view_async_shared', simulated: true }),
+  // CuTe's fence before a TMA store (`fence.proxy.async.shared::cta` in cute/arch/copy_sm90_tma.hpp).
+  tma_store_fence: fn({ op: { kind: 'fence-proxy-async' }, doc: 'cutlass.fence_view_async_shared' }),
   cp_async_mbarrier_arrive: fn({ op: { kind: 'cp-async-arrive', barrierArg: 0 }, doc: 'cuda.ptx.cp_async_mbarrier_arrive' }),
   cp_async_mbarrier_arrive_noinc: fn({ op: { kind: 'cp-async-arrive-noinc', barrierArg: 0 }, doc: 'cuda.ptx.cp_async_mbarrier_arrive_noinc' }),
   cpasync_barrier_arrive: fn({ op: { kind: 'cp-async-arrive', barrierArg: 0 }, doc: 'cutlass.cpasync_barrier_arrive' }),
@@ -201,6 +208,11 @@ export const CUDA_CATALOGUE: Readonly<Record<string, CatalogueEntry>> = {
   barrier_expect_tx: fn({ op: { kind: 'expect-tx', barrierArg: 0, bytes: 1 }, doc: 'cuda.device.barrier_expect_tx', simulated: true }),
   memcpy_async: fn({ shape: bulkShape('memcpy_async'), doc: 'cuda.memcpy_async', simulated: true }),
   memcpy_async_tx: fn({ shape: bulkShape('memcpy_async_tx'), doc: 'cuda.device.memcpy_async_tx', simulated: true }),
+  // cuda::device::experimental (libcu++ <cuda/barrier>): the shared->global bulk and tensor stores.
+  cp_async_bulk_shared_to_global: fn({ op: { kind: 'bulk-store', src: 1, bytes: 2 }, doc: 'cuda.device.cp_async_bulk_shared_to_global' }),
+  ...Object.fromEntries(
+    [1, 2, 3, 4, 5].map((d) => [`cp_async_bulk_tensor_${d}d_shared_to_global`, fn({ op: { kind: 'bulk-store', src: d + 1 }, doc: 'cuda.device.cp_async_bulk_shared_to_global' })]),
+  ),
   // ---------------------------------------------------------------- CuTe / CUTLASS free functions
   initialize_barrier: fn({ op: { kind: 'init', barrierArg: 0, count: 1 }, doc: 'cute.initialize_barrier' }),
   set_barrier_transaction_bytes: fn({ op: { kind: 'arrive-expect-tx', barrierArg: 0, bytes: 1, defaultCount: 1 }, doc: 'cute.set_barrier_transaction_bytes' }),
@@ -256,7 +268,7 @@ export const CUDA_CATALOGUE: Readonly<Record<string, CatalogueEntry>> = {
   __threadfence: fn({ simulated: true }),
   __threadfence_block: fn({ simulated: true }),
   __threadfence_system: fn({ simulated: true }),
-  fence_proxy_async_shared_cta: fn({ simulated: true }),
+  fence_proxy_async_shared_cta: fn({ op: { kind: 'fence-proxy-async' }, simulated: true }),
   barrier_native_handle: fn({ doc: 'cuda.device.barrier_native_handle', simulated: true }),
   __mbarrier_arrive_no_complete: fn({ simulated: true }),
   cp_async_bulk_commit_group: fn({ simulated: true }),
@@ -318,6 +330,9 @@ export const CUDA_CATALOGUE: Readonly<Record<string, CatalogueEntry>> = {
   // ---------------------------------------------------------------- PTX: bulk and non-bulk asynchronous copies
   'cp.async.bulk': ptx({ op: 'bulk-copy', requires: 'mbarrier::complete_tx', operands: ['dst', '-', 'bytes', 'barrier', 'mask'], remoteIf: '.multicast::cluster', doc: 'ptx.cp.async.bulk' }),
   'cp.async.bulk.tensor': ptx({ op: 'bulk-copy', requires: 'mbarrier::complete_tx', operands: ['-', '-', 'barrier'], remoteIf: '.multicast::cluster', doc: 'ptx.cp.async.bulk.tensor', simulated: false, simNote: 'tensor maps are not modelled; use a 1-D cp.async.bulk' }),
+  // The shared->global forms: the async proxy reads the shared-memory source (operand 1) after the instruction issues.
+  'cp.async.bulk.global.shared::cta': ptx({ op: 'bulk-store', operands: ['-', 'src', 'bytes'], doc: 'ptx.cp.async.bulk' }),
+  'cp.async.bulk.tensor.global.shared::cta': ptx({ op: 'bulk-store', operands: ['-', 'src'], doc: 'ptx.cp.async.bulk.tensor', simulated: false, simNote: 'tensor maps are not modelled; use a 1-D cp.async.bulk' }),
   'cp.async.bulk.commit_group': ptx({ doc: 'ptx.cp.async.bulk.commit_group' }),
   'cp.async.bulk.wait_group': ptx({ mayBlock: true, doc: 'ptx.cp.async.bulk.wait_group' }),
   'cp.async.bulk.prefetch': ptx({}),

@@ -17,6 +17,7 @@ import type { AsmInstruction, BarrierDecl, BarrierOp, BarrierRef, Expr, Kernel, 
 import { apiOpForCall, isBarrierType, namedBarrierCall, syncForCall } from './api';
 import { resolveBarrier, rootName } from './barrier-ref';
 import { byteAddress } from './byte-address';
+import { setCopyAddresses } from './copy-operands';
 import { placeOnLines } from '../../ir/source-lines';
 import { foldConstant, parseIntLiteral, recordConstants, sizeOfType } from './constants';
 import type { SyntaxNode } from './parser';
@@ -552,9 +553,7 @@ class Lowerer {
         remote: ins.remote,
         ctaMask: operandExpr(ins.mask),
       });
-      const dst = ins.dst ? operandExpr(ins.dst) : undefined;
-      const dstAddress = dst ? byteAddress(dst, this.addressAliases, this.state.decls) : undefined;
-      if (dst && dstAddress) op.dst = { ...dstAddress, text: dst.text };
+      setCopyAddresses(op, { dst: operandExpr(ins.dst), src: operandExpr(ins.src) }, this.addressAliases, this.state.decls);
       if (ins.op === 'wait-parity' || ins.op === 'wait-token') {
         if (ins.loops) op.result = 'blocking';
         else {
@@ -683,6 +682,7 @@ class Lowerer {
       token: pick(api.token),
       remote: api.remote?.(argNodes.length),
     });
+    if (api.src !== undefined) setCopyAddresses(op, { src: pick(api.src) }, this.addressAliases, this.state.decls);
     stmts.push({ kind: 'op', op, range: op.range });
     if (api.blocking) op.result = 'blocking';
     if (api.thenFlip !== undefined && argNodes[api.thenFlip]) {

@@ -104,6 +104,8 @@ export interface PtxInstr {
   barrier?: string;
   /** A copy's shared-memory destination operand (`[%0]` read as `%0`). */
   dst?: string;
+  /** A bulk store's shared-memory source operand. */
+  src?: string;
   count?: string;
   bytes?: string;
   /** A multicast copy's CTA mask (`.multicast::cluster`): which CTAs of the cluster receive it. */
@@ -193,6 +195,7 @@ function readOperands(e: PtxEntry, ops: string[], ins: PtxInstr): void {
   (e.operands ?? []).forEach((role: PtxRole, i) => {
     if (role === 'barrier') ins.barrier = addr(ops[i]);
     else if (role === 'dst') ins.dst = addr(ops[i]);
+    else if (role === 'src') ins.src = addr(ops[i]);
     else if (role !== '-') ins[role] = ops[i];
   });
   if (e.defaults?.count !== undefined && ins.count === undefined) ins.count = e.defaults.count;

@@ -448,6 +448,7 @@ export const SIM_PTX_HANDLERS: Readonly<Record<string, Handler>> = {
   'mbarrier.test_wait': mbarrier,
   'mbarrier.test_wait.parity': mbarrier,
   'cp.async.bulk': cp,
+  'cp.async.bulk.global.shared::cta': cp,
   'cp.async.bulk.commit_group': cp,
   'cp.async.bulk.wait_group': cp,
   'cp.async.bulk.prefetch': cp,
