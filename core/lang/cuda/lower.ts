@@ -570,6 +570,9 @@ class Lowerer {
       if (lit !== undefined) return { kind: 'num', value: lit, text: ref, range: rangeOf(n) };
       return undefined;
     };
+    // Registers of the asm string itself that `mapa` wrote (`mapa.shared::cluster.u32 remAddr, %0, %1` as CUTLASS's
+    // ClusterBarrier::arrive(cta_id) writes it): the operand whose barrier they address in a peer CTA.
+    const mappedRegisters = new Map<string, (typeof operands)[number]>();
     for (const ins of instrs) {
       if (ins.mapa) {
         // The remote address names the same barrier (in a peer CTA): alias it to the source.
@@ -577,6 +580,7 @@ class Lowerer {
         const src = operand(ins.mapa.src);
         const destName = dest?.value ? this.lvalueName(dest.value, frame) : undefined;
         if (destName && src?.value) frame.aliases.set(destName, this.toExpr(src.value, frame));
+        else if (!dest && /^[A-Za-z_$][\w$]*$/.test(ins.mapa.dest) && src?.value) mappedRegisters.set(ins.mapa.dest, src);
         continue;
       }
       if (ins.sync) {
@@ -585,7 +589,7 @@ class Lowerer {
         continue;
       }
       if (!ins.op) continue;
-      const barOperand = ins.barrier ? operand(ins.barrier) : undefined;
+      const barOperand = ins.barrier ? (operand(ins.barrier) ?? mappedRegisters.get(ins.barrier)) : undefined;
       const barrier = barOperand?.value ? this.barrierRef(barOperand.value, frame) : undefined;
       const op = this.makeOp(ins.op, `asm ${ins.mnemonic}`, n, frame, {
         barrier,
