@@ -570,14 +570,11 @@ class Lowerer {
       if (lit !== undefined) return { kind: 'num', value: lit, text: ref, range: rangeOf(n) };
       return undefined;
     };
-    // Registers of the asm string itself that `mapa` wrote (`mapa.shared::cluster.u32 remAddr, %0, %1` as CUTLASS's
-    // ClusterBarrier::arrive(cta_id) writes it): the operand whose barrier they address in a peer CTA.
-    const mappedRegisters = new Map<string, (typeof operands)[number]>();
+    const mappedRegisters = new Map<string, (typeof operands)[number]>(); // The string's own registers `mapa` wrote (CUTLASS ClusterBarrier::arrive(cta)).
     for (const ins of instrs) {
       if (ins.mapa) {
         // The remote address names the same barrier (in a peer CTA): alias it to the source.
-        const dest = operand(ins.mapa.dest);
-        const src = operand(ins.mapa.src);
+        const [dest, src] = [operand(ins.mapa.dest), operand(ins.mapa.src)];
         const destName = dest?.value ? this.lvalueName(dest.value, frame) : undefined;
         if (destName && src?.value) frame.aliases.set(destName, this.toExpr(src.value, frame));
         else if (!dest && /^[A-Za-z_$][\w$]*$/.test(ins.mapa.dest) && src?.value) mappedRegisters.set(ins.mapa.dest, src);

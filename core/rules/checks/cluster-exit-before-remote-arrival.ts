@@ -27,18 +27,27 @@ __device__ void arrive_on(uint64_t* b, uint32_t cta) {
 __device__ void wait_on(uint64_t* b, uint32_t parity) {
   asm volatile("{\\n .reg .pred p;\\n W: mbarrier.try_wait.parity.acquire.cluster.shared::cta.b64 p, [%0], %1;\\n @!p bra W;\\n}" :: "r"((uint32_t)__cvta_generic_to_shared(b)), "r"(parity));
 }
+__device__ void arrive_here(uint64_t* b) {
+  asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];" :: "r"((uint32_t)__cvta_generic_to_shared(b)));
+}
 __global__ void __cluster_dims__(2, 1, 1) __launch_bounds__(64) k() {
-  __shared__ uint64_t done;
+  __shared__ uint64_t full, done;
   if (threadIdx.x == 0) {
+    asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" :: "r"((uint32_t)__cvta_generic_to_shared(&full)));
     asm volatile("mbarrier.init.shared::cta.b64 [%0], 2;" :: "r"((uint32_t)__cvta_generic_to_shared(&done)));
     asm volatile("fence.mbarrier_init.release.cluster;");
   }
   asm volatile("barrier.cluster.arrive;\\nbarrier.cluster.wait;");
   if (threadIdx.x == 0) {
-    for (int t = 0; t < 4; ++t) wait_on(&done, (t + 1) & 1);
+    for (int t = 0; t < 4; ++t) {
+      wait_on(&done, (t + 1) & 1);  // the previous tile was released by every CTA
+      arrive_here(&full);
+    }
   } else if (threadIdx.x == 32) {
-    for (int t = 0; t < 4; ++t)
+    for (int t = 0; t < 4; ++t) {
+      wait_on(&full, t & 1);
       for (int cta = 0; cta < 2; ++cta) arrive_on(&done, cta);
+    }
   }
 }`,
     good: `#include <cstdint>
@@ -48,19 +57,28 @@ __device__ void arrive_on(uint64_t* b, uint32_t cta) {
 __device__ void wait_on(uint64_t* b, uint32_t parity) {
   asm volatile("{\\n .reg .pred p;\\n W: mbarrier.try_wait.parity.acquire.cluster.shared::cta.b64 p, [%0], %1;\\n @!p bra W;\\n}" :: "r"((uint32_t)__cvta_generic_to_shared(b)), "r"(parity));
 }
+__device__ void arrive_here(uint64_t* b) {
+  asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];" :: "r"((uint32_t)__cvta_generic_to_shared(b)));
+}
 __global__ void __cluster_dims__(2, 1, 1) __launch_bounds__(64) k() {
-  __shared__ uint64_t done;
+  __shared__ uint64_t full, done;
   if (threadIdx.x == 0) {
+    asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" :: "r"((uint32_t)__cvta_generic_to_shared(&full)));
     asm volatile("mbarrier.init.shared::cta.b64 [%0], 2;" :: "r"((uint32_t)__cvta_generic_to_shared(&done)));
     asm volatile("fence.mbarrier_init.release.cluster;");
   }
   asm volatile("barrier.cluster.arrive;\\nbarrier.cluster.wait;");
   if (threadIdx.x == 0) {
-    for (int t = 0; t < 4; ++t) wait_on(&done, (t + 1) & 1);
+    for (int t = 0; t < 4; ++t) {
+      wait_on(&done, (t + 1) & 1);  // the previous tile was released by every CTA
+      arrive_here(&full);
+    }
     wait_on(&done, 1);  // the last round of arrivals, from every CTA of the cluster
   } else if (threadIdx.x == 32) {
-    for (int t = 0; t < 4; ++t)
+    for (int t = 0; t < 4; ++t) {
+      wait_on(&full, t & 1);
       for (int cta = 0; cta < 2; ++cta) arrive_on(&done, cta);
+    }
   }
 }`,
     references: [
