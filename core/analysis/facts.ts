@@ -189,8 +189,29 @@ export class KernelFacts {
   }
 
   private replay(size: number): RunResult | undefined {
-    const maxIterations = Math.min(16, Math.max(4, 2 * this.maxRing() + 2));
-    return this.replays.run(this.kernel, size, () => runProtocol(this.kernel, size, this.module.constants, maxIterations, this.derived));
+    return this.replays.run(this.kernel, size, () => runProtocol(this.kernel, size, this.module.constants, this.maxIterations(), this.derived));
+  }
+
+  private maxIterations(): number {
+    return Math.min(16, Math.max(4, 2 * this.maxRing() + 2));
+  }
+
+  /**
+   * The runs of runs() done again with every CTA of the cluster assumed to run the same code, so that arrivals on a
+   * peer's barrier count on this CTA's own (ReplayOptions.remoteArrivalsAsLocal). Not cached: only the rules about
+   * cluster peers ask, for kernels that arrive remotely. Null where runs() is.
+   */
+  clusterSymmetricRuns(): RunResult[] | null {
+    if (this.module.deadline !== undefined && Date.now() > this.module.deadline) return null;
+    const runs = this.runs();
+    if (!runs) return null;
+    const out: RunResult[] = [];
+    for (const r of runs) {
+      const again = runProtocol(this.kernel, r.blockSize, this.module.constants, this.maxIterations(), this.derived, { remoteArrivalsAsLocal: true });
+      if (!again) return null;
+      out.push(again);
+    }
+    return out;
   }
 
   /**

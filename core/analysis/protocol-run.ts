@@ -45,6 +45,11 @@ export interface RunResult {
   /** Barrier key -> threads that initialised it (first init round). */
   initializers: Map<string, { threads: number[]; op: BarrierOp; count?: number }>;
   completedPhases: Map<string, number>;
+  /**
+   * Barrier key -> the most phases completed when a blocking wait on it passed (0 when every wait passed before
+   * the first completion, as the "previous phase" wait on a fresh barrier does): how far its waiters followed it.
+   */
+  observedPhases: Map<string, number>;
   /** Thread-identity branches some thread entered (plausibility of the block size). */
   entered: Set<Stmt>;
   /** The lowest thread that entered each of them (the smallest block that reaches it). */
@@ -143,6 +148,16 @@ export function opaqueBarrierPointers(values: ReadonlyMap<string, readonly Expr[
 
 type Signal = 'break' | 'continue' | 'return' | undefined;
 
+/** How a replay treats what one block cannot see by itself. */
+export interface ReplayOptions {
+  /**
+   * Count an arrival on a peer CTA's barrier (`mapa` + `.shared::cluster`) as an arrival on this CTA's own copy:
+   * true when every CTA of the cluster runs the same code (each CTA's barrier then receives what each CTA sends).
+   * Off by default: remote arrivals make their barrier uncertain. Remote commits (tcgen05 multicast) stay uncertain.
+   */
+  remoteArrivalsAsLocal?: boolean;
+}
+
 class TraceBuilder {
   readonly events: TraceEvent[] = [];
   private readonly vars = new Map<string, number | undefined>();
@@ -159,6 +174,7 @@ class TraceBuilder {
     private readonly maxIterations: number,
     /** Barrier pointers whose identity the replay cannot know (opaqueBarrierPointers). */
     private readonly opaquePointers: ReadonlySet<string> = new Set(),
+    private readonly options: ReplayOptions = {},
   ) {}
 
   private value(e: Expr | undefined): number | undefined {
@@ -335,7 +351,7 @@ class TraceBuilder {
       case 'arrive-drop':
       case 'mma-commit-arrive':
       case 'cp-async-arrive-noinc': {
-        if (op.remote) {
+        if (op.remote && !(this.options.remoteArrivalsAsLocal && op.kind !== 'mma-commit-arrive')) {
           this.push({ kind: 'uncertain', key: key! });
           return;
         }
@@ -587,7 +603,7 @@ function classify(exprs: Expr[], blockSize: number, constants: Map<string, numbe
   return [...classes.values()];
 }
 
-export function buildTraces(kernel: Kernel, blockSize: number, constants: Map<string, number>, maxIterations: number, derived: Map<string, Expr> = derivedVars(kernel)): { traces: Map<string, { threads: number[]; events: TraceEvent[] }>; entered: Set<Stmt>; firstEntered: Map<Stmt, number>; overflow: boolean } {
+export function buildTraces(kernel: Kernel, blockSize: number, constants: Map<string, number>, maxIterations: number, derived: Map<string, Expr> = derivedVars(kernel), options: ReplayOptions = {}): { traces: Map<string, { threads: number[]; events: TraceEvent[] }>; entered: Set<Stmt>; firstEntered: Map<Stmt, number>; overflow: boolean } {
   const traces = new Map<string, { threads: number[]; events: TraceEvent[] }>();
   const entered = new Set<Stmt>();
   const firstEntered = new Map<Stmt, number>();
@@ -607,7 +623,7 @@ export function buildTraces(kernel: Kernel, blockSize: number, constants: Map<st
     if (ref?.storage && byThread(ref.storage.offset) && !byThread(ref.index)) opaque.add(ref.base);
   });
   for (const cls of classes) {
-    const b = new TraceBuilder({ tid: cls[0], blockSize }, constants, maxIterations, opaque);
+    const b = new TraceBuilder({ tid: cls[0], blockSize }, constants, maxIterations, opaque, options);
     b.run(kernel.body, true, '');
     if (b.overflow) return { traces, entered, firstEntered, overflow: true };
     const lowest = Math.min(...cls);
@@ -625,8 +641,8 @@ export function buildTraces(kernel: Kernel, blockSize: number, constants: Map<st
 }
 
 /** Interleaves the actors against the mbarrier model until all finish or nothing can move. */
-export function runProtocol(kernel: Kernel, blockSize: number, constants: Map<string, number>, maxIterations: number, derived: Map<string, Expr> = derivedVars(kernel)): RunResult | undefined {
-  const built = buildTraces(kernel, blockSize, constants, maxIterations, derived);
+export function runProtocol(kernel: Kernel, blockSize: number, constants: Map<string, number>, maxIterations: number, derived: Map<string, Expr> = derivedVars(kernel), options: ReplayOptions = {}): RunResult | undefined {
+  const built = buildTraces(kernel, blockSize, constants, maxIterations, derived, options);
   if (built.overflow) return undefined;
   const actors = [...built.traces.values()];
   const uncertain = new Set<string>();
@@ -667,6 +683,7 @@ export function runProtocol(kernel: Kernel, blockSize: number, constants: Map<st
   const syncArrived = actors.map(() => 0);
   const tokens = actors.map(() => new Map<string, number>());
   const done = (i: number): boolean => pcs[i] >= actors[i].events.length;
+  const observedPhases = new Map<string, number>();
 
   let progressed = true;
   let guard = 0;
@@ -687,6 +704,8 @@ export function runProtocol(kernel: Kernel, blockSize: number, constants: Map<st
           if (!isUncertain(e.key)) {
             const blocks = e.parity !== undefined ? barriers.parityBlocks(e.key, e.parity) : barriers.tokenBlocks(e.key, e.token !== undefined ? tokens[i].get(e.token) : undefined);
             if (blocks) break;
+            const completed = barriers.state(e.key)?.phase;
+            if (completed !== undefined) observedPhases.set(e.key, Math.max(observedPhases.get(e.key) ?? 0, completed));
           }
         } else if (e.kind === 'sync') {
           // All threads of the block meet here; finished threads count as arrived.
@@ -714,7 +733,7 @@ export function runProtocol(kernel: Kernel, blockSize: number, constants: Map<st
     }
   }
   const completedPhases = barriers.completedPhases();
-  return { blockSize, actors, deadlock, uncertain, initializers, completedPhases, entered: built.entered, firstEntered: built.firstEntered };
+  return { blockSize, actors, deadlock, uncertain, initializers, completedPhases, observedPhases, entered: built.entered, firstEntered: built.firstEntered };
 }
 
 /** A peer parked at its own k-th sync also satisfies the meeting. */

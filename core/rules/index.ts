@@ -6,6 +6,7 @@ import { asmResultBoundToInput } from './checks/asm-result-bound-to-input';
 import { barrierInsideCopyDestination } from './checks/barrier-inside-copy-destination';
 import { blockSyncInRoleBranch } from './checks/block-sync-in-role-branch';
 import { bulkCopyWithoutExpectTx } from './checks/bulk-copy-without-expect-tx';
+import { clusterExitBeforeRemoteArrival } from './checks/cluster-exit-before-remote-arrival';
 import { cpAsyncWithoutBarrierArrive } from './checks/cp-async-without-barrier-arrive';
 import { earlyExitWithoutDrop } from './checks/early-exit-without-drop';
 import { eventAtModulo } from './checks/event-at-modulo';
@@ -47,6 +48,7 @@ export const RULES: RuleDef[] = [
   barrierInsideCopyDestination,
   blockSyncInRoleBranch,
   bulkCopyWithoutExpectTx,
+  clusterExitBeforeRemoteArrival,
   cpAsyncWithoutBarrierArrive,
   earlyExitWithoutDrop,
   eventAtModulo,

@@ -527,13 +527,14 @@ class Lowerer {
       if (lit !== undefined) return { kind: 'num', value: lit, text: ref, range: rangeOf(n) };
       return undefined;
     };
+    const mappedRegisters = new Map<string, (typeof operands)[number]>(); // The string's own registers `mapa` wrote (CUTLASS ClusterBarrier::arrive(cta)).
     for (const ins of instrs) {
       if (ins.mapa) {
         // The remote address names the same barrier (in a peer CTA): alias it to the source.
-        const dest = operand(ins.mapa.dest);
-        const src = operand(ins.mapa.src);
+        const [dest, src] = [operand(ins.mapa.dest), operand(ins.mapa.src)];
         const destName = dest?.value ? this.lvalueName(dest.value, frame) : undefined;
         if (destName && src?.value) frame.aliases.set(destName, this.toExpr(src.value, frame));
+        else if (!dest && /^[A-Za-z_$][\w$]*$/.test(ins.mapa.dest) && src?.value) mappedRegisters.set(ins.mapa.dest, src);
         continue;
       }
       if (ins.sync) {
@@ -542,7 +543,7 @@ class Lowerer {
         continue;
       }
       if (!ins.op) continue;
-      const barOperand = ins.barrier ? operand(ins.barrier) : undefined;
+      const barOperand = ins.barrier ? (operand(ins.barrier) ?? mappedRegisters.get(ins.barrier)) : undefined;
       const barrier = barOperand?.value ? this.barrierRef(barOperand.value, frame) : undefined;
       const op = this.makeOp(ins.op, `asm ${ins.mnemonic}`, n, frame, {
         barrier,
