@@ -6,6 +6,7 @@ import { asmResultBoundToInput } from './checks/asm-result-bound-to-input';
 import { barrierInsideCopyDestination } from './checks/barrier-inside-copy-destination';
 import { blockSyncInRoleBranch } from './checks/block-sync-in-role-branch';
 import { bulkCopyWithoutExpectTx } from './checks/bulk-copy-without-expect-tx';
+import { cpAsyncWaitWaitsForNothing } from './checks/cp-async-wait-waits-for-nothing';
 import { cpAsyncWithoutBarrierArrive } from './checks/cp-async-without-barrier-arrive';
 import { earlyExitWithoutDrop } from './checks/early-exit-without-drop';
 import { eventAtModulo } from './checks/event-at-modulo';
@@ -20,6 +21,7 @@ import { initByManyThreads } from './checks/init-by-many-threads';
 import { initNotVisible } from './checks/init-not-visible';
 import { missingBootstrapArrival } from './checks/missing-bootstrap-arrival';
 import { mmaWithoutCommitArrive } from './checks/mma-without-commit-arrive';
+import { namedBarrierArriveRunAhead } from './checks/named-barrier-arrive-run-ahead';
 import { namedBarrierCountMismatch } from './checks/named-barrier-count-mismatch';
 import { parityFlipOffRingSchedule } from './checks/parity-flip-off-ring-schedule';
 import { parityNeverFlips } from './checks/parity-never-flips';
@@ -46,6 +48,7 @@ export const RULES: RuleDef[] = [
   barrierInsideCopyDestination,
   blockSyncInRoleBranch,
   bulkCopyWithoutExpectTx,
+  cpAsyncWaitWaitsForNothing,
   cpAsyncWithoutBarrierArrive,
   earlyExitWithoutDrop,
   eventAtModulo,
@@ -60,6 +63,7 @@ export const RULES: RuleDef[] = [
   initNotVisible,
   missingBootstrapArrival,
   mmaWithoutCommitArrive,
+  namedBarrierArriveRunAhead,
   namedBarrierCountMismatch,
   parityFlipOffRingSchedule,
   parityNeverFlips,
