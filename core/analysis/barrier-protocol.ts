@@ -22,6 +22,7 @@ const OP_WORDS: Record<BarrierOp['kind'], string> = {
   'cp-async-arrive': 'cp.async.mbarrier.arrive',
   'cp-async-arrive-noinc': 'cp.async.mbarrier.arrive.noinc',
   'cp-async-wait': 'cp.async.wait_group',
+  'cp-async-commit': 'cp.async.commit_group',
   'memcpy-async': 'memcpy_async',
   mma: 'tcgen05.mma',
   'mma-commit-arrive': 'tcgen05.commit arrive',

@@ -37,6 +37,12 @@ export type OpKind =
   | 'cp-async-arrive'
   | 'cp-async-arrive-noinc'
   | 'cp-async-wait'
+  /**
+   * Closes the thread's uncommitted cp.async copies into one group (`cp.async.commit_group`, `__pipeline_commit`,
+   * CuTe `cp_async_fence`); `cp-async-wait` then carries its N in `count` (`cp.async.wait_all` has none: it
+   * commits and waits for everything).
+   */
+  | 'cp-async-commit'
   | 'memcpy-async'
   | 'mma'
   | 'mma-commit-arrive'

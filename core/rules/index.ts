@@ -7,6 +7,7 @@ import { barrierInsideCopyDestination } from './checks/barrier-inside-copy-desti
 import { blockSyncInRoleBranch } from './checks/block-sync-in-role-branch';
 import { bulkCopyWithoutExpectTx } from './checks/bulk-copy-without-expect-tx';
 import { clusterExitBeforeRemoteArrival } from './checks/cluster-exit-before-remote-arrival';
+import { cpAsyncWaitWaitsForNothing } from './checks/cp-async-wait-waits-for-nothing';
 import { cpAsyncWithoutBarrierArrive } from './checks/cp-async-without-barrier-arrive';
 import { earlyExitWithoutDrop } from './checks/early-exit-without-drop';
 import { eventAtModulo } from './checks/event-at-modulo';
@@ -21,6 +22,7 @@ import { initByManyThreads } from './checks/init-by-many-threads';
 import { initNotVisible } from './checks/init-not-visible';
 import { missingBootstrapArrival } from './checks/missing-bootstrap-arrival';
 import { mmaWithoutCommitArrive } from './checks/mma-without-commit-arrive';
+import { namedBarrierArriveRunAhead } from './checks/named-barrier-arrive-run-ahead';
 import { namedBarrierCountMismatch } from './checks/named-barrier-count-mismatch';
 import { parityFlipOffRingSchedule } from './checks/parity-flip-off-ring-schedule';
 import { parityNeverFlips } from './checks/parity-never-flips';
@@ -49,6 +51,7 @@ export const RULES: RuleDef[] = [
   blockSyncInRoleBranch,
   bulkCopyWithoutExpectTx,
   clusterExitBeforeRemoteArrival,
+  cpAsyncWaitWaitsForNothing,
   cpAsyncWithoutBarrierArrive,
   earlyExitWithoutDrop,
   eventAtModulo,
@@ -63,6 +66,7 @@ export const RULES: RuleDef[] = [
   initNotVisible,
   missingBootstrapArrival,
   mmaWithoutCommitArrive,
+  namedBarrierArriveRunAhead,
   namedBarrierCountMismatch,
   parityFlipOffRingSchedule,
   parityNeverFlips,

@@ -191,7 +191,8 @@ export const CUDA_CATALOGUE: Readonly<Record<string, CatalogueEntry>> = {
   cp_async_bulk_tensor: fn({ shape: bulkShape('cp_async_bulk_tensor'), doc: 'cuda.ptx.cp_async_bulk_tensor', simNote: 'tensor maps are not modelled; use a 1-D cp_async_bulk' }),
   // ---------------------------------------------------------------- cuda_pipeline_primitives.h: cp.async underneath
   __pipeline_memcpy_async: fn({ op: { kind: 'cp-async', bytes: 2 }, simulated: true }),
-  __pipeline_wait_prior: fn({ op: { kind: 'cp-async-wait' }, mayBlock: true, simulated: true }),
+  __pipeline_wait_prior: fn({ op: { kind: 'cp-async-wait', count: 0 }, mayBlock: true, simulated: true }),
+  __pipeline_commit: fn({ op: { kind: 'cp-async-commit' }, simulated: true }),
   __pipeline_arrive_on: fn({ op: { kind: 'cp-async-arrive', barrierArg: 0 } }),
   // ---------------------------------------------------------------- __mbarrier_* primitives (cuda_awbarrier_primitives.h)
   __mbarrier_init: fn({ op: { kind: 'init', barrierArg: 0, count: 1 }, doc: 'prim.__mbarrier_init', simulated: true }),
@@ -274,7 +275,6 @@ export const CUDA_CATALOGUE: Readonly<Record<string, CatalogueEntry>> = {
   cp_async_bulk_commit_group: fn({ simulated: true }),
   cp_async_bulk_wait_group: fn({ simulated: true }),
   cp_async_bulk_wait_group_read: fn({ simulated: true }),
-  __pipeline_commit: fn({ simulated: true }),
   // ---------------------------------------------------------------- methods (cuda::barrier, CUTLASS ClusterBarrier & co.)
   '.init': method({ resolve: () => ({ kind: 'init', barrierArg: 'receiver', count: 0, requiresKnownBarrier: true }), doc: 'cutlass.ClusterBarrier.init', simulated: false }),
   '.arrive': method({
@@ -340,8 +340,8 @@ export const CUDA_CATALOGUE: Readonly<Record<string, CatalogueEntry>> = {
   'cp.async.mbarrier.arrive.noinc': ptx({ op: 'cp-async-arrive-noinc', operands: ['barrier'], doc: 'ptx.cp.async.mbarrier.arrive.noinc' }),
   'cp.async.ca': ptx({ op: 'cp-async', operands: ['-', '-', 'bytes'], doc: 'ptx.cp.async' }),
   'cp.async.cg': ptx({ op: 'cp-async', operands: ['-', '-', 'bytes'], doc: 'ptx.cp.async' }),
-  'cp.async.commit_group': ptx({ doc: 'ptx.cp.async.commit_group' }),
-  'cp.async.wait_group': ptx({ op: 'cp-async-wait', mayBlock: true, doc: 'ptx.cp.async.wait_group' }),
+  'cp.async.commit_group': ptx({ op: 'cp-async-commit', doc: 'ptx.cp.async.commit_group' }),
+  'cp.async.wait_group': ptx({ op: 'cp-async-wait', operands: ['count'], mayBlock: true, doc: 'ptx.cp.async.wait_group' }),
   'cp.async.wait_all': ptx({ op: 'cp-async-wait', mayBlock: true, doc: 'ptx.cp.async.wait_group' }),
   // ---------------------------------------------------------------- PTX: tcgen05 and wgmma
   'tcgen05.mma': ptx({ op: 'mma', doc: 'ptx.tcgen05.mma' }),
