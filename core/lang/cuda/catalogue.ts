@@ -111,6 +111,11 @@ function cutlassReceiver(c: CallInfo): boolean {
   return /Cluster(Transaction)?Barrier|cutlass|Barrier\b/.test(c.receiverType ?? '') && !/cuda::barrier|std::barrier|barrier_t\b/.test(c.receiverType ?? '');
 }
 
+/** A ThunderKittens call through a group scope: `warp::`, `warpgroup::`, `group<N>::` (optionally under `kittens::`). */
+function tkGroupScoped(c: CallInfo): boolean {
+  return /(^|::)(warp|warpgroup|group\s*<[^>]*>)::/.test(c.callee);
+}
+
 // Bulk copies: the barrier's position depends on the overload.
 function bulkShape(name: string): (c: CallInfo) => CallShape | undefined {
   return (c) => {
@@ -221,8 +226,10 @@ export const CUDA_CATALOGUE: Readonly<Record<string, CatalogueEntry>> = {
   arrive_barrier: fn({ op: { kind: 'arrive', barrierArg: 0, defaultCount: 1 }, doc: 'cute.arrive_barrier' }),
   // ---------------------------------------------------------------- ThunderKittens
   init_semaphore: fn({ op: { kind: 'init', barrierArg: 0, count: 1 }, doc: 'tk.init_semaphore' }),
-  expect_bytes: fn({ op: { kind: 'arrive-expect-tx', barrierArg: 0, bytes: 1, defaultCount: 1 }, doc: 'tk.tma.expect_bytes' }),
-  arrive: fn({ op: { kind: 'arrive', barrierArg: 0, count: 1, defaultCount: 1, requiresKnownBarrier: true }, doc: 'tk.arrive' }),
+  // A group-scoped call (`warp::arrive`, `warpgroup::tma::expect_bytes`, `group<N>::...`) runs on every thread
+  // of the group, and lane 0 of each warp performs the operation (ThunderKittens' ops/group/util).
+  expect_bytes: fn({ shape: (c) => ({ kind: 'arrive-expect-tx', barrierArg: 0, bytes: 1, defaultCount: 1, ...(tkGroupScoped(c) ? { electOne: true } : {}) }), doc: 'tk.tma.expect_bytes' }),
+  arrive: fn({ shape: (c) => ({ kind: 'arrive', barrierArg: 0, ...(c.args.length > 1 ? { count: 1 } : {}), defaultCount: 1, requiresKnownBarrier: true, ...(tkGroupScoped(c) ? { electOne: true } : {}) }), doc: 'tk.arrive' }),
   wait: fn({ op: { kind: 'wait-parity', barrierArg: 0, parity: 1, blocking: true, requiresKnownBarrier: true }, doc: 'tk.wait' }),
   load_async: fn({ shape: bulkShape('load_async'), doc: 'tk.tma.load_async' }),
   // ---------------------------------------------------------------- CTA, warp and cluster synchronisation
