@@ -20,6 +20,8 @@ export type TraceEvent =
   | { kind: 'use'; op: BarrierOp; key: string }
   | { kind: 'sync'; scope: 'block' | 'cluster' }
   | { kind: 'fence-init'; op: BarrierOp }
+  /** fence.proxy.async: orders this thread's earlier generic-proxy writes (a barrier's init) before the async proxy. */
+  | { kind: 'fence-proxy'; op: BarrierOp }
   | { kind: 'uncertain'; key: string };
 
 interface ThreadTrace {
@@ -393,6 +395,9 @@ class TraceBuilder {
       case 'fence-init':
         this.push({ kind: 'fence-init', op });
         return;
+      case 'fence-proxy-async':
+        this.push({ kind: 'fence-proxy', op });
+        return;
       default:
         if (key) this.push({ kind: 'use', op, key });
         return;
@@ -415,6 +420,8 @@ class TraceBuilder {
             return `S${e.scope}`;
           case 'fence-init':
             return `F@${pos(e.op)}`;
+          case 'fence-proxy':
+            return `P@${pos(e.op)}`;
           case 'uncertain':
             return `?${e.key}`;
         }
@@ -437,7 +444,7 @@ function hasBarrierWork(loop: Stmt): boolean {
 }
 
 /** Op kinds the replay records even without a barrier operand (TraceBuilder.op's explicit cases). */
-const RECORDED_WITHOUT_BARRIER = new Set<string>(['init', 'arrive', 'arrive-expect-tx', 'arrive-drop', 'mma-commit-arrive', 'cp-async-arrive-noinc', 'wait-parity', 'wait-token', 'fence-init']);
+const RECORDED_WITHOUT_BARRIER = new Set<string>(['init', 'arrive', 'arrive-expect-tx', 'arrive-drop', 'mma-commit-arrive', 'cp-async-arrive-noinc', 'wait-parity', 'wait-token', 'fence-init', 'fence-proxy-async']);
 
 /**
  * Whether replaying `op` can leave an event or set a variable: an operation with no barrier of a kind the

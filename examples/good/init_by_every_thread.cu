@@ -36,6 +36,9 @@ __global__ void __launch_bounds__(160) packed_bars_sum(const float* __restrict__
 
   if (threadIdx.x < 2 * STAGES) {
     mbarrier_init(&bars[threadIdx.x], threadIdx.x < STAGES ? 1 : CONSUMER_WARPS);
+    // Thread 0 issues the copies that complete full[]: the async proxy must see each init, and the
+    // __syncthreads() below orders it only for the other threads (the CUDA guide's TMA examples fence here too).
+    asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
   }
   __syncthreads();
 

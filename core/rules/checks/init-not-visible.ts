@@ -18,7 +18,7 @@ export const initNotVisible: RuleDef = {
   },
   docs: {
     whatItDoes:
-      'Replays the kernel per thread and checks that every thread other than the initialising one reaches a block-wide sync (`__syncthreads`, `block.sync()`, `bar.sync 0`, a cluster sync) after the init and before its first arrive or wait. For barriers used across the cluster (remote arrives, multicast copies, `.shared::cluster` operands) it also requires `fence.mbarrier_init` by the initialising thread followed by a cluster sync. The replay runs at the kernel\'s block size, read from the translation unit ([launch shapes](../launch-shapes.md)); when nothing gives it, a finding that does not hold at every plausible size is reported as an information note instead. A library class read alone (a pipeline header) is checked as a whole: when a member initialises barriers (through its helpers\' inline PTX) that another member arrives on from another CTA (`.shared::cluster` after `mapa`), some initialising member must issue `fence.mbarrier_init.release.cluster` (or `fence.proxy.async`): the relaxed cluster arrive that callers use after construction does not release the init. A class whose calls cannot be resolved to a remote arrive stays silent, and so do barriers of one CTA completed by TMA (a block sync orders their init in practice).',
+      'Replays the kernel per thread and checks that every thread other than the initialising one reaches a block-wide sync (`__syncthreads`, `block.sync()`, `bar.sync 0`, a cluster sync) after the init and before its first arrive or wait. For barriers used across the cluster (remote arrives, multicast copies, `.shared::cluster` operands) it also requires `fence.mbarrier_init` by the initialising thread followed by a cluster sync. The replay runs at the kernel\'s block size, read from the translation unit ([launch shapes](../launch-shapes.md)); when nothing gives it, a finding that does not hold at every plausible size is reported as an information note instead. A library class read alone (a pipeline header) is checked as a whole: when a member initialises barriers (through its helpers\' inline PTX) that another member arrives on from another CTA (`.shared::cluster` after `mapa`), some initialising member must issue `fence.mbarrier_init.release.cluster` (or `fence.proxy.async`): the relaxed cluster arrive that callers use after construction does not release the init. A class whose calls cannot be resolved to a remote arrive stays silent. A barrier of one CTA that a bulk/TMA copy completes needs no fence when the initialising thread issues the copy itself (its own program order); when other threads issue it, the initialising thread must fence the init (`fence.mbarrier_init.release.cluster` or `fence.proxy.async`) before the sync that hands it over, since the copy\'s complete_tx comes from the async proxy, which the sync does not order.',
     whyIsThisBad: 'Without the sync, another thread can arrive on or wait for a barrier whose memory still holds garbage: the arrival is lost or the wait reads a random phase. The kernel then hangs or passes a wait early, depending on timing; it often works in tests.',
     bad: `#include <cuda/ptx>
 __global__ void k() {
@@ -98,6 +98,48 @@ __global__ void k() {
           message: `This initialisation of \`${barrierName(init)}\` is not made visible before other threads use it (line ${line1(use.range)}): with no block-wide sync in between they may arrive on or wait for uninitialised memory (lost arrivals, hangs or early returns). Put a __syncthreads() between the init and the first use.`,
           related: [{ range: use.range, message: 'first use by a thread that did not synchronise with the init' }],
           fixes,
+        });
+      }
+      // Async-proxy visibility: a TMA copy issued by another thread completes its bytes on the barrier from the
+      // async proxy, which a block sync does not order after the generic-proxy init; the initialising thread
+      // must fence the init (fence.mbarrier_init or fence.proxy.async) before the sync that hands it over.
+      let unfenced: Map<BarrierOp, BarrierOp> | undefined;
+      for (const run of runs) {
+        const inits = new Map<string, { op: BarrierOp; threads: Set<number> }>();
+        const notFenced = new Set<string>();
+        for (const a of run.actors) {
+          let pending = new Set<string>();
+          for (const e of a.events) {
+            if (e.kind === 'init') {
+              const cur = inits.get(e.key);
+              if (!cur) inits.set(e.key, { op: e.op, threads: new Set(a.threads) });
+              else if (cur.op === e.op) a.threads.forEach((t) => cur.threads.add(t));
+              pending.add(e.key);
+            } else if (e.kind === 'fence-init' || e.kind === 'fence-proxy') pending = new Set();
+            else if (e.kind === 'sync') {
+              pending.forEach((key) => notFenced.add(key));
+              pending = new Set();
+            }
+          }
+          pending.forEach((key) => notFenced.add(key));
+        }
+        const here = new Map<BarrierOp, BarrierOp>();
+        for (const a of run.actors) {
+          for (const e of a.events) {
+            if (e.kind !== 'use' || e.op.kind !== 'bulk-copy' || !notFenced.has(e.key) || run.uncertain.has(e.key)) continue;
+            const init = inits.get(e.key);
+            if (init && !a.threads.every((t) => init.threads.has(t)) && !here.has(init.op)) here.set(init.op, e.op);
+          }
+        }
+        if (!unfenced) unfenced = here;
+        else for (const op of [...unfenced.keys()]) if (!here.has(op)) unfenced.delete(op);
+      }
+      for (const [init, copy] of unfenced ?? []) {
+        if (reportedInits.has(init)) continue;
+        ctx.report({
+          range: init.range,
+          message: `\`${barrierName(init)}\` is completed by a bulk/TMA copy that other threads issue (line ${line1(copy.range)}), but the thread that initialises it here issues no fence.mbarrier_init or fence.proxy.async after the init: the block sync makes the init visible to the other threads, not to the async proxy, so the copy's complete_tx may reach the barrier before its initialisation (lost bytes: a hang, or a phase completing early). Issue \`fence.mbarrier_init.release.cluster\` (cutlass::arch::fence_barrier_init()) or \`fence.proxy.async.shared::cta\` after the init, before the sync.`,
+          related: [{ range: copy.range, message: 'a copy issued by another thread completes on this barrier' }],
         });
       }
       // Cluster-level visibility: remote users need fence.mbarrier_init + a cluster sync.
