@@ -18,6 +18,7 @@ const OP_WORDS: Record<BarrierOp['kind'], string> = {
   'arrive-and-wait': 'arrive_and_wait',
   'bulk-copy': 'bulk/TMA copy completes tx',
   'bulk-store': 'bulk/TMA store reads shared memory',
+  'bulk-wait': 'cp.async.bulk.wait_group (own bulk groups)',
   'cp-async': 'cp.async',
   'cp-async-arrive': 'cp.async.mbarrier.arrive',
   'cp-async-arrive-noinc': 'cp.async.mbarrier.arrive.noinc',

@@ -33,6 +33,11 @@ export type OpKind =
    * reads its shared-memory source (`src`) after the instruction issues; no barrier is involved.
    */
   | 'bulk-store'
+  /**
+   * Waits for the issuing thread's own bulk async-groups (`cp.async.bulk.wait_group[.read] N`, CuTe
+   * `tma_store_wait<N>()`): all but the N most recent; `count` carries N. Other threads' groups are not waited.
+   */
+  | 'bulk-wait'
   | 'cp-async'
   | 'cp-async-arrive'
   | 'cp-async-arrive-noinc'

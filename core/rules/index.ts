@@ -6,6 +6,7 @@ import { asmResultBoundToInput } from './checks/asm-result-bound-to-input';
 import { barrierInsideCopyDestination } from './checks/barrier-inside-copy-destination';
 import { blockSyncInRoleBranch } from './checks/block-sync-in-role-branch';
 import { bulkCopyWithoutExpectTx } from './checks/bulk-copy-without-expect-tx';
+import { bulkStoreNotWaited } from './checks/bulk-store-not-waited';
 import { clusterExitBeforeRemoteArrival } from './checks/cluster-exit-before-remote-arrival';
 import { cpAsyncWaitWaitsForNothing } from './checks/cp-async-wait-waits-for-nothing';
 import { cpAsyncWithoutBarrierArrive } from './checks/cp-async-without-barrier-arrive';
@@ -50,6 +51,7 @@ export const RULES: RuleDef[] = [
   barrierInsideCopyDestination,
   blockSyncInRoleBranch,
   bulkCopyWithoutExpectTx,
+  bulkStoreNotWaited,
   clusterExitBeforeRemoteArrival,
   cpAsyncWaitWaitsForNothing,
   cpAsyncWithoutBarrierArrive,

@@ -280,8 +280,8 @@ export const CUDA_CATALOGUE: Readonly<Record<string, CatalogueEntry>> = {
   barrier_native_handle: fn({ doc: 'cuda.device.barrier_native_handle', simulated: true }),
   __mbarrier_arrive_no_complete: fn({ simulated: true }),
   cp_async_bulk_commit_group: fn({ simulated: true }),
-  cp_async_bulk_wait_group: fn({ simulated: true }),
-  cp_async_bulk_wait_group_read: fn({ simulated: true }),
+  cp_async_bulk_wait_group: fn({ op: { kind: 'bulk-wait' }, simulated: true }),
+  cp_async_bulk_wait_group_read: fn({ op: { kind: 'bulk-wait' }, simulated: true }),
   // ---------------------------------------------------------------- methods (cuda::barrier, CUTLASS ClusterBarrier & co.)
   '.init': method({ resolve: () => ({ kind: 'init', barrierArg: 'receiver', count: 0, requiresKnownBarrier: true }), doc: 'cutlass.ClusterBarrier.init', simulated: false }),
   '.arrive': method({
@@ -341,7 +341,7 @@ export const CUDA_CATALOGUE: Readonly<Record<string, CatalogueEntry>> = {
   'cp.async.bulk.global.shared::cta': ptx({ op: 'bulk-store', operands: ['-', 'src', 'bytes'], doc: 'ptx.cp.async.bulk' }),
   'cp.async.bulk.tensor.global.shared::cta': ptx({ op: 'bulk-store', operands: ['-', 'src'], doc: 'ptx.cp.async.bulk.tensor', simulated: false, simNote: 'tensor maps are not modelled; use a 1-D cp.async.bulk' }),
   'cp.async.bulk.commit_group': ptx({ doc: 'ptx.cp.async.bulk.commit_group' }),
-  'cp.async.bulk.wait_group': ptx({ mayBlock: true, doc: 'ptx.cp.async.bulk.wait_group' }),
+  'cp.async.bulk.wait_group': ptx({ op: 'bulk-wait', operands: ['count'], mayBlock: true, doc: 'ptx.cp.async.bulk.wait_group' }),
   'cp.async.bulk.prefetch': ptx({}),
   'cp.async.mbarrier.arrive': ptx({ op: 'cp-async-arrive', operands: ['barrier'], doc: 'ptx.cp.async.mbarrier.arrive' }),
   'cp.async.mbarrier.arrive.noinc': ptx({ op: 'cp-async-arrive-noinc', operands: ['barrier'], doc: 'ptx.cp.async.mbarrier.arrive.noinc' }),
