@@ -105,7 +105,7 @@ export const barrierInsideCopyDestination: RuleDef = {
   },
   docs: {
     whatItDoes:
-      'Reports a `cp.async.bulk` copy into shared memory whose destination range `[dst, dst + bytes)` covers an mbarrier declared in the same buffer (`reinterpret_cast<uint64_t*>(buf + off)`). Both addresses are read as byte offsets from the same buffer, through local aliases and helper parameters (headers included); offsets and byte counts are folded from constants and template arguments, and names the kernel never reassigns cancel out (`buf + hidden_bytes` against a copy of `hidden_bytes + 16` bytes into `buf`). When an offset or a size cannot be read, or its difference is not a known number, the rule stays silent.',
+      'Reports a `cp.async.bulk` copy into shared memory whose destination range `[dst, dst + bytes)` covers an mbarrier declared in the same buffer (`reinterpret_cast<uint64_t*>(buf + off)`). Both addresses are read as byte offsets from the same buffer, through local aliases and helper parameters (headers included); offsets and byte counts are folded from constants and template arguments, and names the kernel never reassigns cancel out (`buf + hidden_bytes` against a copy of `hidden_bytes + 16` bytes into `buf`). Sizes held in single-definition locals are read through them. When the bytes past the barrier\'s offset are a sum of sizes that may each be zero (`hidden_bytes + (scale_aligned ? scale_bytes : 0)` copied into a buffer whose barrier sits at `+ hidden_bytes`), the copy covers the barrier whenever one of them is not, and the message names them. When an offset or a size cannot be read, or the barrier may lie past the copy\'s end, the rule stays silent.',
     whyIsThisBad:
       "The copy writes its data over the barrier's 8 bytes while the barrier is counting the copy's transaction bytes: the arrival count, phase and tx-count become whatever the data says. The phase then never completes (the waiters hang) or completes at once (they read a half-written tile), and the next phases of the barrier are garbage. DeepEP shipped this twice (its dispatch and combine kernels put the TMA barrier at `tma_buffer + hidden_bytes` while the per-token copy spans more than `hidden_bytes`).",
     bad: `__global__ void k(const int4* src) {
@@ -159,24 +159,34 @@ export const barrierInsideCopyDestination: RuleDef = {
       for (const copy of k.sites) {
         const dst = copy.op.dst;
         if (copy.op.kind !== 'bulk-copy' || !dst || !copy.op.bytes || !dst.via.every(stable)) continue;
-        const d = linear(dst.offset, env, stable);
-        const n = linear(copy.op.bytes, env, stable);
+        // Offsets and the byte count are read through single-definition locals (`tma_load_bytes = hidden_bytes +
+        // (aligned ? scale_bytes : 0)`), all of them alike, so that the same size cancels out.
+        const d = linear(k.resolve(dst.offset), env, stable);
+        const n = linear(k.resolve(copy.op.bytes), env, stable);
         const bytes = n ? least(n) : undefined;
-        if (!d || !n || bytes === undefined || bytes <= 0) continue;
+        if (!d || !n || bytes === undefined) continue;
         for (const bar of barriers.values()) {
           const st = bar.op.barrier!.storage!;
           if (st.base !== dst.base) continue;
-          const b = linear(st.offset, env, stable);
+          const b = linear(k.resolve(st.offset), env, stable);
           if (!b) continue;
+          // The barrier's offset from the copy's start: a number, or a sum of sizes (`hidden_bytes`), so never negative.
           const delta = combine(b, d, -1);
-          if (delta.terms.size) continue;
+          if (delta.terms.size && least(delta) === undefined) continue;
           // Overlap of [delta, delta + 8) with [0, bytes): bytes is at least `least(n - delta)` above delta.
-          const after = least(combine(n, delta, -1));
-          if (delta.c <= -BARRIER_BYTES || after === undefined || after <= 0) continue;
+          const rest = combine(n, delta, -1);
+          const after = least(rest);
+          if (delta.c <= -BARRIER_BYTES || after === undefined) continue;
+          // The bytes past the barrier's offset are a sum of sizes that may be zero (`hidden + (aligned ? scales : 0)`
+          // against a barrier at `+ hidden`): the copy covers the barrier whenever one of them is not.
+          const whenever = after <= 0 && rest.c === 0 && rest.terms.size > 0 && delta.c >= 0 ? [...rest.terms.keys()] : undefined;
+          if (after <= 0 && !whenever) continue;
           const init = k.sites.find((s) => s.op.kind === 'init' && s.op.barrier?.base === bar.op.barrier!.base) ?? bar;
+          const sizes = [...delta.terms].map(([t, v]) => (v === 1 ? t : `${v} * ${t}`));
+          const offset = delta.terms.size ? `\`${sizes.join(' + ')}${delta.c ? ` + ${delta.c}` : ''}\`` : `${delta.c}`;
           ctx.report({
             range: copy.op.range,
-            message: `This bulk copy writes ${copy.op.bytes.text} bytes into \`${dst.text}\`, and that range holds the mbarrier \`${barrierName(bar.op)}\` (${delta.c} bytes past the copy's start; initialised at line ${line1(init.op.range)}): the copy overwrites the barrier's state while it counts the copy's transaction bytes, so its phase never completes (waiters hang) or completes early (they read a half-written buffer). Place the barrier past the copy's last byte.`,
+            message: `This bulk copy writes ${copy.op.bytes.text} bytes into \`${dst.text}\`, and that range holds the mbarrier \`${barrierName(bar.op)}\` (${offset} bytes past the copy's start${whenever ? `, covered whenever \`${whenever.join(' + ')}\` is not zero` : ''}; initialised at line ${line1(init.op.range)}): the copy overwrites the barrier's state while it counts the copy's transaction bytes, so its phase never completes (waiters hang) or completes early (they read a half-written buffer). Place the barrier past the copy's last byte.`,
             related: [{ range: init.op.range, message: `mbarrier \`${barrierName(bar.op)}\` lives inside the copy's destination` }],
           });
         }
