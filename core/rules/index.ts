@@ -26,6 +26,7 @@ import { mmaWithoutCommitArrive } from './checks/mma-without-commit-arrive';
 import { namedBarrierArriveRunAhead } from './checks/named-barrier-arrive-run-ahead';
 import { namedBarrierCountMismatch } from './checks/named-barrier-count-mismatch';
 import { parityFlipOffRingSchedule } from './checks/parity-flip-off-ring-schedule';
+import { parityFromShiftedLoopStart } from './checks/parity-from-shifted-loop-start';
 import { parityNeverFlips } from './checks/parity-never-flips';
 import { removedSyncSyntax } from './checks/removed-sync-syntax';
 import { ringPositionResetPerTile } from './checks/ring-position-reset-per-tile';
@@ -71,6 +72,7 @@ export const RULES: RuleDef[] = [
   namedBarrierArriveRunAhead,
   namedBarrierCountMismatch,
   parityFlipOffRingSchedule,
+  parityFromShiftedLoopStart,
   parityNeverFlips,
   removedSyncSyntax,
   ringPositionResetPerTile,
