@@ -51,7 +51,8 @@ function where(r: Range): string {
  * Markdown describing how a barrier is used, or null when the name is not a barrier here: its declaration
  * and ring size, its init, then per role (the threads the replay finds executing the ops) what that role
  * does to it, in program order, with the slot and parity schedule each wait uses and the ops that act on
- * a peer CTA's copy; ops written in headers name their file.
+ * a peer CTA's copy; then the slots and parities the replay's first waits asked for, per role, and the cluster
+ * whose CTAs each hold a copy. Ops written in headers name their file.
  */
 export function barrierProtocol(module: KernelModule, name: string, position: Position): string | null {
   const kernel =
@@ -87,6 +88,20 @@ export function barrierProtocol(module: KernelModule, name: string, position: Po
   }
   for (const [role, ops] of roles) lines.push(`- ${role}:`, ...ops);
   if (rest.length > 16) lines.push(`- … ${rest.length - 16} more`);
+  // The phase schedule the replay found: which slot and parity each role's first waits ask for.
+  const mine = new Set(sites.map((s) => s.op));
+  const schedules = (run?.actors ?? [])
+    .map((a) => ({ threads: a.threads, waits: a.events.filter((e): e is Extract<typeof e, { kind: 'wait' }> => e.kind === 'wait' && mine.has(e.op) && e.parity !== undefined) }))
+    .filter((a) => a.waits.length > 0)
+    .slice(0, 4);
+  if (schedules.length) {
+    lines.push('- phase schedule (the replay\'s first waits, `slot: parity`):');
+    for (const a of schedules) lines.push(`  - ${describeThreads([...a.threads].sort((x, y) => x - y))}: ${a.waits.slice(0, 8).map((e) => `\`${e.key}: ${e.parity}\``).join(', ')}${a.waits.length > 8 ? ', …' : ''}`);
+  }
+  // Cluster peers: the cluster shape, and how many of the ops act on (or multicast to) other CTAs' copies.
+  const cluster = kernel.launchShape?.cluster;
+  const peerOps = sites.filter((s) => s.op.remote || s.op.ctaMask).length;
+  if (cluster && cluster.some((d) => d > 1)) lines.push(`- cluster of ${cluster.join('×')} CTAs, each with its own copy${peerOps ? `; ${peerOps} of the operations reach a peer CTA's copy (remote arrive, multicast)` : '; no operation here reaches a peer CTA\'s copy'}`);
   if (runs && run) lines.push('', `_Who executes what is replayed for a block of ${run.blockSize} threads._`);
   return lines.join('\n');
 }

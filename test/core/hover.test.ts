@@ -57,6 +57,15 @@ describe('hover', () => {
     expect(h?.markdown).toMatch(/- lane 0 of warps 1–3:\n {2}- arrive slot `i % S` on line 21, in the loop on line 19/);
     expect(h?.markdown).toMatch(/- thread 0:\n {2}- wait \(parity\) parity `\(\(i \/ S\) & 1\) \^ 1` slot `i % S` on line 15, in the loop on line 14/);
   });
+  it('shows the phase schedule the replay found, and the cluster the barrier lives in', async () => {
+    const text = KERNEL.replace('__global__ void k(int n) {', '__global__ void __cluster_dims__(2, 1, 1) __launch_bounds__(128) k() {\n  const int n = 4;');
+    const doc = (await getEngine()).openDocument('cuda', text);
+    doc.analyze();
+    const h = doc.hover(at(text, 'full[S]'));
+    // The consumers wait for parity 0 on each slot's first round, then 1: the schedule a hover reader checks.
+    expect(h?.markdown).toMatch(/- phase schedule \(the replay's first waits, `slot: parity`\):\n {2}- lane 0 of warps 1–3: `full\[0\]: 0`, `full\[1\]: 0`, `full\[0\]: 1`, `full\[1\]: 1`/);
+    expect(h?.markdown).toMatch(/- cluster of 2×1×1 CTAs, each with its own copy; no operation here reaches a peer CTA's copy/);
+  });
   it('returns nothing on plain code', async () => {
     const doc = (await getEngine()).openDocument('cuda', KERNEL);
     expect(doc.hover(at(KERNEL, 'int n'))).toBeNull();
