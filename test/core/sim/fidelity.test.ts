@@ -378,6 +378,21 @@ const REFERENCES: Record<string, (x: Inputs) => Record<string, number[]>> = {
     }
     return { out };
   },
+  vector_types: ({ in: x, iin }) => {
+    // Thread i of 128: float4 i is x[4i..4i+3]; out holds float2 (x+y + the x of thread (63 - t) of its block, z*w).
+    const out = new Array<number>(256).fill(0);
+    for (let i = 0; i < 128; i++) {
+      const b = Math.floor(i / 64);
+      const t = i % 64;
+      const mirror = b * 64 + (63 - t);
+      out[2 * i] = f(f(x[4 * i] + x[4 * i + 1]) + x[4 * mirror]);
+      out[2 * i + 1] = f(x[4 * i + 2] * x[4 * i + 3]);
+    }
+    // The first 64 threads repack int2 pairs (2i, 2i+1) into an int4: a.x, a.y - 1, 2 * b.x, sizeof(int4) + alignof(float2).
+    const iout = new Array<number>(256).fill(0);
+    for (let i = 0; i < 64; i++) iout.splice(4 * i, 4, iin[4 * i], iin[4 * i + 1] - 1, 2 * iin[4 * i + 2], 24);
+    return { out, iout };
+  },
   shuffle_reduce: ({ in: x }) => {
     const out = new Array<number>(10).fill(0);
     for (let b = 0; b < 2; b++) {

@@ -11,7 +11,7 @@ import { type Frame, storer } from './runtime';
 import { allChildren, type DeclQuals, declQualifiers, fail, findFunctionDeclarator, findNode, innermostName, lastName, locOf, missingIncludesNote, named, unsupported, requiredField } from './syntax';
 import { snippetConstant } from './snippets';
 import { templateParams, templateScope } from './templates';
-import { alignOfType, convFn, type CType, decay, elemDtype, isNum, layoutStruct, num, ptr, S32, shapeOf, sizeOfType, type StructDef, U64, VOID } from './types';
+import { alignOfType, convFn, type CType, decay, elemDtype, isNum, layoutStruct, num, ptr, S32, shapeOf, sizeOfType, type StructDef, U64, vectorType, VOID } from './types';
 
 /** Primitive and standard type names by their dtype: the CUDA folder's one table (c-types.ts). */
 const PRIMS = SCALAR_DTYPES;
@@ -430,6 +430,8 @@ function namedType(c: CompilerContext, cx: FnCx, raw: string, n: SyntaxNode): CT
   if (s?.sym.k === 'type') return s.sym.type;
   const prim = PRIMS[text] ?? PRIMS[lastName(text)];
   if (prim && !text.includes('<')) return num(prim);
+  const vec = vectorType(lastName(text));
+  if (vec) return { k: 'struct', def: vec };
   if (/^(cuda::)?(std::)?(barrier|cuda::barrier)</.test(text) || /^cuda::barrier</.test(text) || /^barrier<cuda::thread_scope/.test(text)) return { k: 'barrier' };
   if (/arrival_token$/.test(text)) return U64;
   if (/^(cooperative_groups|cg)::thread_block$/.test(text)) return { k: 'obj', obj: 'thread_block' };

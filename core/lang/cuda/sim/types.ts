@@ -163,6 +163,40 @@ export function layoutStruct(name: string, fields: { name: string; type: CType }
   return { name, fields: out, size: Math.ceil(off / align) * align || 0, align, methods: new Map() };
 }
 
+// ------------------------------------------------------------------ CUDA's built-in vector types
+
+const VECTOR_ELEMENTS: Record<string, DType> = {
+  char: 's8', uchar: 'u8', short: 's16', ushort: 'u16', int: 's32', uint: 'u32', long: 's64', ulong: 'u64',
+  longlong: 's64', ulonglong: 'u64', float: 'f32', double: 'f64',
+};
+const VECTOR_FIELDS = ['x', 'y', 'z', 'w'];
+const vectorTypes = new Map<string, StructDef>();
+
+/**
+ * `float4`, `int2`, `uint4`, `double2`, `__half2`, `__nv_bfloat162`, … as vector_types.h and cuda_fp16.h declare them: fields
+ * x, y, z, w of the element type, aligned to their whole size for 1, 2 and 4 components (16 bytes for `float4`), and
+ * to one element for 3; undefined for any other name.
+ */
+export function vectorType(name: string): StructDef | undefined {
+  const cached = vectorTypes.get(name);
+  if (cached) return cached;
+  let dt: DType | undefined;
+  let n = 0;
+  const m = /^(char|uchar|short|ushort|int|uint|long|ulong|longlong|ulonglong|float|double)([1-4])$/.exec(name);
+  if (m) {
+    dt = VECTOR_ELEMENTS[m[1]];
+    n = Number(m[2]);
+  } else if (/^(__)?half2$/.test(name)) [dt, n] = ['f16', 2];
+  else if (name === '__nv_bfloat162') [dt, n] = ['bf16', 2];
+  if (!dt) return undefined;
+  const def = layoutStruct(name, VECTOR_FIELDS.slice(0, n).map((f) => ({ name: f, type: num(dt!) })));
+  if (n !== 3) {
+    def.align = def.size;
+  }
+  vectorTypes.set(name, def);
+  return def;
+}
+
 // ------------------------------------------------------------------ integer/float conversions
 
 const RANK: Record<DType, number> = { bool: 0, s8: 1, u8: 1, s16: 2, u16: 2, s32: 3, u32: 3, s64: 4, u64: 4, f16: 5, bf16: 5, f32: 6, f64: 7 };
