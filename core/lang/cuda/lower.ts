@@ -617,39 +617,39 @@ class Lowerer {
       return this.inline(def, n, fnNode, argNodes, frame, stmts);
     }
 
-    // A member function of a class this file defines wins over the catalogue's method of that name, as its helpers do
-    // (any header's class when the models are being checked against the headers).
-    const ownType = receiver ? this.typeOf(receiver, frame) : undefined;
-    const own = ownType ? resolveMethod(this.fns, method, argNodes.length, ownType) : undefined;
-    if (own && (!own.file || definitionsFirst) && receiver && own.memberOf === unqualified(ownType!.replace(/<.*$/s, '')) && this.state.stack.length < MAX_INLINE_DEPTH && !this.state.stack.includes(own.name)) {
-      return this.inline(own, n, fnNode, argNodes, frame, stmts, { expr: this.toExpr(receiver, frame), lvalue: this.lvalueName(receiver, frame) }, classArguments(ownType));
+    // A member function of a class the unit defines (`ring.advance()`, `pipeline.consumer_wait(s)`):
+    // inlined with the object as `this`, so barrier operations inside it are seen.
+    const receiverType = receiver ? this.typeOf(receiver, frame) : undefined;
+    const methodOf = (type: string | undefined): FnDef | undefined => (receiver ? resolveMethod(this.fns, method, argNodes.length, type) : undefined);
+    const inlineMember = (m: FnDef | undefined, type: string | undefined, into: Stmt[]): ExprResult | undefined => {
+      if (!m || !receiver || this.state.stack.length >= MAX_INLINE_DEPTH || this.state.stack.includes(m.name)) return undefined;
+      return this.inline(m, n, fnNode, argNodes, frame, into, { expr: this.toExpr(receiver, frame), lvalue: this.lvalueName(receiver, frame) }, classArguments(type));
+    };
+    // One of a class this file defines wins over the catalogue's method of that name, as its helpers do (any
+    // header's class when the models are being checked against the headers).
+    const own = receiverType ? methodOf(receiverType) : undefined;
+    if (own && (!own.file || definitionsFirst) && own.memberOf === unqualified(receiverType!.replace(/<.*$/s, ''))) {
+      const inlined = inlineMember(own, receiverType, stmts);
+      if (inlined) return inlined;
     }
     const api = apiOpForCall({
       callee,
       method,
       isMember: !!receiver,
-      receiverType: receiver ? this.typeOf(receiver, frame) : undefined,
+      receiverType,
       args: argNodes.map((a) => a.text),
       argIsTokenVar: argNodes.map((a) => this.isTokenArg(a, frame)),
     });
     if (!api && def?.file && this.state.stack.length < MAX_INLINE_DEPTH && !this.state.stack.includes(def.name)) {
       return this.inline(def, n, fnNode, argNodes, frame, stmts);
     }
-    // A member function of a class the unit defines (`ring.advance()`, `pipeline.consumer_wait(s)`):
-    // inlined with the object as `this`, so barrier operations inside it are seen.
-    const inlineAs = (type: string | undefined, into: Stmt[]): ExprResult | undefined => {
-      const def = receiver ? resolveMethod(this.fns, method, argNodes.length, type) : undefined;
-      if (!def || !receiver || this.state.stack.length >= MAX_INLINE_DEPTH || this.state.stack.includes(def.name)) return undefined;
-      const self = { expr: this.toExpr(receiver, frame), lvalue: this.lvalueName(receiver, frame) };
-      return this.inline(def, n, fnNode, argNodes, frame, into, self, classArguments(type));
-    };
     // An object of a `conditional_t<c, A, B>` alias whose condition does not fold: either class's method runs.
     const choice = !api && receiver ? this.typeChoice(receiver, frame) : undefined;
     if (choice && typeof choice !== 'string') {
-      const [a, b] = [inlineAs(choice.then, []), inlineAs(choice.else, [])];
+      const [a, b] = [inlineMember(methodOf(choice.then), choice.then, []), inlineMember(methodOf(choice.else), choice.else, [])];
       if (a && b) return { stmts: [...stmts, { kind: 'if', cond: this.toExpr(choice.cond, frame), then: a.stmts, else: b.stmts, range: rangeOf(n) }], valueOps: [] };
     }
-    const viaMethod = !api && receiver ? inlineAs(this.typeOf(receiver, frame), stmts) : undefined;
+    const viaMethod = !api ? inlineMember(methodOf(receiverType), receiverType, stmts) : undefined;
     if (viaMethod) return viaMethod;
     if (!api) {
       if (!def) this.noteNotUnderstood(callee, method, receiver, argNodes, n, frame);
@@ -700,11 +700,13 @@ class Lowerer {
       op.result = 'blocking';
     }
     // A gated operation (`bar.arrive(cta, pred)`) happens only where its predicate holds.
-    const gate = api.predicate !== undefined ? argNodes[api.predicate] : undefined;
-    const elect: Expr = { kind: 'call', callee: 'cute::elect_one_sync', args: [], text: 'cute::elect_one_sync()', range: rangeOf(n) };
-    const cond = gate && evaluate(this.toExpr(gate, frame), (name) => this.constants.get(name)) !== 1 ? this.toExpr(gate, frame) : api.electOne ? elect : undefined;
-    const first = stmts.findIndex((s) => s.kind === 'op' && s.op === op);
-    if (cond) stmts.splice(first, 1, { kind: 'if', cond, then: [stmts[first]], else: [], range: rangeOf(n) });
+    const gate = api.predicate !== undefined ? pick(api.predicate) : undefined;
+    const cond: Expr | undefined =
+      gate && evaluate(gate, (name) => this.constants.get(name)) !== 1 ? gate : api.electOne ? { kind: 'call', callee: 'cute::elect_one_sync', args: [], text: 'cute::elect_one_sync()', range: rangeOf(n) } : undefined;
+    if (cond) {
+      const first = stmts.findIndex((s) => s.kind === 'op' && s.op === op);
+      stmts.splice(first, 1, { kind: 'if', cond, then: [stmts[first]], else: [], range: rangeOf(n) });
+    }
     return { stmts, valueOps: [op] };
   }
 

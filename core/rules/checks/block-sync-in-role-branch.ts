@@ -2,8 +2,8 @@
 import type { Stmt } from '../../ir/types';
 import { analysedBlockSizes, blockSizeKnown, visitStmts, type KernelFacts } from '../../analysis/facts';
 import { describeThreads } from '../../analysis/barrier-protocol';
-import { evalForThread } from '../../analysis/threads';
 import { line1 } from '../naming';
+import { threadsOnPath } from '../roles';
 import type { RuleDef } from '../types';
 
 type SyncStmt = Extract<Stmt, { kind: 'sync' }>;
@@ -75,17 +75,8 @@ export const blockSyncInRoleBranch: RuleDef = {
         const roles = path.filter((p) => k.isThreadDependent(p.stmt.cond));
         if (!roles.length) continue;
         for (const blockSize of analysedBlockSizes(k.kernel).sizes) {
-          const reach: number[] = [];
-          let unknown = false;
-          for (let tid = 0; tid < blockSize && !unknown; tid++) {
-            const takes = roles.every((r) => {
-              const v = evalForThread(k.resolve(r.stmt.cond), { tid, blockSize }, () => undefined, k.constants);
-              if (v === undefined) unknown = true;
-              return (v !== 0) === r.then;
-            });
-            if (takes) reach.push(tid);
-          }
-          if (unknown || reach.length === 0 || reach.length === blockSize) continue;
+          const reach = threadsOnPath(k, roles.map((r) => ({ cond: r.stmt.cond, then: r.then })), blockSize);
+          if (!reach || reach.length === 0 || reach.length === blockSize) continue;
           const role = roles[roles.length - 1];
           ctx.report({
             range: sync.range,

@@ -1,45 +1,11 @@
 // PF313: a bulk/TMA store issued by every lane of a warp whose bulk-group wait only some lanes run.
-import type { BarrierOp, Expr, Stmt } from '../../ir/types';
-import { analysedBlockSizes, blockSizeKnown, type KernelFacts } from '../../analysis/facts';
+import type { BarrierOp } from '../../ir/types';
+import { analysedBlockSizes, blockSizeKnown, type Site } from '../../analysis/facts';
 import { describeThreads } from '../../analysis/barrier-protocol';
-import { evalForThread } from '../../analysis/threads';
 import { line1 } from '../naming';
+import { branchesOf, threadsOnPath } from '../roles';
 import type { RuleDef } from '../types';
 import { ProgramOrder } from '../tmem-order';
-
-type Branch = { cond: Expr; then: boolean };
-
-/** Every op statement with the `if` branches around it, outermost first. */
-function opsWithBranches(body: Stmt[]): Map<BarrierOp, Branch[]> {
-  const out = new Map<BarrierOp, Branch[]>();
-  const walk = (list: Stmt[], path: Branch[]): void => {
-    for (const s of list) {
-      if (s.kind === 'op') out.set(s.op, path);
-      else if (s.kind === 'if') {
-        walk(s.then, [...path, { cond: s.cond, then: true }]);
-        walk(s.else, [...path, { cond: s.cond, then: false }]);
-      } else if (s.kind === 'loop') walk([...s.body, ...(s.step ?? [])], path);
-    }
-  };
-  walk(body, []);
-  return out;
-}
-
-/** The threads of the block that take every thread-identity branch of `path`; undefined when one does not fold. */
-function threadsTaking(k: KernelFacts, path: Branch[], blockSize: number): number[] | undefined {
-  const roles = path.filter((b) => k.isThreadDependent(b.cond));
-  const out: number[] = [];
-  for (let tid = 0; tid < blockSize; tid++) {
-    let takes = true;
-    for (const b of roles) {
-      const v = evalForThread(k.resolve(b.cond), { tid, blockSize }, () => undefined, k.constants);
-      if (v === undefined) return undefined;
-      if ((v !== 0) !== b.then) takes = false;
-    }
-    if (takes) out.push(tid);
-  }
-  return out;
-}
 
 export const bulkStoreNotWaited: RuleDef = {
   meta: {
@@ -86,29 +52,24 @@ __global__ void __launch_bounds__(32) k(float* out) {
   },
   check(ctx) {
     for (const k of ctx.kernels) {
-      const branches = opsWithBranches(k.kernel.body);
-      const stores = [...branches.keys()].filter((op) => op.kind === 'bulk-store');
-      const waits = [...branches.keys()].filter((op) => op.kind === 'bulk-wait');
-      if (!stores.length || !waits.length) continue;
+      const stores = k.sites.filter((s) => s.op.kind === 'bulk-store');
+      if (!stores.length || !k.sites.some((s) => s.op.kind === 'bulk-wait')) continue;
+      const siteOf = new Map<BarrierOp, Site>(k.sites.map((s) => [s.op, s]));
       const order = new ProgramOrder(k.kernel);
-      const stmtOf = new Map<BarrierOp, Stmt>();
-      for (const s of k.sites) stmtOf.set(s.op, s.stmt);
       const sizes = analysedBlockSizes(k.kernel).sizes;
-      for (const store of stores) {
-        const at = stmtOf.get(store);
-        if (!at) continue;
+      for (const { op: store, stmt: at } of stores) {
         const later = new Set<BarrierOp>();
-        for (const s of order.after(at)) if (s.kind === 'op' && s.op.kind === 'bulk-wait') later.add(s.op);
+        for (const s of order.after(at)) if (s.kind === 'op' && s.op.kind === 'bulk-wait' && siteOf.has(s.op)) later.add(s.op);
         if (!later.size) continue;
         // With the block size unknown, the finding must hold at every candidate size.
         const known = blockSizeKnown(k.kernel);
         let found: { stray: number[]; waiting: number[]; wait: BarrierOp } | undefined;
         for (const blockSize of sizes) {
-          const issuing = threadsTaking(k, branches.get(store)!, blockSize);
+          const issuing = threadsOnPath(k, branchesOf(siteOf.get(store)!), blockSize);
           const waiting = new Set<number>();
           let unknown = !issuing?.length;
           for (const w of later) {
-            const t = unknown ? undefined : threadsTaking(k, branches.get(w)!, blockSize);
+            const t = unknown ? undefined : threadsOnPath(k, branchesOf(siteOf.get(w)!), blockSize);
             if (!t) unknown = true;
             else t.forEach((x) => waiting.add(x));
           }

@@ -54,37 +54,55 @@ __global__ void k() {
       if (!runs) continue;
       const siteOf = new Map<BarrierOp, Site>(k.sites.map((s) => [s.op, s]));
       // Block-level visibility: first use by a non-initialising thread at a sync count <= init's.
+      // Async-proxy visibility: a TMA copy issued by another thread completes its bytes on the barrier from the
+      // async proxy, which a block sync does not order after the generic-proxy init; the initialising thread
+      // must fence the init (fence.mbarrier_init or fence.proxy.async) before the sync that hands it over.
       let bad: Map<BarrierOp, BarrierOp> | undefined;
+      let unfenced: Map<BarrierOp, BarrierOp> | undefined;
+      const keepCommon = (all: Map<BarrierOp, BarrierOp> | undefined, here: Map<BarrierOp, BarrierOp>): Map<BarrierOp, BarrierOp> => {
+        if (all) for (const op of [...all.keys()]) if (!here.has(op)) all.delete(op);
+        return all ?? here;
+      };
       for (const run of runs) {
         const here = new Map<BarrierOp, BarrierOp>();
+        const unfencedHere = new Map<BarrierOp, BarrierOp>();
         const initAt = new Map<string, { syncs: number; threads: Set<number>; op: BarrierOp }>();
+        // Barriers some initialising thread reaches a sync (or the end) for without fencing its init first.
+        const notFenced = new Set<string>();
         for (const a of run.actors) {
           let syncs = 0;
+          let pending = new Set<string>();
           for (const e of a.events) {
-            if (e.kind === 'sync') syncs++;
+            if (e.kind === 'sync') {
+              syncs++;
+              pending.forEach((key) => notFenced.add(key));
+              pending = new Set();
+            } else if (e.kind === 'fence-init' || e.kind === 'fence-proxy') pending = new Set();
+            if (e.kind === 'init') pending.add(e.key);
             if (e.kind === 'init' && !initAt.has(e.key)) initAt.set(e.key, { syncs, threads: new Set(a.threads), op: e.op });
             else if (e.kind === 'init') {
               const cur = initAt.get(e.key)!;
               if (cur.op === e.op) a.threads.forEach((t) => cur.threads.add(t));
             }
           }
+          pending.forEach((key) => notFenced.add(key));
         }
         for (const a of run.actors) {
           let syncs = 0;
           const seen = new Set<string>();
           for (const e of a.events) {
             if (e.kind === 'sync') syncs++;
-            if ((e.kind === 'arrive' || e.kind === 'wait' || e.kind === 'use') && !seen.has(e.key)) {
-              seen.add(e.key);
-              const init = initAt.get(e.key);
-              if (!init || a.threads.every((t) => init.threads.has(t))) continue;
-              if (run.uncertain.has(e.key)) continue;
-              if (syncs <= init.syncs && !here.has(e.op)) here.set(e.op, init.op);
-            }
+            if (e.kind !== 'arrive' && e.kind !== 'wait' && e.kind !== 'use') continue;
+            const init = initAt.get(e.key);
+            if (!init || a.threads.every((t) => init.threads.has(t)) || run.uncertain.has(e.key)) continue;
+            if (e.kind === 'use' && e.op.kind === 'bulk-copy' && notFenced.has(e.key) && !unfencedHere.has(init.op)) unfencedHere.set(init.op, e.op);
+            if (seen.has(e.key)) continue;
+            seen.add(e.key);
+            if (syncs <= init.syncs && !here.has(e.op)) here.set(e.op, init.op);
           }
         }
-        if (!bad) bad = here;
-        else for (const op of [...bad.keys()]) if (!here.has(op)) bad.delete(op);
+        bad = keepCommon(bad, here);
+        unfenced = keepCommon(unfenced, unfencedHere);
       }
       const reportedInits = new Set<BarrierOp>();
       for (const [use, init] of bad ?? []) {
@@ -99,40 +117,6 @@ __global__ void k() {
           related: [{ range: use.range, message: 'first use by a thread that did not synchronise with the init' }],
           fixes,
         });
-      }
-      // Async-proxy visibility: a TMA copy issued by another thread completes its bytes on the barrier from the
-      // async proxy, which a block sync does not order after the generic-proxy init; the initialising thread
-      // must fence the init (fence.mbarrier_init or fence.proxy.async) before the sync that hands it over.
-      let unfenced: Map<BarrierOp, BarrierOp> | undefined;
-      for (const run of runs) {
-        const inits = new Map<string, { op: BarrierOp; threads: Set<number> }>();
-        const notFenced = new Set<string>();
-        for (const a of run.actors) {
-          let pending = new Set<string>();
-          for (const e of a.events) {
-            if (e.kind === 'init') {
-              const cur = inits.get(e.key);
-              if (!cur) inits.set(e.key, { op: e.op, threads: new Set(a.threads) });
-              else if (cur.op === e.op) a.threads.forEach((t) => cur.threads.add(t));
-              pending.add(e.key);
-            } else if (e.kind === 'fence-init' || e.kind === 'fence-proxy') pending = new Set();
-            else if (e.kind === 'sync') {
-              pending.forEach((key) => notFenced.add(key));
-              pending = new Set();
-            }
-          }
-          pending.forEach((key) => notFenced.add(key));
-        }
-        const here = new Map<BarrierOp, BarrierOp>();
-        for (const a of run.actors) {
-          for (const e of a.events) {
-            if (e.kind !== 'use' || e.op.kind !== 'bulk-copy' || !notFenced.has(e.key) || run.uncertain.has(e.key)) continue;
-            const init = inits.get(e.key);
-            if (init && !a.threads.every((t) => init.threads.has(t)) && !here.has(init.op)) here.set(init.op, e.op);
-          }
-        }
-        if (!unfenced) unfenced = here;
-        else for (const op of [...unfenced.keys()]) if (!here.has(op)) unfenced.delete(op);
       }
       for (const [init, copy] of unfenced ?? []) {
         if (reportedInits.has(init)) continue;

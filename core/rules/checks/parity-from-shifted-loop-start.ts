@@ -1,7 +1,7 @@
 // PF114: a ring's wait parity computed from a loop variable that starts past 0 (`for (k = 4; …) wait(full[k % S],
 // (k / S) & 1)`) on barriers that no earlier code used: the round the formula names is not the round the barrier is in.
-import type { BarrierOp, Expr, Stmt } from '../../ir/types';
-import { evaluate, walkExpr } from '../../ir/expr';
+import type { BarrierOp, Stmt } from '../../ir/types';
+import { evaluate, freeVars } from '../../ir/expr';
 import { isBlockingWait } from '../op-kinds';
 import { barrierName, exprText, line1 } from '../naming';
 import type { RuleDef } from '../types';
@@ -12,14 +12,6 @@ type LoopStmt = Extract<Stmt, { kind: 'loop' }>;
 function stepsByOne(loop: LoopStmt): boolean {
   const step = loop.step ?? [];
   return step.length === 1 && step[0].kind === 'assign' && step[0].target === loop.var && (step[0].op === '++' || (step[0].op === '+=' && step[0].value?.kind === 'num' && step[0].value.value === 1));
-}
-
-function mentions(e: Expr, name: string): boolean {
-  let found = false;
-  walkExpr(e, (x) => {
-    if (x.kind === 'var' && x.name === name) found = true;
-  });
-  return found;
 }
 
 export const parityFromShiftedLoopStart: RuleDef = {
@@ -84,7 +76,7 @@ __global__ void k(float* out, const float* in) {
         const loop = loops.length === 1 ? loops[0] : undefined;
         const k0 = startOf(loop);
         const parity = k.resolve(s.op.parity);
-        if (!loop?.var || k0 === undefined || k0 <= 0 || !mentions(parity, loop.var)) continue;
+        if (!loop?.var || k0 === undefined || k0 <= 0 || !freeVars(parity).has(loop.var)) continue;
         // Fresh when the loops start: every other use of the barrier is in a single loop starting at the same k0
         // (the other roles run the same rounds); a prologue or a loop from 0 before it keeps the rule silent.
         const base = s.op.barrier.base;
