@@ -20,7 +20,7 @@
 // -fmad=false (no FMA contraction), so every f32 add and multiply rounds once, as the simulator's
 // f32 arithmetic does; each kernel fixes its summation order; and the inputs are byte-identical
 // (checked below against `materialize`). Any difference is a real fidelity bug.
-import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -52,7 +52,21 @@ interface GroundTruth {
   kernels: Record<string, GpuEntry>;
 }
 
-const truth = JSON.parse(readFileSync(path.join(dir, 'ground-truth.json'), 'utf8')) as GroundTruth;
+const rootTruth = JSON.parse(readFileSync(path.join(dir, 'ground-truth.json'), 'utf8')) as GroundTruth;
+
+/**
+ * Subfolders that carry their own `ground-truth.json` (recorded with `harness/run.sh OUT SUBFOLDER`, so a
+ * new feature's fixtures are recorded without re-running the whole set): their kernels' entries come
+ * from there, and their independent references from `fidelity-refs/<folder>.ts` (`REFERENCES`).
+ */
+const ownTruth: Record<string, GroundTruth> = Object.fromEntries(
+  readdirSync(dir)
+    .filter((d) => d !== 'harness' && statSync(path.join(dir, d)).isDirectory() && existsSync(path.join(dir, d, 'ground-truth.json')))
+    .map((d) => [d, JSON.parse(readFileSync(path.join(dir, d, 'ground-truth.json'), 'utf8')) as GroundTruth]),
+);
+const folderOf = (file: string): string => (file.includes('/') ? file.slice(0, file.indexOf('/')) : '');
+/** Every kernel's entry, whichever ground-truth.json recorded it. */
+const truth: GroundTruth = { ...rootTruth, kernels: { ...rootTruth.kernels, ...Object.assign({}, ...Object.values(ownTruth).map((t) => t.kernels)) } };
 
 interface Fixture {
   name: string;
@@ -176,7 +190,12 @@ describe('GPU ground truth (test/fixtures/sim/gpu)', () => {
     expect(truth.device, 'ground-truth.json names the GPU').toMatch(/H100|H200/);
     expect(truth.nvccFlags).toContain('-fmad=false');
     expect(fixtures.length).toBeGreaterThanOrEqual(15);
-    expect(Object.keys(truth.kernels).sort(), 'one ground-truth entry per fixture').toEqual(fixtures.map((f) => f.name).sort());
+    expect(Object.keys(rootTruth.kernels).sort(), 'one ground-truth.json entry per fixture not in a folder with its own').toEqual(fixtures.filter((f) => !ownTruth[folderOf(f.file)]).map((f) => f.name).sort());
+    for (const [folder, t] of Object.entries(ownTruth)) {
+      expect(t.device, `${folder}/ground-truth.json names the GPU`).toMatch(/H100|H200/);
+      expect(t.nvccFlags, `${folder}/ground-truth.json`).toContain('-fmad=false');
+      expect(Object.keys(t.kernels).sort(), `${folder}/ground-truth.json: one entry per fixture of the folder`).toEqual(fixtures.filter((f) => folderOf(f.file) === folder).map((f) => f.name).sort());
+    }
     // A template kernel is named with its arguments (`template_pipeline_ring<4,float>`).
     for (const fx of fixtures) expect(fx.kernel.replace(/<.*>$/, ''), `${fx.file}: --kernel names the file's kernel`).toBe(fx.name);
     for (const name of Object.keys(KNOWN_GAPS)) expect(fixtures.map((fx) => fx.name), 'KNOWN_GAPS names a fixture').toContain(name);
@@ -346,7 +365,14 @@ function ringSum(tiles: number, consumers: number, read: (k: number, c: number) 
   return out;
 }
 
+/** References of the folders with their own ground truth (`fidelity-refs/<folder>.ts` exports `REFERENCES`). */
+const FOLDER_REFERENCES = Object.assign(
+  {},
+  ...Object.values(import.meta.glob<{ REFERENCES: Record<string, (x: Inputs) => Record<string, number[]>> }>('./fidelity-refs/*.ts', { eager: true })).map((m) => m.REFERENCES),
+) as Record<string, (x: Inputs) => Record<string, number[]>>;
+
 const REFERENCES: Record<string, (x: Inputs) => Record<string, number[]>> = {
+  ...FOLDER_REFERENCES,
   ring_producer_parity1: ({ in: x, num_tiles: [n] }) => ({
     out: [0, 1].flatMap((b) => ringSum(n, 64, (k, c) => f(f(x[b * n * 32 + k * 32 + ((c + k) % 32)] * 2) * (k + 1)))),
   }),
