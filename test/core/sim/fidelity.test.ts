@@ -1,3 +1,4 @@
+/// <reference types="vite/client" />
 // Simulator fidelity against real GPUs (issue 4). Every kernel in test/fixtures/sim/gpu/ ran on an
 // H100/H200 through harness/run.sh; ground-truth.json holds what happened there: completed (with
 // every buffer argument's final values), hang (killed by `timeout`), fault (a CUDA error), or
