@@ -40,6 +40,24 @@ export interface TensorMapSpec {
   oobFill: TensorMapOobFill;
 }
 
+/**
+ * A `tensormap(A, …)` argument as written: the buffer argument it views and the fields given; what is
+ * left out defaults when the map is built (core/sim/args.ts `tensorMapOf`): dtype from A, dims from A's shape innermost
+ * first, dense strides, elementStrides 1, no interleave, swizzle or L2 promotion, zero OOB fill.
+ */
+export interface TensorMapArg {
+  tensor: string;
+  dtype?: TensorMapDType;
+  dims?: number[];
+  strides?: number[];
+  box: number[];
+  elementStrides?: number[];
+  swizzle: TensorMapSwizzle;
+  interleave: TensorMapInterleave;
+  l2Promotion: number;
+  oobFill: TensorMapOobFill;
+}
+
 export const TENSOR_MAP_BYTES = 128;
 const MAGIC = 0x5046_544d; // "PFTM"
 
