@@ -671,6 +671,7 @@ export function declareVar(c: CompilerContext, cx: FnCx, info: { name: string; t
     if (info.init) unsupported('an initialiser on a __shared__ variable', n);
     if (quals.extern || (type.k === 'arr' && type.n < 0)) {
       c.usesDynamicShared = true;
+      c.dynamicSharedAlign = Math.max(c.dynamicSharedAlign, quals.align ?? 0, alignOfType(type.k === 'arr' ? type.of : type));
       scope.set(info.name, { k: 'dyn', type });
       return;
     }

@@ -96,4 +96,17 @@ __global__ void k(const __grid_constant__ CUtensorMap t, float* a) { (void)a; }`
     expect(r.status, r.message).toBe('completed');
     expect(values(r, 'B')[31]).toBe(31);
   });
+
+  it('starts dynamic shared memory at the alignment its extern declaration asks for (swizzled destinations)', async () => {
+    const src = `#include <cstdint>
+__global__ void k(uint32_t* out) {
+  __shared__ uint64_t bar;
+  extern __shared__ __align__(1024) uint8_t smem[];
+  out[0] = static_cast<uint32_t>(__cvta_generic_to_shared(smem)) % 1024;
+  out[1] = static_cast<uint32_t>(__cvta_generic_to_shared(&bar)) < static_cast<uint32_t>(__cvta_generic_to_shared(smem));
+}`;
+    const r = await runKernel(src, { args: ['out=u32[2]'], block: [1, 1, 1], dynamicSmem: 4096 });
+    expect(r.status, r.message).toBe('completed');
+    expect(values(r, 'out')).toEqual([0, 1]);
+  });
 });
