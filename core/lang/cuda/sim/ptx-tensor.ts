@@ -109,7 +109,8 @@ function tensorMapAt(ts: ThreadCtx, v: unknown, what: string): TensorMapSpec {
 function check(map: TensorMapSpec, coords: number[], at: SharedAt, direction: 'load' | 'store' | 'reduce', what: string): void {
   const fault = tensorCopyFault(map, coords, at.addr, direction);
   if (fault === 'interleaved tensor maps') throw new SimError(`${what}: interleaved tensor maps are not modelled`, undefined, 'unsupported');
-  if (fault) throw new SimError(`${what}: ${fault} (the GPU faults here)`);
+  // The misaligned destination and the illegal coordinates are faults recorded on the GPU; a rank mismatch is a plain error.
+  if (fault) throw new SimError(`${what}: ${fault}${/^(misaligned|illegal)/.test(fault) ? ' (the GPU faults here)' : ''}`);
 }
 
 function report(m: Machine, op: Parameters<Machine['accessAsync']>[0], buf: Pointer['buf'], ranges: ByteRanges, write: boolean): void {
