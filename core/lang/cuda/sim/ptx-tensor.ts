@@ -39,7 +39,8 @@ export function tensorPtxOp(s: TensorPtxSite): PInstr {
   if (parts[0] === 'prefetch' || parts[0] === 'fence' || parts.includes('prefetch')) return next;
   if (parts.includes('im2col') || parts.some((p) => p.startsWith('im2col'))) unsupported(`PTX instruction '${mn}' (im2col mode; only tile mode is modelled)`, n);
   if (parts.some((p) => p.startsWith('multicast'))) unsupported(`PTX instruction '${mn}' (multicast to the CTAs of a cluster is not modelled)`, n);
-  if (parts.some((p) => p.startsWith('cta_group'))) unsupported(`PTX instruction '${mn}' (cta_group::2 pairs are not modelled)`, n);
+  if (parts.includes('cta_group::2')) unsupported(`PTX instruction '${mn}' (cta_group::2 pairs are not modelled)`, n);
+  if (parts.some((p) => p.startsWith('tile::'))) unsupported(`PTX instruction '${mn}' (the tile::gather4 / tile::scatter4 modes; plain tile mode is modelled)`, n);
   const dim = parts.find((p) => /^[1-5]d$/.test(p));
   if (!dim) fail(`${mn}: the tensor rank (.1d … .5d) is missing`, n);
   const rank = Number(dim[0]);

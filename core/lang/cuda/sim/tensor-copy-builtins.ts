@@ -9,6 +9,7 @@ import { args, asNum, asPtr, barArg, type BuiltinCx, cases, type FreeBuiltin, no
 import type { Fn } from './context';
 import { type Coords, issueTensorLoad, issueTensorStore, sharedAt } from './ptx-tensor';
 import { type Frame, loader } from './runtime';
+import { unsupported } from './syntax';
 import type { Pointer } from '../../../sim/memory';
 
 const loadS32 = loader('s32');
@@ -58,8 +59,9 @@ function libcuForm(d: number, dir: 'global_to_shared' | 'shared_to_global'): Fre
 export const TENSOR_COPY_BUILTINS: Record<string, FreeBuiltin> = {
   // (dst, map, coords, bar) global->shared; (map, coords, src) shared->global, after the space tags.
   ...cases(['cp_async_bulk_tensor'], (k, _name, _ns, raw) => {
-    if (raw.some((x) => /cta_group|multicast|ctaMask/.test(x.text))) return undefined;
+    if (raw.some((x) => /cta_group_2/.test(x.text))) unsupported('cuda::ptx::cp_async_bulk_tensor with cta_group_2 (CTA pairs are not modelled)', k.n);
     const a = noTags(k, raw);
+    if (a.length === 5) unsupported('cuda::ptx::cp_async_bulk_tensor with a ctaMask (multicast to the CTAs of a cluster is not modelled)', k.n);
     if (a.length === 4) {
       const [dst, map] = args(k, a.slice(0, 2)).map((e) => asPtr(k, e));
       const at = coordsArg(k, a[2]);

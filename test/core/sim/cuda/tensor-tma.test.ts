@@ -83,6 +83,18 @@ __global__ void k(const __grid_constant__ CUtensorMap t) {
     expect(r.message).toMatch(/not supported by the simulator: PTX instruction 'cp\.async\.bulk\.tensor\.2d\.shared::cluster\.global\.im2col\.mbarrier::complete_tx::bytes' \(im2col mode/);
     r = await runKernel(copy('cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes.multicast::cluster', ', %5'), { args });
     expect(r.message).toMatch(/not supported by the simulator: PTX instruction .*multicast::cluster' \(multicast to the CTAs of a cluster/);
+    r = await runKernel(copy('cp.async.bulk.tensor.2d.shared::cluster.global.tile::gather4.mbarrier::complete_tx::bytes'), { args });
+    expect(r.message).toMatch(/\(the tile::gather4 \/ tile::scatter4 modes/);
+    const multicastCall = `#include <cuda/ptx>
+#include <cuda.h>
+__global__ void k(const __grid_constant__ CUtensorMap t) {
+  __shared__ alignas(128) float tile[32];
+  __shared__ uint64_t bar;
+  const int32_t c[2] = {0, 0};
+  cuda::ptx::cp_async_bulk_tensor(cuda::ptx::space_cluster, cuda::ptx::space_global, tile, &t, c, &bar, (uint16_t)3);
+}`;
+    r = await runKernel(multicastCall, { args });
+    expect(r.message).toMatch(/not supported by the simulator: cuda::ptx::cp_async_bulk_tensor with a ctaMask \(multicast/);
   });
 
   it('binds CUtensorMap parameters only to tensormap(…) and says how to give one', async () => {
