@@ -99,8 +99,10 @@ function walkBox(map: TensorMapSpec, coords: readonly number[], visit: (smemOffs
 /** Shared-memory byte ranges of the box (swizzled), merged. */
 function sharedRanges(map: TensorMapSpec, base: number, sharedAddr: number): ByteRanges {
   const es = tensorMapElementSize(map.dtype);
-  const offsets: number[] = [];
   const bytes = tensorBoxBytes(map);
+  // The swizzle permutes 16-byte chunks within 128-byte rows: whole rows map onto themselves.
+  if (map.swizzle === 0 || (sharedAddr % 128 === 0 && bytes % 128 === 0)) return [[base, bytes]];
+  const offsets: number[] = [];
   for (let o = 0; o < bytes; o += es) offsets.push(swizzleAddress(sharedAddr + o, map.swizzle) - sharedAddr + base);
   offsets.sort((a, b) => a - b);
   const out: ByteRanges = [];
