@@ -50,7 +50,10 @@ Options:
   --arg NAME=SPEC          a kernel argument; repeatable. SPEC is a number (64, 2.0, true) or a
                            buffer TYPE[D0,D1,...][:INIT] with TYPE one of f16 bf16 f32 f64 s8 s16
                            s32 s64 u8 u16 u32 u64 bool and INIT one of zeros (default), iota,
-                           random(SEED), fill(V), file(PATH.npy). Croqtile's symbolic dimensions
+                           random(SEED), fill(V), file(PATH.npy); a CUtensorMap parameter takes
+                           tensormap(BUFFER, box=[B0,...][, dtype=T, dims=[...], strides=[...],
+                           elementStrides=[...], swizzle=none|32B|64B|128B, oob=zero|nan]).
+                           Croqtile's symbolic dimensions
                            are bound from the shapes of the buffers passed. PATH is relative to
                            the current directory; a bf16 buffer reads its raw bits from a uint16
                            (<u2) .npy file.

@@ -9,6 +9,7 @@ import { type Dim3, rng, SimError } from './machine';
 import type { NpyArray } from './npy';
 import { Buffer } from './memory';
 import type { ArgSpec, InitSpec, NamedBuffer } from './run';
+import { TENSOR_MAP_DTYPES, type TensorMapArg, type TensorMapDType, type TensorMapInterleave, type TensorMapOobFill, type TensorMapSpec, type TensorMapSwizzle, tensorMapElementSize, validateTensorMap } from './tensor-map';
 
 const ALIASES: Record<string, DType> = {
   half: 'f16',
@@ -72,6 +73,7 @@ export function parseSpec(name: string, spec: string): ArgSpec {
   const text = `${name}=${spec}`;
   const fail = specError(name, text);
   if (!spec) throw fail('the value is missing; expected a number or TYPE[D0,D1,…][:INIT]');
+  if (/^tensormap\s*\(/.test(spec)) return { name, kind: 'tensormap', text, ...parseTensorMapArg(spec, fail) };
   const value = parseNumber(spec, fail);
   if (value !== undefined) return { name, kind: 'scalar', value, text };
   if (spec === 'true' || spec === 'false') return { name, kind: 'scalar', value: spec === 'true' ? 1 : 0, text };
@@ -164,4 +166,125 @@ export function bindNpyInput(spec: Extract<ArgSpec, { kind: 'buffer' }>, file: s
   if (npy.shape.join(',') !== spec.shape.join(',')) return `${file} has shape [${npy.shape.join(',')}], not [${spec.shape.join(',')}]`;
   if (spec.init.kind === 'file') spec.init.data = { dtype, shape: npy.shape, bytes: npy.bytes };
   return undefined;
+}
+
+// ------------------------------------------------------------------ tensor maps
+
+const TENSOR_MAP_FIELDS = ['dtype', 'dims', 'strides', 'box', 'elementStrides', 'swizzle', 'interleave', 'l2', 'oob'] as const;
+const TENSOR_MAP_SYNTAX = 'tensormap(BUFFER, box=[B0,…][, dtype=T, dims=[D0,…], strides=[S1,…], elementStrides=[E0,…], swizzle=none|32B|64B|128B, interleave=none|16B|32B, l2=none|64B|128B|256B, oob=zero|nan])';
+
+/** Splits at the commas outside brackets. */
+function splitTop(text: string): string[] {
+  const out: string[] = [];
+  let depth = 0;
+  let cur = '';
+  for (const ch of text) {
+    if (ch === '[' || ch === '(') depth++;
+    if (ch === ']' || ch === ')') depth--;
+    if (ch === ',' && depth === 0) {
+      out.push(cur.trim());
+      cur = '';
+    } else cur += ch;
+  }
+  if (cur.trim()) out.push(cur.trim());
+  return out;
+}
+
+function parseTensorMapArg(spec: string, fail: SpecError): TensorMapArg {
+  const m = /^tensormap\s*\(([\s\S]*)\)$/.exec(spec);
+  if (!m) throw fail(`expected ${TENSOR_MAP_SYNTAX}`);
+  const parts = splitTop(m[1]);
+  const tensor = parts[0] ?? '';
+  if (!/^[A-Za-z_]\w*$/.test(tensor)) throw fail(`tensormap(…) starts with the name of a buffer argument, got '${tensor}'`);
+  const out: TensorMapArg = { tensor, box: [], swizzle: 0, interleave: 0, l2Promotion: 0, oobFill: 'zero' };
+  const seen = new Set<string>();
+  let box: number[] | undefined;
+  for (const p of parts.slice(1)) {
+    const eq = p.indexOf('=');
+    const key = (eq < 0 ? p : p.slice(0, eq)).trim();
+    const value = eq < 0 ? '' : p.slice(eq + 1).trim();
+    if (!(TENSOR_MAP_FIELDS as readonly string[]).includes(key)) throw fail(`tensormap field '${key}' is not one of ${TENSOR_MAP_FIELDS.join(', ')}`);
+    if (seen.has(key)) throw fail(`tensormap field '${key}' is given twice`);
+    seen.add(key);
+    if (!value) throw fail(`tensormap field '${key}' has no value`);
+    const list = (): number[] => {
+      const lm = /^\[([^\]]*)\]$/.exec(value);
+      const items = lm ? lm[1].split(',').map((x) => x.trim()) : [];
+      if (!lm || !items.length || items.some((x) => !/^\d+$/.test(x))) throw fail(`tensormap field '${key}' must be a list of non-negative integers like [64,128], got ${value}`);
+      return items.map(Number);
+    };
+    const choice = <T>(options: Record<string, T>): T => {
+      const v = options[value];
+      if (v === undefined) throw fail(`tensormap field '${key}' must be one of ${Object.keys(options).join(', ')}, got ${value}`);
+      return v;
+    };
+    switch (key) {
+      case 'dtype': {
+        const d = (ALIASES[value] as string | undefined) ?? value;
+        if (!(TENSOR_MAP_DTYPES as readonly string[]).includes(d)) throw fail(`tensormap dtype '${value}' is not a tensor-map data type (${TENSOR_MAP_DTYPES.join(' ')})`);
+        out.dtype = d as TensorMapDType;
+        break;
+      }
+      case 'dims':
+        out.dims = list();
+        break;
+      case 'strides':
+        out.strides = list();
+        break;
+      case 'box':
+        box = list();
+        break;
+      case 'elementStrides':
+        out.elementStrides = list();
+        break;
+      case 'swizzle':
+        out.swizzle = choice<TensorMapSwizzle>({ none: 0, '32B': 32, '64B': 64, '128B': 128 });
+        break;
+      case 'interleave':
+        out.interleave = choice<TensorMapInterleave>({ none: 0, '16B': 16, '32B': 32 });
+        break;
+      case 'l2':
+        out.l2Promotion = choice<number>({ none: 0, '64B': 64, '128B': 128, '256B': 256 });
+        break;
+      case 'oob':
+        out.oobFill = choice<TensorMapOobFill>({ zero: 'zero', nan: 'nan' });
+        break;
+    }
+  }
+  if (!box) throw fail(`tensormap needs box=[…] (the box's extent per dimension, innermost first): ${TENSOR_MAP_SYNTAX}`);
+  out.box = box;
+  return out;
+}
+
+/**
+ * Builds the tensor map of a `tensormap(A, …)` argument over A's global buffer, filling the defaults
+ * and checking it as cuTensorMapEncodeTiled does; errors name the argument and the field.
+ */
+export function tensorMapOf(spec: Extract<ArgSpec, { kind: 'tensormap' }>, tensor: NamedBuffer | undefined): TensorMapSpec {
+  const fail = specError(spec.name, spec.text);
+  if (!tensor) throw fail(`tensormap(${spec.tensor}, …): there is no buffer argument '${spec.tensor}' (give it with --arg ${spec.tensor}=TYPE[…])`);
+  const dtype = spec.dtype ?? ((TENSOR_MAP_DTYPES as readonly string[]).includes(tensor.dtype) ? (tensor.dtype as TensorMapDType) : undefined);
+  if (!dtype) throw fail(`tensormap(${spec.tensor}, …): '${spec.tensor}' holds ${tensor.dtype}, which is not a tensor-map data type; give dtype=`);
+  const es = tensorMapElementSize(dtype);
+  const dims = spec.dims ?? [...tensor.shape].reverse();
+  const rank = dims.length;
+  const strides = spec.strides ?? dims.slice(0, -1).map((_, i) => dims.slice(0, i + 1).reduce((a, b) => a * b, es));
+  const map: TensorMapSpec = {
+    dtype,
+    global: { buf: tensor.buffer, offset: 0 },
+    dims,
+    strides,
+    box: spec.box,
+    elementStrides: spec.elementStrides ?? new Array<number>(rank).fill(1),
+    interleave: spec.interleave,
+    swizzle: spec.swizzle,
+    l2Promotion: spec.l2Promotion,
+    oobFill: spec.oobFill,
+  };
+  const bad = validateTensorMap(map);
+  if (bad) throw fail(bad);
+  // The simulator's own bound: the map may not reach past the buffer it views.
+  const last = dims.reduce((acc, d, i) => acc + (d - 1) * (i === 0 ? es : strides[i - 1]), 0) + es;
+  if (last > tensor.buffer.size) throw fail(`the map reaches byte ${last - 1} of '${spec.tensor}', which has ${tensor.buffer.size} bytes (globalDim/globalStrides too large)`);
+  return map;
 }

@@ -8,6 +8,7 @@ import { withCommas } from './format';
 import type { Dim3, Machine, RunStatus, SchedulePolicy, SimReport, TraceEvent, Latencies } from './machine';
 import { type Buffer, checksum } from './memory';
 import type { MbarrierState } from './mbarrier';
+import type { TensorMapArg } from './tensor-map';
 
 export type InitSpec =
   | { kind: 'zeros' }
@@ -19,7 +20,9 @@ export type InitSpec =
 
 export type ArgSpec =
   | { name: string; kind: 'scalar'; value: number; text: string }
-  | { name: string; kind: 'buffer'; dtype: DType; shape: number[]; init: InitSpec; text: string };
+  | { name: string; kind: 'buffer'; dtype: DType; shape: number[]; init: InitSpec; text: string }
+  /** `tensormap(A, box=[…], …)`: a CUtensorMap over buffer argument A (core/sim/args.ts `tensorMapOf`). */
+  | ({ name: string; kind: 'tensormap'; text: string } & TensorMapArg);
 
 export interface SimulateRequest {
   /** Path for messages; the language comes from `language` or the extension (.co → Croqtile). */

@@ -40,6 +40,24 @@ export interface TensorMapSpec {
   oobFill: TensorMapOobFill;
 }
 
+/**
+ * A `tensormap(A, …)` argument as written: the buffer argument it views and the fields given; what is
+ * left out defaults when the map is built (core/sim/args.ts `tensorMapOf`): dtype from A, dims from A's shape innermost
+ * first, dense strides, elementStrides 1, no interleave, swizzle or L2 promotion, zero OOB fill.
+ */
+export interface TensorMapArg {
+  tensor: string;
+  dtype?: TensorMapDType;
+  dims?: number[];
+  strides?: number[];
+  box: number[];
+  elementStrides?: number[];
+  swizzle: TensorMapSwizzle;
+  interleave: TensorMapInterleave;
+  l2Promotion: number;
+  oobFill: TensorMapOobFill;
+}
+
 export const TENSOR_MAP_BYTES = 128;
 const MAGIC = 0x5046_544d; // "PFTM"
 
@@ -104,7 +122,6 @@ export function validateTensorMap(s: TensorMapSpec): string | undefined {
     if (st % align !== 0) return `globalStrides[${i}] = ${st}: must be a multiple of ${align} bytes`;
   }
   if (s.interleave === 0 && (s.box[0] * es) % 16 !== 0) return `boxDim[0] = ${s.box[0]}: the inner box extent (${s.box[0] * es} bytes) must be a multiple of 16 bytes`;
-  if (s.interleave === 32 && s.swizzle !== 32) return `swizzle = ${s.swizzle || 'none'}: an interleave of 32B needs swizzle 32B`;
   if (s.interleave === 0 && s.swizzle !== 0 && s.box[0] * es > s.swizzle)
     return `boxDim[0] = ${s.box[0]}: the inner box extent (${s.box[0] * es} bytes) exceeds the ${s.swizzle}B swizzle span`;
   if (s.oobFill === 'nan' && !isFloatType(s.dtype)) return `oobFill = nan: only floating-point data types can request NaN`;

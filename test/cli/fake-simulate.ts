@@ -121,7 +121,7 @@ export function fakeSimulate(options: { streamPrints?: boolean; seen?: SimulateR
     const scalars = new Map<string, number>();
     (req.args ?? []).forEach((a, i) => {
       if (a.kind === 'buffer') buffers.set(a.name, materialize(a, i));
-      else scalars.set(a.name, a.value);
+      else if (a.kind === 'scalar') scalars.set(a.name, a.value);
     });
     const machine = new Machine(new FakeExecutor((req.kernel ?? 'pipeline') as FakeKernel, buffers, scalars), {
       grid: req.grid ?? [1, 1, 1],

@@ -33,6 +33,9 @@ describe('validateLaunch', () => {
     expect(problem({ file: 'p.co', dynamicSmem: 1_000_000 })).toBe('dynamicSmem: expected an integer in 0..232448, got 1000000');
     expect(problem({ ...cuda, args: ['n=1', 'x=f99[4]'] })).toMatch(/^args\[1\]: x=f99\[4\]: unknown element type 'f99'/);
     expect(problem({ ...cuda, args: ['n=1', 'n=2'] })).toBe("args[1]: 'n' is given twice");
+    // launch.json takes the same tensormap(…) SPEC as --arg; a bad field is reported on its args entry.
+    expect(validateLaunch({ ...cuda, args: ['A=f16[64,64]', 't=tensormap(A, box=[64,8], swizzle=128B)'] }).args[1]).toMatchObject({ kind: 'tensormap', tensor: 'A', box: [64, 8], swizzle: 128 });
+    expect(problem({ ...cuda, args: ['A=f16[64,64]', 't=tensormap(A, box=[64,8], oob=inf)'] })).toBe("args[1]: t=tensormap(A, box=[64,8], oob=inf): tensormap field 'oob' must be one of zero, nan, got inf");
     expect(problem({ ...cuda, schedule: 'fast' })).toBe('schedule: expected one of round-robin, random, adversarial, got "fast"');
     expect(problem({ ...cuda, seed: -1 })).toBe('seed: expected an integer in 0..4294967295, got -1');
     expect(problem({ ...cuda, kernel: 'a b' })).toBe('kernel: expected a function name, got "a b"');

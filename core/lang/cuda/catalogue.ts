@@ -145,6 +145,12 @@ function bulkShape(name: string): (c: CallInfo) => CallShape | undefined {
   };
 }
 
+/** cuda::ptx::cp_reduce_async_bulk_tensor: the shared source is the last argument after the tags. */
+function reduceTensorShape(c: CallInfo): CallShape | undefined {
+  const real = c.args.map((a, i) => (TAG_ARGUMENT.test(a.trim()) ? -1 : i)).filter((i) => i >= 0);
+  return real.length === 3 ? { kind: 'bulk-store', src: real[2] } : undefined;
+}
+
 /** cuda::ptx tag arguments (`cuda::ptx::sem_release`, `scope_cta` …), which operand indices skip. */
 export const TAG_ARGUMENT = /^(cuda::)?(ptx::)?(sem_|scope_|space_|cta_group_|op_|dot_|n32_t|kind_)/;
 
@@ -193,7 +199,9 @@ export const CUDA_CATALOGUE: Readonly<Record<string, CatalogueEntry>> = {
   tcgen05_mma_ws: fn({ op: { kind: 'mma' } }),
   tcgen05_mma_sp: fn({ op: { kind: 'mma' } }),
   cp_async_bulk: fn({ shape: bulkShape('cp_async_bulk'), doc: 'cuda.ptx.cp_async_bulk', simulated: true }),
-  cp_async_bulk_tensor: fn({ shape: bulkShape('cp_async_bulk_tensor'), doc: 'cuda.ptx.cp_async_bulk_tensor', simNote: 'tensor maps are not modelled; use a 1-D cp_async_bulk' }),
+  cp_async_bulk_tensor: fn({ shape: bulkShape('cp_async_bulk_tensor'), doc: 'cuda.ptx.cp_async_bulk_tensor', simulated: true }),
+  // (op tag, tensor_map, coords, src) after the space tags: reads the shared source like a store.
+  cp_reduce_async_bulk_tensor: fn({ shape: (c) => reduceTensorShape(c), doc: 'cuda.ptx.cp_reduce_async_bulk_tensor', simulated: true }),
   // ---------------------------------------------------------------- cuda_pipeline_primitives.h: cp.async underneath
   __pipeline_memcpy_async: fn({ op: { kind: 'cp-async', bytes: 2 }, simulated: true }),
   __pipeline_wait_prior: fn({ op: { kind: 'cp-async-wait', count: 0 }, mayBlock: true, simulated: true }),
@@ -217,7 +225,11 @@ export const CUDA_CATALOGUE: Readonly<Record<string, CatalogueEntry>> = {
   // cuda::device::experimental (libcu++ <cuda/barrier>): the shared->global bulk and tensor stores.
   cp_async_bulk_shared_to_global: fn({ op: { kind: 'bulk-store', src: 1, bytes: 2 }, doc: 'cuda.device.cp_async_bulk_shared_to_global' }),
   ...Object.fromEntries(
-    [1, 2, 3, 4, 5].map((d) => [`cp_async_bulk_tensor_${d}d_shared_to_global`, fn({ op: { kind: 'bulk-store', src: d + 1 }, doc: 'cuda.device.cp_async_bulk_shared_to_global' })]),
+    [1, 2, 3, 4, 5].map((d) => [`cp_async_bulk_tensor_${d}d_shared_to_global`, fn({ op: { kind: 'bulk-store', src: d + 1 }, doc: 'cuda.device.cp_async_bulk_shared_to_global', simulated: true })]),
+  ),
+  // (dest, tensor_map, c0 … c{d-1}, cuda::barrier&): a tensor load completing on the barrier.
+  ...Object.fromEntries(
+    [1, 2, 3, 4, 5].map((d) => [`cp_async_bulk_tensor_${d}d_global_to_shared`, fn({ op: { kind: 'bulk-copy', barrierArg: d + 2 }, doc: 'cuda.device.cp_async_bulk_tensor_global_to_shared', simulated: true })]),
   ),
   // ---------------------------------------------------------------- CuTe / CUTLASS free functions
   initialize_barrier: fn({ op: { kind: 'init', barrierArg: 0, count: 1 }, doc: 'cute.initialize_barrier' }),
@@ -336,10 +348,15 @@ export const CUDA_CATALOGUE: Readonly<Record<string, CatalogueEntry>> = {
   'mbarrier.pending_count': ptx({ operands: ['result', 'token'], doc: 'ptx.mbarrier.pending_count', simulated: false, simNote: "the simulator's arrival tokens carry the phase, not the pending count" }),
   // ---------------------------------------------------------------- PTX: bulk and non-bulk asynchronous copies
   'cp.async.bulk': ptx({ op: 'bulk-copy', requires: 'mbarrier::complete_tx', operands: ['dst', '-', 'bytes', 'barrier', 'mask'], remoteIf: '.multicast::cluster', doc: 'ptx.cp.async.bulk' }),
-  'cp.async.bulk.tensor': ptx({ op: 'bulk-copy', requires: 'mbarrier::complete_tx', operands: ['-', '-', 'barrier'], remoteIf: '.multicast::cluster', doc: 'ptx.cp.async.bulk.tensor', simulated: false, simNote: 'tensor maps are not modelled; use a 1-D cp.async.bulk' }),
+  'cp.async.bulk.tensor': ptx({ op: 'bulk-copy', requires: 'mbarrier::complete_tx', operands: ['-', '-', 'barrier'], remoteIf: '.multicast::cluster', doc: 'ptx.cp.async.bulk.tensor' }),
   // The shared->global forms: the async proxy reads the shared-memory source (operand 1) after the instruction issues.
   'cp.async.bulk.global.shared::cta': ptx({ op: 'bulk-store', operands: ['-', 'src', 'bytes'], doc: 'ptx.cp.async.bulk' }),
-  'cp.async.bulk.tensor.global.shared::cta': ptx({ op: 'bulk-store', operands: ['-', 'src'], doc: 'ptx.cp.async.bulk.tensor', simulated: false, simNote: 'tensor maps are not modelled; use a 1-D cp.async.bulk' }),
+  'cp.async.bulk.tensor.global.shared::cta': ptx({ op: 'bulk-store', operands: ['-', 'src'], doc: 'ptx.cp.async.bulk.tensor' }),
+  // A tensor reduction reads its shared-memory source (operand 1) through the async proxy, like a store.
+  'cp.reduce.async.bulk.tensor': ptx({ op: 'bulk-store', operands: ['-', 'src'], doc: 'ptx.cp.reduce.async.bulk.tensor' }),
+  'cp.async.bulk.prefetch.tensor': ptx({ doc: 'ptx.cp.async.bulk.prefetch.tensor' }),
+  'prefetch.tensormap': ptx({ doc: 'ptx.prefetch.tensormap' }),
+  'fence.proxy.tensormap::generic': ptx({ doc: 'ptx.fence.proxy.tensormap' }),
   'cp.async.bulk.commit_group': ptx({ doc: 'ptx.cp.async.bulk.commit_group' }),
   'cp.async.bulk.wait_group': ptx({ op: 'bulk-wait', operands: ['count'], mayBlock: true, doc: 'ptx.cp.async.bulk.wait_group' }),
   'cp.async.bulk.prefetch': ptx({}),

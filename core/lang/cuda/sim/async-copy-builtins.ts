@@ -62,9 +62,10 @@ export const ASYNC_COPY_BUILTINS: Record<string, FreeBuiltin> = {
     });
   })),
   ...cases(['cp_async_bulk_commit_group'], ptxForm(() => V((f) => (f.ts.m.asyncCommit(f.ts.t, 'cp.async'), 0)))),
-  ...cases(['cp_async_bulk_wait_group', 'cp_async_bulk_wait_group_read'], ptxForm((k, _name, _ns, a) => {
+  ...cases(['cp_async_bulk_wait_group', 'cp_async_bulk_wait_group_read'], ptxForm((k, _name, _ns, a, targs) => {
     const { c, cx, n } = k;
-    const N = targs0(k, a);
+    // cuda::ptx takes the count as an argument, libcu++'s cde::cp_async_bulk_wait_group_read<N>() as a template argument.
+    const N = targs?.[0] && !a[0] ? ((v) => () => v)(c.constEval(cx, targs[0])) : targs0(k, a);
     return c.emitBlocking(cx, n, VOID, (f) => (f.ts.m.asyncWaitGroups(f.ts.t, 'cp.async', N(f)) ? 0 : undefined));
   })),
   // cp.async pipeline primitives

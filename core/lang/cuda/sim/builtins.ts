@@ -4,7 +4,7 @@
 // (math, conversions, std::move/forward), memory-builtins.ts (atomics, address spaces, placement
 // new), diagnostic-builtins.ts (printf, assert, clocks), barrier-builtins.ts (cuda::barrier,
 // cuda::ptx::mbarrier_*, __mbarrier_*) and async-copy-builtins.ts (memcpy_async, bulk copies,
-// cp.async pipelines). Each entry compiles its call into a closure, or into a blocking instruction
+// cp.async pipelines) and tensor-copy-builtins.ts (tensor TMA). Each entry compiles its call into a closure, or into a blocking instruction
 // for anything that waits; inline PTX goes to ptx.ts.
 // To add a builtin: add an entry to its group's table (or a member table for `obj.f()`), and mark
 // it `mayBlock` in core/lang/cuda/catalogue.ts when it can wait, so calls to it are hoisted into their own
@@ -22,6 +22,7 @@ import { MEMORY_BUILTINS, placementNew } from './memory-builtins';
 import { compileAsm } from './ptx';
 import { GRID_METHODS, isGroupNamespace, SYNC_BUILTINS, THREAD_BLOCK_METHODS, TILE_METHODS } from './sync-builtins';
 import { lastName, unsupported } from './syntax';
+import { TENSOR_COPY_BUILTINS } from './tensor-copy-builtins';
 import type { CType } from './types';
 
 // The operations builtins and inline PTX perform at run time, under the names they had here.
@@ -49,6 +50,7 @@ export const FREE_BUILTINS: ReadonlyMap<string, FreeBuiltin> = new Map(
     ...DIAGNOSTIC_BUILTINS,
     ...BARRIER_BUILTINS,
     ...ASYNC_COPY_BUILTINS,
+    ...TENSOR_COPY_BUILTINS,
   }),
 );
 

@@ -119,6 +119,11 @@ export function call(c: CompilerContext, cx: FnCx, n: SyntaxNode): Ex {
     if (/bit_cast/.test(callee.text)) unsupported('bit_cast', n);
     return c.cast(cx, t, e, n);
   }
+  // `float(x)`, `unsigned(x)`: a functional cast to an arithmetic type.
+  if (argNodes.length === 1 && (callee.type === 'primitive_type' || callee.type === 'sized_type_specifier')) {
+    const t = c.baseType(cx, callee);
+    if (t.k === 'num') return c.cast(cx, t, c.expr(cx, argNodes[0]), n);
+  }
   if (callee.type === 'parenthesized_expression') {
     // `(T)(x)` with T a type (a template parameter, a typedef): a cast the grammar read as a call.
     const inner = named(callee)[0];

@@ -44,6 +44,7 @@ export class Compiler implements CompilerContext {
   readonly shared: SharedVar[] = [];
   readonly kernels: FnDecl[] = [];
   usesDynamicShared = false;
+  dynamicSharedAlign = 0;
   /** Global `__device__` / `__constant__` buffers. */
   readonly globals: Buffer[] = [];
   readonly lazyStructs = new Map<string, SyntaxNode>();

@@ -165,6 +165,8 @@ export interface CompilerContext {
   readonly shared: SharedVar[];
   readonly kernels: FnDecl[];
   usesDynamicShared: boolean;
+  /** The largest alignment an `extern __shared__` declaration asks for (`__align__(1024)`): where dynamic shared memory starts. */
+  dynamicSharedAlign: number;
   /** Global `__device__` / `__constant__` buffers. */
   readonly globals: Buffer[];
   readonly lazyStructs: Map<string, SyntaxNode>;

@@ -11,7 +11,7 @@ import { type Frame, storer } from './runtime';
 import { allChildren, type DeclQuals, declQualifiers, fail, findFunctionDeclarator, findNode, innermostName, lastName, locOf, missingIncludesNote, named, unsupported, requiredField } from './syntax';
 import { snippetConstant } from './snippets';
 import { templateParams, templateScope } from './templates';
-import { alignOfType, convFn, type CType, decay, elemDtype, isNum, layoutStruct, num, ptr, S32, shapeOf, sizeOfType, type StructDef, U64, vectorType, VOID } from './types';
+import { alignOfType, convFn, type CType, decay, elemDtype, isNum, layoutStruct, num, ptr, S32, shapeOf, sizeOfType, type StructDef, tensorMapType, U64, vectorType, VOID } from './types';
 
 /** Primitive and standard type names by their dtype: the CUDA folder's one table (c-types.ts). */
 const PRIMS = SCALAR_DTYPES;
@@ -453,6 +453,8 @@ function namedType(c: CompilerContext, cx: FnCx, raw: string, n: SyntaxNode): CT
   const base = text.replace(/<[\s\S]*$/, '');
   const sd = c.structDef(cx, lastName(base), n) ?? c.structDef(cx, base, n);
   if (sd) return { k: 'struct', def: sd };
+  const tmap = tensorMapType(lastName(text));
+  if (tmap) return { k: 'struct', def: tmap };
   unsupported(`type '${text}'${missingIncludesNote(c.missingIncludes)}`, n);
 }
 
@@ -669,6 +671,7 @@ export function declareVar(c: CompilerContext, cx: FnCx, info: { name: string; t
     if (info.init) unsupported('an initialiser on a __shared__ variable', n);
     if (quals.extern || (type.k === 'arr' && type.n < 0)) {
       c.usesDynamicShared = true;
+      c.dynamicSharedAlign = Math.max(c.dynamicSharedAlign, quals.align ?? 0, alignOfType(type.k === 'arr' ? type.of : type));
       scope.set(info.name, { k: 'dyn', type });
       return;
     }

@@ -63,7 +63,8 @@ export class CudaExecutor implements Executor, ExecutorLike {
       return buf;
     });
     const dynamic = new Buffer(this.nextBufferId(), 'extern __shared__', 'shared', m.dynamicSmem, block.index);
-    place(dynamic, 128);
+    // At the alignment its declarations ask for (a swizzled TMA destination needs 1024), at least 128.
+    place(dynamic, Math.max(128, this.compiler.dynamicSharedAlign));
     const blk: BlockCtx = { shared, dynamic, window, baseOf, tmemNext: 0 };
     block.state = blk;
   }

@@ -36,14 +36,16 @@ import { registerHeaderTree } from '../syntax-nodes';
 import { buildCudaUnit } from '../unit';
 import { isFloat, sizeOf } from '../../../sim/dtypes';
 import { Machine, type MachineOptions, type SimThread, SimError } from '../../../sim/machine';
-import { materialize } from '../../../sim/args';
-import { type Launch, type NamedBuffer, type PreparedSimulation, runLaunch, type SimulateRequest } from '../../../sim/run';
+import { materialize, tensorMapOf } from '../../../sim/args';
+import { Buffer } from '../../../sim/memory';
+import { TENSOR_MAP_BYTES, writeTensorMap } from '../../../sim/tensor-map';
+import { type ArgSpec, type Launch, type NamedBuffer, type PreparedSimulation, runLaunch, type SimulateRequest } from '../../../sim/run';
 import { Compiler, FnCx, type FnDecl, type FnInst, named } from './compile';
 import { chooseKernel } from './kernel-instances';
 import { type TemplateBinding, templateParams, templateScope } from './templates';
 import { CudaExecutor } from './executor';
 import type { Executor } from '../../../sim/machine';
-import { type CType, isFloatDt, isNum, typeName } from './types';
+import { type CType, isFloatDt, isNum, isTensorMapType, tensorMapType, typeName } from './types';
 
 export { CudaExecutor, type FrameInfo, type LocalInfo } from './executor';
 export { chooseKernel, type KernelChoice, type KernelInstance, kernelInstantiations, parseKernelName } from './kernel-instances';
@@ -81,12 +83,23 @@ export async function prepareCudaLaunch(req: SimulateRequest): Promise<Launch> {
   const buffers: NamedBuffer[] = [];
   const values: unknown[] = [];
   const given = new Map((req.args ?? []).map((a) => [a.name, a]));
+  // A buffer only a tensor map views need not be a kernel parameter (the host passes just the map).
+  const viewed = new Set((req.args ?? []).flatMap((a) => (a.kind === 'tensormap' ? [a.tensor] : [])));
   for (const a of req.args ?? []) {
-    if (!params.some((p) => p.name === a.name)) throw SimError.ofRequest({ kind: 'arg', name: a.name }, `argument '${a.name}' is not a parameter of ${kernelName}(${params.map((p) => p.name).join(', ')})`);
+    if (!params.some((p) => p.name === a.name) && !(a.kind === 'buffer' && viewed.has(a.name)))
+      throw SimError.ofRequest({ kind: 'arg', name: a.name }, `argument '${a.name}' is not a parameter of ${kernelName}(${params.map((p) => p.name).join(', ')})`);
   }
+  const maps: { index: number; spec: Extract<ArgSpec, { kind: 'tensormap' }> }[] = [];
   for (const p of params) {
     const a = given.get(p.name);
-    if (!a) throw SimError.ofRequest({ kind: 'args' }, `missing argument '${p.name}' of ${kernelName}: pass --arg ${p.name}=${p.type.k === 'ptr' ? `${suggestDtype(p.type)}[N]` : '<number>'}`);
+    if (!a) throw SimError.ofRequest({ kind: 'args' }, `missing argument '${p.name}' of ${kernelName}: pass --arg ${p.name}=${p.type.k === 'ptr' ? `${suggestDtype(p.type)}[N]` : isTensorMapType(p.type) ? 'tensormap(BUFFER,box=[…])' : '<number>'}`);
+    if (isTensorMapType(p.type)) {
+      if (a.kind !== 'tensormap') throw SimError.ofRequest({ kind: 'arg', name: p.name }, `argument '${p.name}' is a CUtensorMap: give ${p.name}=tensormap(BUFFER,box=[…]), not ${a.text}`);
+      maps.push({ index: values.length, spec: a });
+      values.push(undefined);
+      continue;
+    }
+    if (a.kind === 'tensormap') throw SimError.ofRequest({ kind: 'arg', name: p.name }, `argument '${p.name}' is a ${typeName(p.type)}, not a CUtensorMap (${a.text})`);
     if (p.type.k === 'ptr') {
       if (a.kind !== 'buffer') throw SimError.ofRequest({ kind: 'arg', name: p.name }, `argument '${p.name}' is a pointer (${typeName(p.type)}): give a buffer like ${p.name}=${suggestDtype(p.type)}[N], not ${a.text}`);
       const pointee = p.type.to;
@@ -101,6 +114,16 @@ export async function prepareCudaLaunch(req: SimulateRequest): Promise<Launch> {
     if (a.kind !== 'scalar') throw SimError.ofRequest({ kind: 'arg', name: p.name }, `argument '${p.name}' is a ${typeName(p.type)} scalar, not a buffer (${a.text})`);
     if (!isFloatDt(p.type.dt) && !Number.isInteger(a.value)) throw SimError.ofRequest({ kind: 'arg', name: p.name }, `argument '${p.name}' is an integer (${typeName(p.type)}), got ${a.value}`);
     values.push(coerceScalar(p.type, a.value, p.name));
+  }
+  for (const a of req.args ?? []) if (a.kind === 'buffer' && !params.some((p) => p.name === a.name)) buffers.push(materialize(a, ids()));
+  // Each map's 128 bytes, as the host would pass a `const __grid_constant__ CUtensorMap` by value.
+  const mapped: Buffer[] = [];
+  for (const { index, spec } of maps) {
+    const map = tensorMapOf(spec, buffers.find((b) => b.name === spec.tensor));
+    const bytes = new Buffer(ids(), spec.name, 'const', TENSOR_MAP_BYTES);
+    writeTensorMap(bytes, 0, map);
+    mapped.push(map.global.buf);
+    values[index] = { buf: bytes, offset: 0 };
   }
 
   const geometry: MachineOptions = {
@@ -118,7 +141,10 @@ export async function prepareCudaLaunch(req: SimulateRequest): Promise<Launch> {
   try {
     compiler.prepareFileScope();
     const inst: FnInst = compiler.instantiate(decl, binding, decl.node);
-    executor = new CudaExecutor(compiler, inst, values, ids);
+    const cuda = new CudaExecutor(compiler, inst, values, ids);
+    // A tensor map names its global buffer by id; the copies resolve it through the executor.
+    for (const b of mapped) cuda.registerBuffer(b);
+    executor = cuda;
   } catch (e) {
     // A construct we cannot simulate: the launch faults on its first statement with the report.
     if (!(e instanceof SimError)) throw e;
@@ -146,7 +172,9 @@ function kernelParams(c: Compiler, decl: FnDecl, binding: TemplateBinding): { na
         const text = dn?.text ?? '';
         // `[\s\S]` rather than `.`: the cut then matches at the first bracket instead of retrying every one (quadratic).
         const name = text.replace(/[*&\s]|__restrict__/g, '').replace(/\[[\s\S]*$/, '');
-        return { name, type: text.includes('*') ? { k: 'ptr' as const, to: { k: 'void' as const } } : { k: 'num' as const, dt: 's64' as const } };
+        const tmap = !text.includes('*') && /\bCUtensorMap\b/.test(p.childForFieldName('type')?.text ?? '') ? tensorMapType('CUtensorMap') : undefined;
+        const type: CType = text.includes('*') ? { k: 'ptr', to: { k: 'void' } } : tmap ? { k: 'struct', def: tmap } : { k: 'num', dt: 's64' };
+        return { name, type };
       });
   }
 }

@@ -12,6 +12,7 @@ import { type Machine, SimError } from '../../../sim/machine';
 import type { Pointer } from '../../../sim/memory';
 import { barrierAt, bulkCopy, markProducer, threadArrive, waitParity, waitToken, type WaitMode } from './barrier-runtime';
 import type { CompilerContext as Compiler, Ex, FnCx } from './context';
+import { tensorPtxOp } from './ptx-tensor';
 import { fail, named, unsupported, requiredField } from './syntax';
 import { type BlockCtx, type Frame, fromGenericAddress, fromSharedAddress, liveMask, loader, storer, type ThreadCtx, toSharedPointer } from './runtime';
 import { convFn, type CType, isNum, sizeOfType, VOID } from './types';
@@ -427,6 +428,7 @@ const mbarrier: Handler = (s) => mbarrierOp(s.parts, s.o, s.reg, s.retried, s.n)
 const cp: Handler = (s) => cpOp(s.parts, s.mn, s.o, s.reg, s.n);
 const tcgen05: Handler = (s) => tcgen05Op(s.parts, s.mn, s.o, s.reg, s.n, s.cx);
 const noop: Handler = () => nextInstr;
+const tensor: Handler = (s) => tensorPtxOp({ mn: s.mn, parts: s.parts, o: s.o, n: s.n, value: (t) => valueOf(t, s.reg), address: (t) => addrOf(t, s.reg, s.n) });
 
 /**
  * The PTX the simulator executes, by catalogue key (catalogue.ts): compileOp sends every instruction
@@ -452,6 +454,12 @@ export const SIM_PTX_HANDLERS: Readonly<Record<string, Handler>> = {
   'cp.async.bulk.commit_group': cp,
   'cp.async.bulk.wait_group': cp,
   'cp.async.bulk.prefetch': cp,
+  'cp.async.bulk.tensor': tensor,
+  'cp.async.bulk.tensor.global.shared::cta': tensor,
+  'cp.reduce.async.bulk.tensor': tensor,
+  'cp.async.bulk.prefetch.tensor': tensor,
+  'prefetch.tensormap': tensor,
+  'fence.proxy.tensormap::generic': tensor,
   'cp.async.mbarrier.arrive': cp,
   'cp.async.mbarrier.arrive.noinc': cp,
   'cp.async.ca': cp,
@@ -559,7 +567,6 @@ function cpOp(parts: string[], mn: string, o: string[], reg: (n: string) => numb
   const V = (i: number) => valueOf(o[i], reg);
   if (parts[1] !== 'async') unsupported(`PTX instruction '${mn}'`, n);
   if (parts[2] === 'bulk') {
-    if (parts[3] === 'tensor') unsupported(`PTX instruction '${mn}' (tensor maps are not modelled; use a 1-D cp.async.bulk)`, n);
     if (parts[3] === 'commit_group') return (f, _r, pc) => (f.ts.m.asyncCommit(f.ts.t, 'cp.async'), pc + 1);
     if (parts[3] === 'wait_group') {
       const k = V(0);

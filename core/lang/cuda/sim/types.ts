@@ -197,6 +197,27 @@ export function vectorType(name: string): StructDef | undefined {
   return def;
 }
 
+let tensorMapStruct: StructDef | undefined;
+
+/**
+ * `CUtensorMap` as cuda.h declares it (`struct CUtensorMap_st { alignas(64) cuuint64_t opaque[16]; }`):
+ * 128 bytes, 64-byte aligned; the simulator's encoding of the map lives in those bytes
+ * (core/sim/tensor-map.ts). Undefined for any other name.
+ */
+export function tensorMapType(name: string): StructDef | undefined {
+  if (name !== 'CUtensorMap' && name !== 'CUtensorMap_st') return undefined;
+  if (!tensorMapStruct) {
+    tensorMapStruct = layoutStruct('CUtensorMap', [{ name: 'opaque', type: { k: 'arr', of: num('u64'), n: 16 } }]);
+    tensorMapStruct.align = 64;
+  }
+  return tensorMapStruct;
+}
+
+/** Whether `t` is the `CUtensorMap` struct. */
+export function isTensorMapType(t: CType): boolean {
+  return t.k === 'struct' && t.def === tensorMapType('CUtensorMap');
+}
+
 // ------------------------------------------------------------------ integer/float conversions
 
 const RANK: Record<DType, number> = { bool: 0, s8: 1, u8: 1, s16: 2, u16: 2, s32: 3, u32: 3, s64: 4, u64: 4, f16: 5, bf16: 5, f32: 6, f64: 7 };

@@ -9,10 +9,11 @@ import { DIAGNOSTIC_BUILTINS } from '../../../../core/lang/cuda/sim/diagnostic-b
 import { IDENTITY_BUILTINS, MATH_BUILTINS } from '../../../../core/lang/cuda/sim/math-builtins';
 import { MEMORY_BUILTINS } from '../../../../core/lang/cuda/sim/memory-builtins';
 import { SYNC_BUILTINS } from '../../../../core/lang/cuda/sim/sync-builtins';
+import { TENSOR_COPY_BUILTINS } from '../../../../core/lang/cuda/sim/tensor-copy-builtins';
 
 const SIMULATED_BUILTINS = new Set(BUILTIN_NAMES);
 const SIMULATED_METHODS = new Set(METHOD_NAMES);
-const GROUPS = { MATH_BUILTINS, IDENTITY_BUILTINS, SYNC_BUILTINS, MEMORY_BUILTINS, DIAGNOSTIC_BUILTINS, BARRIER_BUILTINS, ASYNC_COPY_BUILTINS };
+const GROUPS = { MATH_BUILTINS, IDENTITY_BUILTINS, SYNC_BUILTINS, MEMORY_BUILTINS, DIAGNOSTIC_BUILTINS, BARRIER_BUILTINS, ASYNC_COPY_BUILTINS, TENSOR_COPY_BUILTINS };
 
 describe('CUDA simulator builtins', () => {
   it('serves every name from exactly one group', () => {
@@ -55,7 +56,8 @@ describe('CUDA simulator builtins', () => {
       '__syncthreads',
     ])
       expect(SIMULATED_BUILTINS.has(name), name).toBe(true);
-    for (const name of ['mbarrier_inval', '__mbarrier_pending_count', 'cp_async_bulk_tensor']) expect(SIMULATED_BUILTINS.has(name), name).toBe(false);
+    for (const name of ['mbarrier_inval', '__mbarrier_pending_count']) expect(SIMULATED_BUILTINS.has(name), name).toBe(false);
+    expect(SIMULATED_BUILTINS.has('cp_async_bulk_tensor'), 'tensor TMA is simulated').toBe(true);
     for (const name of ['arrive', 'arrive_and_drop', 'wait', 'try_wait', 'wait_parity', 'try_wait_parity', 'arrive_and_wait'])
       expect(SIMULATED_METHODS.has(`cuda::barrier::${name}`), name).toBe(true);
     expect(SIMULATED_METHODS.has('cooperative_groups::thread_block::sync')).toBe(true);

@@ -1,0 +1,216 @@
+// Tensor TMA copies (cp.async.bulk.tensor, cp.reduce.async.bulk.tensor) in tile mode, language-free: the
+// walk over a tensor map's box, the out-of-bounds fill, the shared-memory swizzle and the byte count
+// the mbarrier is told. What the hardware does was recorded on an H200 (test/fixtures/sim/gpu/tma):
+//  - the box lands in shared memory packed, dimension 0 innermost, ceil(boxDim[i] / elementStrides[i])
+//    elements per dimension; the mbarrier's transaction count is all of those bytes, out-of-bounds
+//    elements included (a box wholly outside the tensor still counts in full);
+//  - swizzling XORs the 16-byte chunk index (address bits 4..6) with address bits 7..9 of the
+//    SHARED-MEMORY ADDRESS (CUTLASS Swizzle<1|2|3,4,3>), so a destination that is not aligned to the
+//    pattern's repeat (256/512/1024 bytes) starts mid-pattern; that is not a fault;
+//  - out-of-bounds elements read as zeros, or with the NaN request as the 16-bit pattern 0x7FF7
+//    repeated (0x7FF77FF7 for f32); a store or reduction skips them;
+//  - faults: a shared address not 128-byte aligned ("misaligned address", as the PTX ISA requires), a box whose innermost
+//    start coordinate is not a multiple of 16 bytes ("illegal instruction"), and a store or reduction
+//    with a negative coordinate ("illegal instruction").
+import type { DType } from './dtypes';
+import { load, store } from './dtypes';
+import type { Buffer, Pointer } from './memory';
+import { type TensorMapSpec, type TensorMapSwizzle, tensorMapDType, tensorMapElementSize } from './tensor-map';
+
+/** The reduction of `cp.reduce.async.bulk.tensor`. */
+export const TENSOR_REDUCE_OPS = ['add', 'min', 'max', 'inc', 'dec', 'and', 'or', 'xor'] as const;
+export type TensorReduceOp = (typeof TENSOR_REDUCE_OPS)[number];
+
+/** The element types each reduction accepts (PTX ISA, cp.reduce.async.bulk.tensor). */
+const REDUCE_TYPES: Record<TensorReduceOp, readonly string[]> = {
+  add: ['u32', 's32', 'u64', 'f32', 'f16', 'bf16'],
+  min: ['u32', 's32', 'u64', 's64', 'f16', 'bf16'],
+  max: ['u32', 's32', 'u64', 's64', 'f16', 'bf16'],
+  inc: ['u32'],
+  dec: ['u32'],
+  and: ['u32', 's32', 'u64', 's64'],
+  or: ['u32', 's32', 'u64', 's64'],
+  xor: ['u32', 's32', 'u64', 's64'],
+};
+
+/** Byte ranges `[offset, length]` of one buffer. */
+export type ByteRanges = [number, number][];
+
+/**
+ * The shared-memory address a byte at `addr` lands at under `swizzle`: the 16-byte chunk index
+ * (bits 4..6) XORed with bits 7..9 of the address, 1, 2 or 3 bits of it for 32B, 64B, 128B.
+ */
+export function swizzleAddress(addr: number, swizzle: TensorMapSwizzle): number {
+  if (swizzle === 0) return addr;
+  const mask = swizzle === 32 ? 1 : swizzle === 64 ? 3 : 7;
+  return addr ^ (((addr >>> 7) & mask) << 4);
+}
+
+/** Elements per dimension of the box as it lands in shared memory: ceil(boxDim / elementStrides). */
+export function boxExtent(map: TensorMapSpec): number[] {
+  return map.box.map((b, i) => Math.ceil(b / map.elementStrides[i]));
+}
+
+/** Bytes of the box in shared memory: what a load completes on its mbarrier, out-of-bounds elements included. */
+export function tensorBoxBytes(map: TensorMapSpec): number {
+  return boxExtent(map).reduce((a, b) => a * b, 1) * tensorMapElementSize(map.dtype);
+}
+
+/**
+ * Why the GPU faults on this copy, or undefined: `sharedAddr` is the shared-memory window address of
+ * the box in shared memory, `coords` the box's start (signed elements, innermost first).
+ */
+export function tensorCopyFault(map: TensorMapSpec, coords: readonly number[], sharedAddr: number, direction: 'load' | 'store' | 'reduce'): string | undefined {
+  const rank = map.dims.length;
+  if (coords.length !== rank) return `${coords.length} coordinate(s) for a rank-${rank} tensor map`;
+  if (map.interleave !== 0) return 'interleaved tensor maps';
+  if (sharedAddr % 128 !== 0) return `misaligned address: the shared-memory address ${sharedAddr} is not 128-byte aligned`;
+  const es = tensorMapElementSize(map.dtype);
+  if ((coords[0] * es) % 16 !== 0)
+    return `illegal instruction: the box's innermost start coordinate ${coords[0]} is ${coords[0] * es} bytes into the row, not a multiple of 16 bytes`;
+  if (direction !== 'load' && coords.some((c) => c < 0)) return `illegal instruction: a ${direction} at negative coordinates {${coords.join(', ')}}`;
+  return undefined;
+}
+
+/** Visits every element of the box: its byte offset in shared memory (unswizzled) and its global byte offset, or -1 when out of bounds. */
+function walkBox(map: TensorMapSpec, coords: readonly number[], visit: (smemOffset: number, globalOffset: number) => void): void {
+  const rank = map.dims.length;
+  const n = boxExtent(map);
+  const es = tensorMapElementSize(map.dtype);
+  const strides = [es, ...map.strides];
+  const k = new Array<number>(rank).fill(0);
+  const total = n.reduce((a, b) => a * b, 1);
+  for (let lin = 0; lin < total; lin++) {
+    let g = map.global.offset;
+    let inside = true;
+    for (let i = 0; i < rank; i++) {
+      const c = coords[i] + k[i] * map.elementStrides[i];
+      if (c < 0 || c >= map.dims[i]) inside = false;
+      g += c * strides[i];
+    }
+    visit(lin * es, inside ? g : -1);
+    for (let i = 0; i < rank; i++) {
+      if (++k[i] < n[i]) break;
+      k[i] = 0;
+    }
+  }
+}
+
+/** Shared-memory byte ranges of the box (swizzled), merged. */
+function sharedRanges(map: TensorMapSpec, base: number, sharedAddr: number): ByteRanges {
+  const es = tensorMapElementSize(map.dtype);
+  const bytes = tensorBoxBytes(map);
+  // The swizzle permutes 16-byte chunks within 128-byte rows: whole rows map onto themselves.
+  if (map.swizzle === 0 || (sharedAddr % 128 === 0 && bytes % 128 === 0)) return [[base, bytes]];
+  const offsets: number[] = [];
+  for (let o = 0; o < bytes; o += es) offsets.push(swizzleAddress(sharedAddr + o, map.swizzle) - sharedAddr + base);
+  offsets.sort((a, b) => a - b);
+  const out: ByteRanges = [];
+  for (const o of offsets) {
+    const last = out[out.length - 1];
+    if (last && last[0] + last[1] === o) last[1] += es;
+    else out.push([o, es]);
+  }
+  return out;
+}
+
+/** Out-of-bounds bytes for `oobFill = nan`: the 16-bit pattern 0x7FF7, little-endian (0x7FF77FF7 as f32). */
+const NAN_FILL = [0xf7, 0x7f];
+
+/**
+ * A tile-mode load: the box at `coords` into shared memory at `dst` (window address `sharedAddr`),
+ * swizzled. Returns the shared ranges written and the global ranges read.
+ */
+export function loadTensorBox(map: TensorMapSpec, coords: readonly number[], dst: Pointer, sharedAddr: number): { written: ByteRanges; read: ByteRanges } {
+  const es = tensorMapElementSize(map.dtype);
+  const src = map.global.buf;
+  const nan = map.oobFill === 'nan';
+  const read: ByteRanges = [];
+  checkShared(dst, sharedAddr, map);
+  walkBox(map, coords, (s, g) => {
+    const at = swizzleAddress(sharedAddr + s, map.swizzle) - sharedAddr + dst.offset;
+    if (g >= 0) {
+      checkGlobal(src, g, es);
+      dst.buf.bytes.set(src.bytes.subarray(g, g + es), at);
+      addRange(read, g, es);
+    } else for (let b = 0; b < es; b++) dst.buf.bytes[at + b] = nan ? NAN_FILL[b & 1] : 0;
+  });
+  return { written: sharedRanges(map, dst.offset, sharedAddr), read };
+}
+
+/**
+ * A tile-mode store (`op` undefined) or reduction from shared memory at `src` (window address
+ * `sharedAddr`) to the box at `coords`; elements outside the tensor are skipped. Returns the shared
+ * ranges read and the global ranges written.
+ */
+export function storeTensorBox(map: TensorMapSpec, coords: readonly number[], src: Pointer, sharedAddr: number, op?: TensorReduceOp): { read: ByteRanges; written: ByteRanges } {
+  const es = tensorMapElementSize(map.dtype);
+  const dst = map.global.buf;
+  const written: ByteRanges = [];
+  checkShared(src, sharedAddr, map);
+  const combine = op ? reducer(map, op) : undefined;
+  walkBox(map, coords, (s, g) => {
+    if (g < 0) return;
+    checkGlobal(dst, g, es);
+    const at = swizzleAddress(sharedAddr + s, map.swizzle) - sharedAddr + src.offset;
+    if (combine) combine(dst, g, src.buf, at);
+    else dst.bytes.set(src.buf.bytes.subarray(at, at + es), g);
+    addRange(written, g, es);
+  });
+  return { read: sharedRanges(map, src.offset, sharedAddr), written };
+}
+
+/** Why `op` cannot reduce elements of the map's type (the ISA's table), or undefined. */
+export function reduceTypeError(map: TensorMapSpec, op: TensorReduceOp): string | undefined {
+  const t = tensorMapDType(map.dtype);
+  return REDUCE_TYPES[op].includes(t) ? undefined : `.${op} does not reduce ${map.dtype} elements (it takes ${REDUCE_TYPES[op].join(', ')})`;
+}
+
+/** `global[g] = global[g] op shared[s]` for one element. */
+function reducer(map: TensorMapSpec, op: TensorReduceOp): (g: Buffer, go: number, s: Buffer, so: number) => void {
+  const bad = reduceTypeError(map, op);
+  if (bad) throw new Error(bad);
+  const dt: DType = tensorMapDType(map.dtype);
+  if (dt === 'u64' || dt === 's64') {
+    const get = (v: DataView, o: number) => (dt === 'u64' ? v.getBigUint64(o, true) : v.getBigInt64(o, true));
+    const set = (v: DataView, o: number, x: bigint) => (dt === 'u64' ? v.setBigUint64(o, BigInt.asUintN(64, x), true) : v.setBigInt64(o, BigInt.asIntN(64, x), true));
+    const fn: (a: bigint, b: bigint) => bigint =
+      op === 'add' ? (a, b) => a + b : op === 'min' ? (a, b) => (a < b ? a : b) : op === 'max' ? (a, b) => (a > b ? a : b) : op === 'and' ? (a, b) => a & b : op === 'or' ? (a, b) => a | b : (a, b) => a ^ b;
+    return (g, go, s, so) => set(g.view, go, fn(get(g.view, go), get(s.view, so)));
+  }
+  const u32 = dt === 'u32';
+  const fn: (a: number, b: number) => number =
+    op === 'add'
+      ? (a, b) => a + b
+      : op === 'min'
+        ? (a, b) => Math.min(a, b)
+        : op === 'max'
+          ? (a, b) => Math.max(a, b)
+          : op === 'inc'
+            ? (a, b) => (a >= b ? 0 : a + 1)
+            : op === 'dec'
+              ? (a, b) => (a === 0 || a > b ? b : a - 1)
+              : op === 'and'
+                ? (a, b) => a & b
+                : op === 'or'
+                  ? (a, b) => a | b
+                  : (a, b) => a ^ b;
+  const wrap = u32 ? (x: number) => x >>> 0 : dt === 's32' ? (x: number) => x | 0 : (x: number) => x;
+  // Floating-point adds round once to the element type (store coerces f32/f16/bf16).
+  return (g, go, s, so) => store(g.view, go, dt, wrap(fn(load(g.view, go, dt), load(s.view, so, dt))));
+}
+
+function addRange(r: ByteRanges, off: number, len: number): void {
+  const last = r[r.length - 1];
+  if (last && last[0] + last[1] === off) last[1] += len;
+  else r.push([off, len]);
+}
+
+function checkShared(p: Pointer, sharedAddr: number, map: TensorMapSpec): void {
+  for (const [o, n] of sharedRanges(map, p.offset, sharedAddr))
+    if (o < 0 || o + n > p.buf.size) throw new RangeError(`the box's ${tensorBoxBytes(map)} bytes at byte ${p.offset} of '${p.buf.name}' run past its end (${p.buf.size} bytes)`);
+}
+
+function checkGlobal(b: Buffer, off: number, n: number): void {
+  if (off < 0 || off + n > b.size) throw new RangeError(`the tensor map reaches byte ${off}..${off + n - 1} of '${b.name}', outside its ${b.size} bytes (globalDim/globalStrides larger than the buffer)`);
+}

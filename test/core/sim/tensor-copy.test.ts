@@ -1,0 +1,223 @@
+// Tensor maps and tensor TMA, below the kernel level: the `tensormap(…)` SPEC parser and its errors,
+// the driver's validation compared with what cuTensorMapEncodeTiled answered on an H200
+// (test/fixtures/sim/gpu/tma/encode-probe), the swizzle function, and the engine's box walk, fills,
+// reductions and faults. Whole kernels are checked against the GPU in fidelity.test.ts.
+import { readFileSync } from 'node:fs';
+import * as path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { materialize, parseArg, tensorMapOf } from '../../../core/sim/args';
+import { Buffer } from '../../../core/sim/memory';
+import type { ArgSpec } from '../../../core/sim/run';
+import { loadTensorBox, storeTensorBox, swizzleAddress, tensorBoxBytes, tensorCopyFault } from '../../../core/sim/tensor-copy';
+import { readTensorMap, type TensorMapSpec, validateTensorMap, writeTensorMap } from '../../../core/sim/tensor-map';
+
+const buffer = (name: string, bytes = 1 << 16) => new Buffer(1, name, 'global', bytes);
+
+function map(over: Partial<TensorMapSpec> & { offset?: number } = {}): TensorMapSpec {
+  const { offset = 0, ...rest } = over;
+  return {
+    dtype: 'f32',
+    global: { buf: buffer('A'), offset },
+    dims: [64, 64],
+    strides: [256],
+    box: [32, 16],
+    elementStrides: [1, 1],
+    interleave: 0,
+    swizzle: 0,
+    l2Promotion: 0,
+    oobFill: 'zero',
+    ...rest,
+  };
+}
+
+/** Builds the map of `NAME=tensormap(…)` over the buffer `A=SPEC`, or the error message. */
+function build(tm: string, a = 'A=f32[64,64]'): TensorMapSpec | string {
+  try {
+    const spec = parseArg(tm) as Extract<ArgSpec, { kind: 'tensormap' }>;
+    const buf = materialize(parseArg(a) as Extract<ArgSpec, { kind: 'buffer' }>, 1);
+    return tensorMapOf(spec, buf.name === spec.tensor ? buf : undefined);
+  } catch (e) {
+    return (e as Error).message;
+  }
+}
+
+describe('tensormap(…) launch arguments', () => {
+  it('defaults dtype, dims and dense strides from the buffer, innermost first', () => {
+    const m = build('t=tensormap(A, box=[32,16])', 'A=f16[48,128]') as TensorMapSpec;
+    expect(m.dtype).toBe('f16');
+    expect(m.dims).toEqual([128, 48]);
+    expect(m.strides).toEqual([256]);
+    expect(m.elementStrides).toEqual([1, 1]);
+    expect([m.swizzle, m.interleave, m.oobFill]).toEqual([0, 0, 'zero']);
+  });
+
+  it('reads every field', () => {
+    const m = build('t=tensormap(A,dtype=u32,dims=[16,8,2],strides=[64,512],box=[4,4,2],elementStrides=[1,2,1],swizzle=64B,l2=128B,oob=zero)', 'A=u32[2,8,16]') as TensorMapSpec;
+    expect(m).toMatchObject({ dtype: 'u32', dims: [16, 8, 2], strides: [64, 512], box: [4, 4, 2], elementStrides: [1, 2, 1], swizzle: 64, l2Promotion: 128 });
+    expect((build('t=tensormap(A, box=[8,4], swizzle=128B, oob=nan)') as TensorMapSpec).oobFill).toBe('nan');
+  });
+
+  it('names the argument and the field in its errors', () => {
+    expect(build('t=tensormap(A)')).toMatch(/^--arg t=tensormap\(A\): tensormap needs box=\[…\]/);
+    expect(build('t=tensormap(A, box=[32,16], swizle=128B)')).toMatch(/--arg t=.*: tensormap field 'swizle' is not one of dtype, dims/);
+    expect(build('t=tensormap(A, box=[32,16], swizzle=96B)')).toMatch(/field 'swizzle' must be one of none, 32B, 64B, 128B, got 96B/);
+    expect(build('t=tensormap(A, box=[32,x])')).toMatch(/field 'box' must be a list of non-negative integers/);
+    expect(build('t=tensormap(A, box=[32,16], box=[8,8])')).toMatch(/field 'box' is given twice/);
+    expect(build('t=tensormap(A, box=[32,16], dtype=f8)')).toMatch(/dtype 'f8' is not a tensor-map data type/);
+    expect(build('t=tensormap(7, box=[32,16])')).toMatch(/starts with the name of a buffer argument, got '7'/);
+    expect(build('t=tensormap(B, box=[32,16])')).toMatch(/there is no buffer argument 'B'/);
+    expect(build('t=tensormap(A, box=[3,16])')).toMatch(/--arg t=.*: boxDim\[0\] = 3: the inner box extent \(12 bytes\) must be a multiple of 16 bytes/);
+    expect(build('t=tensormap(A, box=[64,16], swizzle=128B)')).toMatch(/boxDim\[0\] = 64: the inner box extent \(256 bytes\) exceeds the 128B swizzle span/);
+    expect(build('t=tensormap(A, box=[32,16], oob=nan)', 'A=u32[64,64]')).toMatch(/oobFill = nan: only floating-point data types/);
+    expect(build('t=tensormap(A, box=[32,16], dims=[64,128])')).toMatch(/the map reaches byte 32767 of 'A', which has 16384 bytes/);
+    expect(build('t=tensormap(A, box=[32,16])', 'A=s8[64,64]')).toMatch(/'A' holds s8, which is not a tensor-map data type; give dtype=/);
+  });
+});
+
+describe("validateTensorMap agrees with the driver's cuTensorMapEncodeTiled (H200)", () => {
+  const recorded = new Map(
+    readFileSync(path.join(__dirname, '../../fixtures/sim/gpu/tma/encode-probe/driver-results.txt'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => [l.slice(0, l.lastIndexOf(':')), Number(l.slice(l.lastIndexOf(':') + 1))] as const),
+  );
+  // The probe's calls (encode_probe.cpp), as TensorMapSpecs.
+  const f16 = { dtype: 'f16' as const };
+  const cases: Record<string, TensorMapSpec> = {
+    'valid f32 64x64 box 32x16': map(),
+    'box0 12 bytes': map({ box: [3, 16] }),
+    'box0 8 bytes f16 (4 elems)': map({ ...f16, strides: [128], box: [4, 16] }),
+    'box1 257': map({ dims: [64, 1024], box: [32, 257] }),
+    'box0 256 elems f32 no swizzle': map({ dims: [512, 64], strides: [2048], box: [256, 2] }),
+    'box0 > dim0': map({ dims: [16, 64], strides: [64] }),
+    'swz128 inner 256B': map({ dims: [128, 64], strides: [512], box: [64, 8], swizzle: 128 }),
+    'swz128 inner 128B': map({ dims: [128, 64], strides: [512], box: [32, 8], swizzle: 128 }),
+    'swz64 inner 128B': map({ dims: [128, 64], strides: [512], box: [32, 8], swizzle: 64 }),
+    'swz32 inner 16B': map({ dims: [128, 64], strides: [512], box: [4, 8], swizzle: 32 }),
+    'global +4': map({ offset: 4 }),
+    'global +16': map({ offset: 16 }),
+    'stride 132': map({ dims: [32, 64], strides: [132] }),
+    'stride 0': map({ dims: [32, 64], strides: [0] }),
+    'stride < row bytes': map({ strides: [128] }),
+    'oob nan u32': map({ dtype: 'u32', oobFill: 'nan' }),
+    'oob nan f16': map({ ...f16, strides: [128], oobFill: 'nan' }),
+    'elementStride 9': map({ elementStrides: [1, 9] }),
+    'elementStride 8': map({ elementStrides: [1, 8] }),
+    'elementStride0 2 box 8 f32': map({ box: [8, 16], elementStrides: [2, 1] }),
+    'elementStride0 3 box 8 f32': map({ box: [8, 16], elementStrides: [3, 1] }),
+    'elementStride > box': map({ box: [32, 4], elementStrides: [1, 8] }),
+    'dims 0': map({ dims: [0, 64] }),
+    'rank 6': map({ dims: [4, 4, 4, 4, 4, 4], strides: [16, 64, 256, 1024, 4096], box: [4, 4, 4, 4, 4, 4], elementStrides: [1, 1, 1, 1, 1, 1] }),
+    'rank 1': map({ dims: [64], strides: [], box: [32], elementStrides: [1] }),
+    'interleave32 swz none rank3': map({ dims: [8, 8, 8], strides: [32, 256], box: [8, 8, 8], elementStrides: [1, 1, 1], interleave: 32 }),
+    'interleave32 swz32 rank3': map({ dims: [8, 8, 8], strides: [32, 256], box: [8, 8, 8], elementStrides: [1, 1, 1], interleave: 32, swizzle: 32 }),
+    'interleave16 rank2': map({ dims: [8, 8], strides: [32], box: [8, 8], interleave: 16 }),
+    'stride 2^40': map({ dims: [64, 2], strides: [2 ** 40], box: [32, 2] }),
+    'dims 2^32': map({ dtype: 'u8', dims: [2 ** 32], strides: [], box: [16], elementStrides: [1] }),
+    'dims 2^32+1': map({ dtype: 'u8', dims: [2 ** 32 + 1], strides: [], box: [16], elementStrides: [1] }),
+  };
+
+  it('covers every recorded case but the null address (no buffer is null in the simulator)', () => {
+    expect([...recorded.keys()].filter((k) => !(k in cases))).toEqual(['null global']);
+  });
+  for (const [name, spec] of Object.entries(cases))
+    it(`${name}: driver ${recorded.get(name) === 0 ? 'accepts' : 'rejects'}`, () => {
+      const problem = validateTensorMap(spec);
+      expect(problem === undefined, problem ?? 'accepted').toBe(recorded.get(name) === 0);
+    });
+});
+
+describe('the 128-byte encoding', () => {
+  it('round-trips, so a byte copy of the struct is a copy of the map', () => {
+    const m = map({ dtype: 'bf16', dims: [40, 10], strides: [128], box: [16, 2], swizzle: 32, oobFill: 'nan', offset: 32 });
+    const param = new Buffer(2, 'tmap', 'const', 128);
+    writeTensorMap(param, 0, m);
+    const copy = new Buffer(3, 'copy', 'local', 256);
+    copy.bytes.set(param.bytes, 64);
+    const back = readTensorMap(copy, 64, (id) => (id === m.global.buf.id ? m.global.buf : undefined));
+    expect(back).toEqual(m);
+    expect(readTensorMap(copy, 0, () => undefined)).toMatch(/are not a tensor map/);
+  });
+});
+
+describe('swizzle', () => {
+  it("XORs the 16-byte chunk index with the address's bits 7.. (CUTLASS Swizzle<1|2|3,4,3>)", () => {
+    expect(swizzleAddress(0x80, 128)).toBe(0x90);
+    expect(swizzleAddress(0x3f4, 128)).toBe(0x384);
+    expect(swizzleAddress(0x3f4, 64)).toBe(0x3c4);
+    expect(swizzleAddress(0x3f4, 32)).toBe(0x3e4);
+    expect(swizzleAddress(0x3f4, 0)).toBe(0x3f4);
+  });
+
+  it('permutes 16-byte chunks within each 128-byte row and repeats every 256/512/1024 bytes', () => {
+    for (const [span, repeat] of [[32, 256], [64, 512], [128, 1024]] as const) {
+      for (let a = 0; a < 4096; a++) {
+        const s = swizzleAddress(a, span);
+        expect(s & ~0x70, `${span}B at ${a}`).toBe(a & ~0x70);
+        expect(swizzleAddress(a + repeat, span)).toBe(s + repeat);
+      }
+      const row = Array.from({ length: 8 }, (_, c) => swizzleAddress((repeat - 128) + c * 16, span) >> 4);
+      expect(new Set(row).size).toBe(8);
+    }
+  });
+});
+
+describe('the tensor-copy engine', () => {
+  const shared = (bytes: number) => new Buffer(9, 'tile', 'shared', bytes, 0);
+  const u32Tensor = (words: number) => {
+    const b = buffer('A', words * 4);
+    for (let i = 0; i < words; i++) b.view.setUint32(i * 4, i, true);
+    return b;
+  };
+
+  it('loads ceil(box/elementStrides) elements per dimension, packed, and counts them all', () => {
+    const a = u32Tensor(6 * 8 * 16);
+    const m = map({ dtype: 'u32', global: { buf: a, offset: 0 }, dims: [16, 8, 6], strides: [64, 512], box: [4, 4, 6], elementStrides: [1, 2, 3] });
+    expect(tensorBoxBytes(m)).toBe(64);
+    const dst = shared(64);
+    loadTensorBox(m, [4, 3, 0], { buf: dst, offset: 0 }, 1024);
+    const got = Array.from({ length: 16 }, (_, i) => dst.view.getUint32(i * 4, true));
+    expect(got).toEqual([52, 53, 54, 55, 84, 85, 86, 87, 436, 437, 438, 439, 468, 469, 470, 471]);
+  });
+
+  it('fills out-of-bounds elements with zeros or 0x7FF7 halfwords, and a store skips them', () => {
+    const a = u32Tensor(4 * 8);
+    const m = map({ dtype: 'f32', global: { buf: a, offset: 0 }, dims: [8, 4], strides: [32], box: [4, 2] });
+    const dst = shared(32);
+    loadTensorBox({ ...m, oobFill: 'nan' }, [4, 3], { buf: dst, offset: 0 }, 2048);
+    const words = Array.from({ length: 8 }, (_, i) => dst.view.getUint32(i * 4, true));
+    expect(words).toEqual([28, 29, 30, 31, 0x7ff77ff7, 0x7ff77ff7, 0x7ff77ff7, 0x7ff77ff7]);
+    loadTensorBox(m, [4, 3], { buf: dst, offset: 0 }, 2048);
+    expect(dst.view.getUint32(16, true)).toBe(0);
+    for (let i = 0; i < 8; i++) dst.view.setUint32(i * 4, 1000 + i, true);
+    const { written } = storeTensorBox(m, [4, 3], { buf: dst, offset: 0 }, 2048);
+    expect(written).toEqual([[(3 * 8 + 4) * 4, 16]]);
+    expect(Array.from({ length: 4 }, (_, i) => a.view.getUint32((28 + i) * 4, true))).toEqual([1000, 1001, 1002, 1003]);
+  });
+
+  it('reduces with the ISA semantics of each operation', () => {
+    const run = (op: 'inc' | 'dec' | 'min' | 'xor', old: number[], src: number[], dtype: 'u32' | 's32' = 'u32') => {
+      const g = buffer('G', 16);
+      old.forEach((v, i) => (dtype === 'u32' ? g.view.setUint32(i * 4, v, true) : g.view.setInt32(i * 4, v, true)));
+      const s = shared(16);
+      src.forEach((v, i) => (dtype === 'u32' ? s.view.setUint32(i * 4, v, true) : s.view.setInt32(i * 4, v, true)));
+      storeTensorBox(map({ dtype, global: { buf: g, offset: 0 }, dims: [4], strides: [], box: [4], elementStrides: [1] }), [0], { buf: s, offset: 0 }, 1024, op);
+      return Array.from({ length: 4 }, (_, i) => (dtype === 'u32' ? g.view.getUint32(i * 4, true) : g.view.getInt32(i * 4, true)));
+    };
+    expect(run('inc', [0, 4, 5, 9], [5, 5, 5, 5])).toEqual([1, 5, 0, 0]);
+    expect(run('dec', [0, 4, 5, 9], [5, 5, 5, 5])).toEqual([5, 3, 4, 5]);
+    expect(run('min', [-3, 4, 0, 9], [2, -8, 0, 10], 's32')).toEqual([-3, -8, 0, 9]);
+    expect(run('xor', [0xf0f0f0f0, 1, 2, 3], [0xffffffff, 1, 1, 1])).toEqual([0x0f0f0f0f, 0, 3, 2]);
+    expect(() => run('inc', [0, 0, 0, 0], [1, 1, 1, 1], 's32')).toThrow(/\.inc does not reduce s32 elements/);
+  });
+
+  it('faults where the H200 faulted', () => {
+    const m = map();
+    expect(tensorCopyFault(m, [0, 0], 1024 + 16, 'load')).toMatch(/misaligned address: .* not 128-byte aligned/);
+    expect(tensorCopyFault(m, [2, 0], 1024, 'load')).toMatch(/illegal instruction: .*start coordinate 2 is 8 bytes/);
+    expect(tensorCopyFault(m, [-4, 0], 1024, 'load')).toBeUndefined();
+    expect(tensorCopyFault(m, [-4, -2], 1024, 'store')).toMatch(/illegal instruction: a store at negative coordinates/);
+    expect(tensorCopyFault(m, [0], 1024, 'load')).toMatch(/1 coordinate\(s\) for a rank-2 tensor map/);
+    expect(tensorCopyFault(m, [8, 70], 1024 + 128, 'load')).toBeUndefined();
+  });
+});
