@@ -6,6 +6,8 @@ import type { FrontEnd, LanguageDocument } from './lang/language';
 import type { ProjectServices } from './project/services';
 import { offsetAt } from './lang/text-offsets';
 import { LANGUAGES, languageForPath } from './languages';
+import { mergeRuleSettings } from './rule-settings';
+import { applySuppressions } from './suppressions';
 
 export { languageForPath, offsetAt };
 
@@ -101,7 +103,12 @@ export class EngineDocument {
     const generation = this.project?.generation ?? 0;
     const context = this.path ? this.project?.contextFor?.(this.path) : undefined;
     if (this.cached && this.cached.options === options && this.cached.generation === generation && this.cached.context === context) return this.cached.result;
-    const result = this.document.analyze(options);
+    // The project's .phaseflip.json sets rule severities under the caller's (the editor's settings, --rule).
+    const config = this.path ? this.project?.projectConfig?.(this.path) : undefined;
+    const effective = config && Object.keys(config.rules).length ? { ...options, rules: mergeRuleSettings(config.rules, options.rules ?? {}) } : options;
+    const analysed = this.document.analyze(effective);
+    const findings = applySuppressions({ findings: analysed.findings, text: this.document.text, path: this.path, readFile: (file) => this.project?.readFile(file), options: effective });
+    const result = findings.length === analysed.findings.length && findings.every((f, i) => f === analysed.findings[i]) ? analysed : { ...analysed, findings };
     this.cached = { options, generation, context, result };
     this.last = result;
     return result;

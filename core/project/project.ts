@@ -4,7 +4,8 @@
 // telling it when open documents change and when files or settings change on disk.
 import * as fs from 'node:fs';
 import { readRegularText } from './bounded-read';
-import { type ExplicitFlags, clearCompileFlagsCache, flagsForFile } from './compile-flags';
+import { type ExplicitFlags, clearCompileFlagsCache, flagsForFile, projectConfigFor } from './compile-flags';
+import type { ProjectConfig } from './config-file';
 import type { ProjectServices, UnitFlags } from './services';
 
 export interface ProjectOptions {
@@ -75,6 +76,10 @@ export class Project implements ProjectServices {
       this.flags.set(key, flags);
     }
     return flags;
+  }
+
+  projectConfig(file: string): ProjectConfig | undefined {
+    return projectConfigFor(file);
   }
 
   noteInclusions(main: string, files: readonly string[]): void {
