@@ -6,6 +6,7 @@ import type { FrontEnd, LanguageDocument } from './lang/language';
 import type { ProjectServices } from './project/services';
 import { offsetAt } from './lang/text-offsets';
 import { LANGUAGES, languageForPath } from './languages';
+import { isSourceFile } from './project/project';
 import { mergeRuleSettings } from './rule-settings';
 import { applySuppressions } from './suppressions';
 
@@ -107,7 +108,9 @@ export class EngineDocument {
     const config = this.path ? this.project?.projectConfig?.(this.path) : undefined;
     const effective = config && Object.keys(config.rules).length ? { ...options, rules: mergeRuleSettings(config.rules, options.rules ?? {}) } : options;
     const analysed = this.document.analyze(effective);
-    const findings = applySuppressions({ findings: analysed.findings, text: this.document.text, path: this.path, readFile: (file) => this.project?.readFile(file), options: effective });
+    // A header's directives may serve another file that includes it: only a translation unit's own file reports unused ones.
+    const reportUnused = this.path === undefined || isSourceFile(this.path);
+    const findings = applySuppressions({ findings: analysed.findings, text: this.document.text, path: this.path, readFile: (file) => this.project?.readFile(file), options: effective, reportUnused });
     const result = findings.length === analysed.findings.length && findings.every((f, i) => f === analysed.findings[i]) ? analysed : { ...analysed, findings };
     this.cached = { options, generation, context, result };
     this.last = result;

@@ -131,12 +131,17 @@ export interface SuppressionInput {
   /** The current text of another file of the translation unit (a header), for the directives in it. */
   readFile?: (file: string) => string | undefined;
   options?: LintOptions;
+  /**
+   * Whether the document's directives that suppress nothing are reported (PF000): true for a translation unit's
+   * own file; false for a header, whose directives may serve another file that includes it.
+   */
+  reportUnused?: boolean;
 }
 
 /**
  * The findings no directive suppresses, followed by the findings about the document's own directives:
- * a code that suppressed nothing (PF000) and a directive without a reason (PF001). Directives in headers
- * suppress the header's findings, but are not checked for use: another translation unit may need them.
+ * a code that suppressed nothing (PF000, unless `reportUnused` is false) and a directive without a reason
+ * (PF001). Directives in the headers of the translation unit suppress the headers' findings.
  */
 export function applySuppressions(input: SuppressionInput): Finding[] {
   const own = parseSuppressions(input.text);
@@ -173,7 +178,7 @@ export function applySuppressions(input: SuppressionInput): Finding[] {
   }
   const severity = (meta: DirectiveRuleMeta | { id: string; code: string; defaultSeverity: Severity }): Severity | 'off' =>
     input.options?.rules?.[meta.id] ?? input.options?.rules?.[meta.code] ?? meta.defaultSeverity;
-  const unusedSeverity = severity(UNUSED_SUPPRESSION);
+  const unusedSeverity = input.reportUnused === false ? 'off' : severity(UNUSED_SUPPRESSION);
   const reasonSeverity = severity(SUPPRESSION_WITHOUT_REASON);
   const reports: Finding[] = [];
   for (const d of own) {

@@ -25,6 +25,8 @@ import {
   type InitializeParams,
   type InlineValue,
   type InlineValueParams,
+  MessageType,
+  ShowMessageNotification,
   InlineValueVariableLookup,
   type ServerCapabilities,
   type SymbolInformation,
@@ -44,6 +46,7 @@ import {
   findingKey,
   headerHoldsCode,
   inlineValueNames,
+  isExcludedByConfig,
   languageForHeader,
   languageForPath,
   launchTemplates,
@@ -153,6 +156,8 @@ export class PhaseflipServer {
   private readonly foreign = new Map<string, Map<string, Finding[]>>();
   private settings: Settings;
   private lintOptions: LintOptions;
+  /** The problems last reported for each `.phaseflip.json`: a file's problems are shown once, again when they change. */
+  private readonly configProblems = new Map<string, string>();
   private readonly pullConfiguration: boolean;
   private readonly registerConfiguration: boolean;
   private readonly hierarchicalSymbols: boolean;
@@ -426,6 +431,17 @@ export class PhaseflipServer {
   private lint(doc: TrackedDocument): void {
     if (this.documents.get(doc.uri) !== doc) return;
     const version = doc.version;
+    // The project's .phaseflip.json: its problems are shown to the user; a file it excludes gets no diagnostics
+    // (hovers and symbols still answer).
+    const config = doc.path ? this.project.projectConfig(doc.path) : undefined;
+    if (config) this.showConfigProblems(config.file, config.problems);
+    if (config && doc.path && isExcludedByConfig(doc.path, config)) {
+      doc.findings = [];
+      doc.findingsVersion = version;
+      this.setForeign(doc, new Map());
+      this.publish(doc, []);
+      return;
+    }
     let result: AnalysisResult = { findings: [], syntaxProblems: [], symbols: [] };
     const started = performance.now();
     try {
@@ -633,6 +649,17 @@ export class PhaseflipServer {
     if (doc.lastError === message) return;
     doc.lastError = message;
     this.error(message);
+  }
+
+  /** Shows what is wrong with a `.phaseflip.json` (unknown keys, wrong types) once per version of its problems. */
+  private showConfigProblems(file: string, problems: readonly string[]): void {
+    const key = problems.join('\n');
+    if ((this.configProblems.get(file) ?? '') === key) return;
+    this.configProblems.set(file, key);
+    if (!problems.length) return;
+    for (const p of problems) this.warn(p);
+    const more = problems.length > 1 ? ` (and ${problems.length - 1} more problem${problems.length > 2 ? 's' : ''}: see the Phaseflip output)` : '';
+    void this.connection.sendNotification(ShowMessageNotification.type, { type: MessageType.Warning, message: `Phaseflip: ${problems[0]}${more}` }).catch((e: unknown) => this.error(`window/showMessage failed: ${describe(e)}`));
   }
 
   private warn(message: string): void {

@@ -141,9 +141,9 @@ export class Project implements ProjectServices {
   }
 }
 
-/** Whether a file is compiled as a translation unit of its own (a source); anything else is a header. */
+/** Whether a file is compiled as a translation unit of its own (a source, a Croqtile program); anything else is a header. */
 export function isSourceFile(file: string): boolean {
-  return /\.(cu|cpp|cc|cxx|c)$/i.test(file);
+  return /\.(cu|cpp|cc|cxx|c|co)$/i.test(file);
 }
 
 /** How good a translation unit's main file is as a header's context: a source, then a header nothing is known to include. */

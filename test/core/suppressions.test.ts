@@ -154,6 +154,17 @@ __global__ void consumer(float* out) {
     expect(await analyse(fileWide)).toEqual([]);
   });
 
+  it('a header analysed as the document does not call its directives unused: a file including it may need them', async () => {
+    const text = `// phaseflip-ignore-file PF103: reviewed\n${HEADER}`;
+    writeFileSync(path.join(dir, 'barrier.cuh'), text);
+    const engine = await loadEngine({ project: new Project() });
+    const findings = engine.analyze(text, 'cuda', {}, path.join(dir, 'barrier.cuh')).findings;
+    expect(findings.filter((f) => f.code === 'PF000')).toEqual([]);
+    // The same directive in a source file that has no such finding is reported.
+    const source = engine.analyze(text, 'cuda', {}, path.join(dir, 'alone.cu')).findings;
+    expect(source.map((f) => f.code)).toContain('PF000');
+  });
+
   it("a directive in the including file does not reach the header's findings, and is reported there as unused", async () => {
     const kernel = `// phaseflip-ignore-file PF103: not here\n${KERNEL}`;
     const findings = await analyse(HEADER, kernel);
