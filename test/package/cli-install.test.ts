@@ -34,7 +34,7 @@ describe.skipIf(skipReason !== undefined)('npm pack, then npm install -g of the 
     symlinkSync(path.join(ROOT, 'node_modules'), path.join(copy, 'node_modules'), 'dir');
     const cache = path.join(dir, 'npm-cache');
     const env = { ...process.env, npm_config_cache: cache, npm_config_update_notifier: 'false' };
-    // The build that `prepack` runs, run here: npm may be configured to ignore scripts.
+    // Built first, as the README says: the repository's .npmrc sets ignore-scripts, so npm pack runs no build.
     execFileSync(process.execPath, ['scripts/build.mjs'], { cwd: copy, stdio: 'pipe', timeout: 120_000 });
     const packed = JSON.parse(execFileSync(npm, ['pack', '--json', '--ignore-scripts', '--pack-destination', dir], { cwd: copy, env, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], timeout: 170_000 })) as { filename: string; files: { path: string }[] }[];
     tgz = path.join(dir, packed[0]!.filename);
