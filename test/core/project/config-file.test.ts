@@ -168,3 +168,48 @@ describe('.phaseflip.json: layered under the command line and the settings', () 
     });
   });
 });
+
+describe('.phaseflip.json: findings located in an excluded header', () => {
+  const HEADER = `#pragma once
+#include <cstdint>
+__device__ __forceinline__ void pf_wait(uint64_t* bar, unsigned parity) {
+  asm volatile("{\\n .reg .pred p;\\n W:\\n mbarrier.try_wait.parity.shared::cta.b64 p, [%0], %1;\\n @!p bra W;\\n }" :: "r"((unsigned)__cvta_generic_to_shared(bar)), "r"(parity));
+}
+__device__ __forceinline__ void pf_arrive(uint64_t* bar) {
+  asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];" :: "r"((unsigned)__cvta_generic_to_shared(bar)));
+}
+__device__ __forceinline__ void pf_init(uint64_t* bar, unsigned count) {
+  asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" :: "r"((unsigned)__cvta_generic_to_shared(bar)), "r"(count));
+}
+__device__ void pf_consume(uint64_t* full, int iters) {
+  unsigned phase = 0;
+  for (int i = 0; i < iters; ++i) {
+    if (threadIdx.x == 0) pf_arrive(full);
+    pf_wait(full, phase);
+  }
+}
+`;
+  const KERNEL = `#include "vendor/barrier.cuh"
+__global__ void consumer(float* out) {
+  __shared__ uint64_t full;
+  if (threadIdx.x == 0) pf_init(&full, 1);
+  __syncthreads();
+  pf_consume(&full, 8);
+}
+`;
+  const dir = mkdtempSync(path.join(tmpdir(), 'pf-config-exclude-'));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('are dropped, like clang-tidy\'s header filter; without the pattern they are reported', async () => {
+    const { mkdirSync } = await import('node:fs');
+    mkdirSync(path.join(dir, 'vendor'));
+    writeFileSync(path.join(dir, 'vendor', 'barrier.cuh'), HEADER);
+    writeFileSync(path.join(dir, 'k.cu'), KERNEL);
+    const engine = await loadEngine({ project: new Project() });
+    const file = path.join(dir, 'k.cu');
+    expect(engine.analyze(KERNEL, 'cuda', {}, file).findings.map((f) => [f.code, f.range.file])).toEqual([['PF103', path.join(dir, 'vendor', 'barrier.cuh')]]);
+    writeFileSync(path.join(dir, '.phaseflip.json'), JSON.stringify({ exclude: ['vendor/'] }));
+    clearCompileFlagsCache();
+    expect(engine.analyze(KERNEL, 'cuda', {}, file).findings).toEqual([]);
+  });
+});
