@@ -79,7 +79,7 @@ JSON output (--json): one object, keys in this order:
   status      how the run ended (also the text output's first word):
               "completed"
               the kernel's own failures (exit 1): "deadlock" | "misuse" | "race" | "fault"
-                (an out-of-bounds access) | "step-limit"
+                (out of bounds, __trap(), a null pointer, ...) | "step-limit"
               the simulator could not run it (exit 2): "unsupported" (a construct the simulator
                 does not model) | "bad-input" (the file, kernel, launch or inputs are wrong) |
                 "error" (an internal simulator error)
@@ -424,10 +424,16 @@ function failedRun(message: string): SimulateResult {
 /** How a run ended, as --json's `status` and the text's status line say it. */
 export type Outcome = 'completed' | 'deadlock' | 'misuse' | 'race' | 'fault' | 'step-limit' | 'unsupported' | 'bad-input' | 'error';
 
-/** The outcome of a finished run: the machine's `error` status split into the kernel's fault, an unsupported construct and our own error. */
+/**
+ * The outcome of a finished run: the machine's `error` status split into the kernel's own fault (an out-of-bounds
+ * access, `__trap()`, a null pointer, a division by zero, a misaligned barrier: what would fault on the GPU), an
+ * unsupported construct, and an internal simulator error (which the machine's reports word as such).
+ */
 export function outcomeOf(result: Pick<SimulateResult, 'status' | 'report'>): Outcome {
   if (result.status !== 'error') return result.status;
-  return result.report?.kind === 'oob' ? 'fault' : result.report?.kind === 'unsupported' ? 'unsupported' : 'error';
+  if (result.report?.kind === 'unsupported') return 'unsupported';
+  if (result.report?.kind === 'oob') return 'fault';
+  return !result.report || /^internal simulator error\b/.test(result.report.message) ? 'error' : 'fault';
 }
 
 /** Whether the kernel ran: it completed or failed on its own account, and executed something. */
@@ -437,12 +443,13 @@ function kernelRan(outcome: Outcome, result: SimulateResult): boolean {
 
 /** 0 completed, 1 the kernel is wrong, 2 the simulator could not run it. */
 export function exitCodeFor(result: Pick<SimulateResult, 'status' | 'report'>): number {
-  switch (result.status) {
+  switch (outcomeOf(result)) {
     case 'completed':
       return EXIT_OK;
+    case 'unsupported':
+    case 'bad-input':
     case 'error':
-      // An out-of-bounds access is the kernel's bug; other errors are ours or the input's.
-      return result.report?.kind === 'oob' ? EXIT_FINDINGS : EXIT_ERROR;
+      return EXIT_ERROR;
     default:
       return EXIT_FINDINGS;
   }

@@ -6,7 +6,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { main } from '../../cli/cli';
-import { SIM_HELP, runSim, type SimDeps } from '../../cli/sim';
+import { SIM_HELP, exitCodeFor, outcomeOf, runSim, type SimDeps } from '../../cli/sim';
 import { load } from '../../core/sim/dtypes';
 import { SimError } from '../../core/sim/machine';
 import { Buffer as SimBuffer, checksum } from '../../core/sim/memory';
@@ -302,6 +302,32 @@ describe('errors raised by the simulator before it runs', () => {
     // Thrown while preparing (stderr) or reported by the machine while running (the text result).
     expect(`${stderr}${stdout}`).toMatch(/(^phaseflip: |\n)not supported by the simulator: /);
     expect(`${stderr}${stdout}`).not.toMatch(/internal|\n\s+at /);
+  });
+});
+
+describe('outcomes: the kernel\'s own failures against what the simulator could not do', () => {
+  const ended = (kind: string, message: string) => ({ status: 'error' as const, report: { kind: kind as 'error', message, threads: [] } });
+  it('a trap, a null pointer or an out-of-bounds access is the kernel\'s fault (exit 1); an internal error or an unsupported construct is not (exit 2)', () => {
+    const cases: [ReturnType<typeof ended>, string, number][] = [
+      [ended('error', '__trap() was called: the kernel aborts (warp 0 lane 0, line 3)'), 'fault', 1],
+      [ended('error', 'atomicAdd: null pointer (warp 1 lane 4, line 9)'), 'fault', 1],
+      [ended('oob', 'out-of-bounds global access to out[64]'), 'fault', 1],
+      [ended('error', 'internal simulator error at line 3 (warp 0 lane 0): x is undefined'), 'error', 2],
+      [ended('unsupported', 'not supported by the simulator: texture fetch at line 2'), 'unsupported', 2],
+    ];
+    for (const [result, outcome, code] of cases) expect([outcomeOf(result), exitCodeFor(result)], result.report.message).toEqual([outcome, code]);
+    expect([outcomeOf({ status: 'deadlock' }), exitCodeFor({ status: 'deadlock' })]).toEqual(['deadlock', 1]);
+    expect([outcomeOf({ status: 'completed' }), exitCodeFor({ status: 'completed' })]).toEqual(['completed', 0]);
+  });
+
+  it('the real simulator reports a kernel that calls __trap() as a fault, exit 1, and dumps what it wrote', async () => {
+    writeFileSync(at('trap.cu'), '__global__ void k(float* o) {\n  o[threadIdx.x] = 1.0f;\n  if (threadIdx.x == 3) __trap();\n}\n');
+    let stdout = '';
+    const code = await runSim([at('trap.cu'), '--kernel', 'k', '--grid', '1', '--block', '32', '--arg', 'o=f32[32]', '--json', '--dump', `o=${at('out/trap.npy')}`], { stdout: (s) => void (stdout += s), stderr: () => {} });
+    const json = JSON.parse(stdout) as JsonResult;
+    expect([code, json.status]).toEqual([1, 'fault']);
+    expect(json.message).toMatch(/__trap\(\)/);
+    expect(existsSync(at('out/trap.npy'))).toBe(true);
   });
 });
 
