@@ -61,27 +61,44 @@ export interface SuppressionDirective {
   range: Range;
 }
 
-// `phaseflip-ignore[-file]` after a comment opener (`//`, `/*`, `#`), then the codes and an optional `: reason`.
-const DIRECTIVE = /(\/\/+|\/\*+|#)\s*(phaseflip-ignore(?:-file)?)(?![\w-])([^\n]*)/g;
+const WORD = 'phaseflip-ignore';
+const FILE_WORD = 'phaseflip-ignore-file';
+
+/**
+ * The comment opener right before `at` in `raw` (blanks between allowed): `//…`, `/*…` or `#`; undefined when the
+ * word does not start a comment. Scanned by hand: a regular expression with `\/\/+` backtracks quadratically on a
+ * long run of slashes.
+ */
+function commentOpener(raw: string, at: number): string | undefined {
+  let end = at;
+  while (end > 0 && (raw[end - 1] === ' ' || raw[end - 1] === '\t')) end--;
+  let start = end;
+  while (start > 0 && (raw[start - 1] === '/' || raw[start - 1] === '*')) start--;
+  const run = raw.slice(start, end);
+  if (run.startsWith('//') || run.startsWith('/*')) return run;
+  return run === '' && end > 0 && raw[end - 1] === '#' ? '#' : undefined;
+}
 
 /** The suppression directives of a file's text, in order. Never throws. */
 export function parseSuppressions(text: string): SuppressionDirective[] {
-  if (!text.includes('phaseflip-ignore')) return [];
+  if (!text.includes(WORD)) return [];
   const lines = text.split('\n');
   const out: SuppressionDirective[] = [];
   for (let line = 0; line < lines.length; line++) {
-    const raw = lines[line]!;
-    if (!raw.includes('phaseflip-ignore')) continue;
-    DIRECTIVE.lastIndex = 0;
-    for (let m = DIRECTIVE.exec(raw); m; m = DIRECTIVE.exec(raw)) {
-      const opener = m[1]!;
-      const word = m[2]!;
-      const wordStart = m.index + m[0].indexOf(word, opener.length);
-      let rest = m[3]!;
-      // A block comment ends the directive where it closes.
-      if (opener.startsWith('/*')) rest = rest.replace(/\*\/[\s\S]*$/, '');
-      rest = rest.replace(/\r$/, '');
+    const raw = lines[line]!.endsWith('\r') ? lines[line]!.slice(0, -1) : lines[line]!;
+    for (let wordStart = raw.indexOf(WORD); wordStart >= 0; wordStart = raw.indexOf(WORD, wordStart + WORD.length)) {
+      const opener = commentOpener(raw, wordStart);
+      if (opener === undefined) continue;
+      const word = raw.startsWith(FILE_WORD, wordStart) ? FILE_WORD : WORD;
+      const after = raw[wordStart + word.length];
+      if (after !== undefined && /[\w-]/.test(after)) continue;
       const restStart = wordStart + word.length;
+      let rest = raw.slice(restStart);
+      // A block comment ends the directive where it closes.
+      if (opener.startsWith('/*')) {
+        const close = rest.indexOf('*/');
+        if (close >= 0) rest = rest.slice(0, close);
+      }
       const colon = rest.indexOf(':');
       const list = colon < 0 ? rest : rest.slice(0, colon);
       const reason = colon < 0 ? undefined : rest.slice(colon + 1).trim() || undefined;
@@ -92,8 +109,8 @@ export function parseSuppressions(text: string): SuppressionDirective[] {
         const code = ruleByIdOrCode(name)?.meta.code ?? ruleByIdOrCode(name.toUpperCase())?.meta.code ?? directiveRuleByIdOrCode(name)?.code;
         codes.push({ text: name, ...(code ? { code } : {}), range: lineRange(line, start, start + name.length) });
       }
-      const kind = word === 'phaseflip-ignore-file' ? 'file' : 'line';
-      const standsAlone = raw.slice(0, m.index).trim() === '';
+      const kind = word === FILE_WORD ? 'file' : 'line';
+      const standsAlone = raw.slice(0, wordStart).replace(/[/*#]/g, '').trim() === '';
       out.push({
         kind,
         line,

@@ -133,7 +133,8 @@ function jsonErrorWhere(text: string, e: unknown): string {
   if (!at) return message;
   const offset = Number(at[1]);
   const before = text.slice(0, offset).split('\n');
-  return `${message.replace(/\s*(in JSON )?at position \d+.*$/, '')} at line ${before.length}, column ${before[before.length - 1]!.length + 1}`;
+  const cut = message.search(/ (?:in JSON )?at position \d/);
+  return `${(cut < 0 ? message : message.slice(0, cut)).trimEnd()} at line ${before.length}, column ${before[before.length - 1]!.length + 1}`;
 }
 
 function stringList(value: unknown, check: (s: string) => boolean): string[] | undefined {
@@ -251,7 +252,8 @@ const globCache = new Map<string, RegExp>();
 export function globToRegExp(pattern: string): RegExp {
   let re = globCache.get(pattern);
   if (re) return re;
-  let p = pattern.trim().replace(/\\/g, '/').replace(/\/+$/, '');
+  let p = pattern.trim().replace(/\\/g, '/');
+  while (p.endsWith('/')) p = p.slice(0, -1);
   const anchored = p.replace(/^\.\//, '').includes('/');
   p = p.replace(/^\.?\//, '');
   let out = '';
