@@ -10,8 +10,6 @@ export interface LintTarget {
   language: LanguageId;
   /** A header found by a directory walk: linted only if its text holds code of `language`. */
   onlyIfHoldsCode?: boolean;
-  /** The PATH argument it was found from (the first, when several reach it). */
-  arg?: string;
 }
 
 export interface Collected {
@@ -55,7 +53,7 @@ export function collectTargets(args: readonly string[]): Collected {
       if (!onlyIfHoldsCode) delete seen.onlyIfHoldsCode;
       return;
     }
-    const target: LintTarget = onlyIfHoldsCode ? { path: p, language, onlyIfHoldsCode, arg: currentArg } : { path: p, language, arg: currentArg };
+    const target: LintTarget = onlyIfHoldsCode ? { path: p, language, onlyIfHoldsCode } : { path: p, language };
     seenFiles.set(key, target);
     targets.push(target);
   };
@@ -143,7 +141,7 @@ export function readSource(file: string): string {
   return readRegularText(file, MAX_FILE_BYTES);
 }
 
-function realpathOr(p: string): string {
+export function realpathOr(p: string): string {
   try {
     return fs.realpathSync(p);
   } catch {

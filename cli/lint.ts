@@ -18,7 +18,7 @@ import {
 import { analyzeTargets } from './analyze-targets';
 import { takeCompileFlag } from './compile-args';
 import { EXIT_ERROR, EXIT_FINDINGS, EXIT_OK, UsageError } from './errors';
-import { type LintTarget, collectTargets, lintedFilesInWords } from './files';
+import { type LintTarget, collectTargets, lintedFilesInWords, realpathOr } from './files';
 import { formatJson } from './format/json';
 import { formatSarif } from './format/sarif';
 import { formatSummary, formatText } from './format/text';
@@ -185,9 +185,13 @@ export function runLint(engine: Engine, args: LintArgs, info: { version: string;
   const files = lintTargets(engine, targets, options, errors, process.cwd(), read);
   // A path that gave nothing to lint is an error: a mistyped or emptied path must not pass CI as "no findings".
   const unreadable = [...errors];
+  const linted = [...read].map((t) => realpathOr(t.path));
   for (const arg of args.paths) {
-    // A file named explicitly is always read (or its read error is already reported).
-    if ([...read].some((t) => t.arg === arg) || unreadable.some((e) => e.startsWith(`cannot read ${arg}:`))) continue;
+    // A file named explicitly is always read (or its read error is already reported); a directory must hold
+    // a file that was linted (whichever argument reached it first).
+    const real = realpathOr(arg);
+    const under = real.endsWith(path.sep) ? real : real + path.sep;
+    if (linted.some((f) => f === real || f.startsWith(under)) || unreadable.some((e) => e.startsWith(`cannot read ${arg}:`))) continue;
     const skipped = excluded.get(arg);
     const why = skipped ? `; ${skipped.count} ${skipped.count === 1 ? 'file was' : 'files were'} left out by the exclude patterns of ${[...skipped.configs].join(', ')}` : '';
     errors.push(`found nothing to lint in ${arg}: looked for ${lintedFilesInWords()}${why}`);

@@ -63,6 +63,14 @@ describe('paths that give nothing to lint', () => {
     expect(r.stdout).toMatch(/^ok\/k\.cu:\d+:\d+: warning PF403 /m);
   });
 
+  it('a file named and also reached by a directory argument counts for both', async () => {
+    write('both/k.cu', BUG);
+    const r = await phaseflip(['lint', 'both', 'both/k.cu', './both']);
+    expect(r.status).toBe(1);
+    expect(r.stderr).not.toMatch(/found nothing/);
+    expect(r.stdout.match(/warning PF403/g)).toHaveLength(1);
+  });
+
   it('an explicitly named file is linted and counted, whatever it holds', async () => {
     write('clean/empty.cu', '// nothing here yet\n');
     const r = await phaseflip(['lint', 'clean/empty.cu']);
