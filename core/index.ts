@@ -19,7 +19,7 @@ export type { RuleDef } from './rules/types';
 export { RULE_SETTINGS, isKnownRule, isRuleSetting, lintOptionsFor, mergeRuleSettings, parseRuleSettings } from './rule-settings';
 export type { RuleSetting } from './rule-settings';
 // Inline suppressions (`// phaseflip-ignore PF401: why`), applied by the engine; their own findings PF000/PF001.
-export { DIRECTIVE_RULES } from './suppressions';
+export { DIRECTIVE_RULES, suppressionFix } from './suppressions';
 export type { DirectiveRuleMeta } from './suppressions';
 // The project configuration file `.phaseflip.json` (docs/configuration.md), read by the CLI and the language server.
 export { CONFIG_FILE_NAME, isExcludedByConfig, parseProjectConfig } from './project/config-file';

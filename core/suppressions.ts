@@ -5,7 +5,7 @@
 // reported as findings of their own (PF000, PF001), like ruff's unused `noqa` and ESLint's
 // `--report-unused-disable-directives`. Comments are C-style in every language Phaseflip reads (CUDA, Croqtile);
 // a `#` comment is read too, for languages that write comments that way.
-import type { Finding, LintOptions, Range, Severity } from './api';
+import type { Finding, Fix, LintOptions, Range, Severity } from './api';
 import { ruleByIdOrCode } from './rules/index';
 import { byPosition } from './rules/run';
 
@@ -227,4 +227,27 @@ export function applySuppressions(input: SuppressionInput): Finding[] {
 
 function directiveFinding(meta: DirectiveRuleMeta, severity: Severity, range: Range, message: string): Finding {
   return { code: meta.code, ruleId: meta.id, family: 'suppression', severity, message, range, related: [], docsUrl: `${DOCS_URL}#${meta.id}`, fixes: [] };
+}
+
+/**
+ * The quick fix that suppresses `finding` where it is reported: the code added to a directive standing on the line
+ * before, else a new `// phaseflip-ignore CODE: ` line above with the line's indentation. The reason is left for
+ * the user to write after the colon (until then, PF001 says so). `lines` is the document's text split at `\n`.
+ * Undefined for the directives' own findings and for a finding outside the document (another file's).
+ */
+export function suppressionFix(lines: readonly string[], finding: Finding): Fix | undefined {
+  if (finding.range.file !== undefined || DIRECTIVE_RULES.some((d) => d.code === finding.code)) return undefined;
+  const line = finding.range.start.line;
+  const target = lines[line];
+  if (target === undefined) return undefined;
+  const title = `Suppress ${finding.code} on this line (// phaseflip-ignore)`;
+  const above = line > 0 ? parseSuppressions(lines[line - 1]!).find((d) => d.kind === 'line') : undefined;
+  if (above && lines[line - 1]!.trim().startsWith('//') && !above.codes.some((c) => c.code === finding.code)) {
+    const last = above.codes[above.codes.length - 1];
+    const at = { line: line - 1, character: last ? last.range.end.character : above.range.start.character + 'phaseflip-ignore'.length };
+    return { title, edits: [{ range: { start: at, end: at }, newText: last ? `, ${finding.code}` : ` ${finding.code}` }] };
+  }
+  const indent = /^[ \t]*/.exec(target)![0];
+  const start = { line, character: 0 };
+  return { title, edits: [{ range: { start, end: start }, newText: `${indent}// phaseflip-ignore ${finding.code}: \n` }] };
 }

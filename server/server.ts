@@ -52,6 +52,7 @@ import {
   launchTemplates,
   loadEngine,
   mergeDuplicateFinding,
+  suppressionFix,
 } from '../core/index';
 import {
   SOURCE,
@@ -477,7 +478,7 @@ export class PhaseflipServer {
       }
     }
     this.setForeign(doc, inHeaders);
-    doc.findings = own;
+    doc.findings = this.withSuppressionFixes(own, this.textOf(doc));
     doc.findingsVersion = version;
     this.publish(doc, (result.notes ?? []).filter((n) => n.range.file === undefined));
   }
@@ -491,9 +492,12 @@ export class PhaseflipServer {
     const own = doc.findings.map((f) => ({ ...f, related: [...f.related] }));
     const byKey = new Map(own.map((f) => [findingKey(f), f]));
     const foreign: Finding[] = [];
+    let lines: string[] | undefined;
     for (const list of (doc.path ? this.foreign.get(doc.path) : undefined)?.values() ?? []) {
       for (const f of list) {
-        const local: Finding = { ...f, range: { start: f.range.start, end: f.range.end }, related: [...f.related] };
+        const moved: Finding = { ...f, range: { start: f.range.start, end: f.range.end }, related: [...f.related] };
+        const fix = suppressionFix((lines ??= this.textOf(doc).split('\n')), moved);
+        const local: Finding = fix ? { ...moved, fixes: [...moved.fixes, fix] } : moved;
         const key = findingKey(local);
         const kept = byKey.get(key);
         if (kept) mergeDuplicateFinding(kept, local);
@@ -507,6 +511,16 @@ export class PhaseflipServer {
     for (const f of foreign) diagnostics.push(toDiagnostic(f, doc.uri, null));
     for (const n of notes) diagnostics.push(noteToDiagnostic(n));
     void this.connection.sendDiagnostics({ uri: doc.uri, version: version ?? undefined, diagnostics }).catch((e) => this.error(`publishDiagnostics failed: ${describe(e)}`));
+  }
+
+  /** Each finding with the quick fix that suppresses it on its line (after its own fixes, never preferred). */
+  private withSuppressionFixes(findings: Finding[], text: string): Finding[] {
+    if (findings.length === 0) return findings;
+    const lines = text.split('\n');
+    return findings.map((f) => {
+      const fix = suppressionFix(lines, f);
+      return fix ? { ...f, fixes: [...f.fixes, fix] } : f;
+    });
   }
 
   private openDocumentAt(path: string): TrackedDocument | undefined {

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Project, isKnownRule, loadEngine } from '../../core/index';
-import { parseSuppressions } from '../../core/suppressions';
+import { parseSuppressions, suppressionFix } from '../../core/suppressions';
 import { lint } from '../helpers/engine';
 
 const BUG = readFileSync(path.join(__dirname, '../../examples/bugs/continue_skips_release.cu'), 'utf8');
@@ -172,5 +172,31 @@ __global__ void consumer(float* out) {
       ['PF000', 'consumer.cu'],
       ['PF103', path.join(dir, 'barrier.cuh')],
     ]);
+  });
+});
+
+describe('the quick fix that suppresses a finding', () => {
+  it('inserts a directive above the line with its indentation, and applying it (with a reason) silences the finding', async () => {
+    const findings = await lint(BUG, 'cuda');
+    const pf403 = findings.find((f) => f.code === 'PF403')!;
+    const fix = suppressionFix(lines, pf403)!;
+    expect(fix.title).toBe('Suppress PF403 on this line (// phaseflip-ignore)');
+    expect(fix.edits).toEqual([{ range: { start: { line: BUG_LINE, character: 0 }, end: { line: BUG_LINE, character: 0 } }, newText: `${/^\s*/.exec(lines[BUG_LINE]!)![0]}// phaseflip-ignore PF403: \n` }]);
+    const applied = insertBefore(BUG_LINE, fix.edits[0]!.newText.replace(/\n$/, ''));
+    // Until the reason is written, PF001 asks for it; with it, nothing is reported.
+    expect(codes(await lint(applied, 'cuda'))).toEqual(['PF001']);
+    expect(codes(await lint(applied.replace('phaseflip-ignore PF403: ', 'phaseflip-ignore PF403: empty tiles never occur'), 'cuda'))).toEqual([]);
+  });
+
+  it('adds the code to a directive already standing above the line; none for the directives\' own findings or another file\'s', async () => {
+    const text = insertBefore(BUG_LINE, '      // phaseflip-ignore PF103: reviewed');
+    const all = await lint(text, 'cuda');
+    const pf403 = all.find((f) => f.code === 'PF403')!;
+    const fix = suppressionFix(text.split('\n'), pf403)!;
+    const directiveLine = text.split('\n')[BUG_LINE]!;
+    expect(fix.edits).toEqual([{ range: { start: { line: BUG_LINE, character: directiveLine.indexOf('PF103') + 5 }, end: { line: BUG_LINE, character: directiveLine.indexOf('PF103') + 5 } }, newText: ', PF403' }]);
+    const unused = all.find((f) => f.code === 'PF000')!;
+    expect(suppressionFix(text.split('\n'), unused)).toBeUndefined();
+    expect(suppressionFix(lines, { ...pf403, range: { ...pf403.range, file: '/elsewhere/h.cuh' } })).toBeUndefined();
   });
 });

@@ -5,6 +5,7 @@ import { mkdtempSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { pathToFileURL } from 'node:url';
+import type { CodeAction, TextDocumentEdit, TextEdit } from 'vscode-languageserver-protocol';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ROOT, TestClient, requireBuild } from './lsp-client';
 
@@ -159,6 +160,22 @@ __global__ void consumer(float* out) {
     await client.open(uri, text);
     const published = await client.waitForDiagnostics(uri, (p) => p.diagnostics.some((d) => d.code === 'PF000'));
     expect(published.diagnostics.map((d) => [d.code, d.severity, d.range.start.line])).toEqual([['PF000', INFORMATION, 0]]);
+  });
+
+  it('offers a quick fix that suppresses a finding on its line; applied, the finding goes and PF001 asks for the reason', async () => {
+    const uri = write('s/fix.cu', BUG);
+    await client.open(uri, BUG);
+    const published = await client.waitForDiagnostics(uri, (p) => p.diagnostics.some((d) => d.code === 'PF403'));
+    const diagnostic = published.diagnostics.find((d) => d.code === 'PF403')!;
+    const actions = (await client.codeActions(uri, diagnostic.range, [diagnostic])) as CodeAction[];
+    const suppress = actions.find((a) => a.title === 'Suppress PF403 on this line (// phaseflip-ignore)');
+    expect(suppress, actions.map((a) => a.title).join(' | ')).toBeDefined();
+    expect(suppress!.isPreferred).toBeFalsy();
+    const edits = (suppress!.edit!.documentChanges![0] as TextDocumentEdit).edits as TextEdit[];
+    const mark = client.diagnostics.length;
+    await client.change(uri, 2, edits.map((e) => ({ range: e.range, text: e.newText })));
+    const after = await client.waitForDiagnostics(uri, (p) => p.version === 2, 20_000, mark);
+    expect(after.diagnostics.map((d) => [d.code, d.range.start.line])).toEqual([['PF001', BUG_LINE]]);
   });
 
   it("a header's directive suppresses its finding in the including file's unit; in the open header, directives are never called unused (another file may need them), a missing reason is reported", async () => {
