@@ -85,7 +85,15 @@ describe('suppression directives', () => {
     expect(isKnownRule('PF000') && isKnownRule('unused-suppression') && isKnownRule('PF001')).toBe(true);
   });
 
-  it('works in Croqtile programs, whose comments are C-style too', async () => {
+  it('suppresses a Croqtile finding the same way', async () => {
+    const co = readFileSync(path.join(__dirname, '../../examples/croqtile/bugs/conditional_release.co'), 'utf8');
+    const coLine = co.split('\n').findIndex((l) => l.includes('// expect: PF403'));
+    expect((await lint(co, 'croqtile')).map((f) => [f.code, f.range.start.line])).toEqual([['PF403', coLine]]);
+    const suppressed = co.replace('// expect: PF403', '// phaseflip-ignore PF403: masked blocks are never empty here');
+    expect(await lint(suppressed, 'croqtile')).toEqual([]);
+  });
+
+  it('parses Croqtile programs, whose comments are C-style too', async () => {
     const parsed = parseSuppressions('__co__ void f() {\n  // phaseflip-ignore PF501, PF202: reason\n  wait x;\n}\n');
     expect(parsed).toEqual([
       expect.objectContaining({ kind: 'line', line: 1, target: 2, reason: 'reason', codes: [expect.objectContaining({ text: 'PF501' }), expect.objectContaining({ text: 'PF202', code: 'PF202' })] }),
