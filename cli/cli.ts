@@ -38,7 +38,13 @@ Lint options:
 
 ${COMPILE_FLAGS_HELP}
 
-Exit status: 0 no warnings or errors, 1 warnings or errors found, 2 usage or I/O error.
+Project configuration: the nearest .phaseflip.json walking up from each file (rules, includePaths,
+defines, launch, cudaArch, compileCommands, exclude); the options above override it. A finding is
+suppressed on its line (or the line before) with // phaseflip-ignore CODE[, CODE]: reason, in a file
+with // phaseflip-ignore-file CODE: reason. See docs/configuration.md and docs/suppressions.md.
+
+Exit status: 0 no warnings or errors, 1 warnings or errors found, 2 usage or I/O error, a PATH
+with nothing to lint, or a problem in a .phaseflip.json.
 `;
 
 export const DAP_HELP = `Usage: phaseflip dap

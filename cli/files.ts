@@ -1,7 +1,7 @@
 // Turns the PATH arguments of `phaseflip lint` into the list of files to lint, and reads them.
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { type LanguageId, languageForHeader, languageForPath, readRegularText } from '../core/index';
+import { type LanguageId, isExcludedByConfig, languageForHeader, languageForPath, lintedExtensions, projectConfigFor, readRegularText } from '../core/index';
 import { UsageError, describeError } from './errors';
 
 export interface LintTarget {
@@ -16,6 +16,15 @@ export interface Collected {
   targets: LintTarget[];
   /** Unreadable paths; linting goes on, the exit status becomes 2. */
   errors: string[];
+  /** Per directory argument: the files its walk left out because a `.phaseflip.json` excludes them, and that file. */
+  excluded: Map<string, { count: number; configs: Set<string> }>;
+}
+
+/** What a directory walk looks for, in words: `.cu, .cuh or .co files, or C/C++ headers (.h, ...) holding device code`. */
+export function lintedFilesInWords(): string {
+  const { sources, headers } = lintedExtensions();
+  const list = (xs: string[]) => (xs.length > 1 ? `${xs.slice(0, -1).join(', ')} or ${xs[xs.length - 1]}` : (xs[0] ?? ''));
+  return `${list(sources)} files${headers.length ? `, or headers (${headers.join(', ')}) holding device code` : ''}`;
 }
 
 /** Directories never entered: dependencies and dot directories (.git, .vscode, ...). */
@@ -31,6 +40,8 @@ export function skipDirectory(name: string): boolean {
 export function collectTargets(args: readonly string[]): Collected {
   const targets: LintTarget[] = [];
   const errors: string[] = [];
+  const excluded = new Map<string, { count: number; configs: Set<string> }>();
+  let currentArg = '';
   const seenFiles = new Map<string, LintTarget>();
   const seenDirs = new Set<string>();
 
@@ -82,6 +93,15 @@ export function collectTargets(args: readonly string[]): Collected {
       if (isDir) {
         if (!skipDirectory(entry.name)) walk(p);
       } else if (isFile) {
+        // A walk skips what the project's .phaseflip.json excludes; a file named on the command line is linted anyway.
+        const config = projectConfigFor(p);
+        if (config && isExcludedByConfig(p, config) && (languageForPath(entry.name) || languageForHeader(entry.name))) {
+          const e = excluded.get(currentArg) ?? { count: 0, configs: new Set<string>() };
+          e.count++;
+          e.configs.add(config.file);
+          excluded.set(currentArg, e);
+          continue;
+        }
         const language = languageForPath(entry.name);
         if (language) addFile(p, language);
         else addHeader(p);
@@ -90,6 +110,7 @@ export function collectTargets(args: readonly string[]): Collected {
   };
 
   for (const arg of args) {
+    currentArg = arg;
     let st: fs.Stats;
     try {
       st = fs.statSync(arg);
@@ -103,12 +124,12 @@ export function collectTargets(args: readonly string[]): Collected {
       // A file without an extension named explicitly is a C++ library header (`cuda/barrier`, `cuda/pipeline`).
       const language = languageForPath(arg) ?? languageForHeader(arg) ?? (path.extname(arg) === '' ? 'cuda' : undefined);
       if (!language) {
-        throw new UsageError(`don't know how to lint ${arg}: expected a directory, a .cu, .cuh or .co file, or a C/C++ header (.h, .hpp, .hh, .hxx, .inl, .ipp, or no extension)`);
+        throw new UsageError(`don't know how to lint ${arg}: expected a directory, ${lintedFilesInWords().replace(/ holding device code$/, '')} (or a header without an extension)`);
       }
       addFile(arg, language);
     }
   }
-  return { targets, errors };
+  return { targets, errors, excluded };
 }
 
 /** Files above this size are reported as unreadable instead of risking the JS string limit. */
@@ -120,7 +141,7 @@ export function readSource(file: string): string {
   return readRegularText(file, MAX_FILE_BYTES);
 }
 
-function realpathOr(p: string): string {
+export function realpathOr(p: string): string {
   try {
     return fs.realpathSync(p);
   } catch {

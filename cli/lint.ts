@@ -1,10 +1,24 @@
 // `phaseflip lint`: argument parsing, running the engine over the files, choosing the exit status.
 import * as path from 'node:path';
-import { type AnalysisResult, type Engine, type ExplicitFlags, type Finding, type LintOptions, RULE_SETTINGS, type RuleSetting, findingKey, isKnownRule, isRuleSetting, lintOptionsFor, mergeDuplicateFinding } from '../core/index';
+import {
+  type AnalysisResult,
+  type Engine,
+  type ExplicitFlags,
+  type Finding,
+  type LintOptions,
+  RULE_SETTINGS,
+  type RuleSetting,
+  findingKey,
+  isKnownRule,
+  isRuleSetting,
+  lintOptionsFor,
+  mergeDuplicateFinding,
+  projectConfigFor,
+} from '../core/index';
 import { analyzeTargets } from './analyze-targets';
 import { takeCompileFlag } from './compile-args';
 import { EXIT_ERROR, EXIT_FINDINGS, EXIT_OK, UsageError } from './errors';
-import { type LintTarget, collectTargets } from './files';
+import { type LintTarget, collectTargets, lintedFilesInWords, realpathOr } from './files';
 import { formatJson } from './format/json';
 import { formatSarif } from './format/sarif';
 import { formatSummary, formatText } from './format/text';
@@ -95,7 +109,7 @@ export function parseLintArgs(argv: readonly string[]): LintArgs {
  * header (listed after the files linted, unless it is one of them), once however many translation
  * units reach it; `range.file` of related locations then holds the path to show.
  */
-export function lintTargets(engine: Engine, targets: readonly LintTarget[], options: LintOptions, errors: string[], cwd = process.cwd()): FileResult[] {
+export function lintTargets(engine: Engine, targets: readonly LintTarget[], options: LintOptions, errors: string[], cwd = process.cwd(), read?: Set<LintTarget>): FileResult[] {
   const files: FileResult[] = [];
   const byPath = new Map<string, FileResult>();
   const seen = new Set<string>();
@@ -146,6 +160,7 @@ export function lintTargets(engine: Engine, targets: readonly LintTarget[], opti
   const analysed = analyzeTargets(engine, targets, options, errors, (target, abs) => {
     displayOf.set(abs, target.path);
     resultFor(abs, target.path);
+    read?.add(target);
   });
   for (const { abs, result } of analysed) record(abs, result);
   for (const f of files) f.findings.sort(compareFindings);
@@ -164,9 +179,36 @@ export interface Output {
 
 export function runLint(engine: Engine, args: LintArgs, info: { version: string; cwd: string }): Output {
   if (args.paths.length === 0) throw new UsageError('no paths given: phaseflip lint PATH...');
-  const { targets, errors } = collectTargets(args.paths);
+  const { targets, errors, excluded } = collectTargets(args.paths);
   const options: LintOptions = lintOptionsFor(args.rules);
-  const files = lintTargets(engine, targets, options, errors);
+  const read = new Set<LintTarget>();
+  const files = lintTargets(engine, targets, options, errors, process.cwd(), read);
+  // A path that gave nothing to lint is an error: a mistyped or emptied path must not pass CI as "no findings".
+  const unreadable = [...errors];
+  const linted = [...read].map((t) => realpathOr(t.path));
+  for (const arg of args.paths) {
+    // A file named explicitly is always read (or its read error is already reported); a directory must hold
+    // a file that was linted (whichever argument reached it first).
+    const real = realpathOr(arg);
+    const under = real.endsWith(path.sep) ? real : real + path.sep;
+    if (linted.some((f) => f === real || f.startsWith(under)) || unreadable.some((e) => e.startsWith(`cannot read ${arg}:`))) continue;
+    const skipped = excluded.get(arg);
+    const why = skipped ? `; ${skipped.count} ${skipped.count === 1 ? 'file was' : 'files were'} left out by the exclude patterns of ${[...skipped.configs].join(', ')}` : '';
+    errors.push(`found nothing to lint in ${arg}: looked for ${lintedFilesInWords()}${why}`);
+  }
+  // Problems of the .phaseflip.json files that govern the linted files: each once, the run fails with them.
+  const configs = new Map<string, string[]>();
+  for (const t of read) {
+    const config = projectConfigFor(path.resolve(t.path));
+    if (config?.problems.length) configs.set(config.file, config.problems);
+  }
+  for (const skipped of excluded.values()) {
+    for (const file of skipped.configs) {
+      const config = projectConfigFor(file);
+      if (config?.problems.length) configs.set(config.file, config.problems);
+    }
+  }
+  for (const problems of configs.values()) errors.push(...problems);
   const run: LintRun = { files, errors };
 
   let stdout: string;

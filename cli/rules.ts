@@ -1,5 +1,5 @@
 // `phaseflip rules`: the rule registry as a table (or JSON with --format json).
-import { RULES } from '../core/index';
+import { DIRECTIVE_RULES, RULES } from '../core/index';
 import { UsageError } from './errors';
 
 export function formatRules(argv: readonly string[]): string {
@@ -10,7 +10,9 @@ export function formatRules(argv: readonly string[]): string {
     else if (arg.startsWith('--format=')) format = arg.slice('--format='.length);
     else throw new UsageError(`unknown argument '${arg}' for 'phaseflip rules'`);
   }
-  const rules = [...RULES].sort((a, b) => (a.meta.code < b.meta.code ? -1 : a.meta.code > b.meta.code ? 1 : 0));
+  // The rules of the IR, and the findings about suppression directives (PF000, PF001), tuned the same way.
+  const directives = DIRECTIVE_RULES.map((d) => ({ meta: { code: d.code, id: d.id, family: 'suppression', defaultSeverity: d.defaultSeverity, summary: d.summary } }));
+  const rules = [...RULES, ...directives].sort((a, b) => (a.meta.code < b.meta.code ? -1 : a.meta.code > b.meta.code ? 1 : 0));
   if (format === 'json') {
     const rows = rules.map((r) => ({
       code: r.meta.code,

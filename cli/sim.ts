@@ -79,7 +79,13 @@ the race), phase flips, simulated cycles and statements, the final barrier state
 per buffer, then the program's output (printf, println).
 
 JSON output (--json): one object, keys in this order:
-  status      "completed" | "deadlock" | "misuse" | "race" | "error" | "step-limit"
+  status      how the run ended (also the text output's first word):
+              "completed"
+              the kernel's own failures (exit 1): "deadlock" | "misuse" | "race" | "fault"
+                (out of bounds, __trap(), a null pointer, ...) | "step-limit"
+              the simulator could not run it (exit 2): "unsupported" (a construct the simulator
+                does not model) | "bad-input" (the file, kernel, launch or inputs are wrong) |
+                "error" (an internal simulator error)
   message     what happened, for humans
   details     the report (kind, message, loc, threads, blocked, missing, misuse, other), or null
               when the kernel completed; lines in loc are zero-based, as in lint's JSON
@@ -90,11 +96,13 @@ JSON output (--json): one object, keys in this order:
               parity | token}]}] in the order the barriers were first used
   buffers     [{name, dtype, shape, checksum}], checksum = FNV-1a of the bytes (8 hex digits)
   stdout      the program's output
-Errors that stop the run before it starts (unsupported construct, parse error) print the same
-object with status "error".
+Errors that stop the run before it starts (an unsupported construct, a parse error, a missing
+kernel, an unreadable input) print the same object with status "unsupported" or "bad-input".
+--dump writes its files only when the kernel ran (status completed or one of the kernel's own
+failures): after "unsupported", "bad-input" or "error" there is nothing to dump.
 
-Exit status: 0 completed; 1 the kernel is wrong (deadlock, misuse, race, step-limit, out-of-bounds
-access); 2 usage, I/O, parse or unsupported-construct errors.
+Exit status: 0 completed; 1 the kernel is wrong (deadlock, misuse, race, fault, step-limit);
+2 usage, I/O, bad input, unsupported construct or internal error.
 
 Examples:
   phaseflip sim pipeline.cu --kernel producer_consumer --grid 1 --block 256 \\
@@ -310,6 +318,7 @@ export async function runSim(argv: readonly string[], io: Streams, deps: SimDeps
       return EXIT_ERROR;
     }
     if (e instanceof InputError) {
+      if (argv.includes('--json')) io.stdout(formatJson(failedRun(e.message), 'bad-input'));
       io.stderr(`phaseflip: ${e.message}\n`);
       return EXIT_ERROR;
     }
@@ -334,7 +343,9 @@ export async function runSim(argv: readonly string[], io: Streams, deps: SimDeps
   } catch (e) {
     progress?.clear();
     const message = e instanceof SimError ? renderSimError(e) : `internal simulator error: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`;
-    if (args.json) io.stdout(formatJson(failedRun(message)));
+    // Before the run: the simulator refused a construct, or the request does not fit the program.
+    const outcome: Outcome = e instanceof SimError ? (e.kind === 'unsupported' ? 'unsupported' : e.kind === 'oob' ? 'fault' : 'bad-input') : 'error';
+    if (args.json) io.stdout(formatJson(failedRun(message), outcome));
     io.stderr(`phaseflip: ${message}\n`);
     return EXIT_ERROR;
   }
@@ -344,7 +355,11 @@ export async function runSim(argv: readonly string[], io: Streams, deps: SimDeps
   let exit = exitCodeFor(result);
   const say = (line: string) => io.stderr(`phaseflip: ${line}\n`);
   if (args.trace && !writeTrace(args.trace, result, req, say, !args.json)) exit = EXIT_ERROR;
-  for (const dump of args.dumps) if (!writeDump(dump, result, say, !args.json)) exit = EXIT_ERROR;
+  const outcome = outcomeOf(result);
+  if (args.dumps.length && !kernelRan(outcome, result)) {
+    // Buffers of a kernel that never ran (or that the simulator gave up on) are its inputs, not its results.
+    say(`--dump: nothing written, the kernel did not run (${outcome})`);
+  } else for (const dump of args.dumps) if (!writeDump(dump, result, say, !args.json)) exit = EXIT_ERROR;
   return exit;
 }
 
@@ -409,14 +424,35 @@ function failedRun(message: string): SimulateResult {
   return { status: 'error', message, phaseFlips: 0, cycles: 0, steps: 0, barriers: [], buffers: [], stdout: '' };
 }
 
+/** How a run ended, as --json's `status` and the text's status line say it. */
+export type Outcome = 'completed' | 'deadlock' | 'misuse' | 'race' | 'fault' | 'step-limit' | 'unsupported' | 'bad-input' | 'error';
+
+/**
+ * The outcome of a finished run: the machine's `error` status split into the kernel's own fault (an out-of-bounds
+ * access, `__trap()`, a null pointer, a division by zero, a misaligned barrier: what would fault on the GPU), an
+ * unsupported construct, and an internal simulator error (which the machine's reports word as such).
+ */
+export function outcomeOf(result: Pick<SimulateResult, 'status' | 'report'>): Outcome {
+  if (result.status !== 'error') return result.status;
+  if (result.report?.kind === 'unsupported') return 'unsupported';
+  if (result.report?.kind === 'oob') return 'fault';
+  return !result.report || /^internal simulator error\b/.test(result.report.message) ? 'error' : 'fault';
+}
+
+/** Whether the kernel ran: it completed or failed on its own account, and executed something. */
+function kernelRan(outcome: Outcome, result: SimulateResult): boolean {
+  return result.steps > 0 && outcome !== 'unsupported' && outcome !== 'bad-input' && outcome !== 'error';
+}
+
 /** 0 completed, 1 the kernel is wrong, 2 the simulator could not run it. */
 export function exitCodeFor(result: Pick<SimulateResult, 'status' | 'report'>): number {
-  switch (result.status) {
+  switch (outcomeOf(result)) {
     case 'completed':
       return EXIT_OK;
+    case 'unsupported':
+    case 'bad-input':
     case 'error':
-      // An out-of-bounds access is the kernel's bug; other errors are ours or the input's.
-      return result.report?.kind === 'oob' ? EXIT_FINDINGS : EXIT_ERROR;
+      return EXIT_ERROR;
     default:
       return EXIT_FINDINGS;
   }
@@ -424,9 +460,9 @@ export function exitCodeFor(result: Pick<SimulateResult, 'status' | 'report'>): 
 
 // ------------------------------------------------------------------------------------- output
 
-export function formatJson(result: SimulateResult): string {
+export function formatJson(result: SimulateResult, outcome: Outcome = outcomeOf(result)): string {
   const doc = {
-    status: result.status,
+    status: outcome,
     message: result.message,
     details: result.report ?? null,
     phaseFlips: result.phaseFlips,
@@ -454,7 +490,7 @@ const MAX_BARRIER_ROWS = 24;
 export function formatText(result: SimulateResult, args: Pick<SimulateRequest, 'kernel' | 'seed' | 'schedule'> & { file?: string }, programOutputShown: boolean): string {
   const n = withCommas;
   const where = [args.file, args.kernel && `kernel ${args.kernel}`, `seed ${args.seed ?? 1}`, `${args.schedule ?? 'round-robin'} schedule`].filter(Boolean).join(', ');
-  const lines = [`status: ${result.status} (${where})`, result.message.trimEnd()];
+  const lines = [`status: ${outcomeOf(result)} (${where})`, result.message.trimEnd()];
   lines.push(`phase flips: ${n(result.phaseFlips)}   cycles: ${n(result.cycles)}   statements: ${n(result.steps)}`);
   if (result.barriers.length) {
     lines.push(`barriers (${result.barriers.length}):`);

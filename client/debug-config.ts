@@ -135,3 +135,25 @@ export function portableProgram(program: string, workspaceFolder: string | undef
   if (!program.startsWith(root)) return program;
   return '${workspaceFolder}/' + program.slice(root.length).split(sep).join('/');
 }
+
+/** What a debug launch in Restricted Mode asks, and the button that opens the trust editor. */
+export const RESTRICTED_MODE_PROMPT =
+  'Phaseflip: this workspace is in Restricted Mode. Debugging a kernel runs it on the simulator with the files its launch configuration names (the program, .npy inputs, the trace it writes). Trust the workspace to debug; linting, hovers and symbols work without it.';
+export const MANAGE_TRUST = 'Manage Workspace Trust';
+
+/** The workspace's trust as the launch needs it: whether it is trusted, and a way to ask the user (true: open the trust editor). */
+export interface TrustPrompt {
+  isTrusted(): boolean;
+  ask(message: string, button: string): Promise<boolean>;
+  manage(): Promise<void>;
+}
+
+/**
+ * Whether a debug launch may go ahead: always in a trusted workspace; in Restricted Mode only after the user
+ * has trusted it (asked once; the launch is cancelled otherwise, and may be started again once trusted).
+ */
+export async function launchAllowed(trust: TrustPrompt): Promise<boolean> {
+  if (trust.isTrusted()) return true;
+  if (await trust.ask(RESTRICTED_MODE_PROMPT, MANAGE_TRUST)) await trust.manage();
+  return trust.isTrusted();
+}

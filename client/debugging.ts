@@ -10,6 +10,7 @@ import {
   configurationsFor,
   DEBUG_TYPE,
   type DebugConfigurationLike,
+  launchAllowed,
   portableProgram,
   readSimulatorDefaults,
   resolveConfiguration,
@@ -83,6 +84,8 @@ export class PhaseflipConfigurationProvider implements vscode.DebugConfiguration
     folder: vscode.WorkspaceFolder | undefined,
     config: vscode.DebugConfiguration,
   ): Promise<vscode.DebugConfiguration | undefined> {
+    // Every phaseflip launch (launch.json, F5, the code lens) passes here: in Restricted Mode it asks for trust first.
+    if (!(await launchAllowed(workspaceTrust))) return undefined;
     const doc = kernelDocument(vscode.window.activeTextEditor);
     const base = typeof config.cwd === 'string' ? config.cwd : folder?.uri.fsPath;
     const settings = vscode.workspace.getConfiguration('phaseflip', folder?.uri);
@@ -103,6 +106,13 @@ export class PhaseflipConfigurationProvider implements vscode.DebugConfiguration
     return result.config as vscode.DebugConfiguration;
   }
 }
+
+/** VS Code's workspace trust, for launchAllowed: a modal question, then the trust editor. */
+const workspaceTrust = {
+  isTrusted: () => vscode.workspace.isTrusted,
+  ask: async (message: string, button: string) => (await vscode.window.showWarningMessage(message, { modal: true }, button)) === button,
+  manage: async () => void (await vscode.commands.executeCommand('workbench.trust.manage')),
+};
 
 /** Resolves an `untitled:` program to nothing (with a message) and a path to itself. */
 function diskProgram(config: DebugConfigurationLike): string | undefined {

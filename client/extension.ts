@@ -41,9 +41,9 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
       { scheme: 'file', pattern: '**/*.{h,hpp,hh,hxx,inl,ipp}' },
     ],
     synchronize: {
-      // Headers and flag files changed on disk (a git checkout, a build regenerating compile_commands.json):
+      // Headers, flag files and the project's .phaseflip.json changed on disk (a git checkout, a build regenerating compile_commands.json):
       // translation units that read them are analysed again.
-      fileEvents: vscode.workspace.createFileSystemWatcher('**/{compile_commands.json,compile_flags.txt,.clangd,*.h,*.hpp,*.hh,*.hxx,*.inl,*.ipp,*.cuh}'),
+      fileEvents: vscode.workspace.createFileSystemWatcher('**/{compile_commands.json,compile_flags.txt,.clangd,.phaseflip.json,*.h,*.hpp,*.hh,*.hxx,*.inl,*.ipp,*.cuh}'),
     },
     initializationOptions: {
       lint: { debounceMs: config.get<number>('lint.debounceMs') },

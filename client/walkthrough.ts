@@ -1,6 +1,7 @@
 // The "Get started with Phaseflip" walkthrough's commands: open the shipped buggy kernel (a fresh
 // copy in the extension's storage, so fixing it never edits the installed extension), show its
-// finding, apply the quick fix, and debug the fixed kernel with a breakpoint on a phase flip.
+// finding, apply the quick fix, create the project's .phaseflip.json, and debug the fixed kernel with a
+// breakpoint on a phase flip.
 import * as vscode from 'vscode';
 import { DEBUG_KERNEL_COMMAND, type KernelTemplates } from './debugging';
 import { configurationsFor } from './debug-config';
@@ -10,7 +11,11 @@ export const WALKTHROUGH_COMMANDS = {
   showFinding: 'phaseflip.walkthrough.showFinding',
   applyFix: 'phaseflip.walkthrough.applyFix',
   debugExample: 'phaseflip.walkthrough.debugExample',
+  createProjectConfig: 'phaseflip.createProjectConfig',
 } as const;
+
+/** A new .phaseflip.json: every key present and empty, for the schema's completions to fill (docs/configuration.md). */
+export const PROJECT_CONFIG_TEMPLATE = `${JSON.stringify({ includePaths: [], defines: [], rules: {}, launch: {}, exclude: [] }, null, 2)}\n`;
 
 const EXAMPLE = 'producer_missing_bootstrap.cu';
 /** The barrier whose phase flips the debug step stops at (the ring's first free-slot barrier). */
@@ -81,6 +86,22 @@ export function registerWalkthrough(context: vscode.ExtensionContext, templates:
       await vscode.workspace.applyEdit(fix.edit);
       await editor.document.save();
       void vscode.window.showInformationMessage(`Phaseflip: applied "${fix.title}".`);
+    }),
+
+    // Opens the first workspace folder's .phaseflip.json, creating it from the template when there is none.
+    vscode.commands.registerCommand(WALKTHROUGH_COMMANDS.createProjectConfig, async () => {
+      const folder = vscode.workspace.workspaceFolders?.[0];
+      if (!folder) {
+        void vscode.window.showInformationMessage('Phaseflip: open your project folder first; .phaseflip.json goes at its root.');
+        return;
+      }
+      const file = vscode.Uri.joinPath(folder.uri, '.phaseflip.json');
+      try {
+        await vscode.workspace.fs.stat(file);
+      } catch {
+        await vscode.workspace.fs.writeFile(file, new TextEncoder().encode(PROJECT_CONFIG_TEMPLATE));
+      }
+      await vscode.window.showTextDocument(file);
     }),
 
     vscode.commands.registerCommand(WALKTHROUGH_COMMANDS.debugExample, async () => {

@@ -22,8 +22,8 @@ export interface Range {
 
 export type Severity = 'error' | 'warning' | 'information' | 'hint';
 
-/** The four rule families of the issue tracker; every finding belongs to exactly one. */
-export type Family = 'phase' | 'bootstrap' | 'commit' | 'count';
+/** The four rule families of the issue tracker, and the findings about suppression directives (PF0xx); every finding belongs to exactly one. */
+export type Family = 'phase' | 'bootstrap' | 'commit' | 'count' | 'suppression';
 
 export interface RelatedLocation {
   range: Range;

@@ -1,11 +1,15 @@
 // The engine façade: loads every language's front end, keeps per-document state (text, syntax trees
 // re-parsed where the language can, analysis caches) and runs the front end, the rules and the hover
 // provider. Faces call nothing deeper than this file; languages come from the registry (languages.ts).
-import type { AnalysisResult, HoverInfo, LanguageId, LintOptions, Position, Range } from './api';
+import type { AnalysisResult, Finding, HoverInfo, LanguageId, LintOptions, Position, Range } from './api';
 import type { FrontEnd, LanguageDocument } from './lang/language';
 import type { ProjectServices } from './project/services';
 import { offsetAt } from './lang/text-offsets';
 import { LANGUAGES, languageForPath } from './languages';
+import { isExcludedByConfig } from './project/config-file';
+import { isSourceFile } from './project/project';
+import { mergeRuleSettings } from './rule-settings';
+import { applySuppressions } from './suppressions';
 
 export { languageForPath, offsetAt };
 
@@ -101,10 +105,39 @@ export class EngineDocument {
     const generation = this.project?.generation ?? 0;
     const context = this.path ? this.project?.contextFor?.(this.path) : undefined;
     if (this.cached && this.cached.options === options && this.cached.generation === generation && this.cached.context === context) return this.cached.result;
-    const result = this.document.analyze(options);
+    // The project's .phaseflip.json sets rule severities under the caller's (the editor's settings, --rule).
+    const config = this.path ? this.project?.projectConfig?.(this.path) : undefined;
+    const effective = config && Object.keys(config.rules).length ? { ...options, rules: mergeRuleSettings(config.rules, options.rules ?? {}) } : options;
+    const analysed = this.document.analyze(effective);
+    // A header's directives may serve another file that includes it: only a translation unit's own file reports unused ones.
+    const reportUnused = this.path === undefined || isSourceFile(this.path);
+    const kept = applySuppressions({ findings: analysed.findings, text: this.document.text, path: this.path, readFile: (file) => this.project?.readFile(file), options: effective, reportUnused });
+    const findings = this.outsideExcludedHeaders(kept);
+    const result = findings.length === analysed.findings.length && findings.every((f, i) => f === analysed.findings[i]) ? analysed : { ...analysed, findings };
     this.cached = { options, generation, context, result };
     this.last = result;
     return result;
+  }
+
+  /**
+   * The findings not located in a header that its `.phaseflip.json` excludes (like clang-tidy's header filter: a
+   * vendored library's headers are not linted, even when a file that includes them is). The document's own
+   * findings are kept: whether the document itself is linted is the face's decision.
+   */
+  private outsideExcludedHeaders(findings: Finding[]): Finding[] {
+    const project = this.project;
+    if (!project?.projectConfig || !findings.some((f) => f.range.file !== undefined && f.range.file !== this.path)) return findings;
+    const excluded = new Map<string, boolean>();
+    const isExcluded = (file: string): boolean => {
+      let known = excluded.get(file);
+      if (known === undefined) {
+        const config = project.projectConfig!(file);
+        excluded.set(file, (known = config !== undefined && isExcludedByConfig(file, config)));
+      }
+      return known;
+    };
+    const out = findings.filter((f) => f.range.file === undefined || f.range.file === this.path || !isExcluded(f.range.file));
+    return out.length === findings.length ? findings : out;
   }
 
   /** The kernel IR the rules see, as text (`phaseflip ir`): what the front end understood. */

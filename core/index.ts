@@ -16,19 +16,25 @@ export type { ProjectServices, UnitFlags } from './project/services';
 export { RULES, ruleByIdOrCode } from './rules/index';
 export { findingKey, mergeDuplicateFinding, mergeFindings } from './rules/run';
 export type { RuleDef } from './rules/types';
-export { RULE_SETTINGS, isKnownRule, isRuleSetting, lintOptionsFor, parseRuleSettings } from './rule-settings';
+export { RULE_SETTINGS, isKnownRule, isRuleSetting, lintOptionsFor, mergeRuleSettings, parseRuleSettings } from './rule-settings';
 export type { RuleSetting } from './rule-settings';
+// Inline suppressions (`// phaseflip-ignore PF401: why`), applied by the engine; their own findings PF000/PF001.
+export { DIRECTIVE_RULES, suppressionFix } from './suppressions';
+export type { DirectiveRuleMeta } from './suppressions';
+// The project configuration file `.phaseflip.json` (docs/configuration.md), read by the CLI and the language server.
+export { CONFIG_FILE_NAME, isExcludedByConfig, parseProjectConfig } from './project/config-file';
+export type { ProjectConfig } from './project/config-file';
 
 // Compile flags: include directories, macros and the GPU architecture of a file, from the user's flags,
 // compile_commands.json, compile_flags.txt or .clangd (docs/compile-flags.md).
-export { clearCompileFlagsCache, flagsForFile, parseCudaArch } from './project/compile-flags';
+export { clearCompileFlagsCache, flagsForFile, parseCudaArch, projectConfigFor } from './project/compile-flags';
 export type { CompileFlags, ExplicitFlags, FlagsFileSystem, FlagsOptions } from './project/compile-flags';
 // Launch shapes stated outside the source: the `phaseflip.launch` setting and `--launch` (docs/launch-shapes.md).
 export { parseLaunchFlag, parseLaunchSettings } from './project/launch-settings';
 export type { LaunchSetting } from './project/launch-settings';
 
 // Inline values: the names an editor shows values for while a debug session is stopped.
-export { headerHoldsCode, inlineValueNames, languageForEditorId, languageForHeader } from './languages';
+export { headerHoldsCode, inlineValueNames, languageForEditorId, languageForHeader, lintedExtensions } from './languages';
 export type { InlineValueName } from './lang/inline-values';
 
 // Code lenses and F5 without launch.json: launch templates derived from a kernel's signature.

@@ -41,6 +41,15 @@ export function languageForHeader(file: string): LanguageId | undefined {
   return BY_HEADER_EXTENSION.get(extensionOf(file));
 }
 
+/**
+ * The file extensions a directory walk lints: every language's own (`.cu`, `.cuh`, `.co`, ...) and the headers
+ * linted when they hold code (`.h`, `.hpp`, ...). A language added to the registry is found by the walk with no
+ * change to the faces.
+ */
+export function lintedExtensions(): { sources: string[]; headers: string[] } {
+  return { sources: LANGUAGES.flatMap((l) => l.extensions), headers: LANGUAGES.flatMap((l) => l.headerExtensions) };
+}
+
 /** Whether `text`, a header of `language`, holds code of that language (so a directory walk lints it). */
 export function headerHoldsCode(language: LanguageId, text: string): boolean {
   return languageById(language).holdsCode(text);

@@ -3,6 +3,7 @@
 // server and the CLI both read them through here, so both accept and reject the same settings.
 import type { LintOptions, Severity } from './api';
 import { RULES, ruleByIdOrCode } from './rules/index';
+import { directiveRuleByIdOrCode } from './suppressions';
 
 export type RuleSetting = Severity | 'off';
 export const RULE_SETTINGS: readonly RuleSetting[] = ['error', 'warning', 'information', 'hint', 'off'];
@@ -11,9 +12,25 @@ export function isRuleSetting(value: unknown): value is RuleSetting {
   return typeof value === 'string' && (RULE_SETTINGS as readonly string[]).includes(value);
 }
 
-/** True when `key` names a known rule (by id or code), or when no rules are registered yet. */
+/** True when `key` names a known rule (by id or code, the suppression directives' PF000/PF001 too), or when no rules are registered yet. */
 export function isKnownRule(key: string): boolean {
-  return RULES.length === 0 || ruleByIdOrCode(key) !== undefined;
+  return RULES.length === 0 || ruleByIdOrCode(key) !== undefined || directiveRuleByIdOrCode(key) !== undefined;
+}
+
+/** A rule's code for a key naming it by id or code; the key itself when it names no known rule. */
+function canonicalRuleKey(key: string): string {
+  return ruleByIdOrCode(key)?.meta.code ?? directiveRuleByIdOrCode(key)?.code ?? key;
+}
+
+/**
+ * `over` on top of `base` (a project's `.phaseflip.json` under the editor's settings or `--rule`): keys are
+ * compared as rule codes, so `"PF103"` in one and `"parity-never-flips"` in the other name the same rule.
+ */
+export function mergeRuleSettings(base: Readonly<Record<string, RuleSetting>>, over: Readonly<Record<string, RuleSetting>>): Record<string, RuleSetting> {
+  const out: Record<string, RuleSetting> = {};
+  for (const [key, value] of Object.entries(base)) out[canonicalRuleKey(key)] = value;
+  for (const [key, value] of Object.entries(over)) out[canonicalRuleKey(key)] = value;
+  return out;
 }
 
 /**

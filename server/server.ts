@@ -25,6 +25,8 @@ import {
   type InitializeParams,
   type InlineValue,
   type InlineValueParams,
+  MessageType,
+  ShowMessageNotification,
   InlineValueVariableLookup,
   type ServerCapabilities,
   type SymbolInformation,
@@ -44,11 +46,13 @@ import {
   findingKey,
   headerHoldsCode,
   inlineValueNames,
+  isExcludedByConfig,
   languageForHeader,
   languageForPath,
   launchTemplates,
   loadEngine,
   mergeDuplicateFinding,
+  suppressionFix,
 } from '../core/index';
 import {
   SOURCE,
@@ -153,6 +157,8 @@ export class PhaseflipServer {
   private readonly foreign = new Map<string, Map<string, Finding[]>>();
   private settings: Settings;
   private lintOptions: LintOptions;
+  /** The problems last reported for each `.phaseflip.json`: a file's problems are shown once, again when they change. */
+  private readonly configProblems = new Map<string, string>();
   private readonly pullConfiguration: boolean;
   private readonly registerConfiguration: boolean;
   private readonly hierarchicalSymbols: boolean;
@@ -426,6 +432,17 @@ export class PhaseflipServer {
   private lint(doc: TrackedDocument): void {
     if (this.documents.get(doc.uri) !== doc) return;
     const version = doc.version;
+    // The project's .phaseflip.json: its problems are shown to the user; a file it excludes gets no diagnostics
+    // (hovers and symbols still answer).
+    const config = doc.path ? this.project.projectConfig(doc.path) : undefined;
+    if (config) this.showConfigProblems(config.file, config.problems);
+    if (config && doc.path && isExcludedByConfig(doc.path, config)) {
+      doc.findings = [];
+      doc.findingsVersion = version;
+      this.setForeign(doc, new Map());
+      this.publish(doc, []);
+      return;
+    }
     let result: AnalysisResult = { findings: [], syntaxProblems: [], symbols: [] };
     const started = performance.now();
     try {
@@ -461,7 +478,7 @@ export class PhaseflipServer {
       }
     }
     this.setForeign(doc, inHeaders);
-    doc.findings = own;
+    doc.findings = this.withSuppressionFixes(own, this.textOf(doc));
     doc.findingsVersion = version;
     this.publish(doc, (result.notes ?? []).filter((n) => n.range.file === undefined));
   }
@@ -475,9 +492,12 @@ export class PhaseflipServer {
     const own = doc.findings.map((f) => ({ ...f, related: [...f.related] }));
     const byKey = new Map(own.map((f) => [findingKey(f), f]));
     const foreign: Finding[] = [];
+    let lines: string[] | undefined;
     for (const list of (doc.path ? this.foreign.get(doc.path) : undefined)?.values() ?? []) {
       for (const f of list) {
-        const local: Finding = { ...f, range: { start: f.range.start, end: f.range.end }, related: [...f.related] };
+        const moved: Finding = { ...f, range: { start: f.range.start, end: f.range.end }, related: [...f.related] };
+        const fix = suppressionFix((lines ??= this.textOf(doc).split('\n')), moved);
+        const local: Finding = fix ? { ...moved, fixes: [...moved.fixes, fix] } : moved;
         const key = findingKey(local);
         const kept = byKey.get(key);
         if (kept) mergeDuplicateFinding(kept, local);
@@ -491,6 +511,16 @@ export class PhaseflipServer {
     for (const f of foreign) diagnostics.push(toDiagnostic(f, doc.uri, null));
     for (const n of notes) diagnostics.push(noteToDiagnostic(n));
     void this.connection.sendDiagnostics({ uri: doc.uri, version: version ?? undefined, diagnostics }).catch((e) => this.error(`publishDiagnostics failed: ${describe(e)}`));
+  }
+
+  /** Each finding with the quick fix that suppresses it on its line (after its own fixes, never preferred). */
+  private withSuppressionFixes(findings: Finding[], text: string): Finding[] {
+    if (findings.length === 0) return findings;
+    const lines = text.split('\n');
+    return findings.map((f) => {
+      const fix = suppressionFix(lines, f);
+      return fix ? { ...f, fixes: [...f.fixes, fix] } : f;
+    });
   }
 
   private openDocumentAt(path: string): TrackedDocument | undefined {
@@ -633,6 +663,17 @@ export class PhaseflipServer {
     if (doc.lastError === message) return;
     doc.lastError = message;
     this.error(message);
+  }
+
+  /** Shows what is wrong with a `.phaseflip.json` (unknown keys, wrong types) once per version of its problems. */
+  private showConfigProblems(file: string, problems: readonly string[]): void {
+    const key = problems.join('\n');
+    if ((this.configProblems.get(file) ?? '') === key) return;
+    this.configProblems.set(file, key);
+    if (!problems.length) return;
+    for (const p of problems) this.warn(p);
+    const more = problems.length > 1 ? ` (and ${problems.length - 1} more problem${problems.length > 2 ? 's' : ''}: see the Phaseflip output)` : '';
+    void this.connection.sendNotification(ShowMessageNotification.type, { type: MessageType.Warning, message: `Phaseflip: ${problems[0]}${more}` }).catch((e: unknown) => this.error(`window/showMessage failed: ${describe(e)}`));
   }
 
   private warn(message: string): void {

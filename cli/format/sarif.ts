@@ -4,7 +4,7 @@
 // working directory (%SRCROOT%).
 import * as path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { DOCS_BASE_URL, type Finding, type Range, RULES, type RuleDef, type Severity } from '../../core/index';
+import { DIRECTIVE_RULES, DOCS_BASE_URL, type Finding, type Range, RULES, type RuleDef, type Severity } from '../../core/index';
 import type { LintRun } from '../lint-run';
 
 export const SARIF_SCHEMA = 'https://json.schemastore.org/sarif-2.1.0.json';
@@ -40,6 +40,17 @@ export function formatSarif(run: LintRun, info: { version: string; cwd: string }
     defaultConfiguration: { level: sarifLevel(r.meta.defaultSeverity) },
     properties: { family: r.meta.family, tags: ['mbarrier', r.meta.family] },
   }));
+  for (const d of DIRECTIVE_RULES) {
+    rules.push({
+      id: d.code,
+      name: d.id,
+      shortDescription: { text: d.summary },
+      helpUri: `${INFORMATION_URI}/blob/main/docs/suppressions.md#${d.id}`,
+      defaultConfiguration: { level: sarifLevel(d.defaultSeverity) },
+      properties: { family: 'suppression', tags: ['suppression'] },
+    });
+  }
+  rules.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
   const index = new Map(rules.map((r, i) => [r.id, i]));
   const ruleIndex = (f: Finding): number => {
     let i = index.get(f.code);

@@ -21,6 +21,8 @@ export function formatText(run: LintRun, notes = false): string {
 export function formatSummary(run: LintRun, notesShown = false): string {
   const findings = run.files.reduce((n, f) => n + f.findings.length, 0);
   const files = run.files.length;
+  // Never "0 findings in 0 files": nothing was linted, and the errors above say why.
+  if (files === 0) return `no file was linted${run.errors.length ? ` (${run.errors.length} ${run.errors.length === 1 ? 'error' : 'errors'})` : ''}\n`;
   const notes = run.files.reduce((n, f) => n + (f.notes?.length ?? 0), 0);
   // "No findings" must not hide "not understood": say how much was not, and how to see it.
   const noted = notes ? ` (${notes} ${notes === 1 ? 'note' : 'notes'} on code not understood${notesShown ? '' : ': --notes shows them'})` : '';

@@ -264,7 +264,7 @@ export interface LaunchShape {
   /** Dynamic shared memory in bytes. */
   smem?: number;
   /** The launch setting that gave part of the shape: its key as written, and whether the editor's setting or `--launch`. */
-  setting?: { key: string; origin: 'settings' | 'command line' };
+  setting?: { key: string; origin: 'settings' | 'command line' | 'config file' };
   /** The launches of the kernel in the translation unit. */
   sites?: KernelLaunchSite[];
   /** Template parameters bound for the analysis (from the one launch or explicit instantiation). */

@@ -17,6 +17,7 @@ import {
   removeOptions,
 } from './compile-arguments';
 import { type CompileDatabase, type DatabaseEntry, entryFor, parseCompileDatabase } from './compile-database';
+import { type ProjectConfig, clearProjectConfigCache, findProjectConfig } from './config-file';
 import type { LaunchSetting } from './launch-settings';
 
 export { parseCudaArch } from './compile-arguments';
@@ -149,6 +150,12 @@ function cachesFor(fs: FlagsFileSystem): Caches {
  */
 export function clearCompileFlagsCache(): void {
   cacheGeneration++;
+  clearProjectConfigCache();
+}
+
+/** The `.phaseflip.json` governing `file` (the nearest walking up), read through the node file system. */
+export function projectConfigFor(file: string, fs: FlagsFileSystem = nodeFlagsFileSystem): ProjectConfig | undefined {
+  return findProjectConfig(file, fs);
 }
 
 // The caches of every file system (node's, and any a caller passes) are emptied lazily, on their next use.
@@ -240,9 +247,14 @@ function computeFlags(file: string, options: FlagsOptions): CompileFlags {
   const root = workspaceRootOf(absolute, options.workspaceRoots ?? []);
   const settings = options.settings ? resolveExplicit(options.settings, root ?? cwd, root) : undefined;
   const explicit = options.explicit ? resolveExplicit(options.explicit, cwd, root) : undefined;
+  // The project's .phaseflip.json: under the settings and the command line (its paths are already absolute).
+  const projectConfig = findProjectConfig(absolute, fs);
+  const config: ExplicitFlags | undefined = projectConfig && configFlags(projectConfig);
+  if (projectConfig) problems.push(...projectConfig.problems);
 
   const fragments = clangdFragmentsFor(fs, caches, absolute, problems);
-  const discovered = discover(fs, caches, absolute, explicit, settings, fragments, options.includedBy ?? [], problems);
+  const discovered = discover(fs, caches, absolute, explicit, settings, config && projectConfig ? { flags: config, file: projectConfig.file } : undefined, fragments, options.includedBy ?? [], problems);
+  if (projectConfig) discovered.configFiles.push(projectConfig.file);
 
   const flags = emptyFlagSet();
   addOptions(flags, discovered.options, discovered.directory, discovered.nvcc);
@@ -251,16 +263,17 @@ function computeFlags(file: string, options: FlagsOptions): CompileFlags {
   for (const [user, name] of [
     [explicit, 'command line'],
     [settings, 'settings'],
+    [config, `${path.basename(projectConfig?.file ?? '')} (${projectConfig?.file})`],
   ] as const) {
     if (!user) continue;
     userIncludes.push(...(user.includeDirs ?? []));
     if (user.includeDirs?.length || user.defines?.length || user.cudaArch !== undefined) sources.push(name);
   }
-  for (const user of [settings, explicit]) for (const d of user?.defines ?? []) addDefine(flags, d);
+  for (const user of [config, settings, explicit]) for (const d of user?.defines ?? []) addDefine(flags, d);
 
-  const cudaArch = explicit?.cudaArch ?? settings?.cudaArch ?? cudaArchOf(flags);
+  const cudaArch = explicit?.cudaArch ?? settings?.cudaArch ?? config?.cudaArch ?? cudaArchOf(flags);
   // The command line's launch shapes first: at equal specificity the first one that names a kernel wins.
-  const launch = [...(explicit?.launch ?? []), ...(settings?.launch ?? [])];
+  const launch = [...(explicit?.launch ?? []), ...(settings?.launch ?? []), ...(config?.launch ?? [])];
   return {
     quoteDirs: unique(flags.quoteDirs),
     includeDirs: unique([...userIncludes, ...flags.includeDirs]),
@@ -274,6 +287,17 @@ function computeFlags(file: string, options: FlagsOptions): CompileFlags {
     problems: unique(problems),
     ...(launch.length ? { launch } : {}),
     ...(explicit?.noLibraryModels ? { noLibraryModels: true } : {}),
+  };
+}
+
+/** The compile part of a `.phaseflip.json`, as the user's flags. */
+function configFlags(config: ProjectConfig): ExplicitFlags {
+  return {
+    ...(config.includeDirs ? { includeDirs: config.includeDirs } : {}),
+    ...(config.defines ? { defines: config.defines } : {}),
+    ...(config.compileCommands ? { compileCommands: config.compileCommands } : {}),
+    ...(config.cudaArch !== undefined ? { cudaArch: config.cudaArch } : {}),
+    ...(config.launch ? { launch: config.launch } : {}),
   };
 }
 
@@ -338,12 +362,19 @@ function discover(
   file: string,
   explicit: ExplicitFlags | undefined,
   settings: ExplicitFlags | undefined,
+  projectConfig: { flags: ExplicitFlags; file: string } | undefined,
   fragments: Array<{ config: string; fragment: ClangdFragment }>,
   includedBy: readonly string[],
   problems: string[],
 ): Discovered {
   let found: Discovered = { options: [], directory: path.dirname(file), nvcc: false, sources: [], configFiles: [] };
-  const chosen = explicit?.compileCommands ? { path: explicit.compileCommands, what: '--compile-commands' } : settings?.compileCommands ? { path: settings.compileCommands, what: 'phaseflip.compileCommands' } : undefined;
+  const chosen = explicit?.compileCommands
+    ? { path: explicit.compileCommands, what: '--compile-commands' }
+    : settings?.compileCommands
+      ? { path: settings.compileCommands, what: 'phaseflip.compileCommands' }
+      : projectConfig?.flags.compileCommands
+        ? { path: projectConfig.flags.compileCommands, what: `${projectConfig.file}: compileCommands` }
+        : undefined;
   let configPath: string | null | undefined;
   if (chosen) {
     configPath = configIn(fs, caches, chosen.path);

@@ -21,7 +21,7 @@ export interface LaunchSetting {
   /** Dynamic shared memory in bytes. */
   smem?: number;
   /** Where the user said it, for hovers: the editor's setting or `--launch`. */
-  origin: 'settings' | 'command line';
+  origin: 'settings' | 'command line' | 'config file';
 }
 
 const MAX_THREADS = 1024;

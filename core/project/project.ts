@@ -4,7 +4,8 @@
 // telling it when open documents change and when files or settings change on disk.
 import * as fs from 'node:fs';
 import { readRegularText } from './bounded-read';
-import { type ExplicitFlags, clearCompileFlagsCache, flagsForFile } from './compile-flags';
+import { type ExplicitFlags, clearCompileFlagsCache, flagsForFile, projectConfigFor } from './compile-flags';
+import type { ProjectConfig } from './config-file';
 import type { ProjectServices, UnitFlags } from './services';
 
 export interface ProjectOptions {
@@ -77,6 +78,10 @@ export class Project implements ProjectServices {
     return flags;
   }
 
+  projectConfig(file: string): ProjectConfig | undefined {
+    return projectConfigFor(file);
+  }
+
   noteInclusions(main: string, files: readonly string[]): void {
     for (const file of files) {
       if (file === main) continue;
@@ -136,9 +141,9 @@ export class Project implements ProjectServices {
   }
 }
 
-/** Whether a file is compiled as a translation unit of its own (a source); anything else is a header. */
+/** Whether a file is compiled as a translation unit of its own (a source, a Croqtile program); anything else is a header. */
 export function isSourceFile(file: string): boolean {
-  return /\.(cu|cpp|cc|cxx|c)$/i.test(file);
+  return /\.(cu|cpp|cc|cxx|c|co)$/i.test(file);
 }
 
 /** How good a translation unit's main file is as a header's context: a source, then a header nothing is known to include. */

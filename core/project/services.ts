@@ -1,6 +1,7 @@
 // What a language front end may ask of the project a document belongs to: the current text of other
 // files (the editor's copy when open, else the disk's) and the compile flags that apply to a file.
 // Language-neutral; the CLI and the language server each give one (core/project/project.ts).
+import type { ProjectConfig } from './config-file';
 import type { LaunchSetting } from './launch-settings';
 
 /** The compile flags the front end uses (core/project/compile-flags.ts finds them as clangd does). */
@@ -45,4 +46,6 @@ export interface ProjectServices {
    * a header, a header no known file includes over one that is included.
    */
   contextFor?(file: string): string | undefined;
+  /** The `.phaseflip.json` governing `file` (the nearest walking up), if any: its rule severities apply to the file's analysis. */
+  projectConfig?(file: string): ProjectConfig | undefined;
 }

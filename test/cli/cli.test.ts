@@ -5,7 +5,7 @@ import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSy
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { RULES } from '../../core/index';
+import { DIRECTIVE_RULES, RULES } from '../../core/index';
 import { CLI_JS, ROOT, requireBuild } from '../server/lsp-client';
 import { CLEAN_KERNEL, PF105_KERNEL, PF105_LINE, bigSource, binaryBytes, nestedBraces } from '../server/kernels';
 
@@ -90,7 +90,8 @@ describe('phaseflip (no lint)', () => {
       expect(r.stdout).toMatch(new RegExp(`^${rule.meta.code}\\s+${rule.meta.id}\\s+${rule.meta.family}\\s+`, 'm'));
     }
     const json = JSON.parse((await phaseflip(['rules', '--format', 'json'])).stdout) as { code: string }[];
-    expect(json.map((x) => x.code).sort()).toEqual(RULES.map((x) => x.meta.code).sort());
+    expect(json.map((x) => x.code).sort()).toEqual([...RULES.map((x) => x.meta.code), ...DIRECTIVE_RULES.map((d) => d.code)].sort());
+    expect(r.stdout).toMatch(/^PF000\s+unused-suppression\s+suppression\s+/m);
   });
 
   it('dap --help describes the debug adapter; stray arguments are a usage error (exit 2)', async () => {
@@ -230,7 +231,7 @@ describe('phaseflip lint', () => {
     const driver = sarif.runs[0].tool.driver;
     expect(driver).toMatchObject({ name: 'phaseflip', version: pkg.version });
     expect(driver.informationUri).toMatch(/^https:\/\//);
-    expect(driver.rules.map((x: { id: string }) => x.id).sort()).toEqual(RULES.map((x) => x.meta.code).sort());
+    expect(driver.rules.map((x: { id: string }) => x.id).sort()).toEqual([...RULES.map((x) => x.meta.code), ...DIRECTIVE_RULES.map((d) => d.code)].sort());
     for (const rule of driver.rules) {
       expect(rule.id).toMatch(/^PF\d{3}$/);
       expect(rule.name).toMatch(/^[a-z0-9-]+$/);

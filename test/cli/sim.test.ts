@@ -1,12 +1,12 @@
 // `phaseflip sim` (cli/sim.ts), run in-process. The language executors are still being built, so
 // most tests inject a fake `simulate` (test/cli/fake-simulate.ts) that runs scripted kernels on a
 // real Machine: the barrier states, checksums, reports and trace events are the runtime's own.
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { main } from '../../cli/cli';
-import { SIM_HELP, runSim, type SimDeps } from '../../cli/sim';
+import { SIM_HELP, exitCodeFor, outcomeOf, runSim, type SimDeps } from '../../cli/sim';
 import { load } from '../../core/sim/dtypes';
 import { SimError } from '../../core/sim/machine';
 import { Buffer as SimBuffer, checksum } from '../../core/sim/memory';
@@ -196,9 +196,9 @@ describe('text output and exit codes', () => {
   const findings: [string, string, RegExp, number][] = [
     ['overarrive', 'misuse', /arrive.* on full/, 1],
     ['race', 'race', /race on shared 'stage'/, 1],
-    ['oob', 'error', /out-of-bounds global access/, 1],
+    ['oob', 'fault', /out-of-bounds global access/, 1],
     ['spin', 'step-limit', /5,000/, 1],
-    ['unsupported', 'error', /not supported by the simulator: asm\("nanosleep\.u32"\) at line 2/, 2],
+    ['unsupported', 'unsupported', /not supported by the simulator: asm\("nanosleep\.u32"\) at line 2/, 2],
   ];
   it.each(findings)('%s: status %s, exit %i', async (kernel, status, keyword, code) => {
     const r = await sim(launch(kernel, '--max-steps', '5000'));
@@ -266,12 +266,23 @@ describe('errors raised by the simulator before it runs', () => {
     expect(r.stdout).toBe('');
   });
 
-  it('with --json the error is also a result object', async () => {
+  it('with --json the error is also a result object: bad-input for the request, unsupported for a construct, error for our own crash', async () => {
     const r = await sim(launch('pipeline', '--json'), { simulate: throwing(new SimError("no kernel named 'gemm' in k.cu")) });
     expect(r.code).toBe(2);
     const json = JSON.parse(r.stdout) as JsonResult;
-    expect(json).toMatchObject({ status: 'error', message: "no kernel named 'gemm' in k.cu", details: null, barriers: [], buffers: [] });
+    expect(json).toMatchObject({ status: 'bad-input', message: "no kernel named 'gemm' in k.cu", details: null, barriers: [], buffers: [] });
     expect(r.stderr).toBe("phaseflip: no kernel named 'gemm' in k.cu\n");
+    const unsupported = await sim(launch('pipeline', '--json'), { simulate: throwing(new SimError('texture fetch tex1Dfetch', { line: 3 }, 'unsupported')) });
+    expect([unsupported.code, (JSON.parse(unsupported.stdout) as JsonResult).status]).toEqual([2, 'unsupported']);
+    const crash = await sim(launch('pipeline', '--json'), { simulate: throwing(new TypeError('x is undefined')) });
+    expect([crash.code, (JSON.parse(crash.stdout) as JsonResult).status]).toEqual([2, 'error']);
+  });
+
+  it('an unreadable input is bad-input in --json too, and nothing is dumped', async () => {
+    const r = await sim(launch('pipeline', '--arg', `in=f32[64]:file(${at('nope.npy')})`, '--dump', `out=${at('out/never.npy')}`, '--json'));
+    expect(r.code).toBe(2);
+    expect(JSON.parse(r.stdout)).toMatchObject({ status: 'bad-input', message: expect.stringMatching(/nope\.npy: no such file or directory/) });
+    expect(existsSync(at('out/never.npy'))).toBe(false);
   });
 
   it('a crash inside the simulator is reported as internal, exit 2', async () => {
@@ -291,6 +302,32 @@ describe('errors raised by the simulator before it runs', () => {
     // Thrown while preparing (stderr) or reported by the machine while running (the text result).
     expect(`${stderr}${stdout}`).toMatch(/(^phaseflip: |\n)not supported by the simulator: /);
     expect(`${stderr}${stdout}`).not.toMatch(/internal|\n\s+at /);
+  });
+});
+
+describe('outcomes: the kernel\'s own failures against what the simulator could not do', () => {
+  const ended = (kind: string, message: string) => ({ status: 'error' as const, report: { kind: kind as 'error', message, threads: [] } });
+  it('a trap, a null pointer or an out-of-bounds access is the kernel\'s fault (exit 1); an internal error or an unsupported construct is not (exit 2)', () => {
+    const cases: [ReturnType<typeof ended>, string, number][] = [
+      [ended('error', '__trap() was called: the kernel aborts (warp 0 lane 0, line 3)'), 'fault', 1],
+      [ended('error', 'atomicAdd: null pointer (warp 1 lane 4, line 9)'), 'fault', 1],
+      [ended('oob', 'out-of-bounds global access to out[64]'), 'fault', 1],
+      [ended('error', 'internal simulator error at line 3 (warp 0 lane 0): x is undefined'), 'error', 2],
+      [ended('unsupported', 'not supported by the simulator: texture fetch at line 2'), 'unsupported', 2],
+    ];
+    for (const [result, outcome, code] of cases) expect([outcomeOf(result), exitCodeFor(result)], result.report.message).toEqual([outcome, code]);
+    expect([outcomeOf({ status: 'deadlock' }), exitCodeFor({ status: 'deadlock' })]).toEqual(['deadlock', 1]);
+    expect([outcomeOf({ status: 'completed' }), exitCodeFor({ status: 'completed' })]).toEqual(['completed', 0]);
+  });
+
+  it('the real simulator reports a kernel that calls __trap() as a fault, exit 1, and dumps what it wrote', async () => {
+    writeFileSync(at('trap.cu'), '__global__ void k(float* o) {\n  o[threadIdx.x] = 1.0f;\n  if (threadIdx.x == 3) __trap();\n}\n');
+    let stdout = '';
+    const code = await runSim([at('trap.cu'), '--kernel', 'k', '--grid', '1', '--block', '32', '--arg', 'o=f32[32]', '--json', '--dump', `o=${at('out/trap.npy')}`], { stdout: (s) => void (stdout += s), stderr: () => {} });
+    const json = JSON.parse(stdout) as JsonResult;
+    expect([code, json.status]).toEqual([1, 'fault']);
+    expect(json.message).toMatch(/__trap\(\)/);
+    expect(existsSync(at('out/trap.npy'))).toBe(true);
   });
 });
 
@@ -317,6 +354,17 @@ describe('.npy inputs and --dump', () => {
     dumped.bytes.set(npy.bytes);
     expect(json.buffers.find((b) => b.name === 'out')!.checksum).toBe(checksum(dumped));
     expect(r.stderr).toBe(''); // --json keeps stderr for problems only
+  });
+
+  it('writes nothing when the kernel did not run (an unsupported construct), and says so', async () => {
+    const r = await sim(launch('unsupported', '--dump', `out=${at('out/unsupported.npy')}`));
+    expect(r.code).toBe(2);
+    expect(existsSync(at('out/unsupported.npy'))).toBe(false);
+    expect(r.stderr).toBe('phaseflip: --dump: nothing written, the kernel did not run (unsupported)\n');
+    // A kernel that failed on its own account ran: its buffers are dumped for the post-mortem.
+    const hang = await sim(launch('hang', '--dump', `out=${at('out/hang.npy')}`));
+    expect(hang.code).toBe(1);
+    expect(existsSync(at('out/hang.npy'))).toBe(true);
   });
 
   it('says where it wrote in text mode', async () => {

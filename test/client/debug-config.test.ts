@@ -4,7 +4,10 @@ import { describe, expect, it } from 'vitest';
 import type { LaunchTemplate } from '../../core/sim/launch-template';
 import {
   configurationsFor,
+  launchAllowed,
+  MANAGE_TRUST,
   portableProgram,
+  RESTRICTED_MODE_PROMPT,
   readSimulatorDefaults,
   resolveConfiguration,
   SIMULATOR_DEFAULTS,
@@ -112,5 +115,44 @@ describe('launch.json helpers', () => {
     expect(portableProgram('/other/k.cu', '/w')).toBe('/other/k.cu');
     expect(portableProgram('/w2/k.cu', '/w')).toBe('/w2/k.cu');
     expect(portableProgram('C:\\w\\src\\k.cu', 'C:\\w', '\\')).toBe('${workspaceFolder}/src/k.cu');
+  });
+});
+
+describe('launchAllowed: debugging in Restricted Mode asks for trust', () => {
+  const fakeTrust = (trusted: boolean, answer: boolean, trustOnManage: boolean) => {
+    const log: string[] = [];
+    let isTrusted = trusted;
+    return {
+      log,
+      trust: {
+        isTrusted: () => isTrusted,
+        ask: async (message: string, button: string) => {
+          log.push(`ask: ${button}: ${message}`);
+          return answer;
+        },
+        manage: async () => {
+          log.push('manage');
+          if (trustOnManage) isTrusted = true;
+        },
+      },
+    };
+  };
+
+  it('a trusted workspace launches without a question', async () => {
+    const { log, trust } = fakeTrust(true, false, false);
+    expect(await launchAllowed(trust)).toBe(true);
+    expect(log).toEqual([]);
+  });
+
+  it('in Restricted Mode it asks, and launches only once the user has trusted the workspace', async () => {
+    const declined = fakeTrust(false, false, false);
+    expect(await launchAllowed(declined.trust)).toBe(false);
+    expect(declined.log).toEqual([`ask: ${MANAGE_TRUST}: ${RESTRICTED_MODE_PROMPT}`]);
+    expect(RESTRICTED_MODE_PROMPT).toMatch(/Restricted Mode.*launch configuration names.*linting, hovers and symbols work without it/);
+    const trusted = fakeTrust(false, true, true);
+    expect(await launchAllowed(trusted.trust)).toBe(true);
+    expect(trusted.log.slice(1)).toEqual(['manage']);
+    const openedButNotTrusted = fakeTrust(false, true, false);
+    expect(await launchAllowed(openedButNotTrusted.trust)).toBe(false);
   });
 });

@@ -179,3 +179,73 @@ describe('marketplace metadata and files', () => {
     expect(readFileSync(path.join(ROOT, 'walkthrough/producer_missing_bootstrap.cu'), 'utf8')).toBe(readFileSync(path.join(ROOT, 'examples/bugs/producer_missing_bootstrap.cu'), 'utf8'));
   });
 });
+
+describe('workspace trust and virtual workspaces', () => {
+  it('declares limited support in untrusted workspaces, with a description saying what works and what asks for trust', () => {
+    const untrusted = pkg.capabilities.untrustedWorkspaces;
+    expect(untrusted.supported).toBe('limited');
+    expect(untrusted.description).toMatch(/Restricted Mode, linting, hovers, quick fixes and symbols work/);
+    expect(untrusted.description).toMatch(/Debugging .* asks for trust/);
+    // No setting is restricted: none of them runs anything (the simulator is asked for trust at launch instead).
+    expect(untrusted.restrictedConfigurations ?? []).toEqual([]);
+  });
+
+  it('declares that virtual workspaces are not supported, and why', () => {
+    expect(pkg.capabilities.virtualWorkspaces.supported).toBe(false);
+    expect(pkg.capabilities.virtualWorkspaces.description).toMatch(/on disk/);
+  });
+
+  it('every debug launch passes the trust check before it resolves', () => {
+    const src = readFileSync(path.join(ROOT, 'client', 'debugging.ts'), 'utf8');
+    const resolve = /async resolveDebugConfigurationWithSubstitutedVariables\([\s\S]*?\n {2}\}/.exec(src)?.[0] ?? '';
+    expect(resolve).toMatch(/^\s+if \(!\(await launchAllowed\(workspaceTrust\)\)\) return undefined;$/m);
+    expect(src).toMatch(/isTrusted: \(\) => vscode\.workspace\.isTrusted/);
+  });
+});
+
+describe('the project configuration file and the Node versions', () => {
+  it('validates .phaseflip.json with the shipped schema', () => {
+    expect(contributes.jsonValidation).toEqual([{ fileMatch: '.phaseflip.json', url: './schemas/phaseflip.schema.json' }]);
+    const schema = JSON.parse(readFileSync(path.join(ROOT, 'schemas', 'phaseflip.schema.json'), 'utf8'));
+    expect(schema.type).toBe('object');
+    // The language server notices edits of the file on disk.
+    expect(sources('client')).toMatch(/createFileSystemWatcher\('[^']*\.phaseflip\.json/);
+  });
+
+  it('engines.node admits exactly the Node versions every locked dev dependency supports', () => {
+    expect(pkg.engines.node).toBe('^20.19.0 || >=22.12.0');
+    const lock = JSON.parse(readFileSync(path.join(ROOT, 'package-lock.json'), 'utf8'));
+    expect(lock.packages[''].engines.node).toBe(pkg.engines.node);
+    // Each package's own engines.node must accept the oldest versions we claim (npm ci warns otherwise).
+    const oldest = [
+      [20, 19, 0],
+      [22, 12, 0],
+    ];
+    const accepts = (range: string, [major, minor, patch]: number[]): boolean =>
+      range.split('||').some((alternative) =>
+        alternative
+          .trim()
+          .split(/\s+(?=[<>^~=])/)
+          .every((c) => {
+            const m = /^(>=|>|\^|~|=)?\s*v?(\d+)(?:\.(\d+|x|\*))?(?:\.(\d+|x|\*))?$/.exec(c.trim());
+            if (!m) return true; // a form not parsed here (`*`, '') accepts everything
+            const want = [Number(m[2]), Number(m[3] ?? 0) || 0, Number(m[4] ?? 0) || 0];
+            const cmp = major - want[0]! || minor - want[1]! || patch - want[2]!;
+            if (m[1] === '>=') return cmp >= 0;
+            if (m[1] === '>') return cmp > 0;
+            if (m[1] === '^') return major === want[0] && cmp >= 0;
+            if (m[1] === '~') return major === want[0] && minor === want[1] && cmp >= 0;
+            return m[3] === undefined ? major === want[0] : cmp === 0;
+          }),
+      );
+    const refusing: string[] = [];
+    for (const [name, entry] of Object.entries(lock.packages) as [string, { engines?: { node?: string } }][]) {
+      const range = entry.engines?.node;
+      if (!name || !range) continue;
+      for (const version of oldest) if (!accepts(range, version)) refusing.push(`${name} (${range}) refuses ${version.join('.')}`);
+    }
+    expect(refusing).toEqual([]);
+    // The CLI's package installs nothing: everything it runs is bundled (test/package/cli-install.test.ts).
+    expect(pkg.dependencies ?? {}).toEqual({});
+  });
+});

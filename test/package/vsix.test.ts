@@ -86,6 +86,7 @@ describe('npm run package', () => {
       'extension/dist/tree-sitter-cuda.wasm',
       `extension/${pkg.icon}`,
       'extension/walkthrough/producer_missing_bootstrap.cu',
+      ...pkg.contributes.jsonValidation.map((v: { url: string }) => `extension/${v.url.replace(/^\.\//, '')}`),
       ...pkg.contributes.grammars.map((g: { path: string }) => `extension/${g.path.replace(/^\.\//, '')}`),
       ...pkg.contributes.snippets.map((s: { path: string }) => `extension/${s.path.replace(/^\.\//, '')}`),
       ...pkg.contributes.walkthroughs.flatMap((w: { steps: { media: { markdown: string } }[] }) => w.steps.map((s) => `extension/${s.media.markdown}`)),
@@ -102,7 +103,7 @@ describe('npm run package', () => {
     expect(unwanted).toEqual([]);
     // Only these top-level folders ship.
     const folders = new Set(names.filter((n) => n.startsWith('extension/') && n.split('/').length > 2).map((n) => n.split('/')[1]));
-    expect([...folders].sort()).toEqual(['dist', 'images', 'snippets', 'syntaxes', 'walkthrough']);
+    expect([...folders].sort()).toEqual(['dist', 'images', 'schemas', 'snippets', 'syntaxes', 'walkthrough']);
   });
 
   it('bundles the debugger and the simulator into the client', () => {

@@ -32,6 +32,7 @@ import {
   type PublishDiagnosticsParams,
   type Range,
   RegistrationRequest,
+  ShowMessageNotification,
   ShutdownRequest,
   StreamMessageReader,
   StreamMessageWriter,
@@ -100,6 +101,8 @@ export const DEFAULT_CAPABILITIES: ClientCapabilities = {
 export class TestClient {
   readonly diagnostics: PublishDiagnosticsParams[] = [];
   readonly logs: string[] = [];
+  /** window/showMessage notifications: type (1 error, 2 warning, 3 info) and text. */
+  readonly messages: { type: number; message: string }[] = [];
   stderr = '';
   configurationRequests: ConfigurationParams[] = [];
   registrations: string[] = [];
@@ -119,6 +122,10 @@ export class TestClient {
       this.notify();
     });
     connection.onNotification(LogMessageNotification.type, (p) => this.logs.push(p.message));
+    connection.onNotification(ShowMessageNotification.type, (p) => {
+      this.messages.push({ type: p.type, message: p.message });
+      this.notify();
+    });
     connection.onRequest(RegistrationRequest.type, (p) => {
       this.registrations.push(...p.registrations.map((r) => r.method));
     });

@@ -128,10 +128,11 @@ function kernelShape(kernel: Kernel, module: KernelModule): string {
   return lines.join('\n');
 }
 
-/** Where a launch setting was stated: the editor's `phaseflip.launch` entry or the command line's `--launch`. */
+/** Where a launch setting was stated: the editor's `phaseflip.launch` entry, the command line's `--launch` or `.phaseflip.json`. */
 function settingWords(shape: LaunchShape | undefined): string {
   const s = shape?.setting;
   if (!s) return 'the launch setting';
+  if (s.origin === 'config file') return `\`launch\` in \`.phaseflip.json\` (\`"${s.key}"\`)`;
   return s.origin === 'command line' ? `\`--launch ${s.key}:…\`` : `the setting \`phaseflip.launch\` (\`"${s.key}"\`)`;
 }
 

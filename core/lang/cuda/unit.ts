@@ -305,7 +305,7 @@ export class CudaUnit {
   notes(): AnalysisNote[] {
     const out: AnalysisNote[] = [];
     if (!this.hasPath) return out;
-    const where = this.flags && this.flags.source !== 'none' ? `with the include paths of ${this.flags.source}` : 'with no include paths configured (compile_commands.json, compile_flags.txt, .clangd, -I or phaseflip.includePaths)';
+    const where = this.flags && this.flags.source !== 'none' ? `with the include paths of ${this.flags.source}` : 'with no include paths configured (compile_commands.json, compile_flags.txt, .clangd, .phaseflip.json, -I or phaseflip.includePaths)';
     for (const m of this.tu.missing) {
       // Only the document's own includes: a header's are noted when the header is analysed itself.
       if (m.from !== this.tu.main.path || isToolchainHeader(m.spelling, m.angled)) continue;

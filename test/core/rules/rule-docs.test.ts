@@ -18,7 +18,7 @@ describe.each(RULES.map((r) => [r.meta.id, r] as const))('%s', (_id, rule) => {
   });
   it('has complete metadata and docs', () => {
     expect(rule.meta.code).toMatch(/^PF[1-4]\d\d$/);
-    expect({ phase: '1', bootstrap: '2', commit: '3', count: '4' }[rule.meta.family]).toBe(rule.meta.code[2]);
+    expect(({ phase: '1', bootstrap: '2', commit: '3', count: '4' } as Record<string, string>)[rule.meta.family]).toBe(rule.meta.code[2]);
     expect(rule.docs.whatItDoes.length).toBeGreaterThan(40);
     expect(rule.docs.whyIsThisBad).toMatch(/hang|race|undefined|launch failure|trap/i);
     expect(rule.docs.references.length).toBeGreaterThan(0);
