@@ -4,11 +4,12 @@
 import type { LanguageId } from './api';
 import { croqtile } from './lang/croqtile';
 import { cuda } from './lang/cuda';
+import { tilus } from './lang/tilus';
 import { type InlineValueName, scanInlineValueNames } from './lang/inline-values';
 import type { Language } from './lang/language';
 import type { LaunchTemplate } from './sim/launch-template';
 
-export const LANGUAGES: readonly Language[] = [cuda, croqtile];
+export const LANGUAGES: readonly Language[] = [cuda, croqtile, tilus];
 
 /** Files whose extension names no language are simulated as CUDA, as `phaseflip sim` always did. */
 export const DEFAULT_LANGUAGE: LanguageId = 'cuda';

@@ -11,7 +11,7 @@ export const arrivalCountMismatch: RuleDef = {
     family: 'count',
     defaultSeverity: 'error',
     summary: 'The threads that arrive on a barrier in one phase cannot add up to its init count.',
-    languages: ['cuda', 'croqtile'],
+    languages: ['cuda', 'croqtile', 'tilus'],
     fix: 'none',
   },
   docs: {

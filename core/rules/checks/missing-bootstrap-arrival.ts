@@ -17,7 +17,7 @@ export const missingBootstrapArrival: RuleDef = {
     family: 'bootstrap',
     defaultSeverity: 'error',
     summary: 'The first wait on a free/empty barrier waits for a phase that nothing can complete (deadlock).',
-    languages: ['cuda', 'croqtile'],
+    languages: ['cuda', 'croqtile', 'tilus'],
     fix: 'unsafe',
   },
   docs: {
