@@ -11,15 +11,26 @@ import { findTilusDoc, renderTilusDoc } from './api-docs';
 export function hoverTilus(text: string, position: Position, file: TilusFile): HoverInfo | null {
   if (!file.tilus) return null;
   const offset = offsetAt(text, position);
+  // The dotted chain under the cursor (`self.mbarrier.arrive`), and where the hovered name in it ends.
   let s = offset;
   let e = offset;
   while (s > 0 && /[\w.]/.test(text[s - 1]!)) s--;
   while (e < text.length && /\w/.test(text[e]!)) e++;
   if (s === e) return null;
+  let chainEnd = e;
+  while (chainEnd < text.length && /[\w.]/.test(text[chainEnd]!)) chainEnd++;
+  const chain = text.slice(s, chainEnd);
+  const hoveredEnd = e - s;
+  // The shortest prefix of the chain that reaches the hovered name and is documented (`self.mbarrier.arrive` from `mbarrier`).
+  const ends = [hoveredEnd];
+  for (let i = chain.indexOf('.', hoveredEnd + 1); i >= 0; i = chain.indexOf('.', i + 1)) ends.push(i);
+  ends.push(chain.length);
+  for (const end of ends) {
+    const doc = findTilusDoc(chain.slice(0, end).replace(/^\.+/, ''));
+    if (doc) return { markdown: renderTilusDoc(doc), range: { start: positionAt(text, s), end: positionAt(text, s + end) } };
+  }
   const dotted = text.slice(s, e).replace(/^\.+/, '');
   const range = { start: positionAt(text, s), end: positionAt(text, e) };
-  const doc = findTilusDoc(dotted);
-  if (doc) return { markdown: renderTilusDoc(doc), range };
   const module = tilusModule(file);
   // A barrier: a local of the kernel (`tma_barriers`), or a field of a tilus.Class instance (`self.full_barriers`
   // inside the class, `pipe.full_barriers` in the kernel), whose IR name is `<instance>.<field>`.

@@ -4,6 +4,7 @@
 // core/languages.ts registers.
 import type { FrontEnd, Language } from '../language';
 import { SimError } from '../../sim/machine-types';
+import { evaluatePythonConstant } from './constant-eval';
 import { TilusDocument } from './document';
 import { loadPythonLanguage } from './parser';
 import { importsTilus } from './script-classes';
@@ -15,9 +16,11 @@ const TILUS_KEYWORDS = `False None True and as assert async await break class co
 const frontEnd: FrontEnd = {
   openDocument: (text) => new TilusDocument(text),
   evaluateConstant: (expression, constants = new Map()) => {
-    const e = expression.trim();
-    if (/^-?\d+$/.test(e)) return Number(e);
-    return constants.get(e);
+    try {
+      return evaluatePythonConstant(expression, constants);
+    } catch {
+      return undefined;
+    }
   },
 };
 
