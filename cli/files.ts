@@ -25,8 +25,9 @@ export function skipDirectory(name: string): boolean {
 
 /**
  * Directories are walked recursively (sorted, symlinks followed once) for every extension the engine
- * knows (.cu, .cuh, .co) and for C/C++ headers (.h, .hpp, …) that hold device code; files given
- * explicitly must have one of those extensions (a header named explicitly is linted whatever it holds).
+ * knows (.cu, .cuh, .co), for C/C++ headers (.h, .hpp, …) that hold device code and for Python files that
+ * import tilus; files given explicitly must have one of those extensions (a header named explicitly is
+ * linted whatever it holds; a .py that does not import tilus is reported as not a tilus file).
  */
 export function collectTargets(args: readonly string[]): Collected {
   const targets: LintTarget[] = [];
@@ -103,7 +104,7 @@ export function collectTargets(args: readonly string[]): Collected {
       // A file without an extension named explicitly is a C++ library header (`cuda/barrier`, `cuda/pipeline`).
       const language = languageForPath(arg) ?? languageForHeader(arg) ?? (path.extname(arg) === '' ? 'cuda' : undefined);
       if (!language) {
-        throw new UsageError(`don't know how to lint ${arg}: expected a directory, a .cu, .cuh or .co file, or a C/C++ header (.h, .hpp, .hh, .hxx, .inl, .ipp, or no extension)`);
+        throw new UsageError(`don't know how to lint ${arg}: expected a directory, a .cu, .cuh or .co file, a C/C++ header (.h, .hpp, .hh, .hxx, .inl, .ipp, or no extension), or a Python file that uses tilus (.py)`);
       }
       addFile(arg, language);
     }

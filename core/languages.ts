@@ -47,6 +47,15 @@ export function headerHoldsCode(language: LanguageId, text: string): boolean {
   return languageById(language).holdsCode(text);
 }
 
+/**
+ * Why `text`, named explicitly as a file of `language`, is not one (a Python file without `import tilus`);
+ * undefined when it is, or when the language lints whatever such a file holds (CUDA headers).
+ */
+export function notOfLanguage(language: LanguageId, text: string): string | undefined {
+  const l = languageById(language);
+  return l.codeRequired !== undefined && !l.holdsCode(text) ? `not a ${l.id} file (${l.codeRequired}): nothing to lint` : undefined;
+}
+
 /** The language of a VS Code document language id (`cuda-cpp`, `croqtile`), if it is one of ours. */
 export function languageForEditorId(languageId: string): LanguageId | undefined {
   return BY_EDITOR_ID.get(languageId);

@@ -37,6 +37,7 @@ export const tilus: Language = {
   extensions: [],
   headerExtensions: ['.py'],
   holdsCode: importsTilus,
+  codeRequired: 'it does not import tilus',
   editorLanguageIds: ['python'],
   inlineValues: {
     functionStart: /^\s*def\s+__call__\b/,
