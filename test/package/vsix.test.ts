@@ -84,6 +84,7 @@ describe('npm run package', () => {
       'extension/dist/server-main.js',
       'extension/dist/tree-sitter.wasm',
       'extension/dist/tree-sitter-cuda.wasm',
+      'extension/dist/tree-sitter-python.wasm',
       `extension/${pkg.icon}`,
       'extension/walkthrough/producer_missing_bootstrap.cu',
       ...pkg.contributes.grammars.map((g: { path: string }) => `extension/${g.path.replace(/^\.\//, '')}`),
