@@ -18,21 +18,9 @@ import type { Range } from '../../api';
 import { placeOnLines } from '../../ir/source-lines';
 import type { BarrierDecl, BarrierOp, BarrierRef, Expr, Kernel, OpKind, Stmt } from '../../ir/types';
 import { type PyNode, namedChildren, rangeOf } from './parser';
-import { type Combination, type TilusClass, literalNumber, stringValue } from './script-classes';
-
-/** A Python value at trace time. */
-type Value =
-  | { kind: 'int'; value: number; text: string }
-  | { kind: 'list'; items: Value[] }
-  | { kind: 'rt'; expr: Expr }
-  | { kind: 'barriers'; base: string; length: number; scalar: boolean }
-  | { kind: 'barrier'; ref: BarrierRef; remote?: boolean }
-  | { kind: 'object'; cls: TilusClass; prefix: string; fields: Map<string, Value> }
-  | { kind: 'script' }
-  | { kind: 'shared'; shape: (number | undefined)[]; elemBits?: number }
-  | { kind: 'tensor'; name: string; length: number }
-  | { kind: 'dtype'; bits: number }
-  | { kind: 'unknown'; text: string };
+import { type Combination, type TilusClass, literalNumber } from './script-classes';
+import { groupCond, mergeThreadBranches, tidEquals } from './thread-branches';
+import { DTYPE_BITS, PYTHON_TYPES, type Value, asExpr, foldBinary, numExpr, runtimeNames, sharedBytes } from './trace-values';
 
 /** The threads executing: [begin, begin + size) of the block, when known. */
 interface Group {
@@ -53,12 +41,6 @@ interface Frame {
   depth: number;
 }
 
-const DTYPE_BITS: Record<string, number> = {
-  float16: 16, bfloat16: 16, float32: 32, float64: 64, tfloat32: 32, int8: 8, uint8: 8, int16: 16, uint16: 16, int32: 32, uint32: 32, int64: 64, uint64: 64,
-  float8_e4m3: 8, float8_e5m2: 8, f16: 16, bf16: 16, f32: 32, i32: 32, u32: 32, boolean: 8, int4b: 4, uint4b: 4, float4_e2m1: 4, float6_e3m2: 6,
-};
-/** Annotations that make a Python variable, not a run-time one. */
-const PYTHON_TYPES = new Set(['int', 'bool', 'float', 'str']);
 const MAX_INLINE_DEPTH = 12;
 /** Python lists iterated by a `for` are unrolled up to this many items; longer ones are one run-time loop. */
 const MAX_UNROLL = 16;
@@ -976,117 +958,8 @@ class ScriptLowerer {
 /** Methods of tilus.Script that are no barrier operations (the analysis ignores them). */
 const BUILTIN_SCRIPT_METHODS = new Set(['global_view', 'printf', 'cast', 'store_global', 'load_global', 'store_shared', 'load_shared', 'free_shared', 'fast_divmod', 'assume', 'static_assert', 'dot', 'copy_async', 'copy_async_wait_all', 'copy_async_commit_group', 'copy_async_wait_group']);
 
-/** Names a function assigns more than once, or with a run-time annotation, or inside a loop: run-time variables. */
-function runtimeNames(fn: PyNode): Set<string> {
-  const counts = new Map<string, number>();
-  const runtime = new Set<string>();
-  const visit = (n: PyNode, inLoop: boolean): void => {
-    for (const c of namedChildren(n)) {
-      if (c.type === 'function_definition' || c.type === 'class_definition') continue;
-      if (c.type === 'assignment' || c.type === 'augmented_assignment') {
-        const left = c.childForFieldName('left');
-        const type = c.childForFieldName('type')?.text.replace(/\s+/g, '');
-        const names = left?.type === 'identifier' ? [left.text] : namedChildren(left).filter((x) => x.type === 'identifier').map((x) => x.text);
-        for (const name of names) {
-          counts.set(name, (counts.get(name) ?? 0) + 1);
-          if ((counts.get(name) ?? 0) > 1 || inLoop || c.type === 'augmented_assignment' || (type !== undefined && !PYTHON_TYPES.has(type))) runtime.add(name);
-        }
-      }
-      visit(c, inLoop || c.type === 'for_statement' || c.type === 'while_statement');
-    }
-  };
-  visit(fn.childForFieldName('body') ?? fn, false);
-  return runtime;
-}
-
 /** The name an allocation has until it is bound to a variable. */
 function isPlaceholder(base: string): boolean {
   return base.startsWith('mbarrier@');
 }
 
-function numExpr(value: number, range: Range): Expr {
-  return { kind: 'num', value, text: String(value), range };
-}
-
-function tidExpr(range: Range): Expr {
-  return { kind: 'member', object: { kind: 'var', name: 'threadIdx', text: 'threadIdx', range }, field: 'x', text: 'threadIdx.x', range };
-}
-
-function tidEquals(t: number, range: Range): Expr {
-  const e: Expr = { kind: 'binary', op: '==', left: tidExpr(range), right: numExpr(t, range), text: `threadIdx.x == ${t}`, range };
-  THREAD_CONDS.add(e);
-  return e;
-}
-
-/** Conditions the lowering made for thread groups and elected lanes. */
-const THREAD_CONDS = new WeakSet<Expr>();
-
-/**
- * Adjacent branches on the same thread condition, one after the other (`with self.single_thread(): arrive…`
- * then an elected-lane TMA copy), become one: what one thread does in a row sits in one statement list, as
- * it would in CUDA (rules compare the bytes armed and copied within one list).
- */
-function mergeThreadBranches(list: Stmt[]): Stmt[] {
-  const out: Stmt[] = [];
-  for (const s of list) {
-    const prev = out.at(-1);
-    if (s.kind === 'if' && prev?.kind === 'if' && !s.else.length && !prev.else.length && THREAD_CONDS.has(s.cond) && THREAD_CONDS.has(prev.cond) && s.cond.text === prev.cond.text) {
-      out[out.length - 1] = { ...prev, then: [...prev.then, ...s.then], range: { start: prev.range.start, end: s.range.end } };
-    } else out.push(s);
-  }
-  return out;
-}
-
-/** Threads [begin, begin + size) of the block. */
-function groupCond(begin: number, size: number, range: Range): Expr {
-  if (size === 1) return tidEquals(begin, range);
-  const lo: Expr = { kind: 'binary', op: '>=', left: tidExpr(range), right: numExpr(begin, range), text: `threadIdx.x >= ${begin}`, range };
-  const hi: Expr = { kind: 'binary', op: '<', left: tidExpr(range), right: numExpr(begin + size, range), text: `threadIdx.x < ${begin + size}`, range };
-  const e: Expr = begin === 0 ? hi : { kind: 'binary', op: '&&', left: lo, right: hi, text: `${lo.text} && ${hi.text}`, range };
-  THREAD_CONDS.add(e);
-  return e;
-}
-
-function sharedBytes(v: Extract<Value, { kind: 'shared' }>): number | undefined {
-  const elems = v.shape.reduce<number | undefined>((a, b) => (a === undefined || b === undefined ? undefined : a * b), 1);
-  return elems === undefined || v.elemBits === undefined ? undefined : (elems * v.elemBits) / 8;
-}
-
-function foldBinary(op: string, l: Extract<Value, { kind: 'int' }>, r: Extract<Value, { kind: 'int' }>, text: string): Value {
-  const a = l.value;
-  const b = r.value;
-  let v: number | undefined;
-  switch (op) {
-    case '+': v = a + b; break;
-    case '-': v = a - b; break;
-    case '*': v = a * b; break;
-    case '/': v = b ? Math.floor(a / b) : undefined; break;
-    case 'true/': v = b ? a / b : undefined; break;
-    case '%': v = b ? ((a % b) + b) % b : undefined; break;
-    case '**': v = a ** b; break;
-    case '^': v = a ^ b; break;
-    case '&': v = a & b; break;
-    case '|': v = a | b; break;
-    case '<<': v = a << b; break;
-    case '>>': v = a >> b; break;
-    case '==': v = Number(a === b); break;
-    case '!=': v = Number(a !== b); break;
-    case '<': v = Number(a < b); break;
-    case '<=': v = Number(a <= b); break;
-    case '>': v = Number(a > b); break;
-    case '>=': v = Number(a >= b); break;
-    case '&&': v = a ? b : a; break;
-    case '||': v = a ? a : b; break;
-    default: v = undefined;
-  }
-  return v === undefined || !Number.isFinite(v) ? { kind: 'unknown', text } : { kind: 'int', value: v, text };
-}
-
-/** A value as an IR expression: numbers fold, run-time values are their expression, the rest is opaque. */
-function asExpr(v: Value, range: Range): Expr {
-  if (v.kind === 'int') return { kind: 'num', value: v.value, text: v.text, range };
-  if (v.kind === 'rt') return v.expr;
-  return { kind: 'opaque', text: v.kind === 'unknown' ? v.text : v.kind, range };
-}
-
-export { stringValue };
