@@ -488,18 +488,18 @@ class ScriptLowerer {
    */
   private tensorStore(t: Extract<Value, { kind: 'tensor' }>, idx: Value, op: string, value: Expr, range: Range, out: Stmt[]): void {
     if (idx.kind === 'int') {
-      out.push({ kind: 'assign', target: `${t.name}[${idx.value}]`, op, value, declared: false, range });
+      out.push({ kind: 'assign', target: elementName(t.name, idx.value), op, value, declared: false, range });
       return;
     }
     const ie = asExpr(idx, range);
     for (let i = 0; i < t.length; i++) {
       const cond: Expr = { kind: 'binary', op: '==', left: ie, right: numExpr(i, range), text: `${ie.text} == ${i}`, range };
-      out.push({ kind: 'if', cond, then: [{ kind: 'assign', target: `${t.name}[${i}]`, op, value, declared: false, range }], else: [], range });
+      out.push({ kind: 'if', cond, then: [{ kind: 'assign', target: elementName(t.name, i), op, value, declared: false, range }], else: [], range });
     }
   }
 
   private tensorLoad(t: Extract<Value, { kind: 'tensor' }>, idx: Value, range: Range, text: string): Value {
-    const element = (i: number): Expr => ({ kind: 'var', name: `${t.name}[${i}]`, text, range });
+    const element = (i: number): Expr => ({ kind: 'var', name: elementName(t.name, i), text, range });
     if (idx.kind === 'int') return { kind: 'rt', expr: element(idx.value) };
     const ie = asExpr(idx, range);
     let e = element(t.length - 1);
@@ -732,7 +732,7 @@ class ScriptLowerer {
         if (dtype?.kind === 'dtype' && dtype.bits === 32 && dims.length === 1 && dims[0] !== undefined && dims[0] <= 64 && nameHint && /^\w+$/.test(nameHint)) {
           const name = this.uniqueDecl(nameHint);
           const init = initValue ? asExpr(initValue, range) : undefined;
-          for (let i = 0; i < dims[0]; i++) out.push({ kind: 'assign', target: `${name}[${i}]`, op: '=', value: init, declared: true, range });
+          for (let i = 0; i < dims[0]; i++) out.push({ kind: 'assign', target: elementName(name, i), op: '=', value: init, declared: true, range });
           return { kind: 'tensor', name, length: dims[0] };
         }
         return { kind: 'unknown', text: n.text };
@@ -957,6 +957,14 @@ class ScriptLowerer {
 
 /** Methods of tilus.Script that are no barrier operations (the analysis ignores them). */
 const BUILTIN_SCRIPT_METHODS = new Set(['global_view', 'printf', 'cast', 'store_global', 'load_global', 'store_shared', 'load_shared', 'free_shared', 'fast_divmod', 'assume', 'static_assert', 'dot', 'copy_async', 'copy_async_wait_all', 'copy_async_commit_group', 'copy_async_wait_group']);
+
+/**
+ * The IR variable of element `i` of a register tensor of scalars (`phases[i]`): a plain name, since the
+ * replay reads a bracketed name as an array element it does not track.
+ */
+function elementName(tensor: string, i: number): string {
+  return `${tensor}@${i}`;
+}
 
 /** The name an allocation has until it is bound to a variable. */
 function isPlaceholder(base: string): boolean {
