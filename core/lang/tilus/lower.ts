@@ -784,15 +784,25 @@ class ScriptLowerer {
         const fn = cls.methods.get(method);
         if (fn) return this.inline(fn, obj, cls, n, frame, out);
         if (obj.kind === 'script' && BUILTIN_SCRIPT_METHODS.has(method)) return { kind: 'unknown', text: n.text };
-        return { kind: 'unknown', text: n.text };
       }
-      return { kind: 'unknown', text: n.text };
-    }
-    if (fnNode.type === 'identifier') {
+    } else if (fnNode.type === 'identifier') {
       const cls = this.classes.get(fnNode.text);
       if (cls?.kind === 'class') return this.construct(cls, n, frame, out, nameHint);
     }
+    // A call the lowering does not enter (a module-level function, a method of another object) that is handed
+    // a barrier may arrive or wait on it: say so rather than analyse as if it did nothing.
+    if (this.passesBarrier(n, frame)) this.notUnderstood.push({ what: `${callee}(…) is given a barrier but is not a method of the Script or of a tilus.Class: what it does to the barrier is not analysed`, range });
     return { kind: 'unknown', text: n.text };
+  }
+
+  private passesBarrier(call: PyNode, frame: Frame): boolean {
+    return namedChildren(call.childForFieldName('arguments')).some((a) => {
+      const node = a.type === 'keyword_argument' ? a.childForFieldName('value') : a;
+      // Only names, fields and subscripts: evaluating them again has no effect (a call could allocate again).
+      if (!node || !['identifier', 'attribute', 'subscript'].includes(node.type) || node.text.includes('(')) return false;
+      const v = this.value(node, frame, []);
+      return v.kind === 'barrier' || v.kind === 'barriers';
+    });
   }
 
   /** `Pipeline(...)`: a tilus.Class instance; its `__init__` runs here (its barriers are allocated, its fields set). */

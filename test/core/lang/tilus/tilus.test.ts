@@ -171,3 +171,75 @@ describe('tilus hovers', () => {
     for (const n of ['thread_group', 'single_thread', 'single_warp', 'warp_group', 'range', 'sync', 'attrs.warps', 'attrs.blocks', 'attrs.cluster_blocks']) expect(names).toContain(n);
   });
 });
+
+describe('tilus helpers', () => {
+  const PIPELINE = `import tilus
+from tilus import int32, uint32
+
+
+def release(bar):
+    pass
+
+
+class Pipeline(tilus.Class):
+    def __init__(self, stages: int):
+        self.stages: int = stages
+        self.full_barriers = self.mbarrier.alloc([1 for _ in range(stages)])
+        self.empty_barriers = self.mbarrier.alloc([32 for _ in range(stages)])
+        self.stage: int32 = 0
+        self.phase: uint32 = self.mbarrier.consumer_initial_phase
+
+    def wait_full(self):
+        self.mbarrier.wait(self.full_barriers[self.stage], phase=self.phase)
+
+    def advance(self):
+        self.stage = (self.stage + 1) % self.stages
+        self.phase = self.phase ^ (self.stage == 0)
+
+
+class K(tilus.Script):
+    def __call__(self, n: int):
+        self.attrs.warps = 2
+        pipe = Pipeline(3)
+        with self.thread_group(thread_begin=0, num_threads=32):
+            for i in self.range(n):
+                self.mbarrier.wait(pipe.empty_barriers[pipe.stage], phase=pipe.phase ^ 1)
+                with self.single_thread():
+                    self.mbarrier.arrive(pipe.full_barriers[pipe.stage])
+                pipe.advance()
+        with self.thread_group(thread_begin=32, num_threads=32):
+            for i in self.range(n):
+                pipe.wait_full()
+                self.mbarrier.arrive(pipe.empty_barriers[pipe.stage])
+                release(pipe.full_barriers)
+                pipe.advance()
+`;
+
+  it('inlines tilus.Class instances: their barriers and state are the instance\'s, their waits are reported at the call', async () => {
+    const engine = await getEngine();
+    const r = engine.analyze(PIPELINE, 'tilus');
+    expect(codes(r.findings)).toEqual([]);
+    expect(r.symbols.map((s) => s.name)).toEqual(['pipe.full_barriers', 'pipe.empty_barriers']);
+    const doc = engine.openDocument('tilus', PIPELINE);
+    const ir = doc.irText();
+    expect(ir).toContain('wait-parity bar=pipe.full_barriers[pipe.stage] parity=pipe.phase (blocking)');
+    // Hovering the field inside the class shows the instance's barrier protocol.
+    const hover = doc.hover(positionOf(PIPELINE, 'self.full_barriers[self.stage]', 8));
+    expect(hover?.markdown).toContain('**pipe.full_barriers**[3]');
+    doc.dispose();
+  });
+
+  it('says when a barrier is handed to a function it does not enter', async () => {
+    const r = (await getEngine()).analyze(PIPELINE, 'tilus');
+    expect(r.notes?.map((n) => `${n.range.start.line}: ${n.message}`)).toEqual([
+      `${positionOf(PIPELINE, 'release(pipe').line}: release(…) is given a barrier but is not a method of the Script or of a tilus.Class: what it does to the barrier is not analysed`,
+    ]);
+    expect(r.kernels).toEqual([expect.objectContaining({ name: 'K', notUnderstood: 1 })]);
+  });
+
+  it('finds the bug when the consumer releases with the whole warp on a count-1 slot', async () => {
+    const bad = PIPELINE.replace('[32 for _ in range(stages)]', '[1 for _ in range(stages)]');
+    const findings = await lint(bad, 'tilus');
+    expect(findings.map((f) => [f.code, f.range.start.line])).toEqual([['PF410', positionOf(bad, 'self.mbarrier.arrive(pipe.empty').line]]);
+  });
+});
