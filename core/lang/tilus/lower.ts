@@ -12,8 +12,9 @@
 //   CTA of its mask.
 // - TMA copies, `tcgen05.mma` and `tcgen05.commit` are issued by one elected lane of the group.
 // - `self.range(a, b, step, unroll=)` and `range(...)` are run-time loops (unrolling does not change the trip count).
-// wgmma instructions complete through `wgmma.wait_group`, not through a barrier: they lower to nothing, as
-// CUDA's wgmma does. Tensor-memory allocation and loads are not lowered (tilus inserts their fences itself).
+// - MMAs (`wgmma.mma`, `tcgen05.mma`) read their shared-tensor stages (`sa[stage]`): accesses the rules compare
+//   with the wait before them. wgmma completes through `wgmma.wait_group`, not a barrier, so nothing else of it
+//   is lowered. Tensor-memory allocation and loads are not lowered (tilus inserts their fences itself).
 import type { Range } from '../../api';
 import { placeOnLines } from '../../ir/source-lines';
 import type { BarrierDecl, BarrierOp, BarrierRef, Expr, Kernel, OpKind, Stmt } from '../../ir/types';
@@ -416,6 +417,12 @@ class ScriptLowerer {
 
   /** Names what an allocation returns after the variable it is bound to (the barriers' IR name). */
   private named(v: Value, name: string, target: PyNode): Value {
+    if (v.kind === 'shared' && !v.name && !v.slot) {
+      // A shared tensor bound to a name: reads of its stages (`sa[stage]`) become accesses the rules compare with the waits.
+      const base = this.uniqueDecl(name);
+      this.decls.set(base, { name: base, type: 'shared_tensor', space: 'shared', ...(v.shape[0] !== undefined ? { length: v.shape[0] } : {}), range: rangeOf(target), nameRange: rangeOf(target) });
+      return { ...v, name: base };
+    }
     if (v.kind === 'barriers' && isPlaceholder(v.base)) {
       const base = this.uniqueDecl(name);
       this.renameDecl(v.base, base, rangeOf(target), (ref) => ({ ...ref, base, text: ref.index ? `${name}[${ref.index.text}]` : name }));
@@ -698,7 +705,10 @@ class ScriptLowerer {
       if (idx.kind === 'int') return obj.items.at(idx.value) ?? { kind: 'unknown', text: n.text };
       return { kind: 'unknown', text: n.text };
     }
-    if (obj.kind === 'shared') return { kind: 'shared', shape: obj.shape.slice(indexNodes.length), elemBits: obj.elemBits };
+    if (obj.kind === 'shared') {
+      const slot = obj.name && indexNodes[0] ? { array: obj.name, index: asExpr(idx.kind === 'list' ? (idx.items[0] ?? idx) : idx, rangeOf(indexNodes[0])) } : undefined;
+      return { kind: 'shared', shape: obj.shape.slice(indexNodes.length), elemBits: obj.elemBits, ...(slot ? { slot } : {}) };
+    }
     if (obj.kind === 'tensor') return this.tensorLoad(obj, idx, range, n.text);
     return { kind: 'unknown', text: n.text };
   }
@@ -778,7 +788,7 @@ class ScriptLowerer {
       if (obj.kind === 'barriers' && method === 'tolist') {
         return { kind: 'list', items: Array.from({ length: obj.length }, (_, i): Value => ({ kind: 'barrier', ref: { base: obj.base, index: numExpr(i, range), text: `${objNode.text}[${i}]` } })) };
       }
-      if (obj.kind === 'shared' && (method === 'transpose' || method === 'permute')) return { kind: 'shared', shape: [...obj.shape].reverse(), elemBits: obj.elemBits };
+      if (obj.kind === 'shared' && (method === 'transpose' || method === 'permute')) return { ...obj, shape: [...obj.shape].reverse() };
       if (obj.kind === 'script' || obj.kind === 'object') {
         const cls = obj.kind === 'script' ? this.script : obj.cls;
         const fn = cls.methods.get(method);
@@ -849,6 +859,16 @@ class ScriptLowerer {
   }
 
   // ------------------------------------------------------------------------------------------- instructions
+
+  /** Reads of shared-tensor stages (`sa[stage]`) by an instruction's operands `names` (positional in that order). */
+  private reads(args: ReturnType<ScriptLowerer['args']>, names: string[], out: Stmt[]): void {
+    names.forEach((name, i) => {
+      const v = args.get(name, i);
+      const node = args.node(name, i);
+      if (v?.kind !== 'shared' || !v.slot || !node) return;
+      out.push({ kind: 'access', array: v.slot.array, index: v.slot.index, write: false, range: rangeOf(node) });
+    });
+  }
 
   private instruction(groupName: string, name: string, n: PyNode, args: ReturnType<ScriptLowerer['args']>, frame: Frame, out: Stmt[]): Value {
     const range = rangeOf(n);
@@ -929,7 +949,12 @@ class ScriptLowerer {
         push('bulk-wait', { count: arg('n', 0) ?? numExpr(0, range) }, false);
         return none;
       case 'tcgen05.mma':
+        this.reads(args, ['a', 'b'], out);
         push('mma', {}, true);
+        return none;
+      case 'wgmma.mma':
+        // wgmma completes through wgmma.wait_group, not a barrier: only its reads of shared stages are lowered.
+        this.reads(args, ['a', 'b'], out);
         return none;
       case 'tcgen05.commit': {
         const b = barrierArg('mbarrier', 0);

@@ -15,7 +15,11 @@ export type Value =
   | { kind: 'barrier'; ref: BarrierRef; remote?: boolean }
   | { kind: 'object'; cls: TilusClass; prefix: string; fields: Map<string, Value> }
   | { kind: 'script' }
-  | { kind: 'shared'; shape: (number | undefined)[]; elemBits?: number }
+  /**
+   * A shared tensor, or a part of one. `name`: the variable it is bound to; `slot`: for `sa[stage]`, the
+   * tensor and the index of its first dimension (what a read of a pipeline stage names).
+   */
+  | { kind: 'shared'; shape: (number | undefined)[]; elemBits?: number; name?: string; slot?: { array: string; index: Expr } }
   | { kind: 'tensor'; name: string; length: number }
   | { kind: 'dtype'; bits: number }
   | { kind: 'unknown'; text: string };
