@@ -52,19 +52,27 @@ export function lowerTilusFile(text: string): TilusFile {
     const byName = new Map(classes.map((c) => [c.name, c]));
     const constants = moduleConstants(root);
     const scripts: LoweredScriptSet[] = [];
+    const problems = syntaxErrors(tree);
     for (const script of classes.filter((c) => c.kind === 'script')) {
       const { list, total } = combinations(script);
       const variants = new Map<string, { kernel: Kernel; combinations: Combination[] }>();
       for (const combination of list) {
-        const { kernel } = lowerScript(script, byName, constants, combination, text);
+        let kernel: Kernel;
+        try {
+          ({ kernel } = lowerScript(script, byName, constants, combination, text));
+        } catch (err) {
+          // A construct the lowering does not expect (code being typed, say) must not take the file down.
+          problems.push({ message: `internal front-end error in ${script.name}: ${(err as Error)?.message ?? String(err)}`, range: script.nameRange });
+          break;
+        }
         const key = `${printModule({ language: 'tilus', kernels: [kernel], constants: new Map() })}\u0001${JSON.stringify(kernel.launchShape ?? {})}`;
         const v = variants.get(key);
         if (v) v.combinations.push(combination);
         else variants.set(key, { kernel, combinations: [combination] });
       }
-      scripts.push({ script, variants: [...variants.values()], total });
+      if (variants.size) scripts.push({ script, variants: [...variants.values()], total });
     }
-    return { tilus: true, scripts, classes, syntaxProblems: syntaxErrors(tree) };
+    return { tilus: true, scripts, classes, syntaxProblems: problems };
   } finally {
     tree.delete();
   }
