@@ -353,6 +353,11 @@ class ScriptLowerer {
     const leftText = left.text.replace(/\s+/g, '');
     if (leftText.startsWith('self.attrs.')) {
       const v = this.value(right, frame, out);
+      // `self.attrs.warps = num_warps` with a local set before it: known only here, for what follows.
+      if (leftText === 'self.attrs.warps' && this.blockSize === undefined && v.kind === 'int') {
+        this.blockSize = v.value * 32;
+        if (frame.depth === 0 && frame.group.begin === 0) frame.group = { begin: 0, size: this.blockSize };
+      }
       if (leftText === 'self.attrs.cluster_blocks') {
         const dims = v.kind === 'list' ? v.items.map((x) => (x.kind === 'int' ? x.value : 1)) : v.kind === 'int' ? [v.value] : [];
         if (dims.length) this.cluster = [dims[0] ?? 1, dims[1] ?? 1, dims[2] ?? 1];

@@ -5,6 +5,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { Finding, Position, TextEdit } from '../../../../core/api';
+import { tilus } from '../../../../core/lang/tilus';
 import { TILUS_DOCS } from '../../../../core/lang/tilus/api-docs';
 import { getEngine, lint } from '../../../helpers/engine';
 
@@ -241,5 +242,18 @@ class K(tilus.Script):
     const bad = PIPELINE.replace('[32 for _ in range(stages)]', '[1 for _ in range(stages)]');
     const findings = await lint(bad, 'tilus');
     expect(findings.map((f) => [f.code, f.range.start.line])).toEqual([['PF410', positionOf(bad, 'self.mbarrier.arrive(pipe.empty').line]]);
+  });
+});
+
+describe('tilus launch shape', () => {
+  it('reads the block size from self.attrs.warps, also through a local', async () => {
+    const frontEnd = await tilus.loadFrontEnd({});
+    for (const [warps, expected] of [['self.attrs.warps = 3', 96], ['nw = 2\n        self.attrs.warps = nw', 64]] as const) {
+      const text = `import tilus\nclass K(tilus.Script):\n    def __call__(self):\n        ${warps}\n        b = self.mbarrier.alloc(counts=[None])\n`;
+      const doc = frontEnd.openDocument(text);
+      expect(doc.kernelModule().kernels[0]?.launchBounds).toBe(expected);
+      expect(doc.irText()).toContain(`init bar=b[0] count=${expected}`);
+      doc.dispose();
+    }
   });
 });
