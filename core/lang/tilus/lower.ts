@@ -20,15 +20,11 @@ import { placeOnLines } from '../../ir/source-lines';
 import type { BarrierDecl, BarrierOp, BarrierRef, Expr, Kernel, OpKind, Stmt } from '../../ir/types';
 import { type PyNode, namedChildren, rangeOf } from './parser';
 import { type Combination, type TilusClass, literalNumber } from './script-classes';
-import { groupCond, mergeThreadBranches, tidEquals } from './thread-branches';
-import { DTYPE_BITS, PYTHON_TYPES, type Value, asExpr, foldBinary, numExpr, runtimeNames, sharedBytes } from './trace-values';
+import { type CallArgs, type InstructionContext, lowerInstruction } from './instructions';
+import { type Group, groupCond, mergeThreadBranches, tidEquals } from './thread-branches';
+import { DTYPE_BITS, PYTHON_TYPES, type Value, asExpr, foldBinary, numExpr, runtimeNames } from './trace-values';
 
-/** The threads executing: [begin, begin + size) of the block, when known. */
-interface Group {
-  begin: number | undefined;
-  size: number | undefined;
-}
-
+/** One function being lowered: its locals, its `self`, the thread group it runs in. */
 interface Frame {
   locals: Map<string, Value>;
   self: Value;
@@ -58,10 +54,10 @@ export function lowerScript(script: TilusClass, classes: ReadonlyMap<string, Til
   return { kernel: placeOnLines(kernel, text), blockSize: lowerer.blockSize };
 }
 
-class ScriptLowerer {
-  private readonly decls = new Map<string, BarrierDecl>();
-  private readonly inits: Stmt[] = [];
-  private readonly notUnderstood: { what: string; range: Range }[] = [];
+class ScriptLowerer implements InstructionContext {
+  readonly decls = new Map<string, BarrierDecl>();
+  readonly inits: Stmt[] = [];
+  readonly notUnderstood: { what: string; range: Range }[] = [];
   private readonly usedNames = new Map<string, number>();
   private readonly scriptFields = new Map<string, Value>();
   private objectCount = 0;
@@ -166,7 +162,7 @@ class ScriptLowerer {
   }
 
   /** An operation; inside an inlined helper it is placed at the outermost call, the helper's lines in `via` (innermost first). */
-  private op(kind: OpKind, api: string, range: Range, extra: Partial<BarrierOp>): BarrierOp {
+  op(kind: OpKind, api: string, range: Range, extra: Partial<BarrierOp>): BarrierOp {
     if (!this.callRange) return { kind, api, range, via: [], ...extra };
     return { kind, api, range: this.callRange, via: [range, ...this.via.slice(1).reverse()], ...extra };
   }
@@ -455,7 +451,7 @@ class ScriptLowerer {
     for (const s of this.inits) if (s.kind === 'op' && s.op.barrier?.base === old) s.op.barrier = ref(s.op.barrier);
   }
 
-  private uniqueDecl(name: string): string {
+  uniqueDecl(name: string): string {
     if (!this.decls.has(name)) return name;
     for (let i = 1; ; i++) if (!this.decls.has(`${name}#${i}`)) return `${name}#${i}`;
   }
@@ -524,7 +520,7 @@ class ScriptLowerer {
 
   // ------------------------------------------------------------------------------------------- expressions
 
-  private args(call: PyNode, frame: Frame, out: Stmt[]): { get(name: string, position: number): Value | undefined; node(name: string, position: number): PyNode | undefined } {
+  private args(call: PyNode, frame: Frame, out: Stmt[]): CallArgs {
     const positional: PyNode[] = [];
     const keyword = new Map<string, PyNode>();
     for (const a of namedChildren(call.childForFieldName('arguments'))) {
@@ -724,8 +720,8 @@ class ScriptLowerer {
     const range = rangeOf(n);
     const args = this.args(n, frame, out);
     const int = (v: Value | undefined): number | undefined => (v?.kind === 'int' ? v.value : undefined);
-    const group = /^self\.(mbarrier|tma|tcgen05|wgmma|fence|cluster|clc)\.(\w+)$/.exec(callee);
-    if (group) return this.instruction(group[1]!, group[2]!, n, args, frame, out);
+    const instruction = /^self\.(mbarrier|tma|tcgen05|wgmma|fence|cluster|clc)\.(\w+)$/.exec(callee);
+    if (instruction) return lowerInstruction(this, instruction[1]!, instruction[2]!, n, args, frame.group, out);
     switch (callee) {
       case 'self.sync': {
         const whole = frame.group.begin === 0 && frame.group.size === this.blockSize;
@@ -863,136 +859,6 @@ class ScriptLowerer {
     return frame.returned ?? { kind: 'unknown', text: 'None' };
   }
 
-  // ------------------------------------------------------------------------------------------- instructions
-
-  /** Reads of shared-tensor stages (`sa[stage]`) by an instruction's operands `names` (positional in that order). */
-  private reads(args: ReturnType<ScriptLowerer['args']>, names: string[], out: Stmt[]): void {
-    names.forEach((name, i) => {
-      const v = args.get(name, i);
-      const node = args.node(name, i);
-      if (v?.kind !== 'shared' || !v.slot || !node) return;
-      out.push({ kind: 'access', array: v.slot.array, index: v.slot.index, write: false, range: rangeOf(node) });
-    });
-  }
-
-  private instruction(groupName: string, name: string, n: PyNode, args: ReturnType<ScriptLowerer['args']>, frame: Frame, out: Stmt[]): Value {
-    const range = rangeOf(n);
-    const api = `self.${groupName}.${name}`;
-    const none: Value = { kind: 'unknown', text: 'None' };
-    const barrierArg = (kw: string, pos: number): { ref: BarrierRef; remote?: boolean } | undefined => {
-      const v = args.get(kw, pos);
-      if (v?.kind === 'barrier') return { ref: v.ref, remote: v.remote };
-      if (v?.kind === 'barriers') return { ref: { base: v.base, ...(v.scalar ? {} : { index: numExpr(0, range) }), text: args.node(kw, pos)!.text } };
-      if (v) this.notUnderstood.push({ what: `${api}: the barrier operand '${args.node(kw, pos)?.text ?? ''}' is not a barrier allocated with self.mbarrier.alloc`, range });
-      return undefined;
-    };
-    const push = (kind: OpKind, extra: Partial<BarrierOp>, elected: boolean): void => {
-      const op = this.op(kind, api, range, extra);
-      const stmt: Stmt = { kind: 'op', op, range: op.range };
-      // Elected-lane instructions: one thread of the group issues them.
-      if (elected && frame.group.size !== 1 && frame.group.begin !== undefined) out.push({ kind: 'if', cond: tidEquals(frame.group.begin, range), then: [stmt], else: [], range });
-      else out.push(stmt);
-    };
-    // An operand as an expression placed on its own source (a quick fix may rewrite it).
-    const arg = (kw: string, pos: number): Expr | undefined => {
-      const v = args.get(kw, pos);
-      const node = args.node(kw, pos);
-      return v && node ? asExpr(v, rangeOf(node.type === 'keyword_argument' ? (node.childForFieldName('value') ?? node) : node)) : undefined;
-    };
-    switch (`${groupName}.${name}`) {
-      case 'mbarrier.alloc': {
-        const counts = args.get('counts', 0);
-        const list = counts?.kind === 'list' ? counts.items : counts ? [counts] : [];
-        const scalar = counts?.kind !== 'list';
-        const base = this.uniqueDecl(`mbarrier@${range.start.line + 1}`);
-        this.decls.set(base, { name: base, type: 'mbarrier', space: 'shared', ...(scalar ? {} : { length: list.length }), range, nameRange: range });
-        list.forEach((c, i) => {
-          const count = c.kind === 'unknown' && c.text === 'None' ? (frame.group.size !== undefined ? numExpr(frame.group.size, range) : undefined) : asExpr(c, range);
-          const ref: BarrierRef = scalar ? { base, text: base } : { base, index: numExpr(i, range), text: `${base}[${i}]` };
-          const op = this.op('init', api, range, { barrier: ref, ...(count ? { count } : {}) });
-          this.inits.push({ kind: 'op', op, range: op.range });
-        });
-        return { kind: 'barriers', base, length: list.length, scalar };
-      }
-      case 'mbarrier.arrive': {
-        const b = barrierArg('barrier', 0);
-        if (b) push('arrive', { barrier: b.ref, count: arg('count', 1) ?? numExpr(1, range), ...(b.remote ? { remote: true } : {}) }, false);
-        return none;
-      }
-      case 'mbarrier.arrive_and_expect_tx':
-      case 'mbarrier.arrive_and_expect_tx_remote': {
-        const b = barrierArg('barrier', 0);
-        const remote = name.endsWith('remote') || b?.remote;
-        if (b) push('arrive-expect-tx', { barrier: b.ref, count: numExpr(1, range), bytes: arg('transaction_bytes', 1), ...(remote ? { remote: true } : {}) }, false);
-        return none;
-      }
-      case 'mbarrier.arrive_and_expect_tx_multicast': {
-        const b = barrierArg('barrier', 0);
-        // One elected thread per CTA of the mask arrives on that CTA's barrier.
-        if (b) push('arrive-expect-tx', { barrier: b.ref, count: numExpr(1, range), bytes: arg('transaction_bytes', 1), remote: true, ctaMask: arg('multicast_mask', 2) }, true);
-        return none;
-      }
-      case 'mbarrier.wait': {
-        const b = barrierArg('barrier', 0);
-        if (b) push('wait-parity', { barrier: b.ref, parity: arg('phase', 1), result: 'blocking', ...(b.remote ? { remote: true } : {}) }, false);
-        return none;
-      }
-      case 'tma.global_to_shared': {
-        const b = barrierArg('mbarrier', 4);
-        const dst = args.get('dst', 1);
-        const bytes = dst?.kind === 'shared' ? sharedBytes(dst) : undefined;
-        const cg = args.get('cta_group', 5);
-        const mask = args.get('multicast_mask', 6);
-        const remote = (cg?.kind === 'int' && cg.value === 2) || b?.remote;
-        if (b) push('bulk-copy', { barrier: b.ref, ...(bytes !== undefined ? { bytes: numExpr(bytes, range) } : {}), ...(remote ? { remote: true } : {}), ...(mask && !(mask.kind === 'unknown' && mask.text === 'None') ? { ctaMask: arg('multicast_mask', 6) } : {}) }, true);
-        return none;
-      }
-      case 'tma.shared_to_global':
-        push('bulk-store', {}, true);
-        return none;
-      case 'tma.wait_group':
-        push('bulk-wait', { count: arg('n', 0) ?? numExpr(0, range) }, false);
-        return none;
-      case 'tcgen05.mma':
-        this.reads(args, ['a', 'b'], out);
-        push('mma', {}, true);
-        return none;
-      case 'wgmma.mma':
-        // wgmma completes through wgmma.wait_group, not a barrier: only its reads of shared stages are lowered.
-        this.reads(args, ['a', 'b'], out);
-        return none;
-      case 'tcgen05.commit': {
-        const b = barrierArg('mbarrier', 0);
-        const cg = args.get('cta_group', 1);
-        const mask = args.get('multicast_mask', 2);
-        const remote = (cg?.kind === 'int' && cg.value === 2) || (mask !== undefined && !(mask.kind === 'unknown' && mask.text === 'None')) || b?.remote;
-        if (b) push('mma-commit-arrive', { barrier: b.ref, count: numExpr(1, range), ...(remote ? { remote: true } : {}) }, true);
-        return none;
-      }
-      case 'clc.try_cancel': {
-        // The 16-byte response completes its bytes on the barrier, like a copy (the arrive is the caller's).
-        const b = barrierArg('mbarrier', 1);
-        const multicast = args.get('multicast', 2);
-        if (b) push('bulk-copy', { barrier: b.ref, bytes: numExpr(16, range), ...(multicast?.kind === 'int' && multicast.value ? { remote: true } : {}) }, true);
-        return none;
-      }
-      case 'cluster.map_shared_addr': {
-        const v = args.get('addr', 0);
-        if (v?.kind === 'barrier') return { ...v, remote: true };
-        if (v?.kind === 'barriers') return { kind: 'barrier', ref: { base: v.base, ...(v.scalar ? {} : { index: numExpr(0, range) }), text: n.text }, remote: true };
-        return { kind: 'unknown', text: n.text };
-      }
-      case 'cluster.sync':
-        out.push({ kind: 'sync', scope: 'cluster', api, range });
-        return none;
-      case 'fence.proxy_async':
-        push('fence-proxy-async', {}, false);
-        return none;
-      default:
-        if (groupName === 'mbarrier') this.notUnderstood.push({ what: `${api} is not a tilus mbarrier instruction this analysis knows`, range });
-        return none;
-    }
-  }
 }
 
 /** Methods of tilus.Script that are no barrier operations (the analysis ignores them). */

@@ -5,6 +5,12 @@ import type { Range } from '../../api';
 import type { Expr, Stmt } from '../../ir/types';
 import { numExpr } from './trace-values';
 
+/** The threads executing: [begin, begin + size) of the block, when known. */
+export interface Group {
+  begin: number | undefined;
+  size: number | undefined;
+}
+
 function tidExpr(range: Range): Expr {
   return { kind: 'member', object: { kind: 'var', name: 'threadIdx', text: 'threadIdx', range }, field: 'x', text: 'threadIdx.x', range };
 }
