@@ -14,7 +14,8 @@
 // - `self.range(a, b, step, unroll=)` and `range(...)` are run-time loops (unrolling does not change the trip count).
 // - MMAs (`wgmma.mma`, `tcgen05.mma`) read their shared-tensor stages (`sa[stage]`): accesses the rules compare
 //   with the wait before them. wgmma completes through `wgmma.wait_group`, not a barrier, so nothing else of it
-//   is lowered. Tensor-memory allocation and loads are not lowered (tilus inserts their fences itself).
+//   is lowered. Tensor-memory allocation, loads and stores are not lowered: tilus exposes no
+//   tcgen05 fences, so the tensor-memory hand-off rules (written for CUDA's fences) would have nothing to check.
 import type { Range } from '../../api';
 import { placeOnLines } from '../../ir/source-lines';
 import type { BarrierDecl, BarrierOp, BarrierRef, Expr, Kernel, OpKind, Stmt } from '../../ir/types';
