@@ -2,7 +2,7 @@
 // is read inside a file known to include it, and a header that failed before its includer was read is
 // analysed again at the end. Shared by the lint face and the corpus test, which must lint the same way.
 import * as path from 'node:path';
-import { type AnalysisResult, type Engine, type LintOptions, headerHoldsCode, isSourceFile } from '../core/index';
+import { type AnalysisResult, type Engine, type LintOptions, headerHoldsCode, isSourceFile, notOfLanguage } from '../core/index';
 import { describeError } from './errors';
 import { type LintTarget, readSource } from './files';
 
@@ -51,6 +51,12 @@ export function* analyzeTargets(
       continue;
     }
     if (target.onlyIfHoldsCode && !headerHoldsCode(target.language, text)) continue;
+    // Named explicitly but not of its language (a Python file that does not use tilus): say so, lint nothing.
+    const foreign = target.onlyIfHoldsCode ? undefined : notOfLanguage(target.language, text);
+    if (foreign) {
+      errors.push(`${target.path}: ${foreign}`);
+      continue;
+    }
     const abs = path.resolve(target.path);
     onRead?.(target, abs);
     const { result, ms } = analyze(abs, text, target);

@@ -22,9 +22,10 @@ export interface Collected {
 
 /** What a directory walk looks for, in words: `.cu, .cuh or .co files, or C/C++ headers (.h, ...) holding device code`. */
 export function lintedFilesInWords(): string {
-  const { sources, headers } = lintedExtensions();
-  const list = (xs: string[]) => (xs.length > 1 ? `${xs.slice(0, -1).join(', ')} or ${xs[xs.length - 1]}` : (xs[0] ?? ''));
-  return `${list(sources)} files${headers.length ? `, or headers (${headers.join(', ')}) holding device code` : ''}`;
+  const { sources, headers, conditional } = lintedExtensions();
+  const list = (xs: readonly string[]) => (xs.length > 1 ? `${xs.slice(0, -1).join(', ')} or ${xs[xs.length - 1]}` : (xs[0] ?? ''));
+  const others = conditional.map((c) => `, ${list(c.extensions)} files of ${c.language}`).join('');
+  return `${list(sources)} files${others}${headers.length ? `, or headers (${headers.join(', ')}) holding device code` : ''}`;
 }
 
 /** Directories never entered: dependencies and dot directories (.git, .vscode, ...). */
@@ -34,8 +35,9 @@ export function skipDirectory(name: string): boolean {
 
 /**
  * Directories are walked recursively (sorted, symlinks followed once) for every extension the engine
- * knows (.cu, .cuh, .co) and for C/C++ headers (.h, .hpp, …) that hold device code; files given
- * explicitly must have one of those extensions (a header named explicitly is linted whatever it holds).
+ * knows (.cu, .cuh, .co), for C/C++ headers (.h, .hpp, …) that hold device code and for Python files that
+ * import tilus; files given explicitly must have one of those extensions (a header named explicitly is
+ * linted whatever it holds; a .py that does not import tilus is reported as not a tilus file).
  */
 export function collectTargets(args: readonly string[]): Collected {
   const targets: LintTarget[] = [];

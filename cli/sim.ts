@@ -269,7 +269,7 @@ const FLAGS: Record<LaunchProblem['field'], string> = {
 function flagMessage(p: LaunchProblem, args: SimArgs): string {
   switch (p.kind) {
     case 'language':
-      return `don't know how to simulate ${p.file}: expected a .cu, .cuh or .co file`;
+      return p.linted ? `don't know how to simulate ${p.file}: ${p.linted} files are linted (phaseflip lint), not simulated; expected a .cu, .cuh or .co file` : `don't know how to simulate ${p.file}: expected a .cu, .cuh or .co file`;
     case 'required':
       return `a CUDA launch needs ${p.missing.map((f) => FLAGS[f]).join(' and ')} (e.g. --grid 1 --block 128)`;
     case 'dims':

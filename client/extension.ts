@@ -37,6 +37,9 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
       { scheme: 'file', pattern: '**/*.{cu,cuh}' },
       { scheme: 'file', language: 'croqtile' },
       { scheme: 'untitled', language: 'croqtile' },
+      // Python: the server analyses only files that import tilus; other Python files get nothing from it.
+      { scheme: 'file', language: 'python' },
+      { scheme: 'untitled', language: 'python' },
       // C/C++ headers: the server lints those that hold device code (CUTLASS, DeepGEMM, ThunderKittens keep barrier code there).
       { scheme: 'file', pattern: '**/*.{h,hpp,hh,hxx,inl,ipp}' },
     ],

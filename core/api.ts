@@ -1,7 +1,7 @@
 // Public data types of the engine. Faces (server/, cli/, client/, debugger/) only see these plain
 // shapes: positions are zero-based line/character like LSP, but nothing here depends on LSP or DAP.
 
-export type LanguageId = 'cuda' | 'croqtile';
+export type LanguageId = 'cuda' | 'croqtile' | 'tilus';
 
 export interface Position {
   /** Zero-based line. */

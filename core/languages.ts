@@ -4,11 +4,12 @@
 import type { LanguageId } from './api';
 import { croqtile } from './lang/croqtile';
 import { cuda } from './lang/cuda';
+import { tilus } from './lang/tilus';
 import { type InlineValueName, scanInlineValueNames } from './lang/inline-values';
 import type { Language } from './lang/language';
 import type { LaunchTemplate } from './sim/launch-template';
 
-export const LANGUAGES: readonly Language[] = [cuda, croqtile];
+export const LANGUAGES: readonly Language[] = [cuda, croqtile, tilus];
 
 /** Files whose extension names no language are simulated as CUDA, as `phaseflip sim` always did. */
 export const DEFAULT_LANGUAGE: LanguageId = 'cuda';
@@ -46,13 +47,27 @@ export function languageForHeader(file: string): LanguageId | undefined {
  * linted when they hold code (`.h`, `.hpp`, ...). A language added to the registry is found by the walk with no
  * change to the faces.
  */
-export function lintedExtensions(): { sources: string[]; headers: string[] } {
-  return { sources: LANGUAGES.flatMap((l) => l.extensions), headers: LANGUAGES.flatMap((l) => l.headerExtensions) };
+export function lintedExtensions(): { sources: string[]; headers: string[]; conditional: { extensions: readonly string[]; language: string; lacking: string }[] } {
+  return {
+    sources: LANGUAGES.flatMap((l) => l.extensions),
+    // Headers linted when they hold device code; a language whose files must hold its code (tilus) is listed apart.
+    headers: LANGUAGES.filter((l) => !l.codeRequired).flatMap((l) => l.headerExtensions),
+    conditional: LANGUAGES.filter((l) => l.codeRequired).map((l) => ({ extensions: l.headerExtensions, language: l.id, lacking: l.codeRequired! })),
+  };
 }
 
 /** Whether `text`, a header of `language`, holds code of that language (so a directory walk lints it). */
 export function headerHoldsCode(language: LanguageId, text: string): boolean {
   return languageById(language).holdsCode(text);
+}
+
+/**
+ * Why `text`, named explicitly as a file of `language`, is not one (a Python file without `import tilus`);
+ * undefined when it is, or when the language lints whatever such a file holds (CUDA headers).
+ */
+export function notOfLanguage(language: LanguageId, text: string): string | undefined {
+  const l = languageById(language);
+  return l.codeRequired !== undefined && !l.holdsCode(text) ? `not a ${l.id} file (${l.codeRequired}): nothing to lint` : undefined;
 }
 
 /** The language of a VS Code document language id (`cuda-cpp`, `croqtile`), if it is one of ours. */

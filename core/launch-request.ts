@@ -4,7 +4,7 @@
 // the debugger, `--grid …` on the command line). Reading files (the program, `.npy` inputs) is the
 // faces' business: core does no I/O.
 import type { LanguageId } from './api';
-import { languageForPath } from './languages';
+import { languageForHeader, languageForPath } from './languages';
 import { bindNpyInput, parseArg, parseDim3 } from './sim/args';
 import { type Dim3, type SchedulePolicy, SimError, validateGeometry } from './sim/machine';
 import { NpyError, parseNpy } from './sim/npy';
@@ -48,7 +48,8 @@ export type LaunchRequest = Omit<SimulateRequest, 'text'> & { language: Language
 
 /** One thing wrong with a launch description, with the field it is about. */
 export type LaunchProblem =
-  | { kind: 'language'; field: 'program'; file: string }
+  /** `linted`: the file is of a language Phaseflip lints but does not simulate (a tilus `.py`). */
+  | { kind: 'language'; field: 'program'; file: string; linted?: LanguageId }
   /** A CUDA launch without grid or block; `missing` lists every missing one. */
   | { kind: 'required'; field: 'grid' | 'block'; missing: ('grid' | 'block')[] }
   | { kind: 'dims'; field: 'grid' | 'block'; value: unknown }
@@ -79,7 +80,7 @@ export class LaunchRequestError extends Error {
 export function describeLaunchProblem(p: LaunchProblem): string {
   switch (p.kind) {
     case 'language':
-      return `expected a .cu, .cuh or .co file, got ${p.file}`;
+      return p.linted ? `${p.linted} files are linted, not simulated; expected a .cu, .cuh or .co file, got ${p.file}` : `expected a .cu, .cuh or .co file, got ${p.file}`;
     case 'required':
       return p.field === 'grid' ? 'required for a CUDA kernel, e.g. "grid": 1 or [2, 1, 1]' : 'required for a CUDA kernel, e.g. "block": 128 or [32, 4, 1]';
     case 'dims':
@@ -110,7 +111,10 @@ export function isSchedule(value: unknown): value is SchedulePolicy {
 /** The simulator's language for a program path; throws a `program` problem for other files. */
 export function launchLanguage(file: string): LanguageId {
   const language = languageForPath(file);
-  if (!language) throw new LaunchRequestError({ kind: 'language', field: 'program', file });
+  if (!language) {
+    const linted = languageForHeader(file);
+    throw new LaunchRequestError({ kind: 'language', field: 'program', file, ...(linted && linted !== 'cuda' ? { linted } : {}) });
+  }
   return language;
 }
 

@@ -1,5 +1,5 @@
 // Bundles the three faces (VS Code client, language server, and the CLI from its composition root
-// entry/phaseflip.ts) and their code-cache launchers with esbuild and copies the tree-sitter wasm pair next to them.
+// entry/phaseflip.ts) and their code-cache launchers with esbuild and copies the tree-sitter wasm files (runtime, CUDA and Python grammars) next to them.
 // Usage: node scripts/build.mjs [--watch] [--minify]
 import { copyFileSync, mkdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -66,6 +66,7 @@ function copyWasm() {
   const files = [
     require.resolve('web-tree-sitter/tree-sitter.wasm'),
     require.resolve('tree-sitter-cuda/tree-sitter-cuda.wasm'),
+    require.resolve('tree-sitter-python/tree-sitter-python.wasm'),
   ];
   for (const file of files) copyFileSync(file, path.join(dist, path.basename(file)));
 }

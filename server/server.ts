@@ -77,8 +77,8 @@ export const SERVER_NAME = 'phaseflip';
 /** Quiet time after the last edit before work too slow for every keystroke runs (code lenses, hover IR). */
 const QUIET_MS = 300;
 
-/** Language ids the server lints; other documents are linted when their path says CUDA/Croqtile. */
-const LANGUAGE_IDS: Record<string, LanguageId> = { 'cuda-cpp': 'cuda', cuda: 'cuda', croqtile: 'croqtile' };
+/** Language ids the server lints (a Python document is analysed only if it imports tilus); other documents are linted when their path says CUDA/Croqtile. */
+const LANGUAGE_IDS: Record<string, LanguageId> = { 'cuda-cpp': 'cuda', cuda: 'cuda', croqtile: 'croqtile', python: 'tilus' };
 
 /** C/C++ language ids: such a document is linted when it is a header holding device code. */
 const HEADER_LANGUAGE_IDS = new Set(['cpp', 'c', 'cuda-cpp']);

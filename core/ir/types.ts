@@ -1,4 +1,4 @@
-// The kernel IR: what both front ends (CUDA, Croqtile) lower to and what rules, hovers and the simulator
+// The kernel IR: what the front ends (CUDA, Croqtile, tilus) lower to and what rules, hovers and the simulator
 // read. It keeps only what matters for barrier protocols: barrier operations with their operands,
 // structured control flow with its conditions (who executes what), assignments to locals (parity,
 // stage and token data flow) and block/warp/cluster syncs. Every node carries its source range, and
@@ -336,7 +336,7 @@ export interface AsmOperand {
 }
 
 export interface KernelModule {
-  language: 'cuda' | 'croqtile';
+  language: 'cuda' | 'croqtile' | 'tilus';
   /** Croqtile synchronisation era the file is written in (A tutorial, B mma.wait, C current). */
   era?: 'A' | 'B' | 'C';
   kernels: Kernel[];

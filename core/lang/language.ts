@@ -21,6 +21,11 @@ export interface Language {
   readonly headerExtensions: readonly string[];
   /** Whether a header's text holds code of this language (CUDA: device code or barrier APIs). */
   holdsCode(text: string): boolean;
+  /**
+   * Set when a file is of this language only if `holdsCode` says so, even named explicitly (tilus: a `.py`
+   * file that imports tilus; other Python is not linted): what such a file lacks, for the message.
+   */
+  readonly codeRequired?: string;
   /** VS Code language ids of documents in this language (`cuda-cpp`). */
   readonly editorLanguageIds: readonly string[];
   /** How the editor's inline values find this language's functions and keywords. */

@@ -22,13 +22,13 @@ export function renderRulePage(rule: RuleDef): string {
     '',
     '## Example',
     '',
-    `\`\`\`${m.languages.includes('cuda') ? 'cuda' : 'croqtile'}`,
+    `\`\`\`${fenceLanguage(m.languages)}`,
     d.bad,
     '```',
     '',
     'Use instead:',
     '',
-    `\`\`\`${m.languages.includes('cuda') ? 'cuda' : 'croqtile'}`,
+    `\`\`\`${fenceLanguage(m.languages)}`,
     d.good,
     '```',
     '',
@@ -36,4 +36,9 @@ export function renderRulePage(rule: RuleDef): string {
   if (d.fixSafety) lines.push('## Fix safety', '', d.fixSafety, '');
   lines.push('## References', '', ...d.references.map((r) => `- ${r}`), '');
   return lines.join('\n');
+}
+
+/** The code fence of a rule's examples: the first language it applies to (tilus examples are Python). */
+function fenceLanguage(languages: readonly string[]): string {
+  return languages.includes('cuda') ? 'cuda' : languages.includes('croqtile') ? 'croqtile' : 'python';
 }

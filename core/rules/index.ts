@@ -33,6 +33,8 @@ import { ringPositionResetPerTile } from './checks/ring-position-reset-per-tile'
 import { smemWriteBeforeBulkStore } from './checks/smem-write-before-bulk-store';
 import { slotReleasedBeforeMmaCommit } from './checks/slot-released-before-mma-commit';
 import { staleOrMovedToken } from './checks/stale-or-moved-token';
+import { threadGroupOverArrival } from './checks/thread-group-over-arrival';
+import { threadGroupUnderArrival } from './checks/thread-group-under-arrival';
 import { tcgen05HandoffWithoutFence } from './checks/tcgen05-handoff-without-fence';
 import { tmemDeallocWhileInUse } from './checks/tmem-dealloc-while-in-use';
 import { tokenFromOtherBarrier } from './checks/token-from-other-barrier';
@@ -80,6 +82,8 @@ export const RULES: RuleDef[] = [
   smemWriteBeforeBulkStore,
   staleOrMovedToken,
   tcgen05HandoffWithoutFence,
+  threadGroupOverArrival,
+  threadGroupUnderArrival,
   tmemDeallocWhileInUse,
   tokenFromOtherBarrier,
   tripCountMismatch,

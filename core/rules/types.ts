@@ -13,7 +13,7 @@ export interface RuleMeta {
   defaultSeverity: Severity;
   /** One line, reused in hovers, the README table and SARIF. */
   summary: string;
-  languages: ('cuda' | 'croqtile')[];
+  languages: ('cuda' | 'croqtile' | 'tilus')[];
   fix: 'none' | 'safe' | 'unsafe';
 }
 

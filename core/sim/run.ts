@@ -2,6 +2,7 @@
 // and cancellation) to a result condensed into plain data. Languages prepare launches from these
 // requests; `simulate` (core/simulate.ts) picks the language. No I/O here: the caller reads files
 // (sources, .npy inputs) and writes results.
+import type { LanguageId } from '../api';
 import type { ExplicitFlags } from '../project/compile-flags';
 import type { DType } from './dtypes';
 import { withCommas } from './format';
@@ -28,7 +29,7 @@ export interface SimulateRequest {
   /** Path for messages; the language comes from `language` or the extension (.co → Croqtile). */
   file: string;
   text: string;
-  language?: 'cuda' | 'croqtile';
+  language?: LanguageId;
   /**
    * Include directories, defines and flag files for the file's translation unit (CUDA), added to
    * what compile_commands.json / compile_flags.txt / .clangd give (core/project/compile-flags.ts).

@@ -42,7 +42,7 @@ describe('paths that give nothing to lint', () => {
     mkdirSync(path.join(dir, 'empty'), { recursive: true });
     const r = await phaseflip(['lint', 'empty', 'docs']);
     expect(r.status).toBe(2);
-    expect(r.stderr).toContain('phaseflip: found nothing to lint in empty: looked for .cu, .cuh or .co files, or headers (.h, .hpp, .hh, .hxx, .inl, .ipp) holding device code\n');
+    expect(r.stderr).toContain('phaseflip: found nothing to lint in empty: looked for .cu, .cuh or .co files, .py files of tilus, or headers (.h, .hpp, .hh, .hxx, .inl, .ipp) holding device code\n');
     expect(r.stderr).toContain('phaseflip: found nothing to lint in docs: ');
     expect(r.stderr).not.toMatch(/0 findings in 0 files/);
     expect(r.stderr).toMatch(/no file was linted \(2 errors\)\n$/);
@@ -103,7 +103,7 @@ describe('.phaseflip.json', () => {
     expect(named.stdout).toMatch(/^ex\/vendor\/lib\/v\.cu:\d+:\d+: warning PF403 /m);
     const all = await phaseflip(['lint', 'ex/vendor']);
     expect(all.status).toBe(2);
-    expect(all.stderr).toContain(`found nothing to lint in ex/vendor: looked for .cu, .cuh or .co files, or headers (.h, .hpp, .hh, .hxx, .inl, .ipp) holding device code; 1 file was left out by the exclude patterns of ${path.join(dir, 'ex', '.phaseflip.json')}`);
+    expect(all.stderr).toContain(`found nothing to lint in ex/vendor: looked for .cu, .cuh or .co files, .py files of tilus, or headers (.h, .hpp, .hh, .hxx, .inl, .ipp) holding device code; 1 file was left out by the exclude patterns of ${path.join(dir, 'ex', '.phaseflip.json')}`);
   });
 
   it('an unknown key or a wrong type fails the run with a message naming the file and the key; the rest still applies', async () => {

@@ -7,7 +7,7 @@ import { headerHoldsCode, inlineValueNames, LANGUAGES, languageById, languageFor
 import { languageOfRequest } from '../../core/simulate';
 
 /** A tiny kernel per language, a position on a documented barrier call, and a constant expression. */
-const SAMPLES: Record<LanguageId, { text: string; hoverAt: string; kernel: string; constant: [string, Map<string, number>, number] }> = {
+const SAMPLES: Record<LanguageId, { text: string; hoverAt: string; kernel: string; constant: [string, Map<string, number>, number]; comment?: string; simulated?: false }> = {
   cuda: {
     text: `#include <cuda/ptx>
 #define S 2
@@ -43,6 +43,31 @@ __global__ void k(float* out, int n) {
     kernel: 'k',
     constant: ['cdiv(TILE, 64) * 2', new Map([['TILE', 200]]), 8],
   },
+  tilus: {
+    text: `import tilus
+from tilus import uint32
+
+
+class K(tilus.Script):
+    def __call__(self, n: int):
+        self.attrs.blocks = 1
+        self.attrs.warps = 2
+        ready = self.mbarrier.alloc(counts=[32])
+        phase: uint32 = 0
+        with self.thread_group(thread_begin=0, num_threads=32):
+            for i in self.range(n):
+                self.mbarrier.arrive(ready[0])
+        with self.thread_group(thread_begin=32, num_threads=32):
+            for i in self.range(n):
+                self.mbarrier.wait(ready[0], phase=phase)
+                phase ^= 1
+`,
+    hoverAt: 'mbarrier.arrive(',
+    kernel: 'K',
+    constant: ['STAGES * (1 << 3) + 4 // 3', new Map([['STAGES', 4]]), 33],
+    comment: '# appended\n',
+    simulated: false,
+  },
 };
 
 function positionOf(text: string, needle: string): { line: number; character: number } {
@@ -57,7 +82,8 @@ describe('the language registry', () => {
     expect(ids.sort()).toEqual(Object.keys(SAMPLES).sort());
     for (const l of LANGUAGES) {
       expect(languageById(l.id)).toBe(l);
-      expect(l.extensions.length).toBeGreaterThan(0);
+      // A language recognised by content (tilus: Python files that import tilus) has header extensions only.
+      expect(l.extensions.length + l.headerExtensions.length).toBeGreaterThan(0);
       for (const ext of l.extensions) {
         expect(ext).toMatch(/^\.[a-z0-9]+$/);
         expect(languageForPath(`dir/kernel${ext}`)).toBe(l.id);
@@ -68,7 +94,8 @@ describe('the language registry', () => {
     }
     expect(languageForPath('notes.txt')).toBeUndefined();
     expect(languageForPath('Makefile')).toBeUndefined();
-    expect(languageForEditorId('python')).toBeUndefined();
+    expect(languageForEditorId('python')).toBe('tilus');
+    expect(languageForEditorId('javascript')).toBeUndefined();
   });
 
   it('finds a language by header extension, and only headers that hold its code count', () => {
@@ -80,11 +107,15 @@ describe('the language registry', () => {
     expect(headerHoldsCode('cuda', 'asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" :: "r"(a));')).toBe(true);
     expect(headerHoldsCode('cuda', '#include <vector>\ninline int twice(int x) { return 2 * x; }')).toBe(false);
     expect(headerHoldsCode('croqtile', '__device__ void f() {}')).toBe(false);
+    expect(headerHoldsCode('tilus', 'import tilus\nclass K(tilus.Script): pass')).toBe(true);
+    expect(headerHoldsCode('tilus', 'from tilus import float16')).toBe(true);
+    expect(headerHoldsCode('tilus', 'import torch\n# a comment about tilus\nimport tilusx')).toBe(false);
   });
 
   it('simulates files of no known language as CUDA unless the request names one', () => {
     expect(languageOfRequest({ file: 'kernel.txt' })).toBe('cuda');
     expect(languageOfRequest({ file: 'kernel.cu', language: 'croqtile' })).toBe('croqtile');
+    expect(languageOfRequest({ file: 'kernel.py' })).toBe('tilus');
   });
 
   for (const language of LANGUAGES) {
@@ -104,8 +135,9 @@ describe('the language registry', () => {
         const hover = doc.hover(positionOf(sample.text, sample.hoverAt));
         expect(hover?.markdown.length).toBeGreaterThan(0);
         // An edit that appends a line is seen by the next analysis and keeps the earlier lines.
-        doc.edit(sample.text.length, sample.text.length, '// appended\n');
-        expect(doc.text).toBe(`${sample.text}// appended\n`);
+        const comment = sample.comment ?? '// appended\n';
+        doc.edit(sample.text.length, sample.text.length, comment);
+        expect(doc.text).toBe(`${sample.text}${comment}`);
         expect(doc.analyze({}).syntaxProblems).toEqual([]);
         doc.replaceText(sample.text);
         expect(doc.irText()).toContain(sample.kernel);
@@ -121,8 +153,9 @@ describe('the language registry', () => {
       });
 
       it('derives a launch template and inline-value names', async () => {
-        const templates = await launchTemplates(sample.text, language.id, `k${language.extensions[0]}`);
-        expect(templates.map((t) => [t.kernel, t.language])).toEqual([[sample.kernel, language.id]]);
+        const templates = await launchTemplates(sample.text, language.id, `k${language.extensions[0] ?? language.headerExtensions[0]}`);
+        // A language the simulator does not run has no launch template.
+        expect(templates.map((t) => [t.kernel, t.language])).toEqual(sample.simulated === false ? [] : [[sample.kernel, language.id]]);
         const names = inlineValueNames(sample.text, language.id, sample.text.split('\n').length - 2).map((n) => n.name);
         expect(names.length).toBeGreaterThan(0);
         for (const keyword of language.inlineValues.keywords) expect(names).not.toContain(keyword);

@@ -26,6 +26,8 @@ describe('validateLaunch', () => {
 
   it('names the field of every problem', () => {
     expect(problem({ file: 'notes.txt' })).toBe('program: expected a .cu, .cuh or .co file, got notes.txt');
+    expect(problem({ file: 'pipeline.py' })).toBe('program: tilus files are linted, not simulated; expected a .cu, .cuh or .co file, got pipeline.py');
+    expect(problem({ file: 'kernel.h' })).toBe('program: expected a .cu, .cuh or .co file, got kernel.h');
     expect(problem({ file: 'k.cu', grid: 1 })).toMatch(/^block: required for a CUDA kernel/);
     expect(problem({ ...cuda, grid: 0 })).toBe('grid: expected a positive integer, [x, y, z] or "x,y,z", got 0');
     expect(problem({ ...cuda, block: [64, 32] })).toBe('block: 2048 threads per block exceeds the hardware limit of 1024');

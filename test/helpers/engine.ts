@@ -12,6 +12,6 @@ export async function lintCuda(text: string) {
   return (await getEngine()).analyze(text, 'cuda').findings;
 }
 
-export async function lint(text: string, language: 'cuda' | 'croqtile') {
+export async function lint(text: string, language: 'cuda' | 'croqtile' | 'tilus') {
   return (await getEngine()).analyze(text, language).findings;
 }

@@ -100,7 +100,7 @@ describe('debugger contribution', () => {
     expect(debuggerContribution.initialConfigurations).toEqual([expect.objectContaining({ type: 'phaseflip', request: 'launch', program: '${file}' })]);
     expect(debuggerContribution.configurationSnippets.length).toBeGreaterThanOrEqual(2);
     for (const s of debuggerContribution.configurationSnippets) expect(s.body).toMatchObject({ type: 'phaseflip', request: 'launch' });
-    expect(pkg.activationEvents).toEqual(expect.arrayContaining(['onDebugResolve:phaseflip', 'onDebugDynamicConfigurations:phaseflip', 'onLanguage:cuda-cpp', 'onLanguage:croqtile']));
+    expect(pkg.activationEvents).toEqual(expect.arrayContaining(['onDebugResolve:phaseflip', 'onDebugDynamicConfigurations:phaseflip', 'onLanguage:cuda-cpp', 'onLanguage:croqtile', 'onLanguage:python']));
   });
 });
 

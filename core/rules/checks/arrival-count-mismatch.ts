@@ -1,6 +1,5 @@
 // PF401: arrivals per phase that cannot equal the barrier's init count.
-import { maxArrivalsPerPhase } from '../../analysis/protocol-run';
-import type { BarrierOp } from '../../ir/types';
+import { arrivalBalance } from '../arrival-balance';
 import type { RuleDef } from '../types';
 import { barrierName, line1 } from '../naming';
 
@@ -38,43 +37,9 @@ __global__ void k() {
   },
   check(ctx) {
     for (const k of ctx.kernels) {
-      if (k.sites.some((s) => s.op.remote)) continue;
-      const runs = k.runs();
-      if (!runs) continue;
-      let over: Map<BarrierOp, { total: number; expected: number; threads: number }> | undefined;
-      let under: Map<BarrierOp, { max: number; expected: number }> | undefined;
-      for (const run of runs) {
-        const o = new Map<BarrierOp, { total: number; expected: number; threads: number }>();
-        const u = new Map<BarrierOp, { max: number; expected: number }>();
-        const instance = new Map<string, { total: number; threads: number; op: BarrierOp; key: string }>();
-        for (const a of run.actors) {
-          for (const e of a.events) {
-            if (e.kind !== 'arrive' || run.uncertain.has(e.key)) continue;
-            const id = `${e.key}@${e.op.range.start.line}:${e.op.range.start.character}#${e.iter}`;
-            const cur = instance.get(id) ?? { total: 0, threads: 0, op: e.op, key: e.key };
-            cur.total += e.count * a.threads.length;
-            cur.threads += a.threads.length;
-            instance.set(id, cur);
-          }
-        }
-        for (const inst of instance.values()) {
-          // tcgen05.commit is issued per thread but warp-wide issue is common and its arrival count
-          // per warp is not pinned down here: never treat it as over-arrival evidence.
-          if (inst.op.kind === 'mma-commit-arrive') continue;
-          const init = run.initializers.get(inst.key);
-          if (!init || init.count === undefined || init.threads.length !== 1) continue;
-          if (inst.total > init.count) o.set(inst.op, { total: inst.total, expected: init.count, threads: inst.threads });
-        }
-        for (const [key, init] of run.initializers) {
-          // `[\s\S]` rather than `.`: the cut then matches at the first bracket instead of retrying every one (quadratic).
-          if (init.count === undefined || init.threads.length !== 1 || run.uncertain.has(key) || k.escapes(key.replace(/\[[\s\S]*$/, ''))) continue;
-          const waited = run.actors.some((a) => a.events.some((e) => e.kind === 'wait' && e.key === key));
-          const max = maxArrivalsPerPhase(run, key);
-          if (waited && max > 0 && max < init.count) u.set(init.op, { max, expected: init.count });
-        }
-        over = intersect(over, o);
-        under = intersect(under, u);
-      }
+      const balance = arrivalBalance(k);
+      if (!balance) continue;
+      const { over, under } = balance;
       for (const [op, v] of over ?? []) {
         ctx.report({
           range: op.range,
@@ -90,9 +55,3 @@ __global__ void k() {
     }
   },
 };
-
-function intersect<T>(acc: Map<BarrierOp, T> | undefined, next: Map<BarrierOp, T>): Map<BarrierOp, T> {
-  if (!acc) return next;
-  for (const key of [...acc.keys()]) if (!next.has(key)) acc.delete(key);
-  return acc;
-}

@@ -44,7 +44,7 @@ export const arrivalOnOnePath: RuleDef = {
     family: 'count',
     defaultSeverity: 'warning',
     summary: 'Inside a pipeline loop, a barrier is arrived on along one control path but not another.',
-    languages: ['cuda', 'croqtile'],
+    languages: ['cuda', 'croqtile', 'tilus'],
     fix: 'none',
   },
   docs: {

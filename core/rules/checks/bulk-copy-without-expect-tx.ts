@@ -9,7 +9,7 @@ export const bulkCopyWithoutExpectTx: RuleDef = {
     family: 'commit',
     defaultSeverity: 'error',
     summary: 'A bulk/TMA copy completes on a barrier whose phase is armed with a plain arrive, not expect_tx.',
-    languages: ['cuda'],
+    languages: ['cuda', 'tilus'],
     fix: 'none',
   },
   docs: {

@@ -10,7 +10,7 @@ export const expectTxByteMismatch: RuleDef = {
     family: 'commit',
     defaultSeverity: 'error',
     summary: 'The bytes announced with expect_tx differ from the bytes the copies on that barrier deliver.',
-    languages: ['cuda'],
+    languages: ['cuda', 'tilus'],
     fix: 'unsafe',
   },
   docs: {
@@ -73,7 +73,8 @@ __global__ void k(const float* src) {
             range: e.op.range,
             message: `expect_tx announces ${expected} bytes on \`${barrierName(e.op)}\`, but the ${copies.length} copies completing on it here deliver ${total} bytes${multicastNote(copies, k)}: ${expected > total ? 'the tx-count never returns to zero and the phase never completes (hang)' : 'the phase completes before the last copy lands (data race) and the surplus bytes corrupt the next phase'}.`,
             related: copies.map((c) => ({ range: c.op.range, message: `copy of ${k.value(c.op.bytes)} bytes${c.op.remote ? `, multicast: ${deliveredBytes(c, k)} bytes reach each CTA` : ''} (line ${line1(c.op.range)})` })),
-            fixes: e.op.bytes && e.op.bytes.kind === 'num' ? [{ title: `Announce ${total} bytes`, edits: [{ range: e.op.bytes.range, newText: String(total) }] }] : [],
+            // tilus folds trace-time expressions (`sa[s].nbytes`) into numbers: only a literal is rewritten there.
+            fixes: e.op.bytes && e.op.bytes.kind === 'num' && (ctx.module.language !== 'tilus' || e.op.bytes.text.trim() === String(expected)) ? [{ title: `Announce ${total} bytes`, edits: [{ range: e.op.bytes.range, newText: String(total) }] }] : [],
           });
         }
       }

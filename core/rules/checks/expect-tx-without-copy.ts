@@ -48,7 +48,7 @@ export const expectTxWithoutCopy: RuleDef = {
     family: 'commit',
     defaultSeverity: 'error',
     summary: 'expect_tx arms a phase on a path where the copy that delivers those bytes is skipped.',
-    languages: ['cuda'],
+    languages: ['cuda', 'tilus'],
     fix: 'none',
   },
   docs: {

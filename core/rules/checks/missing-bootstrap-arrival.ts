@@ -17,7 +17,7 @@ export const missingBootstrapArrival: RuleDef = {
     family: 'bootstrap',
     defaultSeverity: 'error',
     summary: 'The first wait on a free/empty barrier waits for a phase that nothing can complete (deadlock).',
-    languages: ['cuda', 'croqtile'],
+    languages: ['cuda', 'croqtile', 'tilus'],
     fix: 'unsafe',
   },
   docs: {
@@ -132,7 +132,9 @@ __global__ void k(int n) {
       if (op.parity && op.parity.kind === 'var') {
         const decl = findDecl(op.parity.name, k);
         if (decl?.value && decl.value.kind === 'num' && decl.value.value === 0) {
-          fixes.push({ title: `Start \`${op.parity.text}\` at 1 (the producer's first wait on a free slot passes at once)`, edits: [{ range: decl.value.range, newText: '1' }] });
+          // tilus spells the producer's start `self.mbarrier.producer_initial_phase` (== 1).
+          const start = ctx.module.language === 'tilus' ? 'self.mbarrier.producer_initial_phase' : '1';
+          fixes.push({ title: `Start \`${op.parity.text}\` at ${start} (the producer's first wait on a free slot passes at once)`, edits: [{ range: decl.value.range, newText: start }] });
         }
       }
       const what = op.kind === 'wait-parity' ? 'parity 0 (phase 0 complete)' : 'the phase of its own arrival';

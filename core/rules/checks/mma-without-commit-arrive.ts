@@ -10,7 +10,7 @@ export const mmaWithoutCommitArrive: RuleDef = {
     family: 'commit',
     defaultSeverity: 'error',
     summary: 'tcgen05.mma results are waited for, but no tcgen05.commit arrives on a barrier.',
-    languages: ['cuda'],
+    languages: ['cuda', 'tilus'],
     fix: 'none',
   },
   docs: {

@@ -14,7 +14,7 @@ export const parityFlipOffRingSchedule: RuleDef = {
     family: 'phase',
     defaultSeverity: 'error',
     summary: 'The waited parity flips on a schedule that does not match how often each slot completes a phase.',
-    languages: ['cuda'],
+    languages: ['cuda', 'tilus'],
     fix: 'none',
   },
   docs: {

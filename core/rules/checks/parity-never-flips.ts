@@ -13,7 +13,7 @@ export const parityNeverFlips: RuleDef = {
     family: 'phase',
     defaultSeverity: 'error',
     summary: 'A parity wait in a loop uses a parity that never changes between iterations.',
-    languages: ['cuda'],
+    languages: ['cuda', 'tilus'],
     fix: 'unsafe',
   },
   docs: {

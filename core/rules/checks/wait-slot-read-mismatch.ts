@@ -22,7 +22,7 @@ export const waitSlotReadMismatch: RuleDef = {
     family: 'phase',
     defaultSeverity: 'warning',
     summary: 'A consumer waits on one ring slot and then reads the buffer of another slot.',
-    languages: ['cuda', 'croqtile'],
+    languages: ['cuda', 'croqtile', 'tilus'],
     fix: 'none',
   },
   docs: {

@@ -7,7 +7,7 @@ import { RULES } from '../../../core/rules/index';
 import { lint } from '../../helpers/engine';
 
 describe.each(RULES.map((r) => [r.meta.id, r] as const))('%s', (_id, rule) => {
-  const language = rule.meta.languages.includes('cuda') ? 'cuda' : 'croqtile';
+  const language = rule.meta.languages.includes('cuda') ? 'cuda' : rule.meta.languages.includes('croqtile') ? 'croqtile' : 'tilus';
   it('bad example gives exactly one finding of this rule', async () => {
     const findings = (await lint(rule.docs.bad, language)).filter((f) => f.code === rule.meta.code);
     expect(findings.map((f) => `${f.code} ${f.range.start.line + 1}: ${f.message}`)).toHaveLength(1);
