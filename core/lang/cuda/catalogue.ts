@@ -178,7 +178,7 @@ export const CUDA_CATALOGUE: Readonly<Record<string, CatalogueEntry>> = {
   fence_proxy_async: fn({ op: { kind: 'fence-proxy-async' }, doc: 'cuda.ptx.fence_proxy_async', simulated: true }),
   fence_view_async_shared: fn({ op: { kind: 'fence-proxy-async' }, doc: 'cutlass.fence_view_async_shared', simulated: true }),
   // CuTe's fence before a TMA store (`fence.proxy.async.shared::cta` in cute/arch/copy_sm90_tma.hpp).
-  tma_store_fence: fn({ op: { kind: 'fence-proxy-async' }, doc: 'cutlass.fence_view_async_shared' }),
+  tma_store_fence: fn({ op: { kind: 'fence-proxy-async' }, doc: 'cutlass.fence_view_async_shared', simulated: true }),
   cp_async_mbarrier_arrive: fn({ op: { kind: 'cp-async-arrive', barrierArg: 0 }, doc: 'cuda.ptx.cp_async_mbarrier_arrive' }),
   cp_async_mbarrier_arrive_noinc: fn({ op: { kind: 'cp-async-arrive-noinc', barrierArg: 0 }, doc: 'cuda.ptx.cp_async_mbarrier_arrive_noinc' }),
   cpasync_barrier_arrive: fn({ op: { kind: 'cp-async-arrive', barrierArg: 0 }, doc: 'cutlass.cpasync_barrier_arrive' }),

@@ -12,6 +12,7 @@ import { type Machine, SimError } from '../../../sim/machine';
 import type { Pointer } from '../../../sim/memory';
 import { barrierAt, bulkCopy, markProducer, threadArrive, waitParity, waitToken, type WaitMode } from './barrier-runtime';
 import type { CompilerContext as Compiler, Ex, FnCx } from './context';
+import { fenceProxyAsync, tcgen05Dealloc } from './ptx-misc';
 import { fail, named, unsupported, requiredField } from './syntax';
 import { type BlockCtx, type Frame, fromGenericAddress, fromSharedAddress, liveMask, loader, storer, type ThreadCtx, toSharedPointer } from './runtime';
 import { convFn, type CType, isNum, sizeOfType, VOID } from './types';
@@ -473,7 +474,7 @@ export const SIM_PTX_HANDLERS: Readonly<Record<string, Handler>> = {
   'wgmma.commit_group': wgmmaOp,
   'wgmma.wait_group': wgmmaOp,
   'fence.mbarrier_init': noop,
-  'fence.proxy.async': noop,
+  'fence.proxy.async': () => fenceProxyAsync,
   'barrier.cluster.arrive': barOp,
   'barrier.cluster.wait': barOp,
   'bar.sync': barOp,
@@ -619,9 +620,10 @@ function cpOp(parts: string[], mn: string, o: string[], reg: (n: string) => numb
         const { m, t } = f.ts;
         const b = barrierAt(m, sharedPtr(f.ts.blk, a.base(r, f), a.off), mn);
         if (!noinc) b.mb.state.pending++;
-        m.asyncAfterAll(t, 'cp.async', `cp.async.mbarrier.arrive → ${b.label}`, (mm) => {
+        const op = m.asyncAfterAll(t, 'cp.async', `cp.async.mbarrier.arrive → ${b.label}`, (mm) => {
           mm.mbArrive(undefined, b, 1);
         });
+        m.asyncEffects(op, { signals: [b] });
         return pc + 1;
       };
     }
@@ -668,6 +670,7 @@ function tcgen05Op(parts: string[], mn: string, o: string[], reg: (n: string) =>
       };
     }
     case 'dealloc':
+      return tcgen05Dealloc;
     case 'relinquish_alloc_permit':
     case 'fence':
     case 'wait':
@@ -692,10 +695,11 @@ function tcgen05Op(parts: string[], mn: string, o: string[], reg: (n: string) =>
       return (f, r, pc) => {
         const { m, t, blk } = f.ts;
         const b = barrierAt(m, sharedPtr(blk, a.base(r, f), a.off), mn);
-        m.asyncAfterAll(t, 'tcgen05', `tcgen05.commit → ${b.label}`, (mm, op) => {
+        const commit = m.asyncAfterAll(t, 'tcgen05', `tcgen05.commit → ${b.label}`, (mm, op) => {
           mm.mbCompleteTx(b, 0, op); // orders the MMAs' shared reads before the arrival for race checks
           mm.mbArrive(undefined, b, 1);
         });
+        m.asyncEffects(commit, { signals: [b] });
         return pc + 1;
       };
     }
@@ -790,5 +794,6 @@ function issueMma(ts: ThreadCtx, dAddr: number, aDesc: number, bDesc: number, id
         tm[cell] = dv.getUint32(0);
       }
   });
+  m.asyncEffects(op, { writesTmem: true });
 }
 

@@ -20,10 +20,25 @@ export const SYNC_BUILTINS: Record<string, FreeBuiltin> = {
     const mask = a.length ? asNum(k, args(k, a)[0], 'u32') : () => 0xffffffff;
     return c.emitBlocking(cx, n, VOID, (f) => (f.ts.m.syncWarp(f.ts.t, mask(f)) ? 0 : undefined));
   }),
-  ...cases(['__threadfence', '__threadfence_block', '__threadfence_system', '__nanosleep', 'fence_proxy_async', 'fence_proxy_async_shared_cta', 'fence_mbarrier_init', 'fence_view_async_shared', '__prefetch_global_l2', 'prefetch'], (k, _name, _ns, a) => {
+  ...cases(['__threadfence', '__threadfence_block', '__threadfence_system', 'fence_mbarrier_init', '__prefetch_global_l2', 'prefetch'], (k, _name, _ns, a) => {
     const { c, cx } = k;
     for (const x of noTags(k, a)) c.expr(cx, x);
     return V(unit, VOID);
+  }),
+  // The proxy fence: this thread's generic shared-memory accesses (and those ordered before them)
+  // become visible to async-proxy operations (bulk/TMA copies, MMA operand reads) ordered after it.
+  ...cases(['fence_proxy_async', 'fence_proxy_async_shared_cta', 'fence_view_async_shared', 'tma_store_fence'], (k, _name, _ns, a) => {
+    const { c, cx } = k;
+    for (const x of noTags(k, a)) c.expr(cx, x);
+    return V((f) => (f.ts.m.fenceProxyAsync(f.ts.t), 0), VOID);
+  }),
+  // __nanosleep(ns): the thread's simulated time advances by `ns` (one simulated cycle per nanosecond).
+  ...cases(['__nanosleep'], (k, _name, _ns, a) => {
+    const ns = asNum(k, args(k, a)[0], 'u32');
+    return V((f) => {
+      f.ts.t.time += Math.max(0, Number(ns(f)));
+      return 0;
+    }, VOID);
   }),
   ...cases(['__activemask'], () => V((f) => liveMask(f.ts), U32)),
   ...cases(['__lanemask_lt'], () => V((f) => ((1 << f.ts.t.lane) - 1) >>> 0, U32)),
