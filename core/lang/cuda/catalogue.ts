@@ -178,6 +178,9 @@ export const CUDA_CATALOGUE: Readonly<Record<string, CatalogueEntry>> = {
   fence_proxy_async: fn({ op: { kind: 'fence-proxy-async' }, doc: 'cuda.ptx.fence_proxy_async', simulated: true }),
   fence_view_async_shared: fn({ op: { kind: 'fence-proxy-async' }, doc: 'cutlass.fence_view_async_shared', simulated: true }),
   // CuTe's fence before a TMA store (`fence.proxy.async.shared::cta` in cute/arch/copy_sm90_tma.hpp).
+  // Lane election (elect.sync underneath): no barrier operation, but an arrive under it counts once per warp.
+  elect_sync: fn({ doc: 'cuda.ptx.elect_sync', simulated: true }),
+  elect_one_sync: fn({ doc: 'cute.elect_one_sync', simulated: true }),
   tma_store_fence: fn({ op: { kind: 'fence-proxy-async' }, doc: 'cutlass.fence_view_async_shared', simulated: true }),
   cp_async_mbarrier_arrive: fn({ op: { kind: 'cp-async-arrive', barrierArg: 0 }, doc: 'cuda.ptx.cp_async_mbarrier_arrive' }),
   cp_async_mbarrier_arrive_noinc: fn({ op: { kind: 'cp-async-arrive-noinc', barrierArg: 0 }, doc: 'cuda.ptx.cp_async_mbarrier_arrive_noinc' }),
@@ -379,6 +382,11 @@ export const CUDA_CATALOGUE: Readonly<Record<string, CatalogueEntry>> = {
   'bar.arrive': ptx({ sync: 'named', doc: 'ptx.bar.arrive' }),
   'barrier.arrive': ptx({ sync: 'named', doc: 'ptx.bar.arrive' }),
   'elect.sync': ptx({ doc: 'ptx.elect.sync' }),
+  // ---------------------------------------------------------------- PTX: timing, dependent launches, register budgets
+  nanosleep: ptx({ doc: 'ptx.nanosleep' }),
+  'griddepcontrol.launch_dependents': ptx({ doc: 'ptx.griddepcontrol' }),
+  'griddepcontrol.wait': ptx({ doc: 'ptx.griddepcontrol' }),
+  setmaxnreg: ptx({ doc: 'ptx.setmaxnreg' }),
   mapa: ptx({ mapa: true, doc: 'ptx.mapa', simulated: false }),
 };
 

@@ -23,3 +23,48 @@ export const tcgen05Dealloc: PInstr = (f, _r, pc) => {
   f.ts.m.tearDown(f.ts.t, 'tcgen05.dealloc', (op) => !!op.writesTmem);
   return pc + 1;
 };
+
+/** nanosleep.u32 t: the thread's simulated time advances by `t` (one simulated cycle per nanosecond). */
+export function nanosleep(ns: Val): PInstr {
+  return (f, r, pc) => {
+    const v = Number(ns(r, f));
+    if (!Number.isFinite(v) || v < 0) throw new SimError(`nanosleep: bad duration ${v}`);
+    f.ts.t.time += v;
+    return pc + 1;
+  };
+}
+
+/**
+ * griddepcontrol.launch_dependents / .wait (programmatic dependent launch): a single kernel launch
+ * has no dependent grid to signal and no primary grid to wait for, so both do nothing.
+ */
+export const griddepcontrol: PInstr = (_f, _r, pc) => pc + 1;
+
+/**
+ * setmaxnreg.{inc|dec}.sync.aligned.u32 N: the register budget of the warpgroup's threads. The
+ * simulator has no register file to resize; it checks the operand as ptxas does (an immediate in
+ * 24..256, a multiple of 8).
+ */
+export function setmaxnreg(mn: string, count: string): PInstr {
+  const n = Number(count.trim());
+  if (!/^\d+$/.test(count.trim()) || n < 24 || n > 256 || n % 8 !== 0) throw new SimError(`${mn}: the register count must be an immediate in 24..256 and a multiple of 8, got '${count.trim()}'`);
+  if (!/\.(inc|dec)\b/.test(mn)) throw new SimError(`${mn}: setmaxnreg needs .inc or .dec`);
+  return (_f, _r, pc) => pc + 1;
+}
+
+/**
+ * %globaltimer (a 64-bit nanosecond timer), %globaltimer_lo / _hi (its halves): the thread's
+ * simulated time, one nanosecond per simulated cycle, so it only moves forward and does not depend
+ * on the host's clock.
+ */
+export function timerRegister(name: string): Val | undefined {
+  switch (name) {
+    case '%globaltimer':
+      return (_r, f) => f.ts.t.time;
+    case '%globaltimer_lo':
+      return (_r, f) => f.ts.t.time % 4294967296;
+    case '%globaltimer_hi':
+      return (_r, f) => Math.floor(f.ts.t.time / 4294967296);
+  }
+  return undefined;
+}

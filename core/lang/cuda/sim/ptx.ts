@@ -12,7 +12,7 @@ import { type Machine, SimError } from '../../../sim/machine';
 import type { Pointer } from '../../../sim/memory';
 import { barrierAt, bulkCopy, markProducer, threadArrive, waitParity, waitToken, type WaitMode } from './barrier-runtime';
 import type { CompilerContext as Compiler, Ex, FnCx } from './context';
-import { fenceProxyAsync, tcgen05Dealloc } from './ptx-misc';
+import { fenceProxyAsync, griddepcontrol, nanosleep, setmaxnreg, tcgen05Dealloc, timerRegister } from './ptx-misc';
 import { fail, named, unsupported, requiredField } from './syntax';
 import { type BlockCtx, type Frame, fromGenericAddress, fromSharedAddress, liveMask, loader, storer, type ThreadCtx, toSharedPointer } from './runtime';
 import { convFn, type CType, isNum, sizeOfType, VOID } from './types';
@@ -145,6 +145,8 @@ function valueOf(s: string, reg: (n: string) => number): (r: Regs, f: Frame) => 
     const v = dv.getFloat32(0);
     return () => v;
   }
+  const timer = timerRegister(t);
+  if (timer) return timer;
   switch (t) {
     case '%laneid':
       return (_r, f) => f.ts.t.lane;
@@ -482,6 +484,10 @@ export const SIM_PTX_HANDLERS: Readonly<Record<string, Handler>> = {
   'bar.arrive': barOp,
   'barrier.arrive': barOp,
   'elect.sync': electOp,
+  nanosleep: (s) => nanosleep(valueOf(s.o[0], s.reg)),
+  'griddepcontrol.launch_dependents': () => griddepcontrol,
+  'griddepcontrol.wait': () => griddepcontrol,
+  setmaxnreg: (s) => setmaxnreg(s.mn, s.o[0] ?? ''),
 };
 
 function mbarrierOp(parts: string[], o: string[], reg: (n: string) => number, retried: boolean, n: SyntaxNode): PInstr {

@@ -7,7 +7,7 @@ import { args, asNum, type BuiltinCx, cases, type FreeBuiltin, type MethodBuilti
 import type { Ex } from './context';
 import { type Frame, liveMask } from './runtime';
 import { unsupported } from './syntax';
-import { type CType, isNum, S32, typeName, U32, U64, VOID } from './types';
+import { BOOL, type CType, isNum, S32, typeName, U32, U64, VOID } from './types';
 
 /** Free functions: block and warp synchronisation, warp collectives, fences, cooperative groups. */
 export const SYNC_BUILTINS: Record<string, FreeBuiltin> = {
@@ -41,6 +41,14 @@ export const SYNC_BUILTINS: Record<string, FreeBuiltin> = {
     }, VOID);
   }),
   ...cases(['__activemask'], () => V((f) => liveMask(f.ts), U32)),
+  // elect.sync: true in the lowest active lane of the mask (cute::elect_one_sync: the whole warp).
+  ...cases(['elect_sync', 'elect_one_sync'], (k, name, _ns, a) => {
+    const mask = name === 'elect_sync' ? asNum(k, args(k, noTags(k, a))[0], 'u32') : () => 0xffffffff;
+    return V((f) => {
+      const live = liveMask(f.ts) & Number(mask(f));
+      return live && 31 - Math.clz32(live & -live) === f.ts.t.lane ? 1 : 0;
+    }, BOOL);
+  }),
   ...cases(['__lanemask_lt'], () => V((f) => ((1 << f.ts.t.lane) - 1) >>> 0, U32)),
   ...cases(['__shfl_sync', '__shfl_up_sync', '__shfl_down_sync', '__shfl_xor_sync'], (k, name, _ns, a) => shuffle(k, name, a)),
   ...cases(['__all_sync', '__any_sync', '__ballot_sync', '__reduce_add_sync', '__reduce_min_sync', '__reduce_max_sync', '__reduce_and_sync', '__reduce_or_sync', '__reduce_xor_sync'], (k, name, _ns, a) => vote(k, name, a)),

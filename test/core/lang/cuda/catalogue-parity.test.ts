@@ -38,9 +38,9 @@ const NO_DOC_YET = [
  */
 const DOCS_OUTSIDE_CATALOGUE = [
   'cuda.barrier', 'cuda.barrier.ctor', 'cuda.barrier.arrival_token', 'cuda.barrier.max', 
-  'cuda.std.barrier', 'cuda.ptx.elect_sync', 'prim.__mbarrier_token_pending_count', 'prim.__mbarrier_maximum_count',
+  'cuda.std.barrier', 'prim.__mbarrier_token_pending_count', 'prim.__mbarrier_maximum_count',
   'prim.__mbarrier_t', 'prim.__mbarrier_token_t', 'cg.this_thread_block', 'cg.thread_block.sync', 'cg.thread_rank', 'cg.size',
-  'cg.cluster_group.sync', 'cg.this_cluster', 'cutlass.ClusterBarrier.arrive', 'cutlass.ClusterBarrier.wait', 'cute.elect_one_sync',
+  'cg.cluster_group.sync', 'cg.this_cluster', 'cutlass.ClusterBarrier.arrive', 'cutlass.ClusterBarrier.wait',
   'cutlass.PipelineState', 'cutlass.make_producer_start_state', 'cutlass.NamedBarrier',
 ];
 
