@@ -20,6 +20,7 @@ import { DIAGNOSTIC_BUILTINS } from './diagnostic-builtins';
 import { IDENTITY_BUILTINS, MATH_BUILTINS, UNARY_MATH } from './math-builtins';
 import { MEMORY_BUILTINS, placementNew } from './memory-builtins';
 import { compileAsm } from './ptx';
+import { VECTOR_BUILTINS } from './vector-builtins';
 import { GRID_METHODS, isGroupNamespace, SYNC_BUILTINS, THREAD_BLOCK_METHODS, TILE_METHODS } from './sync-builtins';
 import { lastName, unsupported } from './syntax';
 import type { CType } from './types';
@@ -42,6 +43,7 @@ const GROUP_SYNC: FreeBuiltin = (k, _name, ns, a) => {
 export const FREE_BUILTINS: ReadonlyMap<string, FreeBuiltin> = new Map(
   Object.entries({
     ...MATH_BUILTINS,
+    ...VECTOR_BUILTINS,
     ...IDENTITY_BUILTINS,
     ...SYNC_BUILTINS,
     sync: GROUP_SYNC,

@@ -81,7 +81,8 @@ function addFunction(c: CompilerContext, node: SyntaxNode, tparams: SyntaxNode |
   const fd = decl ? findFunctionDeclarator(decl) : undefined;
   const nameNode = fd?.childForFieldName('declarator');
   if (!nameNode) return;
-  const name = lastName(nameNode.text);
+  // `operator +` and `operator+` name one function (binary operators on structs call it).
+  const name = lastName(nameNode.text).replace(/^operator\s+/, 'operator');
   const d: FnDecl = { name, node, tparams, owner };
   let list = c.functions.get(name);
   if (!list) c.functions.set(name, (list = []));

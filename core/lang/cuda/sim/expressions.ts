@@ -2,6 +2,7 @@
 // variables, fields of `this`), member and index access, unary, binary, logical and conditional
 // operators, increments and assignments, casts. Each becomes a `(frame) => value` closure
 // specialised by type at compile time; constant operands fold.
+import { isPairType, pairBinop } from './vector-builtins';
 import type { SyntaxNode } from '../parser';
 import type { DType } from '../../../sim/dtypes';
 import { SimError } from '../../../sim/machine';
@@ -379,6 +380,14 @@ export function binary(c: CompilerContext, cx: FnCx, n: SyntaxNode): Ex {
     const call = c.misparsedTemplateCall(cx, n);
     if (call) return call;
   }
+  // A program's own operator on a struct (float4 has none built in; one the program defines is an
+  // ordinary function, as with nvcc).
+  const user = c.functions.get(`operator${op}`);
+  if (user && !user[0].owner) {
+    const lt = c.typeOf(cx, ln);
+    const rt = c.typeOf(cx, rn);
+    if ((lt.k === 'struct' || rt.k === 'struct') && !(isPairType(lt) && isPairType(rt))) return c.callUser(cx, user, [ln, rn], n);
+  }
   const l = c.rv(c.expr(cx, ln));
   const r = c.rv(c.expr(cx, rn));
   return c.binop(op, l, r, n);
@@ -387,6 +396,10 @@ export function binary(c: CompilerContext, cx: FnCx, n: SyntaxNode): Ex {
 export function binop(c: CompilerContext, op: string, l: Ex, r: Ex, n: SyntaxNode): Ex {
   // Pointer arithmetic and comparison.
   if (l.t.k === 'ptr' || r.t.k === 'ptr' || (l.t.k === 'obj' && l.t.obj === 'nullptr') || (r.t.k === 'obj' && r.t.obj === 'nullptr')) return pointerBinop(c, op, l, r, n);
+  if (l.t.k === 'struct' || r.t.k === 'struct') {
+    const pair = pairBinop(c, op, l, r, n);
+    if (pair) return pair;
+  }
   if (!isNum(l.t) || !isNum(r.t)) fail(`operator ${op} on ${typeName(l.t)} and ${typeName(r.t)}`, n);
   let out: Ex;
   if (op === '<<' || op === '>>') {
