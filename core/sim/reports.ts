@@ -144,7 +144,7 @@ export function raceReport(threads: readonly SimThread[], thread: number, loc: S
  */
 export function barrierInitRaceReport(threads: readonly SimThread[], b: SimBarrier, what: string, thread: number, loc: SourceLoc, init: { thread: number; loc?: SourceLoc }): SimReport {
   const msg =
-    `data race on mbarrier ${b.label}: ${what} by ${threads[thread].label} at ${lineOf(loc)} is not ordered after its init by ${threads[init.thread].label}` +
+    `data race on mbarrier ${b.label}${b.buf ? ` (shared '${b.buf.name}')` : ''}: ${what} by ${threads[thread].label} at ${lineOf(loc)} is not ordered after its init by ${threads[init.thread].label}` +
     `${init.loc ? ` at ${lineOf(init.loc)}` : ''} (the init writes the barrier word; a __syncthreads/bar.sync, or fence.mbarrier_init and a cluster barrier, must come between)`;
   return { kind: 'race', message: msg, loc, threads: [thread, init.thread], other: { thread: init.thread, loc: init.loc, write: true } };
 }

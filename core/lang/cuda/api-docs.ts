@@ -265,6 +265,61 @@ void cuda::device::experimental::cp_async_bulk_tensor_2d_shared_to_global(const 
     seeAlso: ['ptx.cp.async.bulk', 'cuda.ptx.fence_proxy_async'],
   },
   {
+    id: 'cuda.pipeline',
+    surface: 'cuda::barrier',
+    names: ['cuda::pipeline', 'producer_acquire', 'producer_commit', 'consumer_wait', 'consumer_release', 'cuda::pipeline::producer_acquire', 'cuda::pipeline::producer_commit', 'cuda::pipeline::consumer_wait', 'cuda::pipeline::consumer_release'],
+    member: true,
+    signature: `template <cuda::thread_scope Scope> class cuda::pipeline;
+void producer_acquire();   // wait until the head stage is free
+void producer_commit();    // the head stage's copies are issued; advance head
+void consumer_wait();      // wait until the tail stage's copies landed
+void consumer_release();   // the tail stage may be refilled; advance tail
+bool quit();               // leave; true for the last thread (releases the stages)`,
+    summary: "A ring of stages filled by `cuda::memcpy_async(…, pipe)` and drained by consumers, over two barriers per stage (libcu++).",
+    semantics:
+      "Block scope: stage i has a `produced` and a `consumed` barrier in the `pipeline_shared_state`. producer_acquire waits on consumed[head] (parity starting at 1: the first pass does not wait); producer_commit makes produced[head] wait for the thread's copies (cp.async.mbarrier.arrive) and arrives on it; consumer_wait waits on produced[tail] (parity from 0); consumer_release arrives on consumed[tail]. Head and tail wrap at the stage count and flip their parities. Thread scope (`cuda::make_pipeline()`): commit and wait are cp.async commit_group / wait_group; acquire and release do nothing.",
+    phaseRules:
+      "Every producer commits every stage it acquired and every consumer releases every stage it waited for, in order: a skipped release leaves consumed[i] short and the producer hangs one lap later; a release before the reads lets the next copy overwrite data still being read.",
+    seeAlso: ['cuda.make_pipeline', 'cuda.barrier'],
+  },
+  {
+    id: 'cuda.make_pipeline',
+    surface: 'cuda::barrier',
+    names: ['make_pipeline', 'cuda::make_pipeline'],
+    signature: `cuda::pipeline<cuda::thread_scope_thread> cuda::make_pipeline();
+template <class Group, cuda::thread_scope S, uint8_t N>
+cuda::pipeline<S> cuda::make_pipeline(const Group& g, cuda::pipeline_shared_state<S, N>* state);
+cuda::pipeline<S> cuda::make_pipeline(const Group& g, cuda::pipeline_shared_state<S, N>* state, size_t producer_count);
+cuda::pipeline<S> cuda::make_pipeline(const Group& g, cuda::pipeline_shared_state<S, N>* state, cuda::pipeline_role role);`,
+    summary: "Creates a pipeline over a shared state (collective over the group) or a thread-local one over cp.async groups.",
+    semantics:
+      "Collective: rank 0 of the group initialises each stage's barriers (all threads both roles: both count the group; with producer_count or roles: produced counts the producers, consumed the consumers) with the group's syncs in between, so no barrier is used before it is initialised.",
+    phaseRules: "Every thread of the group must call it (it synchronises the group); the shared state must outlive every thread's pipeline.",
+    seeAlso: ['cuda.pipeline'],
+  },
+  {
+    id: 'cuda.pipeline_consumer_wait_prior',
+    surface: 'cuda::barrier',
+    names: ['pipeline_consumer_wait_prior', 'cuda::pipeline_consumer_wait_prior'],
+    signature: `template <uint8_t Prior>
+void cuda::pipeline_consumer_wait_prior(cuda::pipeline<cuda::thread_scope_thread>& pipe);`,
+    summary: "Waits until at most `Prior` of the thread's committed stages are still in flight (cp.async.wait_group Prior).",
+    semantics: "No barrier effect; the thread's own cp.async groups only.",
+    phaseRules: "Other threads' copies are not covered: synchronise (`__syncthreads`) before reading what they copied.",
+    seeAlso: ['cuda.pipeline'],
+  },
+  {
+    id: 'cuda.pipeline_producer_commit',
+    surface: 'cuda::barrier',
+    names: ['pipeline_producer_commit', 'cuda::pipeline_producer_commit'],
+    signature: `template <cuda::thread_scope S>
+void cuda::pipeline_producer_commit(cuda::pipeline<cuda::thread_scope_thread>& pipe, cuda::barrier<S>& bar);`,
+    summary: "Makes `bar`'s current phase wait for the thread's copies so far (cp.async.mbarrier.arrive).",
+    semantics: "Adds one pending arrival to `bar` and arrives it when the thread's cp.async copies have landed; it is not the thread's own arrival.",
+    phaseRules: "The thread still arrives on `bar` itself; waiting on `bar` then covers the copies.",
+    seeAlso: ['cuda.pipeline', 'ptx.cp.async.mbarrier.arrive'],
+  },
+  {
     id: 'cuda.std.barrier',
     surface: 'cuda::barrier',
     names: ['cuda::std::barrier'],

@@ -178,6 +178,10 @@ export const CUDA_CATALOGUE: Readonly<Record<string, CatalogueEntry>> = {
   fence_proxy_async: fn({ op: { kind: 'fence-proxy-async' }, doc: 'cuda.ptx.fence_proxy_async', simulated: true }),
   fence_view_async_shared: fn({ op: { kind: 'fence-proxy-async' }, doc: 'cutlass.fence_view_async_shared', simulated: true }),
   // CuTe's fence before a TMA store (`fence.proxy.async.shared::cta` in cute/arch/copy_sm90_tma.hpp).
+  // libcu++ cuda::pipeline (<cuda/pipeline>): barriers and cp.async groups underneath, not a barrier operation of its own here.
+  make_pipeline: fn({ doc: 'cuda.make_pipeline', mayBlock: true, simulated: true }),
+  pipeline_consumer_wait_prior: fn({ doc: 'cuda.pipeline_consumer_wait_prior', mayBlock: true, simulated: true }),
+  pipeline_producer_commit: fn({ doc: 'cuda.pipeline_producer_commit', simulated: true }),
   // Lane election (elect.sync underneath): no barrier operation, but an arrive under it counts once per warp.
   elect_sync: fn({ doc: 'cuda.ptx.elect_sync', simulated: true }),
   elect_one_sync: fn({ doc: 'cute.elect_one_sync', simulated: true }),

@@ -188,7 +188,7 @@ describe('race detection', () => {
       const r = machine(two([init, ...nops(3)], [...nops(2), { op: 'arrive', bar: 'b' }]), { block: [2, 1, 1] }).m.run();
       expect(r.status).toBe('race');
       expect(r.report?.message).toBe(
-        'data race on mbarrier b: arrive by block 0 · warp 0 · lane 1 at line 3 is not ordered after its init by block 0 · warp 0 · lane 0 at line 1 (the init writes the barrier word; a __syncthreads/bar.sync, or fence.mbarrier_init and a cluster barrier, must come between)',
+        "data race on mbarrier b (shared 'bars'): arrive by block 0 · warp 0 · lane 1 at line 3 is not ordered after its init by block 0 · warp 0 · lane 0 at line 1 (the init writes the barrier word; a __syncthreads/bar.sync, or fence.mbarrier_init and a cluster barrier, must come between)",
       );
       expect(r.report?.threads).toEqual([1, 0]);
     });
@@ -202,7 +202,7 @@ describe('race detection', () => {
       const copy: Op = { op: 'async', engine: 'tma', latency: 50, writes: [0, 16], tx: 'b', txBytes: 16, label: 'TMA load' };
       const r = machine(two([init, ...nops(3)], [...nops(2), copy, ...nops(100)]), { block: [2, 1, 1] }).m.run();
       expect(r.status).toBe('race');
-      expect(r.report?.message).toMatch(/^data race on mbarrier b: complete_tx \(TMA load\) by block 0 · warp 0 · lane 1 at line 3 is not ordered after its init by block 0 · warp 0 · lane 0 at line 1/);
+      expect(r.report?.message).toMatch(/^data race on mbarrier b \(shared 'bars'\): complete_tx \(TMA load\) by block 0 · warp 0 · lane 1 at line 3 is not ordered after its init by block 0 · warp 0 · lane 0 at line 1/);
     });
   });
 

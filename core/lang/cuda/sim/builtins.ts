@@ -20,6 +20,7 @@ import { DIAGNOSTIC_BUILTINS } from './diagnostic-builtins';
 import { IDENTITY_BUILTINS, MATH_BUILTINS, UNARY_MATH } from './math-builtins';
 import { MEMORY_BUILTINS, placementNew } from './memory-builtins';
 import { compileAsm } from './ptx';
+import { PIPELINE_BUILTINS, PIPELINE_METHODS } from './pipeline-builtins';
 import { VECTOR_BUILTINS } from './vector-builtins';
 import { GRID_METHODS, isGroupNamespace, SYNC_BUILTINS, THREAD_BLOCK_METHODS, TILE_METHODS } from './sync-builtins';
 import { lastName, unsupported } from './syntax';
@@ -51,6 +52,7 @@ export const FREE_BUILTINS: ReadonlyMap<string, FreeBuiltin> = new Map(
     ...DIAGNOSTIC_BUILTINS,
     ...BARRIER_BUILTINS,
     ...ASYNC_COPY_BUILTINS,
+    ...PIPELINE_BUILTINS,
   }),
 );
 
@@ -60,6 +62,7 @@ export const METHOD_BUILTINS: ReadonlyMap<string, ReadonlyMap<string, MethodBuil
   ['cooperative_groups::thread_block', new Map(Object.entries(THREAD_BLOCK_METHODS))],
   ['cooperative_groups::grid_group', new Map(Object.entries(GRID_METHODS))],
   ['cooperative_groups::thread_block_tile', new Map(Object.entries(TILE_METHODS))],
+  ['cuda::pipeline', new Map(Object.entries(PIPELINE_METHODS))],
 ]);
 
 /** The free builtins the simulator compiles, by unqualified name (`__syncthreads`, `mbarrier_try_wait` …). */
@@ -75,6 +78,7 @@ function methodsOf(t: CType): ReadonlyMap<string, MethodBuiltin> | undefined {
   if (t.obj === 'thread_block') return METHOD_BUILTINS.get('cooperative_groups::thread_block');
   if (t.obj === 'grid') return METHOD_BUILTINS.get('cooperative_groups::grid_group');
   if (t.obj === 'tile') return METHOD_BUILTINS.get('cooperative_groups::thread_block_tile');
+  if (t.obj === 'pipeline') return METHOD_BUILTINS.get('cuda::pipeline');
   return undefined;
 }
 

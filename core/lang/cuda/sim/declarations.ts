@@ -9,6 +9,7 @@ import { Buffer } from '../../../sim/memory';
 import { type CompilerContext, type DeclaratorInfo, type Ex, type FnDecl, FnCx, freshId, type LV, type StructTemplate, type Sym } from './context';
 import { type Frame, storer } from './runtime';
 import { allChildren, type DeclQuals, declQualifiers, fail, findFunctionDeclarator, findNode, innermostName, lastName, locOf, missingIncludesNote, named, unsupported, requiredField } from './syntax';
+import { PIPELINE_ROLE_TYPE, PIPELINE_TYPE, sharedStateDef } from './pipeline-builtins';
 import { snippetConstant } from './snippets';
 import { templateParams, templateScope } from './templates';
 import { alignOfType, convFn, type CType, decay, elemDtype, isNum, layoutStruct, num, ptr, S32, shapeOf, sizeOfType, type StructDef, U64, vectorType, VOID } from './types';
@@ -435,6 +436,16 @@ function namedType(c: CompilerContext, cx: FnCx, raw: string, n: SyntaxNode): CT
   if (vec) return { k: 'struct', def: vec };
   if (/^(cuda::)?(std::)?(barrier|cuda::barrier)</.test(text) || /^cuda::barrier</.test(text) || /^barrier<cuda::thread_scope/.test(text)) return { k: 'barrier' };
   if (/arrival_token$/.test(text)) return U64;
+  if (/^(cuda::)?pipeline<[\s\S]*>$/.test(text)) return PIPELINE_TYPE;
+  if (/^(cuda::)?pipeline_role$/.test(text)) return PIPELINE_ROLE_TYPE;
+  if (/^(cuda::)?pipeline_shared_state</.test(text)) {
+    const tt = findNode(n, 'template_argument_list');
+    const targs = tt ? named(tt) : [];
+    if (targs.length !== 2) unsupported(`type '${text}' (cuda::pipeline_shared_state<scope, stages>)`, n);
+    const stages = c.constEval(cx, targs[1], U64);
+    if (!(stages >= 1 && stages <= 255)) fail(`cuda::pipeline_shared_state: ${stages} stages (1..255)`, n);
+    return { k: 'struct', def: sharedStateDef(stages) };
+  }
   if (/^(cooperative_groups|cg)::thread_block$/.test(text)) return { k: 'obj', obj: 'thread_block' };
   if (/^(cooperative_groups|cg)::grid_group$/.test(text)) return { k: 'obj', obj: 'grid' };
   const tp = /^(?:cooperative_groups|cg)::thread_block_tile<(\d+)>$/.exec(text);

@@ -218,6 +218,12 @@ function qualified(c: CompilerContext, cx: FnCx, n: SyntaxNode): Ex {
   }
   // cuda::ptx tags (sem_release, scope_cta, space_shared …) select overloads; they carry no value.
   if (/(^|::)(sem|scope|space|op|kind|dst|src|cta_group)_\w+$/.test(text)) return { t: { k: 'obj', obj: 'tag' }, ev: () => text, str: lastName(text) };
+  // cuda::pipeline_role::producer / consumer (make_pipeline's role argument).
+  const role = /(^|::)pipeline_role::(producer|consumer)$/.exec(text);
+  if (role) {
+    const v = role[2] === 'producer' ? 0 : 1;
+    return { t: { k: 'obj', obj: 'pipeline_role' }, ev: () => v, cv: v };
+  }
   const last = lastName(text);
   const r2 = c.lookup(cx, last);
   if (r2 && (r2.sym.k === 'const' || r2.sym.k === 'global')) return c.symbolEx(cx, r2.sym, r2.depth, last, n);

@@ -263,7 +263,7 @@ describe('examples/bugs end the way their headers say', () => {
     // In order, thread 0's init runs first, but nothing orders the other threads' waits after it.
     const inOrder = await bug('init_without_syncthreads', 128);
     expect(inOrder.status).toBe('race');
-    expect(inOrder.message).toMatch(/^data race on mbarrier bar: wait by block 0 · warp 0 · lane 1 · consumer at line 35 is not ordered after its init by block 0 · warp 0 · lane 0 · producer at line 25 /);
+    expect(inOrder.message).toMatch(/^data race on mbarrier bar \(shared 'bar'\): wait by block 0 · warp 0 · lane 1 · consumer at line 35 is not ordered after its init by block 0 · warp 0 · lane 0 · producer at line 25 /);
     const silent = await bug('init_without_syncthreads', 128, 'iota', { detectRaces: false });
     expect(silent.status).toBe('completed');
     expect(values(silent, 'out')).toEqual(tileSums(iota));
