@@ -183,8 +183,8 @@ export const CUDA_CATALOGUE: Readonly<Record<string, CatalogueEntry>> = {
   pipeline_consumer_wait_prior: fn({ doc: 'cuda.pipeline_consumer_wait_prior', mayBlock: true, simulated: true }),
   pipeline_producer_commit: fn({ doc: 'cuda.pipeline_producer_commit', simulated: true }),
   // Lane election (elect.sync underneath): no barrier operation, but an arrive under it counts once per warp.
-  elect_sync: fn({ doc: 'cuda.ptx.elect_sync', simulated: true }),
-  elect_one_sync: fn({ doc: 'cute.elect_one_sync', simulated: true }),
+  elect_sync: fn({ doc: 'cuda.ptx.elect_sync', mayBlock: true, simulated: true }),
+  elect_one_sync: fn({ doc: 'cute.elect_one_sync', mayBlock: true, simulated: true }),
   tma_store_fence: fn({ op: { kind: 'fence-proxy-async' }, doc: 'cutlass.fence_view_async_shared', simulated: true }),
   cp_async_mbarrier_arrive: fn({ op: { kind: 'cp-async-arrive', barrierArg: 0 }, doc: 'cuda.ptx.cp_async_mbarrier_arrive' }),
   cp_async_mbarrier_arrive_noinc: fn({ op: { kind: 'cp-async-arrive-noinc', barrierArg: 0 }, doc: 'cuda.ptx.cp_async_mbarrier_arrive_noinc' }),

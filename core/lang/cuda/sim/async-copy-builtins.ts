@@ -9,7 +9,7 @@ import type { Ex, Fn } from './context';
 import { isPipeline } from './pipeline-builtins';
 import { groupRank } from './sync-builtins';
 import { unsupported } from './syntax';
-import { VOID } from './types';
+import { U32, VOID } from './types';
 
 /** Asynchronous copies and their groups. */
 export const ASYNC_COPY_BUILTINS: Record<string, FreeBuiltin> = {
@@ -81,6 +81,12 @@ export const ASYNC_COPY_BUILTINS: Record<string, FreeBuiltin> = {
     const N = targs0(k, a);
     return c.emitBlocking(cx, n, VOID, (f) => (f.ts.m.asyncWaitGroups(f.ts.t, 'cp.async', N(f)) ? 0 : undefined));
   })),
+  // cuda::ptx::n32_t<N>(): an immediate operand (the wait_group count), a compile-time constant.
+  ...cases(['n32_t'], (k, _name, _ns, _a, targs) => {
+    if (!targs?.length) return undefined;
+    const v = k.c.constEval(k.cx, targs[0]);
+    return { t: U32, ev: () => v, cv: v };
+  }),
   // cp.async pipeline primitives
   ...cases(['__pipeline_memcpy_async'], (k, _name, _ns, a) => {
     const [dst, src, size] = args(k, a);

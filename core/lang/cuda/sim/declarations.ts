@@ -11,7 +11,7 @@ import { type Frame, storer } from './runtime';
 import { allChildren, type DeclQuals, declQualifiers, fail, findFunctionDeclarator, findNode, innermostName, lastName, locOf, missingIncludesNote, named, unsupported, requiredField } from './syntax';
 import { PIPELINE_ROLE_TYPE, PIPELINE_TYPE, sharedStateDef } from './pipeline-builtins';
 import { snippetConstant } from './snippets';
-import { templateParams, templateScope } from './templates';
+import { templateArg, templateParams, templateScope } from './templates';
 import { alignOfType, convFn, type CType, decay, elemDtype, isNum, layoutStruct, num, ptr, S32, shapeOf, sizeOfType, type StructDef, U64, vectorType, VOID } from './types';
 
 /** Primitive and standard type names by their dtype: the CUDA folder's one table (c-types.ts). */
@@ -442,7 +442,7 @@ function namedType(c: CompilerContext, cx: FnCx, raw: string, n: SyntaxNode): CT
     const tt = findNode(n, 'template_argument_list');
     const targs = tt ? named(tt) : [];
     if (targs.length !== 2) unsupported(`type '${text}' (cuda::pipeline_shared_state<scope, stages>)`, n);
-    const stages = c.constEval(cx, targs[1], U64);
+    const stages = templateArg(c, cx, { name: 'stages', kind: 'value' }, targs[1]) as number;
     if (!(stages >= 1 && stages <= 255)) fail(`cuda::pipeline_shared_state: ${stages} stages (1..255)`, n);
     return { k: 'struct', def: sharedStateDef(stages) };
   }

@@ -402,6 +402,11 @@ export function binary(c: CompilerContext, cx: FnCx, n: SyntaxNode): Ex {
 export function binop(c: CompilerContext, op: string, l: Ex, r: Ex, n: SyntaxNode): Ex {
   // Pointer arithmetic and comparison.
   if (l.t.k === 'ptr' || r.t.k === 'ptr' || (l.t.k === 'obj' && l.t.obj === 'nullptr') || (r.t.k === 'obj' && r.t.obj === 'nullptr')) return pointerBinop(c, op, l, r, n);
+  // Scoped enumerations the simulator models as objects (cuda::pipeline_role) compare by value.
+  if (l.t.k === 'obj' && r.t.k === 'obj' && l.t.obj === 'pipeline_role' && r.t.obj === 'pipeline_role' && (op === '==' || op === '!=')) {
+    const [a, b] = [l.ev, r.ev];
+    return { t: num('bool'), ev: op === '==' ? (f) => (a(f) === b(f) ? 1 : 0) : (f) => (a(f) !== b(f) ? 1 : 0) };
+  }
   if (l.t.k === 'struct' || r.t.k === 'struct') {
     const pair = pairBinop(c, op, l, r, n);
     if (pair) return pair;

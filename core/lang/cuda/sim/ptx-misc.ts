@@ -68,3 +68,34 @@ export function timerRegister(name: string): Val | undefined {
   }
   return undefined;
 }
+
+/** The PTX result for a blocked instruction (re-run when the thread wakes). */
+const BLOCK = -1;
+
+/**
+ * elect.sync d|p, membermask: warp-synchronous, every lane of the mask executes it together; the
+ * leader is the lowest lane of the mask. The lanes meet in a warp collective (as the shuffles do),
+ * so the election sees the lanes that execute it together rather than whoever has not exited yet.
+ */
+export function electSync(dests: string, mask: Val, reg: (n: string) => number): PInstr {
+  const [dn, pn] = dests.split('|').map((x) => x.trim());
+  const d = dn && dn !== '_' ? reg(dn) : -1;
+  const p = pn ? reg(pn) : -1;
+  return (f, r, pc) => {
+    const leader = electedLane(f, Number(mask(r, f)) >>> 0);
+    if (leader === undefined) return BLOCK;
+    if (d >= 0) r[d] = leader;
+    if (p >= 0) r[p] = f.ts.t.lane === leader ? 1 : 0;
+    return pc + 1;
+  };
+}
+
+/** The lane elect.sync elects among `mask` once all of its lanes arrived; undefined while the thread waits. */
+export function electedLane(f: Frame, mask: number): number | undefined {
+  const { m, t } = f.ts;
+  if (!((mask >>> t.lane) & 1)) throw new SimError(`elect.sync: lane ${t.lane} executes it but is not in the member mask 0x${mask.toString(16)}`);
+  const values = m.warpExchange(t, mask, 1);
+  if (!values) return undefined;
+  for (let l = 0; l < 32; l++) if (values[l] !== undefined) return l;
+  return t.lane;
+}

@@ -12,7 +12,7 @@ import { type Machine, SimError } from '../../../sim/machine';
 import type { Pointer } from '../../../sim/memory';
 import { barrierAt, bulkCopy, markProducer, threadArrive, waitParity, waitToken, type WaitMode } from './barrier-runtime';
 import type { CompilerContext as Compiler, Ex, FnCx } from './context';
-import { fenceProxyAsync, griddepcontrol, nanosleep, setmaxnreg, tcgen05Dealloc, timerRegister } from './ptx-misc';
+import { electSync, fenceProxyAsync, griddepcontrol, nanosleep, setmaxnreg, tcgen05Dealloc, timerRegister } from './ptx-misc';
 import { fail, named, unsupported, requiredField } from './syntax';
 import { type BlockCtx, type Frame, fromGenericAddress, fromSharedAddress, liveMask, loader, storer, type ThreadCtx, toSharedPointer } from './runtime';
 import { convFn, type CType, isNum, sizeOfType, VOID } from './types';
@@ -134,7 +134,8 @@ function parsePtx(text: string, ops: Operand[], n: SyntaxNode, cx: FnCx): { inst
 
 /** Operand accessor: register, immediate, or special register. */
 function valueOf(s: string, reg: (n: string) => number): (r: Regs, f: Frame) => any {
-  const t = s.trim();
+  // `%%clock64` in an asm with operands is the special register `%clock64` (GCC's escape).
+  const t = s.trim().replace(/^%%/, '%');
   if (/^-?\d+$/.test(t) || /^0[xX][0-9a-fA-F]+$/.test(t)) {
     const v = Number(t);
     return () => v;
@@ -309,7 +310,7 @@ function compileOp(l: PtxLine, reg: (n: string) => number, labels: Map<string, n
       return (f, r, pc) => ((r[d] = wrap(fn(Number(a(r, f)), Number(b(r, f))))), pc + 1);
     }
     case 'elect':
-      return electOp(site);
+      return electSync(site.o[0], valueOf(site.o[1], reg), reg);
     case 'ld':
     case 'st': {
       if (parts.some((x) => /^v\d$/.test(x))) return unsup();
@@ -368,24 +369,6 @@ interface Site {
 type Handler = (s: Site) => PInstr;
 
 const nextInstr: PInstr = (_f, _r, pc) => pc + 1;
-
-function electOp(s: Site): PInstr {
-  const { o, reg } = s;
-  const V = (i: number) => valueOf(o[i], reg);
-  // elect.sync d|p, mask: the lowest live lane of the mask is the leader.
-  const [dn, pn] = o[0].split('|').map((x) => x.trim());
-  const d = dn && dn !== '_' ? reg(dn) : -1;
-  const p = pn ? reg(pn) : -1;
-  const mask = V(1);
-  return (f, r, pc) => {
-    const m = Number(mask(r, f)) >>> 0;
-    const live = liveMask(f.ts) & m;
-    const leader = live ? 31 - Math.clz32(live & -live) : 0;
-    if (d >= 0) r[d] = leader;
-    if (p >= 0) r[p] = f.ts.t.lane === leader ? 1 : 0;
-    return pc + 1;
-  };
-}
 
 function barOp(s: Site): PInstr {
   const { parts, o, reg } = s;
@@ -483,7 +466,7 @@ export const SIM_PTX_HANDLERS: Readonly<Record<string, Handler>> = {
   'barrier.sync': barOp,
   'bar.arrive': barOp,
   'barrier.arrive': barOp,
-  'elect.sync': electOp,
+  'elect.sync': (s) => electSync(s.o[0], valueOf(s.o[1], s.reg), s.reg),
   nanosleep: (s) => nanosleep(valueOf(s.o[0], s.reg)),
   'griddepcontrol.launch_dependents': () => griddepcontrol,
   'griddepcontrol.wait': () => griddepcontrol,

@@ -5,6 +5,7 @@
 import type { SyntaxNode } from '../parser';
 import { args, asNum, type BuiltinCx, cases, type FreeBuiltin, type MethodBuiltin, noTags, unit, V } from './builtin-operands';
 import type { Ex } from './context';
+import { electedLane } from './ptx-misc';
 import { type Frame, liveMask } from './runtime';
 import { unsupported } from './syntax';
 import { BOOL, type CType, isNum, S32, typeName, U32, U64, VOID } from './types';
@@ -41,13 +42,13 @@ export const SYNC_BUILTINS: Record<string, FreeBuiltin> = {
     }, VOID);
   }),
   ...cases(['__activemask'], () => V((f) => liveMask(f.ts), U32)),
-  // elect.sync: true in the lowest active lane of the mask (cute::elect_one_sync: the whole warp).
+  // elect.sync: true in the lowest lane of the mask, which all execute it together (cute::elect_one_sync: the whole warp).
   ...cases(['elect_sync', 'elect_one_sync'], (k, name, _ns, a) => {
     const mask = name === 'elect_sync' ? asNum(k, args(k, noTags(k, a))[0], 'u32') : () => 0xffffffff;
-    return V((f) => {
-      const live = liveMask(f.ts) & Number(mask(f));
-      return live && 31 - Math.clz32(live & -live) === f.ts.t.lane ? 1 : 0;
-    }, BOOL);
+    return k.c.emitBlocking(k.cx, k.n, BOOL, (f) => {
+      const leader = electedLane(f, Number(mask(f)) >>> 0);
+      return leader === undefined ? undefined : leader === f.ts.t.lane ? 1 : 0;
+    });
   }),
   ...cases(['__lanemask_lt'], () => V((f) => ((1 << f.ts.t.lane) - 1) >>> 0, U32)),
   ...cases(['__shfl_sync', '__shfl_up_sync', '__shfl_down_sync', '__shfl_xor_sync'], (k, name, _ns, a) => shuffle(k, name, a)),

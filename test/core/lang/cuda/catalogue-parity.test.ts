@@ -53,6 +53,8 @@ const BLOCKING_AT_SPLIT = [
   'sync', 'init',
   // Added with cuda::pipeline: make_pipeline synchronises the group, the wait-prior form waits on cp.async groups.
   'make_pipeline', 'pipeline_consumer_wait_prior',
+  // elect.sync is a warp collective: the lanes of the mask meet.
+  'elect_sync', 'elect_one_sync',
 ];
 
 /** A PTX line that exercises an entry: its key, the qualifier it requires, and enough operands. */
