@@ -1176,7 +1176,7 @@ barrier{.cta}.arrive{.aligned}  id, nthreads;`,
     id: 'ptx.griddepcontrol',
     surface: 'ptx',
     ptx: 'griddepcontrol',
-    names: ['griddepcontrol.launch_dependents', 'griddepcontrol.wait'],
+    names: ['griddepcontrol', 'griddepcontrol.launch_dependents', 'griddepcontrol.wait'],
     signature: `griddepcontrol.launch_dependents;
 griddepcontrol.wait;`,
     summary: "Programmatic dependent launch: let the next kernel in the stream start early / wait until the previous grid's memory is visible.",

@@ -3,8 +3,9 @@
 // sync-builtins.ts (block and warp syncs, warp collectives, cooperative groups), math-builtins.ts
 // (math, conversions, std::move/forward), memory-builtins.ts (atomics, address spaces, placement
 // new), diagnostic-builtins.ts (printf, assert, clocks), barrier-builtins.ts (cuda::barrier,
-// cuda::ptx::mbarrier_*, __mbarrier_*) and async-copy-builtins.ts (memcpy_async, bulk copies,
-// cp.async pipelines). Each entry compiles its call into a closure, or into a blocking instruction
+// cuda::ptx::mbarrier_*, __mbarrier_*), async-copy-builtins.ts (memcpy_async, bulk copies,
+// cp.async pipelines), pipeline-builtins.ts (cuda::pipeline) and vector-builtins.ts (make_float4 …,
+// half2 / bfloat162 arithmetic). Each entry compiles its call into a closure, or into a blocking instruction
 // for anything that waits; inline PTX goes to ptx.ts.
 // To add a builtin: add an entry to its group's table (or a member table for `obj.f()`), and mark
 // it `mayBlock` in core/lang/cuda/catalogue.ts when it can wait, so calls to it are hoisted into their own
