@@ -1191,7 +1191,7 @@ griddepcontrol.wait;`,
     signature: `setmaxnreg.inc.sync.aligned.u32  N;   // N: immediate in 24..256, a multiple of 8
 setmaxnreg.dec.sync.aligned.u32  N;`,
     summary: "Raises (.inc) or lowers (.dec) the per-thread register budget of the executing warpgroup (warp-specialised kernels: producers give registers to consumers).",
-    semantics: "No barrier effect. `.sync.aligned`: every thread of all four warps of the warpgroup must execute the same instruction. The simulator has no register file to resize; it accepts the instruction and checks N as ptxas does.",
+    semantics: "No barrier effect. `.sync.aligned`: every thread of all four warps of the warpgroup must execute the same instruction. The simulator has no register file to resize; it checks N as ptxas does and makes the warpgroup's threads meet there (one thread alone waits forever: a deadlock naming it).",
     phaseRules: "Issue it right after the role split, in every warp of the warpgroup (not under an elect or a lane test); producers `.dec`, consumers `.inc`.",
   },
   {

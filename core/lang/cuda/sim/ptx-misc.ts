@@ -9,6 +9,9 @@ type Regs = any[];
 type PInstr = (f: Frame, r: Regs, pc: number) => number;
 type Val = (r: Regs, f: Frame) => any;
 
+/** The PTX result for a blocked instruction (re-run when the thread wakes). */
+const BLOCK = -1;
+
 /** fence.proxy.async{.shared::cta|.shared::cluster|.global}: generic accesses before it are visible to async-proxy operations after it. */
 export const fenceProxyAsync: PInstr = (f, _r, pc) => {
   f.ts.m.fenceProxyAsync(f.ts.t);
@@ -40,16 +43,27 @@ export function nanosleep(ns: Val): PInstr {
  */
 export const griddepcontrol: PInstr = (_f, _r, pc) => pc + 1;
 
+/** Barrier ids above PTX's 16 named barriers: one internal rendezvous per warpgroup for setmaxnreg. */
+const SETMAXNREG_BARRIER = 16;
+
 /**
  * setmaxnreg.{inc|dec}.sync.aligned.u32 N: the register budget of the warpgroup's threads. The
  * simulator has no register file to resize; it checks the operand as ptxas does (an immediate in
- * 24..256, a multiple of 8).
+ * 24..256, a multiple of 8) and, since `.sync.aligned` requires every thread of the warpgroup to
+ * execute it, makes the warpgroup's threads meet there: one under an elect or a lane test leaves the
+ * others waiting, and the run ends in a deadlock naming the instruction.
  */
 export function setmaxnreg(mn: string, count: string): PInstr {
   const n = Number(count.trim());
   if (!/^\d+$/.test(count.trim()) || n < 24 || n > 256 || n % 8 !== 0) throw new SimError(`${mn}: the register count must be an immediate in 24..256 and a multiple of 8, got '${count.trim()}'`);
   if (!/\.(inc|dec)\b/.test(mn)) throw new SimError(`${mn}: setmaxnreg needs .inc or .dec`);
-  return (_f, _r, pc) => pc + 1;
+  const op = mn.includes('.inc') ? 'setmaxnreg.inc' : 'setmaxnreg.dec';
+  return (f, _r, pc) => {
+    const { m, t } = f.ts;
+    const wg = t.tid >> 7;
+    const members = Math.min(128, m.blockSize - wg * 128);
+    return m.syncBlock(t, SETMAXNREG_BARRIER + wg, members, `${op} ${n} (every thread of warpgroup ${wg} must execute it)`) ? pc + 1 : BLOCK;
+  };
 }
 
 /**
@@ -68,9 +82,6 @@ export function timerRegister(name: string): Val | undefined {
   }
   return undefined;
 }
-
-/** The PTX result for a blocked instruction (re-run when the thread wakes). */
-const BLOCK = -1;
 
 /**
  * elect.sync d|p, membermask: warp-synchronous, every lane of the mask executes it together; the

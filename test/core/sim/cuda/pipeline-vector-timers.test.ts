@@ -123,6 +123,10 @@ describe('elect.sync, timers, accepted instructions', () => {
       asm volatile("griddepcontrol.wait;"); asm volatile("setmaxnreg.dec.sync.aligned.u32 40;");
       asm volatile("griddepcontrol.launch_dependents;"); o[threadIdx.x] = 1; }`, { args: ['o=s32[32]'] });
     expect(ok.status, ok.message).toBe('completed');
+    // .sync.aligned: every thread of the warpgroup executes it; one lane alone waits for the others forever.
+    const lone = await runKernel(`__global__ void k(int* o) { if (threadIdx.x == 0) asm volatile("setmaxnreg.inc.sync.aligned.u32 232;"); o[threadIdx.x] = 1; }`, { block: [128, 1, 1], args: ['o=s32[128]'] });
+    expect(lone.status).toBe('deadlock');
+    expect(lone.message).toContain('setmaxnreg.inc 232 (every thread of warpgroup 0 must execute it)');
     const bad = await runKernel(`__global__ void k(int* o) { asm volatile("setmaxnreg.inc.sync.aligned.u32 100;"); o[0] = 1; }`, { args: ['o=s32[1]'] });
     expect(bad.status).toBe('error');
     expect(bad.message).toContain('the register count must be an immediate in 24..256 and a multiple of 8');
