@@ -13,7 +13,9 @@ export type ApiSurface =
   | 'cutlass'
   | 'thunderkittens'
   | 'deepgemm'
-  | 'cooperative_groups';
+  | 'cooperative_groups'
+  /** CUDA's vector helpers, paired half-precision arithmetic and timers (no barrier effect). */
+  | 'intrinsics';
 
 export interface ApiDoc {
   /** Stable id, unique across the table (e.g. `ptx.mbarrier.try_wait.parity`). */
@@ -318,6 +320,40 @@ void cuda::pipeline_producer_commit(cuda::pipeline<cuda::thread_scope_thread>& p
     semantics: "Adds one pending arrival to `bar` and arrives it when the thread's cp.async copies have landed; it is not the thread's own arrival.",
     phaseRules: "The thread still arrives on `bar` itself; waiting on `bar` then covers the copies.",
     seeAlso: ['cuda.pipeline', 'ptx.cp.async.mbarrier.arrive'],
+  },
+  {
+    id: 'cuda.vector_constructors',
+    surface: 'intrinsics',
+    names: ['make_float2', 'make_float3', 'make_float4', 'make_int2', 'make_int3', 'make_int4', 'make_uint2', 'make_uint4', 'make_double2', 'make_half2', 'make_bfloat162', '__floats2half2_rn', '__float2half2_rn', '__halves2half2', '__halves2bfloat162', '__floats2bfloat162_rn', '__float2bfloat162_rn', '__half22float2', '__low2half', '__high2half', '__low2float', '__high2float'],
+    signature: `float4 make_float4(float x, float y, float z, float w);   // and make_<type><1..4> for the other vector types
+__half2 __floats2half2_rn(float lo, float hi);            // each rounded to nearest even
+__nv_bfloat162 __halves2bfloat162(__nv_bfloat16 lo, __nv_bfloat16 hi);
+float2 __half22float2(__half2 h);  __half __low2half(__half2 h);  float __high2float(__half2 h);`,
+    summary: "Builds a CUDA vector value from its lanes, or converts and reads the lanes of a `__half2` / `__nv_bfloat162`.",
+    semantics: "No barrier effect. `x` is the low lane (the lower address). The built-in vector types have no arithmetic operators: `a + b` on `float4` is a compile error unless the program defines `operator+`, which is then an ordinary function.",
+    seeAlso: ['cuda.half2_arithmetic'],
+  },
+  {
+    id: 'cuda.half2_arithmetic',
+    surface: 'intrinsics',
+    names: ['__hadd2', '__hsub2', '__hmul2', '__h2div', '__hfma2', '__hneg2', '__habs2', '__hmax2', '__hmin2'],
+    signature: `__half2 __hadd2(__half2 a, __half2 b);          // also on __nv_bfloat162
+__half2 __hfma2(__half2 a, __half2 b, __half2 c);  // a*b + c with one rounding`,
+    summary: "Lane-wise arithmetic on a pair of halves (or bfloat16s): one HADD2/HMUL2/HFMA2 instruction.",
+    semantics: "No barrier effect. Each lane rounds once to nearest even; `__hfma2` rounds the fused result once, so it can differ from `a * b + c` written with the operators `cuda_fp16.hpp` defines (two roundings).",
+    seeAlso: ['cuda.vector_constructors'],
+  },
+  {
+    id: 'cuda.timers',
+    surface: 'intrinsics',
+    names: ['clock', 'clock64', '__nanosleep', '__globaltimer'],
+    signature: `long long clock64();            // the SM's cycle counter (%clock64)
+void __nanosleep(unsigned ns);    // suspend about ns nanoseconds (0 to 2*ns)
+// %globaltimer: a nanosecond timer, read with asm("mov.u64 %0, %%globaltimer;" : "=l"(t))`,
+    summary: "Time stamps and a sleep: they order nothing.",
+    semantics: "No barrier effect and no memory ordering. In the simulator they read the thread's simulated time (cycles; the global timer one nanosecond per cycle), only moving forward, and `__nanosleep` advances it.",
+    phaseRules: "Never a substitute for a wait: a sleep long enough on one GPU is a race on another (the simulator reports such a race regardless of time).",
+    seeAlso: ['ptx.nanosleep'],
   },
   {
     id: 'cuda.std.barrier',

@@ -42,6 +42,7 @@ const DOCS_OUTSIDE_CATALOGUE = [
   'prim.__mbarrier_t', 'prim.__mbarrier_token_t', 'cg.this_thread_block', 'cg.thread_block.sync', 'cg.thread_rank', 'cg.size',
   'cg.cluster_group.sync', 'cg.this_cluster', 'cutlass.ClusterBarrier.arrive', 'cutlass.ClusterBarrier.wait',
   'cutlass.PipelineState', 'cutlass.make_producer_start_state', 'cutlass.NamedBarrier', 'cuda.pipeline',
+  'cuda.vector_constructors', 'cuda.half2_arithmetic', 'cuda.timers',
 ];
 
 /** The builtins sim/builtins.ts hoisted as blocking (its BLOCKING set) when the catalogue took it over. */
