@@ -653,11 +653,6 @@ export class Machine {
     return this.engines.queue;
   }
 
-  /** The same (what the mbarrier services see). */
-  get inFlight(): readonly AsyncOp[] {
-    return this.engines.queue;
-  }
-
   /**
    * Declares what async op `op` will do that teardowns must wait for: the barriers it signals, and
    * whether it writes its block's shared memory or tensor memory. An inval of such a barrier, the

@@ -22,7 +22,7 @@ export interface MbarrierHost {
   /** The async op whose completion is running (its arrivals carry its ordering). */
   readonly completingOp: AsyncOp | undefined;
   /** Async ops in flight (an inval while one of them is due to signal the barrier is reported). */
-  readonly inFlight: readonly AsyncOp[];
+  readonly asyncInFlight: readonly AsyncOp[];
   blockOn(t: SimThread, wait: Wait): boolean;
   notify(on: object): void;
   markDirty(): void;
@@ -135,7 +135,7 @@ export class MbarrierServices {
    */
   mbInval(t: SimThread, b: SimBarrier): void {
     if (!this.checkInit(t, b, 'inval')) return;
-    const pending = this.m.inFlight.find((op) => !op.done && op.signals?.includes(b));
+    const pending = this.m.asyncInFlight.find((op) => !op.done && op.signals?.includes(b));
     if (pending) this.m.raise(inFlightTeardownReport(this.m.threads, t, `mbarrier.inval of ${b.label}`, pending));
     b.mb.inval();
     b.arrivedThisPhase = [];
@@ -154,6 +154,7 @@ export class MbarrierServices {
     const hit = this.races?.asyncBarrierUse(b.id, op.id);
     if (hit) this.m.raise(barrierInitRaceReport(this.m.threads, b, `${what} (${op.label})`, op.issuer, op.loc, hit));
   }
+
   /**
    * Arrive (`count` arrivals, optionally announcing `tx` bytes, optionally dropping). Returns the
    * token (phase). Without a thread, the arrival is an async engine's (inside a completion callback
