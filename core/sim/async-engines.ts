@@ -3,7 +3,7 @@
 // ops" arrivals (cp.async.mbarrier.arrive, tcgen05.commit), futures, and the delivery of completions.
 import type { AsyncGroups, AsyncOp, SimBlock, SimReport, SimThread, TraceEvent, Wait } from './machine-types';
 import type { RaceDetector } from './races';
-import { asyncFaultReport } from './reports';
+import { asyncFaultReport, inFlightTeardownReport } from './reports';
 
 /** What the engines need from the machine that owns them. */
 export interface AsyncHost {
@@ -34,6 +34,8 @@ export class AsyncEngines<M extends AsyncHost> {
   /** Per live block: async ops in flight (a block finishes only when they have completed). */
   private readonly inFlight = new Map<number, number>();
   private readonly races?: RaceDetector;
+  /** Blocks whose exit before an async write into them landed was reported (once each). */
+  private readonly exitReported = new Set<number>();
 
   constructor(private readonly m: M) {
     this.races = m.races;
@@ -151,6 +153,21 @@ export class AsyncEngines<M extends AsyncHost> {
     return true;
   }
 
+  /**
+   * `op` wrote its block's shared or tensor memory after every thread of the block had exited: on
+   * the GPU that memory is the next CTA's by then: a race of the write with the memory's release,
+   * reported (with race detection on) at the exit (the last thread's line), after whatever the write
+   * itself raised (a race on the data is the earlier root cause).
+   */
+  private checkExited(op: AsyncOp, issuer: SimThread): void {
+    const blk = this.m.live.find((b) => b.index === issuer.block);
+    if (!blk || this.exitReported.has(blk.index) || !blk.threads.every((t) => t.status === 'done')) return;
+    this.exitReported.add(blk.index);
+    let last = blk.threads[0];
+    for (const t of blk.threads) if (t.time >= last.time) last = t;
+    this.m.raise(inFlightTeardownReport(this.m.threads, last, `the exit of block ${blk.index} (its last thread)`, op, 'race'));
+  }
+
   private completeOp(op: AsyncOp): void {
     op.done = true;
     this.m.eventTime = op.doneAt;
@@ -167,6 +184,7 @@ export class AsyncEngines<M extends AsyncHost> {
     } finally {
       this.completingOp = undefined;
     }
+    if (this.races && (op.writesShared || op.writesTmem)) this.checkExited(op, issuer);
     if (this.m.tracing) this.m.trace.push({ kind: 'async-complete', time: op.doneAt, thread: op.issuer, op: op.id, engine: op.engine, label: op.label, loc: op.loc });
     const left = (this.inFlight.get(issuer.block) ?? 1) - 1;
     if (left > 0) this.inFlight.set(issuer.block, left);

@@ -176,6 +176,13 @@ export interface AsyncOp {
   doneAt: number;
   done: boolean;
   loc: SourceLoc;
+  /**
+   * What the op will do that a teardown must wait for, declared at issue (`Machine.asyncEffects`):
+   * the barriers it signals, and whether it writes its block's shared memory or tensor memory.
+   */
+  signals?: SimBarrier[];
+  writesShared?: boolean;
+  writesTmem?: boolean;
   /** Performs the effect (copy, compute, complete_tx) at completion time. */
   complete(m: CallbackMachine): void;
 }

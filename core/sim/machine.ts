@@ -46,7 +46,7 @@ import type { MbarrierState } from './mbarrier';
 import { MbarrierServices } from './mbarrier-services';
 import type { Buffer } from './memory';
 import { RaceDetector } from './races';
-import { deadlockReport, faultReport, raceReport, reportStatus, stallReport, stepLimitReport } from './reports';
+import { copyOverBarrierReport, deadlockReport, faultReport, inFlightTeardownReport, raceReport, reportStatus, stallReport, stepLimitReport } from './reports';
 import { ReadyQueue, rng } from './scheduler';
 import { SyncServices } from './sync-services';
 
@@ -215,7 +215,8 @@ export class Machine {
     while (c < b.threads.length && b.threads[c].status === 'done') c++;
     this.doneCursor.set(index, c);
     if (c < b.threads.length) return;
-    // Async work still in flight for this block completes before its memory goes away.
+    // Async work still in flight for this block completes before its memory goes away (an async
+    // write into it after the exit is reported when it lands: async-engines.ts).
     if (this.engines.inFlightOf(index) > 0) return;
     this.finishBlock(b);
   }
@@ -510,7 +511,11 @@ export class Machine {
     return this.mbarriers.newBarrier(label, block);
   }
 
-  mbInit(t: SimThread, b: SimBarrier, count: number): void {
+  /**
+   * mbarrier.init by `t`; without a thread, the barrier is set up before the block's threads start
+   * (a language's block-level declaration), ordered before all of them.
+   */
+  mbInit(t: SimThread | undefined, b: SimBarrier, count: number): void {
     this.mbarriers.mbInit(t, b, count);
   }
 
@@ -648,6 +653,34 @@ export class Machine {
     return this.engines.queue;
   }
 
+  /**
+   * Declares what async op `op` will do that teardowns must wait for: the barriers it signals, and
+   * whether it writes its block's shared memory or tensor memory. An inval of such a barrier, the
+   * block's exit, or a `tearDown` that concerns it while the op is in flight is reported.
+   */
+  asyncEffects(op: AsyncOp, effects: { signals?: SimBarrier[]; writesShared?: boolean; writesTmem?: boolean }): void {
+    if (effects.signals) op.signals = effects.signals;
+    if (effects.writesShared) op.writesShared = true;
+    if (effects.writesTmem) op.writesTmem = true;
+  }
+
+  /**
+   * `t` tears down something (`what`: a TMEM dealloc, a reuse of memory) that in-flight async ops of
+   * its block matching `affected` still use: reported at `t`'s line, naming the op and its line.
+   */
+  tearDown(t: SimThread, what: string, affected: (op: AsyncOp) => boolean): void {
+    const op = this.engines.queue.find((o) => !o.done && this.threads[o.issuer].block === t.block && affected(o));
+    if (op) this.raise(inFlightTeardownReport(this.threads, t, what, op));
+  }
+
+  /**
+   * `fence.proxy.async` by `t`: its generic shared-memory accesses (and those ordered before it)
+   * become visible to async-proxy operations ordered after it (see races.ts).
+   */
+  fenceProxyAsync(t: SimThread): void {
+    this.races?.fenceProxyAsync(t.index);
+  }
+
   // ---------------------------------------------------------------- memory hooks
 
   /** Shared-memory access by a thread, for race detection. Call for every shared load/store. */
@@ -657,10 +690,21 @@ export class Machine {
     if (r) this.raise(raceReport(this.threads, t.index, t.loc, buf, offset, write, r));
   }
 
-  /** Shared-memory access by an async op at completion (TMA/cp.async writes, MMA reads). */
-  accessAsync(op: AsyncOp, buf: Buffer, offset: number, size: number, write: boolean): void {
-    if (!this.races || buf.space !== 'shared') return;
-    const r = this.races.asyncAccess(op.id, buf, offset, size, write, op.loc);
+  /**
+   * Shared-memory access by an async op at completion (TMA/bulk copies, WGMMA/UMMA operand reads).
+   * `proxy`: the memory proxy the op accesses through — 'async' for bulk/tensor copies and MMA
+   * operands (their reads of data threads wrote need a `fence.proxy.async`), 'generic' for the
+   * non-bulk cp.async. A write over an initialised mbarrier is reported (a copy's destination
+   * covering a barrier).
+   */
+  accessAsync(op: AsyncOp, buf: Buffer, offset: number, size: number, write: boolean, proxy: 'async' | 'generic' = 'async'): void {
+    if (buf.space !== 'shared') return;
+    if (write) {
+      const b = this.mbarriers.initializedIn(buf, offset, size);
+      if (b) this.raise(copyOverBarrierReport(this.threads, op, b));
+    }
+    if (!this.races) return;
+    const r = this.races.asyncAccess(op.id, buf, offset, size, write, op.loc, proxy);
     if (r) this.raise(raceReport(this.threads, op.issuer, op.loc, buf, offset, write, r, op.label));
   }
 

@@ -6,7 +6,7 @@ import type { AsyncOp, MachineEvent, MbarrierWaitSlot, SimBarrier, SimReport, Si
 import { Mbarrier, type MbarrierMisuse } from './mbarrier';
 import type { Buffer } from './memory';
 import type { RaceDetector } from './races';
-import { lineOf, misuseReport } from './reports';
+import { barrierInitRaceReport, inFlightTeardownReport, lineOf, misuseReport } from './reports';
 
 /** What the services need from the machine that owns them. */
 export interface MbarrierHost {
@@ -21,6 +21,8 @@ export interface MbarrierHost {
   readonly eventTime: number;
   /** The async op whose completion is running (its arrivals carry its ordering). */
   readonly completingOp: AsyncOp | undefined;
+  /** Async ops in flight (an inval while one of them is due to signal the barrier is reported). */
+  readonly asyncInFlight: readonly AsyncOp[];
   blockOn(t: SimThread, wait: Wait): boolean;
   notify(on: object): void;
   markDirty(): void;
@@ -76,6 +78,14 @@ export class MbarrierServices {
     return b;
   }
 
+  /** An initialised barrier whose 8 bytes overlap `buf[offset, offset + size)`, if any. */
+  initializedIn(buf: Buffer, offset: number, size: number): SimBarrier | undefined {
+    const byOff = this.barrierAt.get(buf);
+    if (!byOff) return undefined;
+    for (const [o, b] of byOff) if (o < offset + size && o + 8 > offset && b.mb.state.initialized) return b;
+    return undefined;
+  }
+
   /** A barrier that has no memory address (Croqtile events, named objects). */
   newBarrier(label: string, block: number): SimBarrier {
     const b: SimBarrier = { id: this.nextBarrierId++, label, mb: new Mbarrier(), block, arrivedThisPhase: [], onComplete: undefined, exec: undefined };
@@ -105,22 +115,44 @@ export class MbarrierServices {
     this.m.raise(misuseReport(t, b, misuse, what));
   }
 
-  mbInit(t: SimThread, b: SimBarrier, count: number): void {
+  /**
+   * mbarrier.init by `t`; without a thread, the barrier is set up before the block's threads start
+   * (a language's block-level declaration), ordered before all of them.
+   */
+  mbInit(t: SimThread | undefined, b: SimBarrier, count: number): void {
     const m = b.mb.init(count);
-    b.initLoc = t.loc;
+    b.initLoc = t?.loc;
     b.arrivedThisPhase = [];
-    this.races?.initBarrier(b.id, t.index);
+    this.races?.initBarrier(b.id, t?.index, t ? { ...t.loc } : undefined);
     if (m) this.misuse(t, b, m, 'init');
     this.m.notify(b);
   }
 
-  /** mbarrier.inval: the barrier must be initialised again before use (its memory may be reused). */
+  /**
+   * mbarrier.inval: the barrier must be initialised again before use (its memory may be reused). An
+   * async operation still due to signal it (a copy's complete_tx, a commit's arrival) is reported at
+   * the inval, naming that operation.
+   */
   mbInval(t: SimThread, b: SimBarrier): void {
     if (!this.checkInit(t, b, 'inval')) return;
+    const pending = this.m.asyncInFlight.find((op) => !op.done && op.signals?.includes(b));
+    if (pending) this.m.raise(inFlightTeardownReport(this.m.threads, t, `mbarrier.inval of ${b.label}`, pending));
     b.mb.inval();
     b.arrivedThisPhase = [];
-    this.races?.initBarrier(b.id, t.index);
+    this.races?.initBarrier(b.id, t.index, { ...t.loc });
     this.m.notify(b);
+  }
+
+  /** `t` reads-and-writes the barrier word: the init must happen before (else a race naming both lines). */
+  private use(t: SimThread, b: SimBarrier, what: string): void {
+    const hit = this.races?.barrierUse(b.id, t.index);
+    if (hit) this.m.raise(barrierInitRaceReport(this.m.threads, b, what, t.index, t.loc, hit));
+  }
+
+  /** Async op `op` signals `b`: its issue must be ordered after the init. */
+  private asyncUse(op: AsyncOp, b: SimBarrier, what: string): void {
+    const hit = this.races?.asyncBarrierUse(b.id, op.id);
+    if (hit) this.m.raise(barrierInitRaceReport(this.m.threads, b, `${what} (${op.label})`, op.issuer, op.loc, hit));
   }
 
   /**
@@ -130,9 +162,13 @@ export class MbarrierServices {
    */
   mbArrive(t: SimThread | undefined, b: SimBarrier, count = 1, tx = 0, drop = false): number {
     if (t) {
+      if (b.mb.state.initialized) this.use(t, b, drop ? 'arrive_drop' : 'arrive');
       for (let i = 0; i < count; i++) b.arrivedThisPhase.push(t.index);
       this.races?.arrive(b.id, t.index);
-    } else if (this.m.completingOp) this.races?.asyncArrive(b.id, this.m.completingOp.id);
+    } else if (this.m.completingOp) {
+      if (b.mb.state.initialized) this.asyncUse(this.m.completingOp, b, 'arrive');
+      this.races?.asyncArrive(b.id, this.m.completingOp.id);
+    }
     this.completingThread = t ?? (this.m.completingOp ? this.m.threads[this.m.completingOp.issuer] : undefined);
     const phase = b.mb.state.phase;
     let r: { token: number; misuse?: MbarrierMisuse };
@@ -149,6 +185,7 @@ export class MbarrierServices {
   }
 
   mbExpectTx(t: SimThread, b: SimBarrier, bytes: number): void {
+    if (b.mb.state.initialized) this.use(t, b, 'expect_tx');
     const m = b.mb.expectTx(bytes);
     if (m) this.misuse(t, b, m, 'expect_tx');
     this.m.markDirty();
@@ -157,6 +194,7 @@ export class MbarrierServices {
   /** complete_tx from an async engine (`op` identifies it for race clocks). */
   mbCompleteTx(b: SimBarrier, bytes: number, op?: AsyncOp): void {
     op ??= this.m.completingOp;
+    if (op && b.mb.state.initialized) this.asyncUse(op, b, 'complete_tx');
     if (op) this.races?.asyncArrive(b.id, op.id);
     this.completingThread = op ? this.m.threads[op.issuer] : undefined;
     let m: MbarrierMisuse | undefined;
@@ -169,8 +207,12 @@ export class MbarrierServices {
     this.m.markDirty();
   }
 
+  /** The barrier is initialised (else a misuse); a use by `t`, which must be ordered after the init. */
   private checkInit(t: SimThread, b: SimBarrier, op: string): boolean {
-    if (b.mb.state.initialized) return true;
+    if (b.mb.state.initialized) {
+      this.use(t, b, op);
+      return true;
+    }
     this.misuse(t, b, { kind: 'not-initialized', operation: op }, op);
     return false;
   }

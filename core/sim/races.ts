@@ -5,6 +5,18 @@
 // completes, and two async ops of one thread are ordered only when the thread saw the first complete.
 // Ordering is over-approximated where the model is coarse (never under-), so a report is always a
 // real race.
+// Proxies (PTX ISA, memory consistency model, "proxies"): shared memory written by threads (the generic
+// proxy) and read by an async-proxy operation (bulk/TMA store, WGMMA/UMMA operand) must be ordered
+// through a `fence.proxy.async` as well as by happens-before. Each thread has a third clock lane, its
+// fence lane, counting its proxy fences; a fence records the fencer's whole clock (cumulative: what
+// the fencer had observed is covered too, the conservative reading). An async op's "fenced clock" is
+// the join of the records of the fences that happen before its issue; a generic write is visible to
+// its async read only when that clock covers it. Generic reads and async writes (a TMA refilling a
+// slot the consumer released after reading) need only happens-before, as do async-to-generic
+// hand-overs through an mbarrier's complete_tx or a wait_group.
+// An mbarrier's init is a write of the barrier word, every use (arrive, expect_tx, wait, test, an
+// async complete_tx) a read-modify-write: a use not ordered after the init is a race in every
+// schedule, even when the init happened to run first.
 // A block's clocks, shadows and op clocks are dropped when the machine says it finished, so memory
 // stays bounded by the resident blocks however large the grid.
 // Speed: a published phase is an immutable snapshot, and a thread's clock is "a snapshot plus the
@@ -159,8 +171,30 @@ function addCover(covers: number[], s: number): void {
   covers.push(s);
 }
 
+/** A proxy fence: the fencer's clock when it fenced, and its fence count then. */
+interface FenceRecord {
+  seq: number;
+  clock: Int32Array;
+}
+
+/** Fence records kept per thread: a waiter that knows only an older one gets the oldest kept (more ordering, never less). */
+const MAX_FENCE_RECORDS = 8;
+
+/** Where and by whom a barrier was initialised (its init is a write of the barrier word). */
+interface InitEpoch {
+  ctx: BlockClocks;
+  slot: number;
+  clock: number;
+  loc?: SourceLoc;
+  /** A race on this barrier was reported already (one report per barrier and init). */
+  reported?: boolean;
+}
+
 interface BlockClocks {
-  /** Machine thread index of local slot i (slots bs..2bs-1 are the async lanes of thread i-bs). */
+  /**
+   * Machine thread index of local slot i (slots bs..2bs-1 are the async lanes of thread i-bs, slots
+   * 2bs..3bs-1 their fence lanes).
+   */
   base: number;
   size: number;
   clocks: ThreadClock[];
@@ -173,8 +207,10 @@ interface BlockClocks {
   asyncSeq: Int32Array;
   /** Shared buffers this block touched. */
   buffers: Set<Buffer>;
-  /** Clock entries in use: the threads, plus async lanes up to the highest one used (joins skip the rest). */
+  /** Clock entries in use: the threads, plus async and fence lanes up to the highest one used (joins skip the rest). */
   width: number;
+  /** Per thread slot that fenced: its last proxy fences, oldest first. */
+  fences: Map<number, FenceRecord[]>;
 }
 
 interface Epoch {
@@ -194,6 +230,8 @@ interface OpClocks {
   release: Int32Array;
   slot: number;
   seq: number;
+  /** What the op's proxy fences cover (made on first need; see `fencedClock`). */
+  fenced?: Int32Array;
 }
 
 interface Shadow {
@@ -207,6 +245,8 @@ export interface RaceHit {
   loc?: SourceLoc;
   write: boolean;
   async?: boolean;
+  /** Ordered by happens-before but through no `fence.proxy.async`: a generic write read by the async proxy. */
+  proxy?: boolean;
 }
 
 export class RaceDetector {
@@ -215,6 +255,7 @@ export class RaceDetector {
   private readonly contexts = new Set<BlockClocks>();
   private readonly shadows = new Map<Buffer, Shadow>();
   private readonly ops = new Map<number, OpClocks>();
+  private readonly inits = new Map<number, InitEpoch>();
 
   /** Live blocks tracked (for tests of memory release). */
   get liveBlocks(): number {
@@ -229,10 +270,10 @@ export class RaceDetector {
   /** A block's threads (consecutive machine indices) start. */
   addBlock(threads: number[]): void {
     const size = threads.length;
-    const ctx: BlockClocks = { base: threads[0], size, clocks: [], accum: new Map(), done: new Map(), ops: new Set(), asyncSeq: new Int32Array(size), buffers: new Set(), width: size };
+    const ctx: BlockClocks = { base: threads[0], size, clocks: [], accum: new Map(), done: new Map(), ops: new Set(), asyncSeq: new Int32Array(size), buffers: new Set(), width: size, fences: new Map() };
     this.contexts.add(ctx);
     // One allocation per block for all its thread clocks (typed arrays are costly to make one by one).
-    const n = 2 * size;
+    const n = 3 * size;
     const overs = new Int32Array(size * n);
     const marks = new Uint8Array(size * n);
     for (let i = 0; i < size; i++) {
@@ -251,6 +292,7 @@ export class RaceDetector {
     for (let i = 0; i < ctx.size; i++) this.byThread[ctx.base + i] = undefined;
     for (const op of ctx.ops) this.ops.delete(op);
     for (const buf of ctx.buffers) if (this.shadows.get(buf)?.ctx === ctx) this.shadows.delete(buf);
+    for (const [id, e] of this.inits) if (e.ctx === ctx) this.inits.delete(id);
   }
 
   private slotOf(ctx: BlockClocks, thread: number): number {
@@ -259,15 +301,85 @@ export class RaceDetector {
 
   private accum(ctx: BlockClocks, k: number | string): Accum {
     let a = ctx.accum.get(k);
-    if (!a) ctx.accum.set(k, (a = { v: new Array<number>(2 * ctx.size).fill(0), covers: [] }));
+    if (!a) ctx.accum.set(k, (a = { v: new Array<number>(3 * ctx.size).fill(0), covers: [] }));
     return a;
   }
 
-  initBarrier(barrier: number, _thread: number): void {
+  /**
+   * `thread` initialised (or invalidated) `barrier` at `loc`: its phases start afresh, and the init is
+   * the write every later use must be ordered after. Without a thread, the barrier was set up before
+   * the block's threads started (ordered before all of them).
+   */
+  initBarrier(barrier: number, thread: number | undefined, loc?: SourceLoc): void {
     for (const ctx of this.contexts) {
       ctx.accum.delete(barrier);
       ctx.done.delete(barrier);
     }
+    this.inits.delete(barrier);
+    const ctx = thread === undefined ? undefined : this.byThread[thread];
+    if (!ctx || thread === undefined) return;
+    const s = this.slotOf(ctx, thread);
+    this.inits.set(barrier, { ctx, slot: s, clock: ctx.clocks[s].at(s), loc });
+  }
+
+  /**
+   * `thread` uses `barrier` (arrive, expect_tx, wait, test): the init, by another thread, must happen
+   * before. Reports once per init.
+   */
+  barrierUse(barrier: number, thread: number): RaceHit | undefined {
+    const e = this.inits.get(barrier);
+    const ctx = this.byThread[thread];
+    if (!e || e.reported || ctx !== e.ctx) return undefined;
+    const s = this.slotOf(ctx, thread);
+    if (s === e.slot || ctx.clocks[s].at(e.slot) >= e.clock) return undefined;
+    e.reported = true;
+    return this.hit(ctx, { slot: e.slot, clock: e.clock, loc: e.loc, async: false }, true);
+  }
+
+  /** Async op `op` signals `barrier` (complete_tx, a commit's arrival): its issue must be ordered after the init. */
+  asyncBarrierUse(barrier: number, op: number): RaceHit | undefined {
+    const e = this.inits.get(barrier);
+    const o = this.ops.get(op);
+    if (!e || e.reported || !o || o.ctx !== e.ctx) return undefined;
+    if (o.slot - o.ctx.size === e.slot || o.clock[e.slot] >= e.clock) return undefined;
+    e.reported = true;
+    return this.hit(o.ctx, { slot: e.slot, clock: e.clock, loc: e.loc, async: false }, true);
+  }
+
+  /**
+   * `fence.proxy.async` by `thread`: the generic accesses that happen before it (its own and those
+   * it observed) become visible to async-proxy operations issued after it in happens-before order.
+   */
+  fenceProxyAsync(thread: number): void {
+    const ctx = this.byThread[thread];
+    if (!ctx) return;
+    const s = this.slotOf(ctx, thread);
+    const lane = 2 * ctx.size + s;
+    ctx.width = Math.max(ctx.width, lane + 1);
+    const tc = ctx.clocks[s];
+    const seq = tc.at(lane) + 1;
+    tc.raise(lane, seq);
+    let log = ctx.fences.get(s);
+    if (!log) ctx.fences.set(s, (log = []));
+    if (log.length >= MAX_FENCE_RECORDS) log.shift();
+    log.push({ seq, clock: tc.copy() });
+    // Accesses after the fence are not covered by it.
+    tc.raise(s, tc.at(s) + 1);
+  }
+
+  /** The join of the fence records that happen before `o`'s issue (see the header). */
+  private fencedClock(o: OpClocks): Int32Array {
+    if (o.fenced) return o.fenced;
+    const ctx = o.ctx;
+    const f = new Int32Array(o.clock.length);
+    for (const [s, log] of ctx.fences) {
+      const known = o.clock[2 * ctx.size + s];
+      if (!known) continue;
+      let rec = log[0];
+      for (const r of log) if (r.seq <= known) rec = r;
+      join(f, rec.clock, ctx.width);
+    }
+    return (o.fenced = f);
   }
 
   arrive(k: number | string, thread: number): void {
@@ -365,17 +477,23 @@ export class RaceDetector {
     return this.check(ctx, buf, offset, size, write, tc.snap?.v ?? null, tc.over, s, tc.at(s), loc);
   }
 
-  asyncAccess(op: number, buf: Buffer, offset: number, size: number, write: boolean, loc: SourceLoc): RaceHit | undefined {
+  /**
+   * An access by async op `op`. `proxy` is the proxy it goes through: 'async' (bulk/TMA copies,
+   * WGMMA/UMMA operands) reads generic writes only through a `fence.proxy.async`; 'generic' (the
+   * non-bulk cp.async, a language whose compiler places the fences itself) needs only happens-before.
+   */
+
+  asyncAccess(op: number, buf: Buffer, offset: number, size: number, write: boolean, loc: SourceLoc, proxy: 'async' | 'generic' = 'async'): RaceHit | undefined {
     const o = this.ops.get(op);
     if (!o) return undefined;
-    return this.check(o.ctx, buf, offset, size, write, null, o.clock, o.slot, o.seq, loc, op);
+    return this.check(o.ctx, buf, offset, size, write, null, o.clock, o.slot, o.seq, loc, op, proxy === 'async' && !write ? o : undefined);
   }
 
   /**
    * max(`base`, `vc`) orders the accessor (`base` may be null); (`slot`, `clock`) is its epoch; `op`
-   * is set for an async op's access.
+   * is set for an async op's access; `asyncRead` for an async-proxy read (generic writes need a proxy fence).
    */
-  private check(ctx: BlockClocks, buf: Buffer, offset: number, size: number, write: boolean, base: number[] | null, vc: Int32Array, slot: number, clock: number, loc: SourceLoc, op?: number): RaceHit | undefined {
+  private check(ctx: BlockClocks, buf: Buffer, offset: number, size: number, write: boolean, base: number[] | null, vc: Int32Array, slot: number, clock: number, loc: SourceLoc, op?: number, asyncRead?: OpClocks): RaceHit | undefined {
     const async = op !== undefined;
     const at = (i: number) => (base && base[i] > vc[i] ? base[i] : vc[i]);
     // Program order: a thread's own earlier accesses, or the same op's.
@@ -391,7 +509,10 @@ export class RaceDetector {
     let hit: RaceHit | undefined;
     for (let w = first; w <= last; w++) {
       const lw = sh.writes[w];
-      if (lw && !mine(lw) && at(lw.slot) < lw.clock) hit ??= this.hit(ctx, lw, true);
+      if (lw && !mine(lw)) {
+        if (at(lw.slot) < lw.clock) hit ??= this.hit(ctx, lw, true);
+        else if (asyncRead && !lw.async && this.fencedClock(asyncRead)[lw.slot] < lw.clock) hit ??= { ...this.hit(ctx, lw, true), proxy: true };
+      }
       if (write) {
         const rs = sh.reads[w];
         if (rs) for (const r of rs) if (!mine(r) && at(r.slot) < r.clock) hit ??= this.hit(ctx, r, false);

@@ -123,13 +123,47 @@ export function misuseReport(t: SimThread | undefined, b: SimBarrier, misuse: Mb
 }
 
 /** A shared-memory access by `thread` (or an async op it issued: `asyncLabel`) unordered with the earlier `other`. */
-export function raceReport(threads: readonly SimThread[], thread: number, loc: SourceLoc, buf: Buffer, offset: number, write: boolean, other: { thread: number; loc?: SourceLoc; write: boolean; async?: boolean }, asyncLabel?: string): SimReport {
+export function raceReport(threads: readonly SimThread[], thread: number, loc: SourceLoc, buf: Buffer, offset: number, write: boolean, other: { thread: number; loc?: SourceLoc; write: boolean; async?: boolean; proxy?: boolean }, asyncLabel?: string): SimReport {
   const me = asyncLabel ? `${asyncLabel} issued by ${threads[thread].label}` : threads[thread].label;
   const them = other.thread >= 0 ? threads[other.thread].label : 'an asynchronous copy';
+  if (other.proxy) {
+    const msg =
+      `data race on shared '${buf.name}' byte ${offset}: ${write ? 'write' : 'read'} through the async proxy by ${me} at ${lineOf(loc)} ` +
+      `does not see the generic-proxy write by ${them}${other.loc ? ` at ${lineOf(other.loc)}` : ''}: no fence.proxy.async is ordered between them (the writer, or a thread ordered after it, must fence before the async operation is issued)`;
+    return { kind: 'race', message: msg, loc, threads: [thread, other.thread], other };
+  }
   const msg =
     `data race on shared '${buf.name}' byte ${offset}: ${write ? 'write' : 'read'} by ${me} at ${lineOf(loc)} ` +
     `is not ordered by any barrier with the ${other.write ? 'write' : 'read'} by ${other.async ? `an async operation issued by ${them}` : them}${other.loc ? ` at ${lineOf(other.loc)}` : ''}`;
   return { kind: 'race', message: msg, loc, threads: other.thread >= 0 ? [thread, other.thread] : [thread], other };
+}
+
+/**
+ * A use of mbarrier `b` (by `thread` at `loc`, or an async op it issued) not ordered after the
+ * barrier's init: the init writes the barrier word, so the use races with it in every schedule.
+ */
+export function barrierInitRaceReport(threads: readonly SimThread[], b: SimBarrier, what: string, thread: number, loc: SourceLoc, init: { thread: number; loc?: SourceLoc }): SimReport {
+  const msg =
+    `data race on mbarrier ${b.label}${b.buf ? ` (shared '${b.buf.name}')` : ''}: ${what} by ${threads[thread].label} at ${lineOf(loc)} is not ordered after its init by ${threads[init.thread].label}` +
+    `${init.loc ? ` at ${lineOf(init.loc)}` : ''} (the init writes the barrier word; a __syncthreads/bar.sync, or fence.mbarrier_init and a cluster barrier, must come between)`;
+  return { kind: 'race', message: msg, loc, threads: [thread, init.thread], other: { thread: init.thread, loc: init.loc, write: true } };
+}
+
+/**
+ * `what` (an inval, a TMEM dealloc: misuse; a CTA exit before an async write into its memory
+ * landed: a race of that write with the memory's release) by `t` tears down what async op `op`
+ * still uses.
+ */
+export function inFlightTeardownReport(threads: readonly SimThread[], t: SimThread, what: string, op: AsyncOp, kind: 'misuse' | 'race' = 'misuse'): SimReport {
+  const msg = `${what} by ${t.label} at ${lineOf(t.loc)} while ${op.label} issued by ${threads[op.issuer].label} at ${lineOf(op.loc)} is still in flight`;
+  return { kind, message: msg, loc: t.loc, threads: [t.index, op.issuer], other: { thread: op.issuer, loc: op.loc, write: true } };
+}
+
+/** An async copy whose destination covers an initialised mbarrier (one it may signal): the data overwrites the barrier. */
+export function copyOverBarrierReport(threads: readonly SimThread[], op: AsyncOp, b: SimBarrier): SimReport {
+  const signals = op.signals?.includes(b);
+  const msg = `${op.label} issued by ${threads[op.issuer].label} at ${lineOf(op.loc)} writes over mbarrier ${b.label}${signals ? ', which it signals' : ''}: the copy's destination covers the barrier's 8 bytes`;
+  return { kind: 'misuse', message: msg, loc: op.loc, threads: [op.issuer] };
 }
 
 function describeMisuse(m: MbarrierMisuse): string {

@@ -13,7 +13,9 @@ export type ApiSurface =
   | 'cutlass'
   | 'thunderkittens'
   | 'deepgemm'
-  | 'cooperative_groups';
+  | 'cooperative_groups'
+  /** CUDA's vector helpers, paired half-precision arithmetic and timers (no barrier effect). */
+  | 'intrinsics';
 
 export interface ApiDoc {
   /** Stable id, unique across the table (e.g. `ptx.mbarrier.try_wait.parity`). */
@@ -263,6 +265,95 @@ void cuda::device::experimental::cp_async_bulk_tensor_2d_shared_to_global(const 
       "Threads that wrote the source with ordinary stores must issue `fence_proxy_async_shared_cta()` after their writes and before the sync that hands the buffer to the storing thread; otherwise the store may read stale data.",
     arrives: false,
     seeAlso: ['ptx.cp.async.bulk', 'cuda.ptx.fence_proxy_async'],
+  },
+  {
+    id: 'cuda.pipeline',
+    surface: 'cuda::barrier',
+    names: ['cuda::pipeline', 'producer_acquire', 'producer_commit', 'consumer_wait', 'consumer_release', 'cuda::pipeline::producer_acquire', 'cuda::pipeline::producer_commit', 'cuda::pipeline::consumer_wait', 'cuda::pipeline::consumer_release'],
+    member: true,
+    signature: `template <cuda::thread_scope Scope> class cuda::pipeline;
+void producer_acquire();   // wait until the head stage is free
+void producer_commit();    // the head stage's copies are issued; advance head
+void consumer_wait();      // wait until the tail stage's copies landed
+void consumer_release();   // the tail stage may be refilled; advance tail
+bool quit();               // leave; true for the last thread (releases the stages)`,
+    summary: "A ring of stages filled by `cuda::memcpy_async(…, pipe)` and drained by consumers, over two barriers per stage (libcu++).",
+    semantics:
+      "Block scope: stage i has a `produced` and a `consumed` barrier in the `pipeline_shared_state`. producer_acquire waits on consumed[head] (parity starting at 1: the first pass does not wait); producer_commit makes produced[head] wait for the thread's copies (cp.async.mbarrier.arrive) and arrives on it; consumer_wait waits on produced[tail] (parity from 0); consumer_release arrives on consumed[tail]. Head and tail wrap at the stage count and flip their parities. Thread scope (`cuda::make_pipeline()`): commit and wait are cp.async commit_group / wait_group; acquire and release do nothing.",
+    phaseRules:
+      "Every producer commits every stage it acquired and every consumer releases every stage it waited for, in order: a skipped release leaves consumed[i] short and the producer hangs one lap later; a release before the reads lets the next copy overwrite data still being read.",
+    seeAlso: ['cuda.make_pipeline', 'cuda.barrier'],
+  },
+  {
+    id: 'cuda.make_pipeline',
+    surface: 'cuda::barrier',
+    names: ['make_pipeline', 'cuda::make_pipeline'],
+    signature: `cuda::pipeline<cuda::thread_scope_thread> cuda::make_pipeline();
+template <class Group, cuda::thread_scope S, uint8_t N>
+cuda::pipeline<S> cuda::make_pipeline(const Group& g, cuda::pipeline_shared_state<S, N>* state);
+cuda::pipeline<S> cuda::make_pipeline(const Group& g, cuda::pipeline_shared_state<S, N>* state, size_t producer_count);
+cuda::pipeline<S> cuda::make_pipeline(const Group& g, cuda::pipeline_shared_state<S, N>* state, cuda::pipeline_role role);`,
+    summary: "Creates a pipeline over a shared state (collective over the group) or a thread-local one over cp.async groups.",
+    semantics:
+      "Collective: rank 0 of the group initialises each stage's barriers (all threads both roles: both count the group; with producer_count or roles: produced counts the producers, consumed the consumers) with the group's syncs in between, so no barrier is used before it is initialised.",
+    phaseRules: "Every thread of the group must call it (it synchronises the group); the shared state must outlive every thread's pipeline.",
+    seeAlso: ['cuda.pipeline'],
+  },
+  {
+    id: 'cuda.pipeline_consumer_wait_prior',
+    surface: 'cuda::barrier',
+    names: ['pipeline_consumer_wait_prior', 'cuda::pipeline_consumer_wait_prior'],
+    signature: `template <uint8_t Prior>
+void cuda::pipeline_consumer_wait_prior(cuda::pipeline<cuda::thread_scope_thread>& pipe);`,
+    summary: "Waits until at most `Prior` of the thread's committed stages are still in flight (cp.async.wait_group Prior).",
+    semantics: "No barrier effect; the thread's own cp.async groups only.",
+    phaseRules: "Other threads' copies are not covered: synchronise (`__syncthreads`) before reading what they copied.",
+    seeAlso: ['cuda.pipeline'],
+  },
+  {
+    id: 'cuda.pipeline_producer_commit',
+    surface: 'cuda::barrier',
+    names: ['pipeline_producer_commit', 'cuda::pipeline_producer_commit'],
+    signature: `template <cuda::thread_scope S>
+void cuda::pipeline_producer_commit(cuda::pipeline<cuda::thread_scope_thread>& pipe, cuda::barrier<S>& bar);`,
+    summary: "Makes `bar`'s current phase wait for the thread's copies so far (cp.async.mbarrier.arrive).",
+    semantics: "Adds one pending arrival to `bar` and arrives it when the thread's cp.async copies have landed; it is not the thread's own arrival.",
+    phaseRules: "The thread still arrives on `bar` itself; waiting on `bar` then covers the copies.",
+    seeAlso: ['cuda.pipeline', 'ptx.cp.async.mbarrier.arrive'],
+  },
+  {
+    id: 'cuda.vector_constructors',
+    surface: 'intrinsics',
+    names: ['make_float2', 'make_float3', 'make_float4', 'make_int2', 'make_int3', 'make_int4', 'make_uint2', 'make_uint4', 'make_double2', 'make_half2', 'make_bfloat162', '__floats2half2_rn', '__float2half2_rn', '__halves2half2', '__halves2bfloat162', '__floats2bfloat162_rn', '__float2bfloat162_rn', '__half22float2', '__low2half', '__high2half', '__low2float', '__high2float'],
+    signature: `float4 make_float4(float x, float y, float z, float w);   // and make_<type><1..4> for the other vector types
+__half2 __floats2half2_rn(float lo, float hi);            // each rounded to nearest even
+__nv_bfloat162 __halves2bfloat162(__nv_bfloat16 lo, __nv_bfloat16 hi);
+float2 __half22float2(__half2 h);  __half __low2half(__half2 h);  float __high2float(__half2 h);`,
+    summary: "Builds a CUDA vector value from its lanes, or converts and reads the lanes of a `__half2` / `__nv_bfloat162`.",
+    semantics: "No barrier effect. `x` is the low lane (the lower address). The built-in vector types have no arithmetic operators: `a + b` on `float4` is a compile error unless the program defines `operator+`, which is then an ordinary function.",
+    seeAlso: ['cuda.half2_arithmetic'],
+  },
+  {
+    id: 'cuda.half2_arithmetic',
+    surface: 'intrinsics',
+    names: ['__hadd2', '__hsub2', '__hmul2', '__h2div', '__hfma2', '__hneg2', '__habs2', '__hmax2', '__hmin2'],
+    signature: `__half2 __hadd2(__half2 a, __half2 b);          // also on __nv_bfloat162
+__half2 __hfma2(__half2 a, __half2 b, __half2 c);  // a*b + c with one rounding`,
+    summary: "Lane-wise arithmetic on a pair of halves (or bfloat16s): one HADD2/HMUL2/HFMA2 instruction.",
+    semantics: "No barrier effect. Each lane rounds once to nearest even; `__hfma2` rounds the fused result once, so it can differ from `a * b + c` written with the operators `cuda_fp16.hpp` defines (two roundings).",
+    seeAlso: ['cuda.vector_constructors'],
+  },
+  {
+    id: 'cuda.timers',
+    surface: 'intrinsics',
+    names: ['clock', 'clock64', '__nanosleep', '__globaltimer'],
+    signature: `long long clock64();            // the SM's cycle counter (%clock64)
+void __nanosleep(unsigned ns);    // suspend about ns nanoseconds (0 to 2*ns)
+// %globaltimer: a nanosecond timer, read with asm("mov.u64 %0, %%globaltimer;" : "=l"(t))`,
+    summary: "Time stamps and a sleep: they order nothing.",
+    semantics: "No barrier effect and no memory ordering. In the simulator they read the thread's simulated time (cycles; the global timer one nanosecond per cycle), only moving forward, and `__nanosleep` advances it.",
+    phaseRules: "Never a substitute for a wait: a sleep long enough on one GPU is a race on another (the simulator reports such a race regardless of time).",
+    seeAlso: ['ptx.nanosleep'],
   },
   {
     id: 'cuda.std.barrier',
@@ -1184,9 +1275,41 @@ barrier{.cta}.arrive{.aligned}  id, nthreads;`,
     names: ['elect.sync'],
     signature: `elect.sync  laneid|pred, membermask;`,
     summary: "Picks one leader lane from `membermask`; the predicate is true only there.",
-    semantics: "Warp-synchronous; no barrier effect. All lanes in the mask must execute it together.",
+    semantics: "Warp-synchronous; no barrier effect. All lanes in the mask must execute it together. The leader is the lowest-numbered active lane of the mask (the simulator elects it so; `laneid` receives its number in every lane).",
     phaseRules:
       "The usual guard for single-thread `arrive.expect_tx`, TMA issue and `tcgen05.commit`. An arrive under it counts once per warp, not once per thread.",
+  },
+  {
+    id: 'ptx.nanosleep',
+    surface: 'ptx',
+    ptx: 'nanosleep',
+    names: ['nanosleep'],
+    signature: `nanosleep.u32  t;          // __nanosleep(unsigned ns) in CUDA C++`,
+    summary: "Suspends the thread for about `t` nanoseconds (the hardware picks a duration in [0, 2t]).",
+    semantics: "No barrier effect and no memory ordering. The simulator advances the thread's simulated time by `t` (one cycle per nanosecond), so `%globaltimer` and `clock64()` read later move on by at least that.",
+    phaseRules: "A back-off inside a try_wait retry loop is fine; it never replaces the wait, and sleeping does not make another thread's write visible.",
+  },
+  {
+    id: 'ptx.griddepcontrol',
+    surface: 'ptx',
+    ptx: 'griddepcontrol',
+    names: ['griddepcontrol', 'griddepcontrol.launch_dependents', 'griddepcontrol.wait'],
+    signature: `griddepcontrol.launch_dependents;
+griddepcontrol.wait;`,
+    summary: "Programmatic dependent launch: let the next kernel in the stream start early / wait until the previous grid's memory is visible.",
+    semantics: "No barrier effect. In a single kernel launch (what the simulator runs) there is no dependent grid and no primary grid, so both are no-ops there.",
+    phaseRules: "`griddepcontrol.wait` must come before the first read of data the previous kernel wrote; `launch_dependents` only allows an earlier start, it publishes nothing.",
+  },
+  {
+    id: 'ptx.setmaxnreg',
+    surface: 'ptx',
+    ptx: 'setmaxnreg',
+    names: ['setmaxnreg'],
+    signature: `setmaxnreg.inc.sync.aligned.u32  N;   // N: immediate in 24..256, a multiple of 8
+setmaxnreg.dec.sync.aligned.u32  N;`,
+    summary: "Raises (.inc) or lowers (.dec) the per-thread register budget of the executing warpgroup (warp-specialised kernels: producers give registers to consumers).",
+    semantics: "No barrier effect. `.sync.aligned`: every thread of all four warps of the warpgroup must execute the same instruction. The simulator has no register file to resize; it checks N as ptxas does and makes the warpgroup's threads meet there (one thread alone waits forever: a deadlock naming it).",
+    phaseRules: "Issue it right after the role split, in every warp of the warpgroup (not under an elect or a lane test); producers `.dec`, consumers `.inc`.",
   },
   {
     id: 'ptx.mapa',

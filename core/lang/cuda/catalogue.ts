@@ -184,7 +184,14 @@ export const CUDA_CATALOGUE: Readonly<Record<string, CatalogueEntry>> = {
   fence_proxy_async: fn({ op: { kind: 'fence-proxy-async' }, doc: 'cuda.ptx.fence_proxy_async', simulated: true }),
   fence_view_async_shared: fn({ op: { kind: 'fence-proxy-async' }, doc: 'cutlass.fence_view_async_shared', simulated: true }),
   // CuTe's fence before a TMA store (`fence.proxy.async.shared::cta` in cute/arch/copy_sm90_tma.hpp).
-  tma_store_fence: fn({ op: { kind: 'fence-proxy-async' }, doc: 'cutlass.fence_view_async_shared' }),
+  // libcu++ cuda::pipeline (<cuda/pipeline>): barriers and cp.async groups underneath, not a barrier operation of its own here.
+  make_pipeline: fn({ doc: 'cuda.make_pipeline', mayBlock: true, simulated: true }),
+  pipeline_consumer_wait_prior: fn({ doc: 'cuda.pipeline_consumer_wait_prior', mayBlock: true, simulated: true }),
+  pipeline_producer_commit: fn({ doc: 'cuda.pipeline_producer_commit', simulated: true }),
+  // Lane election (elect.sync underneath): no barrier operation, but an arrive under it counts once per warp.
+  elect_sync: fn({ doc: 'cuda.ptx.elect_sync', mayBlock: true, simulated: true }),
+  elect_one_sync: fn({ doc: 'cute.elect_one_sync', mayBlock: true, simulated: true }),
+  tma_store_fence: fn({ op: { kind: 'fence-proxy-async' }, doc: 'cutlass.fence_view_async_shared', simulated: true }),
   cp_async_mbarrier_arrive: fn({ op: { kind: 'cp-async-arrive', barrierArg: 0 }, doc: 'cuda.ptx.cp_async_mbarrier_arrive' }),
   cp_async_mbarrier_arrive_noinc: fn({ op: { kind: 'cp-async-arrive-noinc', barrierArg: 0 }, doc: 'cuda.ptx.cp_async_mbarrier_arrive_noinc' }),
   cpasync_barrier_arrive: fn({ op: { kind: 'cp-async-arrive', barrierArg: 0 }, doc: 'cutlass.cpasync_barrier_arrive' }),
@@ -396,6 +403,11 @@ export const CUDA_CATALOGUE: Readonly<Record<string, CatalogueEntry>> = {
   'bar.arrive': ptx({ sync: 'named', doc: 'ptx.bar.arrive' }),
   'barrier.arrive': ptx({ sync: 'named', doc: 'ptx.bar.arrive' }),
   'elect.sync': ptx({ doc: 'ptx.elect.sync' }),
+  // ---------------------------------------------------------------- PTX: timing, dependent launches, register budgets
+  nanosleep: ptx({ doc: 'ptx.nanosleep' }),
+  'griddepcontrol.launch_dependents': ptx({ doc: 'ptx.griddepcontrol' }),
+  'griddepcontrol.wait': ptx({ doc: 'ptx.griddepcontrol' }),
+  setmaxnreg: ptx({ doc: 'ptx.setmaxnreg' }),
   mapa: ptx({ mapa: true, doc: 'ptx.mapa', simulated: false }),
 };
 

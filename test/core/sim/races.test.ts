@@ -106,6 +106,7 @@ describe('race detection', () => {
           { op: 'afterAll', engine: 'tcgen05', bar: 'empty' },
           ...(waitEmpty ? [{ op: 'waitParity', bar: 'empty', parity: 0 } as Op] : nops(1000)),
           { op: 'async', engine: 'tma', latency: 600, writes: [0, 64], label: 'TMA load' },
+          { op: 'waitAll', engine: 'tma' }, // the block may not exit before the load lands
         ],
         [],
       );
@@ -127,5 +128,127 @@ describe('race detection', () => {
     const { m } = machine(two([{ op: 'write', offset: 8 }], [{ op: 'read', offset: 8 }]), { block: [2, 1, 1], detectRaces: false });
     expect(m.run().status).toBe('completed');
     expect(m.races).toBeUndefined();
+  });
+
+  describe('generic and async proxies', () => {
+    const store: Op = { op: 'async', engine: 'bulk', latency: 600, reads: [0, 64], label: 'TMA store' };
+    const run = (a: Op[], b: Op[]) => machine(two(a, b), { block: [2, 1, 1] }).m.run();
+
+    it('reports a generic write read by a bulk store with no fence.proxy.async between, naming both lines', () => {
+      const r = run([{ op: 'sync' }, store, { op: 'waitAll', engine: 'bulk' }], [{ op: 'write', offset: 8 }, { op: 'sync' }]);
+      expect(r.status).toBe('race');
+      expect(r.report?.message).toBe(
+        "data race on shared 'smem' byte 0: read through the async proxy by TMA store issued by block 0 · warp 0 · lane 0 at line 2 does not see the generic-proxy write by block 0 · warp 0 · lane 1 at line 1: no fence.proxy.async is ordered between them (the writer, or a thread ordered after it, must fence before the async operation is issued)",
+      );
+      expect(r.report?.threads).toEqual([0, 1]);
+    });
+
+    it('is ordered by the writer’s fence before the barrier, or by the issuer’s fence after it (cumulative)', () => {
+      expect(run([{ op: 'sync' }, store, { op: 'waitAll', engine: 'bulk' }], [{ op: 'write', offset: 8 }, { op: 'fenceProxyAsync' }, { op: 'sync' }]).status).toBe('completed');
+      expect(run([{ op: 'sync' }, { op: 'fenceProxyAsync' }, store, { op: 'waitAll', engine: 'bulk' }], [{ op: 'write', offset: 8 }, { op: 'sync' }]).status).toBe('completed');
+      // A fence before the barrier that orders the write is no fence for it.
+      expect(run([{ op: 'fenceProxyAsync' }, { op: 'sync' }, store, { op: 'waitAll', engine: 'bulk' }], [{ op: 'write', offset: 8 }, { op: 'sync' }]).status).toBe('race');
+    });
+
+    it('does not cover a write made after the fence', () => {
+      const r = run([{ op: 'sync' }, store, { op: 'waitAll', engine: 'bulk' }], [{ op: 'write', offset: 8 }, { op: 'fenceProxyAsync' }, { op: 'write', offset: 12 }, { op: 'sync' }]);
+      expect(r.status).toBe('race');
+      expect(r.report?.message).toContain('byte 0: read through the async proxy by TMA store');
+      expect(r.report?.message).toContain('generic-proxy write by block 0 · warp 0 · lane 1 at line 3');
+    });
+
+    it('needs the fence even when the issuing thread wrote the data itself', () => {
+      expect(run([{ op: 'write', offset: 0 }, store, { op: 'waitAll', engine: 'bulk' }], []).status).toBe('race');
+      expect(run([{ op: 'write', offset: 0 }, { op: 'fenceProxyAsync' }, store, { op: 'waitAll', engine: 'bulk' }], []).status).toBe('completed');
+    });
+
+    it('asks no fence of a generic-proxy async op (the non-bulk cp.async), nor of a fenced write read by an MMA', () => {
+      const generic: Op = { ...store, proxy: 'generic' } as Op;
+      expect(run([{ op: 'sync' }, generic, { op: 'waitAll', engine: 'bulk' }], [{ op: 'write', offset: 8 }, { op: 'sync' }]).status).toBe('completed');
+      const mma: Op = { op: 'async', engine: 'wgmma', latency: 120, reads: [0, 64], label: 'wgmma' };
+      expect(run([{ op: 'sync' }, mma, { op: 'waitAll', engine: 'wgmma' }], [{ op: 'write', offset: 8 }, { op: 'fenceProxyAsync' }, { op: 'sync' }]).status).toBe('completed');
+      expect(run([{ op: 'sync' }, mma, { op: 'waitAll', engine: 'wgmma' }], [{ op: 'write', offset: 8 }, { op: 'sync' }]).status).toBe('race');
+    });
+
+    it('asks no fence for async-to-generic hand-overs or for a TMA refilling a slot released after its reads', () => {
+      // TMA write → mbarrier → generic read, and the ring (consumer reads, arrives on empty, producer waits, TMA writes).
+      const { m } = machine(tmaRing(6), { block: [64, 1, 1], barriers: RING, schedule: 'random', seed: 5 });
+      expect(m.run()).toEqual({ status: 'completed' });
+      // A bulk store reading what a TMA load wrote: both async, ordered by the wait on the load's barrier.
+      const load: Op = { op: 'async', engine: 'tma', latency: 600, writes: [0, 64], tx: 'full', txBytes: 64, label: 'TMA load' };
+      const r = machine(two([{ op: 'arrive', bar: 'full', tx: 64 }, load, { op: 'waitParity', bar: 'full', parity: 0 }, store, { op: 'waitAll', engine: 'bulk' }], []), { block: [2, 1, 1], barriers: { full: 1 } }).m.run();
+      expect(r.status).toBe('completed');
+    });
+  });
+
+  describe('mbarrier init as a write', () => {
+    const init: Op = { op: 'init', bar: 'b', count: 1 };
+
+    it('reports a use not ordered after the init, though the init ran first, naming both lines', () => {
+      const r = machine(two([init, ...nops(3)], [...nops(2), { op: 'arrive', bar: 'b' }]), { block: [2, 1, 1] }).m.run();
+      expect(r.status).toBe('race');
+      expect(r.report?.message).toBe(
+        "data race on mbarrier b (shared 'bars'): arrive by block 0 · warp 0 · lane 1 at line 3 is not ordered after its init by block 0 · warp 0 · lane 0 at line 1 (the init writes the barrier word; a __syncthreads/bar.sync, or fence.mbarrier_init and a cluster barrier, must come between)",
+      );
+      expect(r.report?.threads).toEqual([1, 0]);
+    });
+
+    it('accepts uses after a block sync, and the init thread’s own uses', () => {
+      expect(machine(two([init, { op: 'sync' }, { op: 'arrive', bar: 'b' }], [{ op: 'sync' }, { op: 'waitParity', bar: 'b', parity: 0 }]), { block: [2, 1, 1] }).m.run().status).toBe('completed');
+      expect(machine(two([init, { op: 'arrive', bar: 'b' }, { op: 'waitParity', bar: 'b', parity: 0 }], []), { block: [2, 1, 1] }).m.run().status).toBe('completed');
+    });
+
+    it('reports an async copy completing on the barrier when its issue is not ordered after the init', () => {
+      const copy: Op = { op: 'async', engine: 'tma', latency: 50, writes: [0, 16], tx: 'b', txBytes: 16, label: 'TMA load' };
+      const r = machine(two([init, ...nops(3)], [...nops(2), copy, ...nops(100)]), { block: [2, 1, 1] }).m.run();
+      expect(r.status).toBe('race');
+      expect(r.report?.message).toMatch(/^data race on mbarrier b \(shared 'bars'\): complete_tx \(TMA load\) by block 0 · warp 0 · lane 1 at line 3 is not ordered after its init by block 0 · warp 0 · lane 0 at line 1/);
+    });
+  });
+
+  describe('teardown while async work is in flight', () => {
+    it('reports an mbarrier.inval while a copy that completes on it is in flight, at the inval', () => {
+      const copy: Op = { op: 'async', engine: 'tma', latency: 600, writes: [0, 16], tx: 'full', txBytes: 16, label: 'TMA load' };
+      const r = machine(two([{ op: 'arrive', bar: 'full', tx: 16 }, copy, { op: 'inval', bar: 'full' }, { op: 'waitAll', engine: 'tma' }], []), { block: [2, 1, 1], barriers: { full: 1 } }).m.run();
+      expect(r.status).toBe('misuse');
+      expect(r.report?.message).toBe('mbarrier.inval of full by block 0 · warp 0 · lane 0 at line 3 while TMA load issued by block 0 · warp 0 · lane 0 at line 2 is still in flight');
+      // After the wait the copy is done: the inval is fine.
+      const ok = machine(two([{ op: 'arrive', bar: 'full', tx: 16 }, copy, { op: 'waitParity', bar: 'full', parity: 0 }, { op: 'inval', bar: 'full' }], []), { block: [2, 1, 1], barriers: { full: 1 } }).m.run();
+      expect(ok.status).toBe('completed');
+    });
+
+    it('reports a block that exits before an async write into its shared memory landed', () => {
+      const r = machine(two([{ op: 'async', engine: 'tma', latency: 600, writes: [0, 16], label: 'TMA load' }], [{ op: 'nop' }]), { block: [2, 1, 1] }).m.run();
+      expect(r.status).toBe('race');
+      expect(r.report?.message).toMatch(/^the exit of block 0 \(its last thread\) by block 0 · warp 0 · lane \d at line \d while TMA load issued by block 0 · warp 0 · lane 0 at line 1 is still in flight$/);
+    });
+
+    it('reports a tearDown (tcgen05.dealloc) while an MMA writing tensor memory is in flight', () => {
+      const mma: Op = {
+        op: 'call',
+        fn: (m, t) => {
+          const op = m.asyncIssue(t, 'tcgen05', 'tcgen05.mma', 150, () => {});
+          m.asyncEffects(op, { writesTmem: true });
+        },
+      };
+      const dealloc: Op = { op: 'call', fn: (m, t) => m.tearDown(t, 'tcgen05.dealloc', (o) => !!o.writesTmem) };
+      const r = machine(two([mma, dealloc, { op: 'waitAll', engine: 'tcgen05' }], []), { block: [2, 1, 1] }).m.run();
+      expect(r.status).toBe('misuse');
+      expect(r.report?.message).toBe('tcgen05.dealloc by block 0 · warp 0 · lane 0 at line 2 while tcgen05.mma issued by block 0 · warp 0 · lane 0 at line 1 is still in flight');
+      expect(machine(two([mma, { op: 'waitAll', engine: 'tcgen05' }, dealloc], []), { block: [2, 1, 1] }).m.run().status).toBe('completed');
+    });
+
+    it('reports a copy whose destination covers an initialised mbarrier, at the copy', () => {
+      const over: Op = {
+        op: 'call',
+        fn: (m, t) => {
+          const bars = (m.blocks[t.block].state as { barriers: import('../../../core/sim/memory').Buffer }).barriers;
+          const op = m.asyncIssue(t, 'tma', 'TMA load 64 B → bars', 10, (mm) => mm.accessAsync(op, bars, 0, 64, true));
+        },
+      };
+      const r = machine(two([over, { op: 'waitAll', engine: 'tma' }], []), { block: [2, 1, 1], barriers: { full: 1 } }).m.run();
+      expect(r.status).toBe('misuse');
+      expect(r.report?.message).toBe("TMA load 64 B → bars issued by block 0 · warp 0 · lane 0 at line 1 writes over mbarrier full: the copy's destination covers the barrier's 8 bytes");
+    });
   });
 });

@@ -15,7 +15,9 @@ export type Op =
   | { op: 'arriveBlock'; id: number; count: number }
   | { op: 'syncWarp'; mask?: number }
   | { op: 'exchange'; mask?: number; value: (t: SimThread) => number; save: string }
-  | { op: 'async'; engine: string; latency: number; label?: string; complete?: (m: Machine, t: SimThread) => void; writes?: [number, number]; reads?: [number, number]; tx?: string; txBytes?: number; save?: string }
+  | { op: 'async'; engine: string; latency: number; label?: string; complete?: (m: Machine, t: SimThread) => void; writes?: [number, number]; reads?: [number, number]; tx?: string; txBytes?: number; save?: string; proxy?: 'async' | 'generic' }
+  | { op: 'fenceProxyAsync' }
+  | { op: 'inval'; bar: string }
   | { op: 'commit'; engine: string }
   | { op: 'waitGroups'; engine: string; n: number }
   | { op: 'waitAll'; engine: string }
@@ -41,7 +43,7 @@ export interface BlockState {
 }
 
 export interface ScriptOptions {
-  /** Barrier name → init count, initialised by thread 0 of each block before anything runs. */
+  /** Barrier name → init count, initialised when each block starts, before any of its threads runs (ordered before all of them). */
   barriers?: Record<string, number>;
   /** Line for each op: defaults to the op's index in the thread's program. */
   lineOf?: (t: SimThread, pc: number) => number;
@@ -85,7 +87,7 @@ export class ScriptExecutor implements Executor {
     };
     block.state = st;
     this.blocks.set(block.index, block);
-    for (const [name, count] of Object.entries(this.opts.barriers ?? {})) m.mbInit(block.threads[0], this.barrier(m, block, name), count);
+    for (const [name, count] of Object.entries(this.opts.barriers ?? {})) m.mbInit(undefined, this.barrier(m, block, name), count);
   }
 
   startThread(_m: Machine, t: SimThread): void {
@@ -123,6 +125,12 @@ export class ScriptExecutor implements Executor {
           if (o.save) s.vars.set(o.save, tok);
           break;
         }
+        case 'fenceProxyAsync':
+          m.fenceProxyAsync(t);
+          break;
+        case 'inval':
+          m.mbInval(t, bar(o.bar));
+          break;
         case 'expectTx':
           m.mbExpectTx(t, bar(o.bar), o.bytes);
           break;
@@ -153,11 +161,12 @@ export class ScriptExecutor implements Executor {
         case 'async': {
           const me = t;
           const op = m.asyncIssue(t, o.engine, o.label ?? o.engine, o.latency, (mm) => {
-            if (o.reads) mm.accessAsync(op, bst.data, o.reads[0], o.reads[1], false);
-            if (o.writes) mm.accessAsync(op, bst.data, o.writes[0], o.writes[1], true);
+            if (o.reads) mm.accessAsync(op, bst.data, o.reads[0], o.reads[1], false, o.proxy);
+            if (o.writes) mm.accessAsync(op, bst.data, o.writes[0], o.writes[1], true, o.proxy);
             if (o.tx) mm.mbCompleteTx(bar(o.tx), o.txBytes ?? 0, op);
             o.complete?.(mm, me);
           });
+          m.asyncEffects(op, { signals: o.tx ? [bar(o.tx)] : undefined, writesShared: !!o.writes });
           if (o.save) s.vars.set(o.save, op);
           break;
         }

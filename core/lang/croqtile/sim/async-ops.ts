@@ -85,8 +85,9 @@ export abstract class AsyncOps extends ExpressionEvaluator {
     const f = new Future(label, undefined, out, bytes);
     const m = d.m;
     const op = m.asyncIssue(d.t, e.engine, label, m.lat.bulkCopy, (mm, ) => {
-      for (const [o, n] of runsOf(srcView)) if (srcView.buf.space === 'shared') mm.accessAsync(op, srcView.buf, o, n, false);
-      for (const [o, n] of runsOf(out)) if (out.buf.space === 'shared') mm.accessAsync(op, out.buf, o, n, true);
+      // 'generic': Croqtile has no proxy fences of its own; its compiler places the ones its lowering needs.
+      for (const [o, n] of runsOf(srcView)) if (srcView.buf.space === 'shared') mm.accessAsync(op, srcView.buf, o, n, false, 'generic');
+      for (const [o, n] of runsOf(out)) if (out.buf.space === 'shared') mm.accessAsync(op, out.buf, o, n, true, 'generic');
       copyView(srcView, out);
       for (const b of f.bound) mm.mbCompleteTx(b, bytes, op);
     });
@@ -220,7 +221,7 @@ export abstract class AsyncOps extends ExpressionEvaluator {
       const ops = this.mmaOperands(e, ctx);
       const label = `mma.${e.op} at line ${this.line(e.span) + 1}`;
       const op = m.asyncIssue(t, 'mma', label, m.lat.mma, (mm) => {
-        for (const x of [ops.a, ops.b]) if (x.buf.space === 'shared') for (const [o, n] of runsOf(x)) mm.accessAsync(op, x.buf, o, n, false);
+        for (const x of [ops.a, ops.b]) if (x.buf.space === 'shared') for (const [o, n] of runsOf(x)) mm.accessAsync(op, x.buf, o, n, false, 'generic');
         mmaCompute(e.op, ops.acc, ops.a, ops.b);
       });
       if (e.async) {

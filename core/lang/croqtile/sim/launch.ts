@@ -660,7 +660,7 @@ export class CroqLaunch implements Executor, LaunchHooks {
         if (s.storage === 'shared') {
           for (let i = 0; i < Math.max(1, length); i++) {
             const b = dev.m.newBarrier(length ? `${item.name}[${i}]` : item.name, dev.t.block);
-            dev.m.mbInit(dev.t, b, count);
+            dev.m.mbInit(undefined, b, count); // a block-level declaration: set up before the threads use it
             ev.slots.push(b);
           }
         } else ev.flags = new Array<boolean>(Math.max(1, length)).fill(item.ready);

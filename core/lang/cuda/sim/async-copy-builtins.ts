@@ -6,9 +6,10 @@ import type { SyntaxNode } from '../parser';
 import { args, asNum, asPtr, barArg, type BuiltinCx, cases, type FreeBuiltin, ptxForm, V } from './builtin-operands';
 import { bulkCopy } from './barrier-runtime';
 import type { Ex, Fn } from './context';
+import { isPipeline } from './pipeline-builtins';
 import { groupRank } from './sync-builtins';
 import { unsupported } from './syntax';
-import { VOID } from './types';
+import { U32, VOID } from './types';
 
 /** Asynchronous copies and their groups. */
 export const ASYNC_COPY_BUILTINS: Record<string, FreeBuiltin> = {
@@ -33,7 +34,20 @@ export const ASYNC_COPY_BUILTINS: Record<string, FreeBuiltin> = {
       rest = a.slice(1);
     }
     const last = c.expr(cx, rest[3]);
-    if (last.t.k !== 'barrier') unsupported('cuda::memcpy_async with a pipeline (only the barrier form is modelled)', n);
+    if (isPipeline(last.t)) {
+      // With a pipeline: a cp.async copy (generic proxy) of the thread, which its next producer_commit commits.
+      const [dst, src, size] = args(k, rest.slice(0, 3));
+      const D = asPtr(k, dst);
+      const S = asPtr(k, src);
+      const N = asNum(k, size);
+      const rank = group ? groupRank(group.t) : undefined;
+      return V((f) => {
+        if (rank && rank(f) !== 0) return 0; // a group-wide copy is issued once (rank 0's commit covers it)
+        bulkCopy(f.ts, D(f), S(f), N(f), undefined, 'cuda::memcpy_async', f.ts.m.lat.cpAsync);
+        return 0;
+      });
+    }
+    if (last.t.k !== 'barrier') unsupported(`cuda::memcpy_async with a ${last.t.k === 'obj' ? last.t.obj : last.t.k} as its completion object`, n);
     const bar = barArg(k, rest[3], 'memcpy_async');
     const [dst, src, size] = args(k, rest.slice(0, 3));
     const D = asPtr(k, dst);
@@ -68,6 +82,12 @@ export const ASYNC_COPY_BUILTINS: Record<string, FreeBuiltin> = {
     const N = targs?.[0] && !a[0] ? ((v) => () => v)(c.constEval(cx, targs[0])) : targs0(k, a);
     return c.emitBlocking(cx, n, VOID, (f) => (f.ts.m.asyncWaitGroups(f.ts.t, 'cp.async', N(f)) ? 0 : undefined));
   })),
+  // cuda::ptx::n32_t<N>(): an immediate operand (the wait_group count), a compile-time constant.
+  ...cases(['n32_t'], (k, _name, _ns, _a, targs) => {
+    if (!targs?.length) return undefined;
+    const v = k.c.constEval(k.cx, targs[0]);
+    return { t: U32, ev: () => v, cv: v };
+  }),
   // cp.async pipeline primitives
   ...cases(['__pipeline_memcpy_async'], (k, _name, _ns, a) => {
     const [dst, src, size] = args(k, a);

@@ -141,6 +141,9 @@ function timed(f: Frame, key: object, b: SimBarrier, done: () => boolean, take: 
   return undefined;
 }
 
+/** Copies (by their `what`) that go through the generic proxy. */
+const GENERIC_PROXY_COPIES = new Set(['cp.async', 'cuda::memcpy_async']);
+
 /** Issues a bulk (TMA-style) copy that completes `bytes` of transactions on `b` when it lands. */
 export function bulkCopy(ts: ThreadCtx, dst: Pointer | null, src: Pointer | null, bytes: number, b: SimBarrier | undefined, what: string, latency?: number): void {
   const { m, t } = ts;
@@ -151,10 +154,14 @@ export function bulkCopy(ts: ThreadCtx, dst: Pointer | null, src: Pointer | null
   if (src.offset < 0 || src.offset + bytes > src.buf.size) throw new SimError(`${what}: source byte ${src.offset}..${src.offset + bytes - 1} is outside '${src.buf.name}' (${src.buf.size} bytes)`, undefined, 'oob');
   markProducer(t, b);
   const label = `${what} ${bytes} B → ${dst.buf.name}${b ? ` (complete_tx on ${b.label})` : ''}`;
+  // The non-bulk cp.async (and cuda::memcpy_async, which lowers to it or to plain copies) accesses
+  // memory through the generic proxy; bulk copies through the async proxy.
+  const proxy = GENERIC_PROXY_COPIES.has(what) ? 'generic' : 'async';
   const op = m.asyncIssue(t, b ? 'bulk' : 'cp.async', label, latency ?? m.lat.bulkCopy, (mm) => {
     copyBytes(dst, src, bytes);
-    mm.accessAsync(op, dst.buf, dst.offset, bytes, true);
-    if (src.buf.space === 'shared') mm.accessAsync(op, src.buf, src.offset, bytes, false);
+    mm.accessAsync(op, dst.buf, dst.offset, bytes, true, proxy);
+    if (src.buf.space === 'shared') mm.accessAsync(op, src.buf, src.offset, bytes, false, proxy);
     if (b) mm.mbCompleteTx(b, bytes, op);
   });
+  m.asyncEffects(op, { signals: b ? [b] : undefined, writesShared: dst.buf.space === 'shared' });
 }

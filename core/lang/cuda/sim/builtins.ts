@@ -3,8 +3,9 @@
 // sync-builtins.ts (block and warp syncs, warp collectives, cooperative groups), math-builtins.ts
 // (math, conversions, std::move/forward), memory-builtins.ts (atomics, address spaces, placement
 // new), diagnostic-builtins.ts (printf, assert, clocks), barrier-builtins.ts (cuda::barrier,
-// cuda::ptx::mbarrier_*, __mbarrier_*) and async-copy-builtins.ts (memcpy_async, bulk copies,
-// cp.async pipelines) and tensor-copy-builtins.ts (tensor TMA). Each entry compiles its call into a closure, or into a blocking instruction
+// cuda::ptx::mbarrier_*, __mbarrier_*), async-copy-builtins.ts (memcpy_async, bulk copies,
+// cp.async pipelines), tensor-copy-builtins.ts (tensor TMA), pipeline-builtins.ts (cuda::pipeline) and
+// vector-builtins.ts (make_float4 …, half2 / bfloat162 arithmetic). Each entry compiles its call into a closure, or into a blocking instruction
 // for anything that waits; inline PTX goes to ptx.ts.
 // To add a builtin: add an entry to its group's table (or a member table for `obj.f()`), and mark
 // it `mayBlock` in core/lang/cuda/catalogue.ts when it can wait, so calls to it are hoisted into their own
@@ -20,6 +21,8 @@ import { DIAGNOSTIC_BUILTINS } from './diagnostic-builtins';
 import { IDENTITY_BUILTINS, MATH_BUILTINS, UNARY_MATH } from './math-builtins';
 import { MEMORY_BUILTINS, placementNew } from './memory-builtins';
 import { compileAsm } from './ptx';
+import { PIPELINE_BUILTINS, PIPELINE_METHODS } from './pipeline-builtins';
+import { VECTOR_BUILTINS } from './vector-builtins';
 import { GRID_METHODS, isGroupNamespace, SYNC_BUILTINS, THREAD_BLOCK_METHODS, TILE_METHODS } from './sync-builtins';
 import { lastName, unsupported } from './syntax';
 import { TENSOR_COPY_BUILTINS } from './tensor-copy-builtins';
@@ -43,6 +46,7 @@ const GROUP_SYNC: FreeBuiltin = (k, _name, ns, a) => {
 export const FREE_BUILTINS: ReadonlyMap<string, FreeBuiltin> = new Map(
   Object.entries({
     ...MATH_BUILTINS,
+    ...VECTOR_BUILTINS,
     ...IDENTITY_BUILTINS,
     ...SYNC_BUILTINS,
     sync: GROUP_SYNC,
@@ -51,6 +55,7 @@ export const FREE_BUILTINS: ReadonlyMap<string, FreeBuiltin> = new Map(
     ...BARRIER_BUILTINS,
     ...ASYNC_COPY_BUILTINS,
     ...TENSOR_COPY_BUILTINS,
+    ...PIPELINE_BUILTINS,
   }),
 );
 
@@ -60,6 +65,7 @@ export const METHOD_BUILTINS: ReadonlyMap<string, ReadonlyMap<string, MethodBuil
   ['cooperative_groups::thread_block', new Map(Object.entries(THREAD_BLOCK_METHODS))],
   ['cooperative_groups::grid_group', new Map(Object.entries(GRID_METHODS))],
   ['cooperative_groups::thread_block_tile', new Map(Object.entries(TILE_METHODS))],
+  ['cuda::pipeline', new Map(Object.entries(PIPELINE_METHODS))],
 ]);
 
 /** The free builtins the simulator compiles, by unqualified name (`__syncthreads`, `mbarrier_try_wait` …). */
@@ -75,6 +81,7 @@ function methodsOf(t: CType): ReadonlyMap<string, MethodBuiltin> | undefined {
   if (t.obj === 'thread_block') return METHOD_BUILTINS.get('cooperative_groups::thread_block');
   if (t.obj === 'grid') return METHOD_BUILTINS.get('cooperative_groups::grid_group');
   if (t.obj === 'tile') return METHOD_BUILTINS.get('cooperative_groups::thread_block_tile');
+  if (t.obj === 'pipeline') return METHOD_BUILTINS.get('cuda::pipeline');
   return undefined;
 }
 

@@ -9,8 +9,9 @@ import { Buffer } from '../../../sim/memory';
 import { type CompilerContext, type DeclaratorInfo, type Ex, type FnDecl, FnCx, freshId, type LV, type StructTemplate, type Sym } from './context';
 import { type Frame, storer } from './runtime';
 import { allChildren, type DeclQuals, declQualifiers, fail, findFunctionDeclarator, findNode, innermostName, lastName, locOf, missingIncludesNote, named, unsupported, requiredField } from './syntax';
+import { PIPELINE_ROLE_TYPE, PIPELINE_TYPE, sharedStateDef } from './pipeline-builtins';
 import { snippetConstant } from './snippets';
-import { templateParams, templateScope } from './templates';
+import { templateArg, templateParams, templateScope } from './templates';
 import { alignOfType, convFn, type CType, decay, elemDtype, isNum, layoutStruct, num, ptr, S32, shapeOf, sizeOfType, type StructDef, tensorMapType, U64, vectorType, VOID } from './types';
 
 /** Primitive and standard type names by their dtype: the CUDA folder's one table (c-types.ts). */
@@ -81,7 +82,8 @@ function addFunction(c: CompilerContext, node: SyntaxNode, tparams: SyntaxNode |
   const fd = decl ? findFunctionDeclarator(decl) : undefined;
   const nameNode = fd?.childForFieldName('declarator');
   if (!nameNode) return;
-  const name = lastName(nameNode.text);
+  // `operator +` and `operator+` name one function (binary operators on structs call it).
+  const name = lastName(nameNode.text).replace(/^operator\s+/, 'operator');
   const d: FnDecl = { name, node, tparams, owner };
   let list = c.functions.get(name);
   if (!list) c.functions.set(name, (list = []));
@@ -434,6 +436,16 @@ function namedType(c: CompilerContext, cx: FnCx, raw: string, n: SyntaxNode): CT
   if (vec) return { k: 'struct', def: vec };
   if (/^(cuda::)?(std::)?(barrier|cuda::barrier)</.test(text) || /^cuda::barrier</.test(text) || /^barrier<cuda::thread_scope/.test(text)) return { k: 'barrier' };
   if (/arrival_token$/.test(text)) return U64;
+  if (/^(cuda::)?pipeline<[\s\S]*>$/.test(text)) return PIPELINE_TYPE;
+  if (/^(cuda::)?pipeline_role$/.test(text)) return PIPELINE_ROLE_TYPE;
+  if (/^(cuda::)?pipeline_shared_state</.test(text)) {
+    const tt = findNode(n, 'template_argument_list');
+    const targs = tt ? named(tt) : [];
+    if (targs.length !== 2) unsupported(`type '${text}' (cuda::pipeline_shared_state<scope, stages>)`, n);
+    const stages = templateArg(c, cx, { name: 'stages', kind: 'value' }, targs[1]) as number;
+    if (!(stages >= 1 && stages <= 255)) fail(`cuda::pipeline_shared_state: ${stages} stages (1..255)`, n);
+    return { k: 'struct', def: sharedStateDef(stages) };
+  }
   if (/^(cooperative_groups|cg)::thread_block$/.test(text)) return { k: 'obj', obj: 'thread_block' };
   if (/^(cooperative_groups|cg)::grid_group$/.test(text)) return { k: 'obj', obj: 'grid' };
   const tp = /^(?:cooperative_groups|cg)::thread_block_tile<(\d+)>$/.exec(text);

@@ -2,6 +2,7 @@
 // variables, fields of `this`), member and index access, unary, binary, logical and conditional
 // operators, increments and assignments, casts. Each becomes a `(frame) => value` closure
 // specialised by type at compile time; constant operands fold.
+import { isPairType, pairBinop } from './vector-builtins';
 import type { SyntaxNode } from '../parser';
 import type { DType } from '../../../sim/dtypes';
 import { SimError } from '../../../sim/machine';
@@ -217,6 +218,12 @@ function qualified(c: CompilerContext, cx: FnCx, n: SyntaxNode): Ex {
   }
   // cuda::ptx tags (sem_release, scope_cta, space_shared …) select overloads; they carry no value.
   if (/(^|::)(sem|scope|space|op|kind|dst|src|cta_group)_\w+$/.test(text)) return { t: { k: 'obj', obj: 'tag' }, ev: () => text, str: lastName(text) };
+  // cuda::pipeline_role::producer / consumer (make_pipeline's role argument).
+  const role = /(^|::)pipeline_role::(producer|consumer)$/.exec(text);
+  if (role) {
+    const v = role[2] === 'producer' ? 0 : 1;
+    return { t: { k: 'obj', obj: 'pipeline_role' }, ev: () => v, cv: v };
+  }
   const last = lastName(text);
   const r2 = c.lookup(cx, last);
   if (r2 && (r2.sym.k === 'const' || r2.sym.k === 'global')) return c.symbolEx(cx, r2.sym, r2.depth, last, n);
@@ -379,6 +386,14 @@ export function binary(c: CompilerContext, cx: FnCx, n: SyntaxNode): Ex {
     const call = c.misparsedTemplateCall(cx, n);
     if (call) return call;
   }
+  // A program's own operator on a struct (float4 has none built in; one the program defines is an
+  // ordinary function, as with nvcc).
+  const user = c.functions.get(`operator${op}`);
+  if (user && !user[0].owner) {
+    const lt = c.typeOf(cx, ln);
+    const rt = c.typeOf(cx, rn);
+    if ((lt.k === 'struct' || rt.k === 'struct') && !(isPairType(lt) && isPairType(rt))) return c.callUser(cx, user, [ln, rn], n);
+  }
   const l = c.rv(c.expr(cx, ln));
   const r = c.rv(c.expr(cx, rn));
   return c.binop(op, l, r, n);
@@ -387,6 +402,15 @@ export function binary(c: CompilerContext, cx: FnCx, n: SyntaxNode): Ex {
 export function binop(c: CompilerContext, op: string, l: Ex, r: Ex, n: SyntaxNode): Ex {
   // Pointer arithmetic and comparison.
   if (l.t.k === 'ptr' || r.t.k === 'ptr' || (l.t.k === 'obj' && l.t.obj === 'nullptr') || (r.t.k === 'obj' && r.t.obj === 'nullptr')) return pointerBinop(c, op, l, r, n);
+  // Scoped enumerations the simulator models as objects (cuda::pipeline_role) compare by value.
+  if (l.t.k === 'obj' && r.t.k === 'obj' && l.t.obj === 'pipeline_role' && r.t.obj === 'pipeline_role' && (op === '==' || op === '!=')) {
+    const [a, b] = [l.ev, r.ev];
+    return { t: num('bool'), ev: op === '==' ? (f) => (a(f) === b(f) ? 1 : 0) : (f) => (a(f) !== b(f) ? 1 : 0) };
+  }
+  if (l.t.k === 'struct' || r.t.k === 'struct') {
+    const pair = pairBinop(c, op, l, r, n);
+    if (pair) return pair;
+  }
   if (!isNum(l.t) || !isNum(r.t)) fail(`operator ${op} on ${typeName(l.t)} and ${typeName(r.t)}`, n);
   let out: Ex;
   if (op === '<<' || op === '>>') {

@@ -162,7 +162,7 @@ export const MATH_BUILTINS: Record<string, FreeBuiltin> = {
       return bits.getFloat32(0, true);
     }, F32);
   }),
-  ...cases(['__half2float', '__bfloat162float', '__low2float'], (k, _name, _ns, a) => V(asNum(k, args(k, a)[0], 'f32'), F32)),
+  ...cases(['__half2float', '__bfloat162float'], (k, _name, _ns, a) => V(asNum(k, args(k, a)[0], 'f32'), F32)),
   ...cases(['__float2half', '__float2half_rn', '__double2half', '__int2half_rn'], (k, _name, _ns, a) => V(asNum(k, args(k, a)[0], 'f16'), num('f16'))),
   ...cases(['__float2bfloat16', '__float2bfloat16_rn', '__double2bfloat16'], (k, _name, _ns, a) => V(asNum(k, args(k, a)[0], 'bf16'), num('bf16'))),
   ...cases(['__half_as_ushort', '__half_as_short'], (k, _name, _ns, a) => {

@@ -13,6 +13,7 @@ import type { Pointer } from '../../../sim/memory';
 import { barrierAt, bulkCopy, markProducer, threadArrive, waitParity, waitToken, type WaitMode } from './barrier-runtime';
 import type { CompilerContext as Compiler, Ex, FnCx } from './context';
 import { tensorPtxOp } from './ptx-tensor';
+import { electSync, fenceProxyAsync, griddepcontrol, nanosleep, setmaxnreg, tcgen05Dealloc, timerRegister } from './ptx-misc';
 import { fail, named, unsupported, requiredField } from './syntax';
 import { type BlockCtx, type Frame, fromGenericAddress, fromSharedAddress, liveMask, loader, storer, type ThreadCtx, toSharedPointer } from './runtime';
 import { convFn, type CType, isNum, sizeOfType, VOID } from './types';
@@ -134,7 +135,8 @@ function parsePtx(text: string, ops: Operand[], n: SyntaxNode, cx: FnCx): { inst
 
 /** Operand accessor: register, immediate, or special register. */
 function valueOf(s: string, reg: (n: string) => number): (r: Regs, f: Frame) => any {
-  const t = s.trim();
+  // `%%clock64` in an asm with operands is the special register `%clock64` (GCC's escape).
+  const t = s.trim().replace(/^%%/, '%');
   if (/^-?\d+$/.test(t) || /^0[xX][0-9a-fA-F]+$/.test(t)) {
     const v = Number(t);
     return () => v;
@@ -145,6 +147,8 @@ function valueOf(s: string, reg: (n: string) => number): (r: Regs, f: Frame) => 
     const v = dv.getFloat32(0);
     return () => v;
   }
+  const timer = timerRegister(t);
+  if (timer) return timer;
   switch (t) {
     case '%laneid':
       return (_r, f) => f.ts.t.lane;
@@ -307,7 +311,7 @@ function compileOp(l: PtxLine, reg: (n: string) => number, labels: Map<string, n
       return (f, r, pc) => ((r[d] = wrap(fn(Number(a(r, f)), Number(b(r, f))))), pc + 1);
     }
     case 'elect':
-      return electOp(site);
+      return electSync(site.o[0], valueOf(site.o[1], reg), reg);
     case 'ld':
     case 'st': {
       if (parts.some((x) => /^v\d$/.test(x))) return unsup();
@@ -366,24 +370,6 @@ interface Site {
 type Handler = (s: Site) => PInstr;
 
 const nextInstr: PInstr = (_f, _r, pc) => pc + 1;
-
-function electOp(s: Site): PInstr {
-  const { o, reg } = s;
-  const V = (i: number) => valueOf(o[i], reg);
-  // elect.sync d|p, mask: the lowest live lane of the mask is the leader.
-  const [dn, pn] = o[0].split('|').map((x) => x.trim());
-  const d = dn && dn !== '_' ? reg(dn) : -1;
-  const p = pn ? reg(pn) : -1;
-  const mask = V(1);
-  return (f, r, pc) => {
-    const m = Number(mask(r, f)) >>> 0;
-    const live = liveMask(f.ts) & m;
-    const leader = live ? 31 - Math.clz32(live & -live) : 0;
-    if (d >= 0) r[d] = leader;
-    if (p >= 0) r[p] = f.ts.t.lane === leader ? 1 : 0;
-    return pc + 1;
-  };
-}
 
 function barOp(s: Site): PInstr {
   const { parts, o, reg } = s;
@@ -481,14 +467,18 @@ export const SIM_PTX_HANDLERS: Readonly<Record<string, Handler>> = {
   'wgmma.commit_group': wgmmaOp,
   'wgmma.wait_group': wgmmaOp,
   'fence.mbarrier_init': noop,
-  'fence.proxy.async': noop,
+  'fence.proxy.async': () => fenceProxyAsync,
   'barrier.cluster.arrive': barOp,
   'barrier.cluster.wait': barOp,
   'bar.sync': barOp,
   'barrier.sync': barOp,
   'bar.arrive': barOp,
   'barrier.arrive': barOp,
-  'elect.sync': electOp,
+  'elect.sync': (s) => electSync(s.o[0], valueOf(s.o[1], s.reg), s.reg),
+  nanosleep: (s) => nanosleep(valueOf(s.o[0], s.reg)),
+  'griddepcontrol.launch_dependents': () => griddepcontrol,
+  'griddepcontrol.wait': () => griddepcontrol,
+  setmaxnreg: (s) => setmaxnreg(s.mn, s.o[0] ?? ''),
 };
 
 function mbarrierOp(parts: string[], o: string[], reg: (n: string) => number, retried: boolean, n: SyntaxNode): PInstr {
@@ -626,9 +616,10 @@ function cpOp(parts: string[], mn: string, o: string[], reg: (n: string) => numb
         const { m, t } = f.ts;
         const b = barrierAt(m, sharedPtr(f.ts.blk, a.base(r, f), a.off), mn);
         if (!noinc) b.mb.state.pending++;
-        m.asyncAfterAll(t, 'cp.async', `cp.async.mbarrier.arrive → ${b.label}`, (mm) => {
+        const op = m.asyncAfterAll(t, 'cp.async', `cp.async.mbarrier.arrive → ${b.label}`, (mm) => {
           mm.mbArrive(undefined, b, 1);
         });
+        m.asyncEffects(op, { signals: [b] });
         return pc + 1;
       };
     }
@@ -675,6 +666,7 @@ function tcgen05Op(parts: string[], mn: string, o: string[], reg: (n: string) =>
       };
     }
     case 'dealloc':
+      return tcgen05Dealloc;
     case 'relinquish_alloc_permit':
     case 'fence':
     case 'wait':
@@ -699,10 +691,11 @@ function tcgen05Op(parts: string[], mn: string, o: string[], reg: (n: string) =>
       return (f, r, pc) => {
         const { m, t, blk } = f.ts;
         const b = barrierAt(m, sharedPtr(blk, a.base(r, f), a.off), mn);
-        m.asyncAfterAll(t, 'tcgen05', `tcgen05.commit → ${b.label}`, (mm, op) => {
+        const commit = m.asyncAfterAll(t, 'tcgen05', `tcgen05.commit → ${b.label}`, (mm, op) => {
           mm.mbCompleteTx(b, 0, op); // orders the MMAs' shared reads before the arrival for race checks
           mm.mbArrive(undefined, b, 1);
         });
+        m.asyncEffects(commit, { signals: [b] });
         return pc + 1;
       };
     }
@@ -797,5 +790,6 @@ function issueMma(ts: ThreadCtx, dAddr: number, aDesc: number, bDesc: number, id
         tm[cell] = dv.getUint32(0);
       }
   });
+  m.asyncEffects(op, { writesTmem: true });
 }
 

@@ -5,9 +5,10 @@
 import type { SyntaxNode } from '../parser';
 import { args, asNum, type BuiltinCx, cases, type FreeBuiltin, type MethodBuiltin, noTags, unit, V } from './builtin-operands';
 import type { Ex } from './context';
+import { electedLane } from './ptx-misc';
 import { type Frame, liveMask } from './runtime';
 import { unsupported } from './syntax';
-import { type CType, isNum, S32, typeName, U32, U64, VOID } from './types';
+import { BOOL, type CType, isNum, S32, typeName, U32, U64, VOID } from './types';
 
 /** Free functions: block and warp synchronisation, warp collectives, fences, cooperative groups. */
 export const SYNC_BUILTINS: Record<string, FreeBuiltin> = {
@@ -20,12 +21,35 @@ export const SYNC_BUILTINS: Record<string, FreeBuiltin> = {
     const mask = a.length ? asNum(k, args(k, a)[0], 'u32') : () => 0xffffffff;
     return c.emitBlocking(cx, n, VOID, (f) => (f.ts.m.syncWarp(f.ts.t, mask(f)) ? 0 : undefined));
   }),
-  ...cases(['__threadfence', '__threadfence_block', '__threadfence_system', '__nanosleep', 'fence_proxy_async', 'fence_proxy_async_shared_cta', 'fence_mbarrier_init', 'fence_view_async_shared', '__prefetch_global_l2', 'prefetch'], (k, _name, _ns, a) => {
+  ...cases(['__threadfence', '__threadfence_block', '__threadfence_system', 'fence_mbarrier_init', '__prefetch_global_l2', 'prefetch'], (k, _name, _ns, a) => {
     const { c, cx } = k;
     for (const x of noTags(k, a)) c.expr(cx, x);
     return V(unit, VOID);
   }),
+  // The proxy fence: this thread's generic shared-memory accesses (and those ordered before them)
+  // become visible to async-proxy operations (bulk/TMA copies, MMA operand reads) ordered after it.
+  ...cases(['fence_proxy_async', 'fence_proxy_async_shared_cta', 'fence_view_async_shared', 'tma_store_fence'], (k, _name, _ns, a) => {
+    const { c, cx } = k;
+    for (const x of noTags(k, a)) c.expr(cx, x);
+    return V((f) => (f.ts.m.fenceProxyAsync(f.ts.t), 0), VOID);
+  }),
+  // __nanosleep(ns): the thread's simulated time advances by `ns` (one simulated cycle per nanosecond).
+  ...cases(['__nanosleep'], (k, _name, _ns, a) => {
+    const ns = asNum(k, args(k, a)[0], 'u32');
+    return V((f) => {
+      f.ts.t.time += Math.max(0, Number(ns(f)));
+      return 0;
+    }, VOID);
+  }),
   ...cases(['__activemask'], () => V((f) => liveMask(f.ts), U32)),
+  // elect.sync: true in the lowest lane of the mask, which all execute it together (cute::elect_one_sync: the whole warp).
+  ...cases(['elect_sync', 'elect_one_sync'], (k, name, _ns, a) => {
+    const mask = name === 'elect_sync' ? asNum(k, args(k, noTags(k, a))[0], 'u32') : () => 0xffffffff;
+    return k.c.emitBlocking(k.cx, k.n, BOOL, (f) => {
+      const leader = electedLane(f, Number(mask(f)) >>> 0);
+      return leader === undefined ? undefined : leader === f.ts.t.lane ? 1 : 0;
+    });
+  }),
   ...cases(['__lanemask_lt'], () => V((f) => ((1 << f.ts.t.lane) - 1) >>> 0, U32)),
   ...cases(['__shfl_sync', '__shfl_up_sync', '__shfl_down_sync', '__shfl_xor_sync'], (k, name, _ns, a) => shuffle(k, name, a)),
   ...cases(['__all_sync', '__any_sync', '__ballot_sync', '__reduce_add_sync', '__reduce_min_sync', '__reduce_max_sync', '__reduce_and_sync', '__reduce_or_sync', '__reduce_xor_sync'], (k, name, _ns, a) => vote(k, name, a)),

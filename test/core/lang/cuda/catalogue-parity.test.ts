@@ -38,10 +38,11 @@ const NO_DOC_YET = [
  */
 const DOCS_OUTSIDE_CATALOGUE = [
   'cuda.barrier', 'cuda.barrier.ctor', 'cuda.barrier.arrival_token', 'cuda.barrier.max', 
-  'cuda.std.barrier', 'cuda.ptx.elect_sync', 'prim.__mbarrier_token_pending_count', 'prim.__mbarrier_maximum_count',
+  'cuda.std.barrier', 'prim.__mbarrier_token_pending_count', 'prim.__mbarrier_maximum_count',
   'prim.__mbarrier_t', 'prim.__mbarrier_token_t', 'cg.this_thread_block', 'cg.thread_block.sync', 'cg.thread_rank', 'cg.size',
-  'cg.cluster_group.sync', 'cg.this_cluster', 'cutlass.ClusterBarrier.arrive', 'cutlass.ClusterBarrier.wait', 'cute.elect_one_sync',
-  'cutlass.PipelineState', 'cutlass.make_producer_start_state', 'cutlass.NamedBarrier',
+  'cg.cluster_group.sync', 'cg.this_cluster', 'cutlass.ClusterBarrier.arrive', 'cutlass.ClusterBarrier.wait',
+  'cutlass.PipelineState', 'cutlass.make_producer_start_state', 'cutlass.NamedBarrier', 'cuda.pipeline',
+  'cuda.vector_constructors', 'cuda.half2_arithmetic', 'cuda.timers',
 ];
 
 /** The builtins sim/builtins.ts hoisted as blocking (its BLOCKING set) when the catalogue took it over. */
@@ -51,6 +52,10 @@ const BLOCKING_AT_SPLIT = [
   '__reduce_xor_sync', 'mbarrier_try_wait', 'mbarrier_try_wait_parity', 'mbarrier_test_wait', 'mbarrier_test_wait_parity',
   '__mbarrier_try_wait', '__mbarrier_try_wait_parity', '__mbarrier_test_wait', '__mbarrier_test_wait_parity', '__pipeline_wait_prior',
   'sync', 'init',
+  // Added with cuda::pipeline: make_pipeline synchronises the group, the wait-prior form waits on cp.async groups.
+  'make_pipeline', 'pipeline_consumer_wait_prior',
+  // elect.sync is a warp collective: the lanes of the mask meet.
+  'elect_sync', 'elect_one_sync',
 ];
 
 /** A PTX line that exercises an entry: its key, the qualifier it requires, and enough operands. */

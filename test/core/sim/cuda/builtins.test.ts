@@ -8,12 +8,14 @@ import { BLOCKING_BUILTINS, FREE_BUILTINS, isKnownPure, SIMULATED_BUILTINS as BU
 import { DIAGNOSTIC_BUILTINS } from '../../../../core/lang/cuda/sim/diagnostic-builtins';
 import { IDENTITY_BUILTINS, MATH_BUILTINS } from '../../../../core/lang/cuda/sim/math-builtins';
 import { MEMORY_BUILTINS } from '../../../../core/lang/cuda/sim/memory-builtins';
+import { PIPELINE_BUILTINS } from '../../../../core/lang/cuda/sim/pipeline-builtins';
 import { SYNC_BUILTINS } from '../../../../core/lang/cuda/sim/sync-builtins';
 import { TENSOR_COPY_BUILTINS } from '../../../../core/lang/cuda/sim/tensor-copy-builtins';
+import { VECTOR_BUILTINS } from '../../../../core/lang/cuda/sim/vector-builtins';
 
 const SIMULATED_BUILTINS = new Set(BUILTIN_NAMES);
 const SIMULATED_METHODS = new Set(METHOD_NAMES);
-const GROUPS = { MATH_BUILTINS, IDENTITY_BUILTINS, SYNC_BUILTINS, MEMORY_BUILTINS, DIAGNOSTIC_BUILTINS, BARRIER_BUILTINS, ASYNC_COPY_BUILTINS, TENSOR_COPY_BUILTINS };
+const GROUPS = { MATH_BUILTINS, VECTOR_BUILTINS, IDENTITY_BUILTINS, SYNC_BUILTINS, MEMORY_BUILTINS, DIAGNOSTIC_BUILTINS, BARRIER_BUILTINS, ASYNC_COPY_BUILTINS, TENSOR_COPY_BUILTINS, PIPELINE_BUILTINS };
 
 describe('CUDA simulator builtins', () => {
   it('serves every name from exactly one group', () => {
