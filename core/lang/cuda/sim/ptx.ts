@@ -3,15 +3,16 @@
 // bound operands (%0..%n, %[name]); the block runs as one statement and, when an instruction in it
 // blocks (try_wait, bar.sync, wait_group), resumes at that instruction when the thread wakes.
 // Covers the mbarrier family, bulk and non-bulk cp.async, named barriers, fences, tcgen05
-// (alloc, mma kind::f16 with no-swizzle K-major descriptors, commit, ld) and wgmma group
-// bookkeeping; anything else stops with "not supported by the simulator: PTX instruction …".
+// (alloc, mma kind::f16 with no-swizzle K-major descriptors, commit, ld); wgmma, ldmatrix and stmatrix
+// are in ptx-wgmma.ts. Anything else stops with "not supported by the simulator: PTX instruction …".
 import type { SyntaxNode } from '../parser';
 import { CUDA_CATALOGUE, type PtxEntry, ptxKey } from '../catalogue';
 import { asmStringText, type PtxLine, readPtxLines } from '../ptx';
 import { type Machine, SimError } from '../../../sim/machine';
 import type { Pointer } from '../../../sim/memory';
 import { barrierAt, bulkCopy, markProducer, threadArrive, waitParity, waitToken, type WaitMode } from './barrier-runtime';
-import type { CompilerContext as Compiler, Ex, FnCx } from './context';
+import type { CompilerContext as Compiler, Ex, FnCx, LV } from './context';
+import { asmRegisterUse, ldmatrix, type PtxSite, stmatrix, wgmmaCommit, wgmmaFence, wgmmaMmaAsync, wgmmaWait } from './ptx-wgmma';
 import { fail, named, unsupported, requiredField } from './syntax';
 import { type BlockCtx, type Frame, fromGenericAddress, fromSharedAddress, liveMask, loader, storer, type ThreadCtx, toSharedPointer } from './runtime';
 import { convFn, type CType, isNum, sizeOfType, VOID } from './types';
@@ -27,6 +28,9 @@ interface Operand {
   out: boolean;
   inout: boolean;
   name?: string;
+  /** The C variable behind the operand, inputs included (wgmma tracks the registers an MMA owns). */
+  lv?: LV;
+  text: string;
 }
 
 export function compileAsm(c: Compiler, cx: FnCx, n: SyntaxNode): Ex {
@@ -40,22 +44,28 @@ export function compileAsm(c: Compiler, cx: FnCx, n: SyntaxNode): Ex {
     const cons = requiredField(o, 'constraint').text.replace(/"/g, '');
     const ex = c.expr(cx, requiredField(o, 'value'));
     if (!ex.lv) fail(`asm output '${o.text}' is not assignable`, o);
-    ops.push({ constraint: cons, ex, out: true, inout: cons.startsWith('+'), name: o.childForFieldName('symbol')?.text });
+    ops.push({ constraint: cons, ex, out: true, inout: cons.startsWith('+'), name: o.childForFieldName('symbol')?.text, lv: ex.lv, text: requiredField(o, 'value').text });
   }
   for (const o of ins ? named(ins).filter((x) => x.type === 'gnu_asm_input_operand') : []) {
     const cons = requiredField(o, 'constraint').text.replace(/"/g, '');
-    const ex = c.rv(c.expr(cx, requiredField(o, 'value')));
-    ops.push({ constraint: cons, ex, out: false, inout: false, name: o.childForFieldName('symbol')?.text });
+    const value = c.expr(cx, requiredField(o, 'value'));
+    const ex = c.rv(value);
+    ops.push({ constraint: cons, ex, out: false, inout: false, name: o.childForFieldName('symbol')?.text, lv: value.lv, text: requiredField(o, 'value').text });
   }
-  // Inputs evaluated into temps first: a blocked asm re-runs without re-evaluating side effects.
-  const inputs = ops.map((o) => (o.out && !o.inout ? undefined : c.toTemp(cx, n, o.out ? { ...o.ex, lv: undefined } : o.ex)));
+  // Inputs evaluated into temps first: a blocked asm re-runs without re-evaluating side effects. Their
+  // loads are the asm's register transfers (ThreadCtx.asmTag), which wgmma's register ownership tells apart.
+  const registerUse = asmRegisterUse(readPtxLines(text).map((l) => l.mnemonic));
+  const transfer = (e: Ex): Ex => (registerUse === undefined ? e : { ...e, ev: (f) => withAsmTag(f, registerUse, e.ev) });
+  const inputs = ops.map((o) => (o.out && !o.inout ? undefined : c.toTemp(cx, n, transfer(o.out ? { ...o.ex, lv: undefined } : o.ex))));
   const prog = parsePtx(text, ops, n, cx);
   const nregs = prog.nregs;
   const outStores = ops.map((o) => (o.out ? { st: c.storeFn(o.ex.lv!, o.ex.t), t: o.ex.t } : undefined));
   const key = {};
   const instrs = prog.instrs;
   const count = instrs.length;
-  return c.emitBlocking(cx, n, VOID, (f) => {
+  return c.emitBlocking(cx, n, VOID, (f) => withAsmTag(f, registerUse, runAsm));
+
+  function runAsm(f: Frame): number | undefined {
     const ts = f.ts;
     let regs: Regs;
     let pc = 0;
@@ -85,7 +95,18 @@ export function compileAsm(c: Compiler, cx: FnCx, n: SyntaxNode): Ex {
       if (o) o.st(f, toType(regs[i], o.t));
     }
     return 0;
-  });
+  }
+}
+
+function withAsmTag<T>(f: Frame, tag: string | undefined, run: (f: Frame) => T): T {
+  const ts = f.ts;
+  const prev = ts.asmTag;
+  ts.asmTag = tag;
+  try {
+    return run(f);
+  } finally {
+    ts.asmTag = prev;
+  }
 }
 
 function toType(v: unknown, t: CType): unknown {
@@ -188,16 +209,16 @@ function globalPtr(f: Frame, v: unknown, off: number): Pointer {
   return off ? { buf: p.buf, offset: p.offset + off } : p;
 }
 
-function compileLine(l: PtxLine, idx: number, reg: (n: string) => number, labels: Map<string, number>, retried: boolean, _ops: Operand[], n: SyntaxNode, cx: FnCx): PInstr {
+function compileLine(l: PtxLine, idx: number, reg: (n: string) => number, labels: Map<string, number>, retried: boolean, ops: Operand[], n: SyntaxNode, cx: FnCx): PInstr {
   const next = idx + 1;
-  const body = compileOp(l, reg, labels, retried, n, cx);
+  const body = compileOp(l, reg, labels, retried, ops, n, cx);
   if (!l.pred) return body;
   const p = reg(l.pred.reg);
   const neg = l.pred.neg;
   return (f, r, pc) => (!!r[p] !== neg ? body(f, r, pc) : next);
 }
 
-function compileOp(l: PtxLine, reg: (n: string) => number, labels: Map<string, number>, retried: boolean, n: SyntaxNode, cx: FnCx): PInstr {
+function compileOp(l: PtxLine, reg: (n: string) => number, labels: Map<string, number>, retried: boolean, ops: Operand[], n: SyntaxNode, cx: FnCx): PInstr {
   const next = (_f: Frame, _r: Regs, pc: number) => pc + 1;
   const mn = l.mnemonic;
   const o = l.operands;
@@ -212,7 +233,7 @@ function compileOp(l: PtxLine, reg: (n: string) => number, labels: Map<string, n
     return reg(t);
   };
   const unsup = (): never => unsupported(`PTX instruction '${mn}'`, n);
-  const site: Site = { mn, parts, o, reg, retried, n, cx };
+  const site: Site = { mn, parts, o, reg, retried, n, cx, value: (s) => valueOf(s, reg), operands: ops };
   // An instruction the catalogue knows goes to its handler; the catalogue says why the others are refused.
   const key = ptxKey(mn);
   if (key !== undefined) {
@@ -343,23 +364,15 @@ function compileOp(l: PtxLine, reg: (n: string) => number, labels: Map<string, n
       return cpOp(parts, mn, o, reg, n);
     case 'tcgen05':
       return tcgen05Op(parts, mn, o, reg, n, cx);
-    case 'wgmma':
-      return wgmmaOp(site);
   }
   void has;
   return unsup();
 }
 
 /** One instruction as a handler compiles it. */
-interface Site {
-  mn: string;
-  parts: string[];
-  o: string[];
-  reg: (n: string) => number;
+interface Site extends PtxSite {
   /** A try_wait/test_wait that a backward `@!p bra` retries until done. */
   retried: boolean;
-  n: SyntaxNode;
-  cx: FnCx;
 }
 
 type Handler = (s: Site) => PInstr;
@@ -412,17 +425,6 @@ function barOp(s: Site): PInstr {
   };
 }
 
-function wgmmaOp(s: Site): PInstr {
-  const what = s.parts[1];
-  if (what === 'fence') return nextInstr;
-  if (what === 'commit_group') return (f, _r, pc) => (f.ts.m.asyncCommit(f.ts.t, 'wgmma'), pc + 1);
-  if (what === 'wait_group') {
-    const k = valueOf(s.o[0], s.reg);
-    return (f, r, pc) => (f.ts.m.asyncWaitGroups(f.ts.t, 'wgmma', Number(k(r, f))) ? pc + 1 : BLOCK);
-  }
-  unsupported(`PTX instruction '${s.mn}'`, s.n);
-}
-
 const mbarrier: Handler = (s) => mbarrierOp(s.parts, s.o, s.reg, s.retried, s.n);
 const cp: Handler = (s) => cpOp(s.parts, s.mn, s.o, s.reg, s.n);
 const tcgen05: Handler = (s) => tcgen05Op(s.parts, s.mn, s.o, s.reg, s.n, s.cx);
@@ -469,9 +471,12 @@ export const SIM_PTX_HANDLERS: Readonly<Record<string, Handler>> = {
   'tcgen05.wait::st': tcgen05,
   'tcgen05.fence::before_thread_sync': tcgen05,
   'tcgen05.fence::after_thread_sync': tcgen05,
-  'wgmma.fence': wgmmaOp,
-  'wgmma.commit_group': wgmmaOp,
-  'wgmma.wait_group': wgmmaOp,
+  'wgmma.fence': wgmmaFence,
+  'wgmma.commit_group': wgmmaCommit,
+  'wgmma.wait_group': wgmmaWait,
+  'wgmma.mma_async': wgmmaMmaAsync,
+  ldmatrix: ldmatrix,
+  stmatrix: stmatrix,
   'fence.mbarrier_init': noop,
   'fence.proxy.async': noop,
   'barrier.cluster.arrive': barOp,
