@@ -154,6 +154,11 @@ function identifier(c: CompilerContext, cx: FnCx, n: SyntaxNode): Ex {
   }
   const special = builtinIdentifier(name);
   if (special) return special;
+  if (name === '__LINE__') {
+    // The preprocessor leaves it to the compiler: the line where it is written (CUTLASS's synclog calls pass it).
+    const line = n.startPosition.row + 1;
+    return { t: S32, ev: () => line, cv: line };
+  }
   if (c.functions.has(name)) unsupported(`function '${name}' used as a value`, n);
   fail(`unknown identifier '${name}'`, n);
 }

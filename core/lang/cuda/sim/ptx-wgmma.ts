@@ -410,7 +410,7 @@ function readElement(blk: BlockCtx, d: MatrixDescriptor, kMajor: boolean, type: 
   try {
     p = fromSharedAddress(blk, addr);
   } catch (e) {
-    throw new SimError(`${name}: ${which}[${which === 'A' ? `${mn}][${k}` : `${k}][${mn}`}] is at ${(e as Error).message} (descriptor start 0x${d.start.toString(16)}, LBO ${d.lbo}, SBO ${d.sbo}, swizzle ${d.swizzle})`);
+    throw new SimError(`${name}: ${which}[${which === 'A' ? `${mn}][${k}` : `${k}][${mn}`}]: ${(e as Error).message} (descriptor start 0x${d.start.toString(16)}, LBO ${d.lbo}, SBO ${d.sbo}, swizzle ${d.swizzle})`);
   }
   if (p.offset + bytes > p.buf.size) throw new SimError(`${name}: ${which} element at shared address 0x${addr.toString(16)} runs past the end of '${p.buf.name}'`, undefined, 'oob');
   const bits = bytes === 1 ? load8(p.buf, p.offset) : bytes === 2 ? load16(p.buf, p.offset) : load32(p.buf, p.offset);

@@ -1,0 +1,133 @@
+// wgmma.mma_async through inline asm (core/lang/cuda/sim/ptx-wgmma.ts): the register ownership the
+// ISA gives the asynchronous MMA (races on accumulators before wgmma.wait_group, the same-shape chain and
+// compiler fences that are not accesses), the wgmma.fence rules, operand validation with clear errors,
+// and the CuTe-style wrapper shapes (a class template's static fma, functional casts, __LINE__).
+// The values themselves are checked against an H200 by test/fixtures/sim/gpu/wgmma/.
+import { describe, expect, it } from 'vitest';
+import { runKernel, values } from './helpers';
+
+/**
+ * One warpgroup; A (64 x 16) and B (8 x 16) all ones in f16 (so D = 16 per MMA, whatever the layout),
+ * K-major without swizzle. `body` runs after the operands are in shared memory, with `d[4]` = 1.
+ */
+const kernel = (body: string, shape = 'm64n8k16.f32.f16.f16', dRegs = '{%0, %1, %2, %3}', extraDesc = '') => `#include <cstdint>
+__device__ void mma(float* d, uint64_t da, uint64_t db) {
+  asm volatile("{\\n.reg .pred p;\\nsetp.ne.b32 p, %6, 0;\\nwgmma.mma_async.sync.aligned.${shape} ${dRegs}, %4, %5, p, 1, 1, 0, 0;\\n}\\n"
+    : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]) : "l"(da), "l"(db), "r"(1));
+}
+__device__ void fence() { asm volatile("wgmma.fence.sync.aligned;" ::: "memory"); }
+__device__ void commit() { asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory"); }
+__device__ void wait0() { asm volatile("wgmma.wait_group.sync.aligned 0;" ::: "memory"); }
+__device__ uint64_t desc(const void* p, uint32_t lbo, uint32_t sbo) {
+  return (((uint32_t)__cvta_generic_to_shared(p) & 0x3FFFF) >> 4) | ((uint64_t)(lbo >> 4) << 16) | ((uint64_t)(sbo >> 4) << 32)${extraDesc};
+}
+__global__ void k(float* out) {
+  __shared__ __align__(128) uint16_t sA[1024];
+  __shared__ __align__(128) uint16_t sB[128];
+  for (int i = threadIdx.x; i < 1024; i += 128) sA[i] = 0x3C00;
+  if (threadIdx.x < 128) sB[threadIdx.x] = 0x3C00;
+  asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+  __syncthreads();
+  float d[4] = {1, 1, 1, 1};
+  const uint64_t da = desc(sA, 128, 256);
+  const uint64_t db = desc(sB, 128, 256);
+${body}
+  for (int r = 0; r < 4; r++) out[threadIdx.x * 4 + r] = d[r];
+}`;
+
+const run = (src: string) => runKernel(src, { block: [128, 1, 1], args: ['out=f32[512]'] });
+
+describe('wgmma.mma_async: the asynchronous MMA owns its registers until wgmma.wait_group', () => {
+  it('computes D = A x B + D when fenced, committed and waited for', async () => {
+    const r = await run(kernel('  fence();\n  mma(d, da, db);\n  commit();\n  wait0();'));
+    expect(r.status, r.message).toBe('completed');
+    expect(new Set(values(r, 'out'))).toEqual(new Set([17]));
+  });
+
+  it('lets same-shape MMAs chain on the accumulators and CUTLASS-style empty asm fences touch them while pending', async () => {
+    const fenceOperands = '  for (int r = 0; r < 4; r++) asm volatile("" : "+f"(d[r]) :: "memory");\n';
+    const r = await run(kernel(`${fenceOperands}  fence();\n  mma(d, da, db);\n  mma(d, da, db);\n  commit();\n${fenceOperands}  wait0();\n${fenceOperands}`));
+    expect(r.status, r.message).toBe('completed');
+    expect(new Set(values(r, 'out'))).toEqual(new Set([33]));
+  });
+
+  it('reports a write of an accumulator between the commit and the wait as a race, naming both lines', async () => {
+    const r = await run(kernel('  fence();\n  mma(d, da, db);\n  commit();\n  d[2] = 0;\n  wait0();'));
+    expect(r.status).toBe('race');
+    expect(r.message).toMatch(/register 'd\[2\]': write by .* at line 25 while the wgmma\.mma_async at line 3 still owns it/);
+  });
+
+  it('does not retire an MMA that was never committed: the read after the wait is still a race', async () => {
+    const r = await run(kernel('  fence();\n  mma(d, da, db);\n  wait0();'));
+    expect(r.status).toBe('race');
+    expect(r.message).toMatch(/read by .* at line 25 while the wgmma\.mma_async at line 3 still owns it/);
+  });
+
+  it('requires wgmma.fence before the first MMA and between an access of its registers and the next MMA', async () => {
+    const first = await run(kernel('  mma(d, da, db);\n  commit();\n  wait0();'));
+    expect(first.status).toBe('misuse');
+    expect(first.message).toMatch(/without a wgmma\.fence before it/);
+    const touched = await run(kernel('  fence();\n  mma(d, da, db);\n  commit();\n  wait0();\n  d[1] += 1;\n  mma(d, da, db);\n  commit();\n  wait0();'));
+    expect(touched.status).toBe('misuse');
+    expect(touched.message).toMatch(/uses register 'd\[1\]', which the thread accessed at line 26 with no wgmma\.fence in between/);
+    const fenced = await run(kernel('  fence();\n  mma(d, da, db);\n  commit();\n  wait0();\n  d[1] += 1;\n  fence();\n  mma(d, da, db);\n  commit();\n  wait0();'));
+    expect(fenced.status, fenced.message).toBe('completed');
+    expect(values(fenced, 'out').slice(0, 4)).toEqual([33, 34, 33, 33]);
+  });
+});
+
+describe('wgmma.mma_async: operands are checked against the ISA', () => {
+  it('refuses a shape, a register count or a descriptor the hardware would not take, saying why', async () => {
+    const badN = await run(kernel('  fence();\n  mma(d, da, db);', 'm64n12k16.f32.f16.f16'));
+    expect(badN.status).toBe('error');
+    expect(badN.message).toMatch(/N = 12 is not a multiple of 8/);
+    const badK = await run(kernel('  fence();\n  mma(d, da, db);', 'm64n8k8.f32.f16.f16'));
+    expect(badK.message).toMatch(/K must be 16 for \.f16/);
+    const badRegs = await run(kernel('  fence();\n  mma(d, da, db);', 'm64n8k16.f32.f16.f16', '{%0, %1, %2}'));
+    expect(badRegs.message).toMatch(/3 accumulator registers for m64n8 \.f32 \(each thread holds 4\)/);
+    const base = await run(kernel('  fence();\n  mma(d, da, db);\n  commit();\n  wait0();', undefined, undefined, ' | (1ull << 49)'));
+    expect(base.status).toBe('error');
+    expect(base.message).toMatch(/not supported by the simulator: .*matrix base offset 1 in the A descriptor/);
+    const outside = await run(kernel('  fence();\n  mma(d, da + 4096, db);\n  commit();\n  wait0();'));
+    expect(outside.status).toBe('error');
+    expect(outside.message).toMatch(/A\[\d+\]\[0\]: shared address 0x[0-9a-f]+ is not inside any __shared__ variable of this block \(descriptor start 0x[0-9a-f]+, LBO 128, SBO 256, swizzle none\)/);
+  });
+
+  it('needs a whole warpgroup', async () => {
+    const r = await runKernel(kernel('  fence();\n  mma(d, da, db);'), { block: [64, 1, 1], args: ['out=f32[512]'] });
+    expect(r.status).toBe('error');
+    expect(r.message).toMatch(/a wgmma needs a whole warpgroup of 128 threads/);
+  });
+});
+
+describe('the wrappers real kernels use', () => {
+  it("runs a CuTe-style MMA atom: a class template's static fma with enum class parameters, int32_t(...) casts and __LINE__", async () => {
+    const src = `#include <cstdint>
+namespace cute { namespace SM90 { namespace GMMA {
+enum class Major { K = 0, MN = 1 };
+enum class ScaleOut { Zero = 0, One = 1 };
+enum class ScaleIn { Neg = -1, One = 1 };
+__device__ inline void trace_line(int line) { (void)line; }
+template <GMMA::Major tnspA, GMMA::Major tnspB, GMMA::ScaleIn scaleA = GMMA::ScaleIn::One, GMMA::ScaleIn scaleB = GMMA::ScaleIn::One>
+struct MMA_64x8x16_F32F16F16_SS {
+  __device__ static void fma(uint64_t const& desc_a, uint64_t const& desc_b, float& d0, float& d1, float& d2, float& d3, GMMA::ScaleOut const scale_D = GMMA::ScaleOut::One) {
+    trace_line(__LINE__);
+    asm volatile("{\\n.reg .pred p;\\nsetp.ne.b32 p, %6, 0;\\nwgmma.mma_async.sync.aligned.m64n8k16.f32.f16.f16 {%0, %1, %2, %3}, %4, %5, p, %7, %8, %9, %10;\\n}\\n"
+      : "+f"(d0), "+f"(d1), "+f"(d2), "+f"(d3)
+      : "l"(desc_a), "l"(desc_b), "r"(int32_t(scale_D)), "n"(int32_t(scaleA)), "n"(int32_t(scaleB)), "n"(int32_t(tnspA)), "n"(int32_t(tnspB)));
+  }
+};
+} } }
+${kernel('').split('\n').slice(1).join('\n').replace('\n\n  for (int r', `
+  asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
+  using Atom = cute::SM90::GMMA::MMA_64x8x16_F32F16F16_SS<cute::SM90::GMMA::Major::K, cute::SM90::GMMA::Major::K, cute::SM90::GMMA::ScaleIn::Neg>;
+  Atom::fma(da, db, d[0], d[1], d[2], d[3], cute::SM90::GMMA::ScaleOut::Zero);
+  asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");
+  asm volatile("wgmma.wait_group.sync.aligned 0;" ::: "memory");
+  for (int r`)}`;
+    const r = await run(src);
+    expect(r.status, r.message).toBe('completed');
+    // ScaleOut::Zero ignores D's 1s; ScaleIn::Neg negates A.
+    expect(new Set(values(r, 'out'))).toEqual(new Set([-16]));
+  });
+});
