@@ -177,12 +177,16 @@ export function decodeInput(t: WgmmaInput, bits: number): number {
   }
 }
 
-/** Exponent of a finite non-zero float (2^e <= |x| < 2^(e+1)). */
-function exponentOf(x: number): number {
-  let e = Math.floor(Math.log2(Math.abs(x)));
-  if (2 ** e > Math.abs(x)) e--;
-  else if (2 ** (e + 1) <= Math.abs(x)) e++;
-  return e;
+const f64 = new Float64Array(1);
+const f64Words = new Uint32Array(f64.buffer);
+
+/**
+ * Exponent of a finite non-zero value (2^e <= |x| < 2^(e+1)), from its double's exponent field: every
+ * operand value (f16 subnormals included) and product is a normal double.
+ */
+export function exponentOf(x: number): number {
+  f64[0] = x;
+  return ((f64Words[1] >>> 20) & 0x7ff) - 1023;
 }
 
 /** Rounds toward zero to f32. */
@@ -204,9 +208,10 @@ const ALIGN_BITS = 25;
  * the sum of its factors' exponents (its significand may be in [2, 4)); every term is truncated toward
  * zero to a multiple of 2^(emax - 25); the truncated terms are summed exactly and the sum is rounded
  * toward zero to f32. Other input types use the same adder (their GPU fixtures use exact integers, so
- * they do not distinguish it). Infinities and NaNs propagate as IEEE sums.
+ * they do not distinguish it). Infinities and NaNs propagate as IEEE sums. `aExp`/`bExp`: the
+ * factors' exponents (exponentOf), when the caller has them already.
  */
-export function accumulateF32(acc: number | undefined, a: ArrayLike<number>, b: ArrayLike<number>): number {
+export function accumulateF32(acc: number | undefined, a: ArrayLike<number>, b: ArrayLike<number>, aExp?: ArrayLike<number>, bExp?: ArrayLike<number>): number {
   let emax = -Infinity;
   let special = acc !== undefined && !Number.isFinite(acc);
   if (acc !== undefined && acc !== 0 && Number.isFinite(acc)) emax = exponentOf(acc);
@@ -214,7 +219,10 @@ export function accumulateF32(acc: number | undefined, a: ArrayLike<number>, b: 
     const x = a[k];
     const y = b[k];
     if (!Number.isFinite(x) || !Number.isFinite(y)) special = true;
-    else if (x !== 0 && y !== 0) emax = Math.max(emax, exponentOf(x) + exponentOf(y));
+    else if (x !== 0 && y !== 0) {
+      const e = (aExp ? aExp[k] : exponentOf(x)) + (bExp ? bExp[k] : exponentOf(y));
+      if (e > emax) emax = e;
+    }
   }
   if (special) {
     let s = acc ?? 0;

@@ -26,6 +26,7 @@ import {
   decodeDescriptor,
   decodeInput,
   elementAddress,
+  exponentOf,
   INPUT_BYTES,
   K_OF,
   type MatrixDescriptor,
@@ -341,28 +342,30 @@ export function wgmmaMmaAsync(s: PtxSite): PInstr {
 
     // The operand values this thread's fragment depends on.
     const rowsOf = [16 * (tid >> 5) + ((tid & 31) >> 2), 16 * (tid >> 5) + ((tid & 31) >> 2) + 8];
-    const aRow = new Map<number, number[]>();
-    for (const row of rowsOf) {
-      const v = new Array<number>(K);
-      for (let k = 0; k < K; k++) v[k] = sa * (A ? readElement(blk, A, ta === 0, shape.a, bytesA, row, k, 'A', mn) : aFromLanes(shape.a, aLanes!, row, k));
-      aRow.set(row, v);
-    }
-    const bCol = new Map<number, number[]>();
+    // Each row of A and column of B once, with its values' exponents for the adder.
+    const vector = (read: (k: number) => number): { v: Float64Array; e: Int32Array } => {
+      const v = new Float64Array(K);
+      const e = new Int32Array(K);
+      for (let k = 0; k < K; k++) {
+        v[k] = read(k);
+        e[k] = v[k] !== 0 && Number.isFinite(v[k]) ? exponentOf(v[k]) : 0;
+      }
+      return { v, e };
+    };
+    const aRow = new Map<number, { v: Float64Array; e: Int32Array }>();
+    for (const row of rowsOf) aRow.set(row, vector((k) => sa * (A ? readElement(blk, A, ta === 0, shape.a, bytesA, row, k, 'A', mn) : aFromLanes(shape.a, aLanes!, row, k))));
+    const bCol = new Map<number, { v: Float64Array; e: Int32Array }>();
     const acc = new Array<number>(N / 2);
     for (let i = 0; i < N / 2; i++) {
       const [row, col] = accumulatorCell(tid, i);
       let bv = bCol.get(col);
-      if (!bv) {
-        bv = new Array<number>(K);
-        for (let k = 0; k < K; k++) bv[k] = sb * readElement(blk, B, tb === 0, shape.b, bytesB, col, k, 'B', mn);
-        bCol.set(col, bv);
-      }
+      if (!bv) bCol.set(col, (bv = vector((k) => sb * readElement(blk, B, tb === 0, shape.b, bytesB, col, k, 'B', mn))));
       const av = aRow.get(row)!;
-      if (shape.d === 's32') acc[i] = accumulateS32(accumulate ? Number(r[dRegs[i]]) | 0 : undefined, av, bv, satfinite);
-      else if (shape.d === 'f32') acc[i] = accumulateF32(accumulate ? Number(r[dRegs[i]]) : undefined, av, bv);
+      if (shape.d === 's32') acc[i] = accumulateS32(accumulate ? Number(r[dRegs[i]]) | 0 : undefined, av.v, bv.v, satfinite);
+      else if (shape.d === 'f32') acc[i] = accumulateF32(accumulate ? Number(r[dRegs[i]]) : undefined, av.v, bv.v, av.e, bv.e);
       else {
         const prev = accumulate ? fromHalfBits((Number(r[dRegs[i >> 1]]) >>> (16 * (i & 1))) & 0xffff) : undefined;
-        acc[i] = toHalfBits(accumulateF32(prev, av, bv));
+        acc[i] = toHalfBits(accumulateF32(prev, av.v, bv.v, av.e, bv.e));
       }
     }
 
