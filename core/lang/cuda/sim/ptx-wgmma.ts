@@ -48,6 +48,8 @@ type Accessor = (r: Regs, f: Frame) => any;
 export interface AsmOperandInfo {
   lv?: LV;
   text: string;
+  /** `"+f"`, `"r"`, `"l"` …: a 32-bit register operand bound with "f" holds a float, with "r" its bits. */
+  constraint: string;
 }
 
 /** One PTX instruction of an asm statement, as ptx.ts hands it over. */
@@ -133,7 +135,10 @@ function watchAccess(buf: Buffer, accessor: object, offset: number, size: number
       });
       return;
     }
-    if (tag === undefined) reg.touchedAt ??= ts.t.loc;
+    if (tag === undefined && !reg.touchedAt) {
+      reg.touchedAt = ts.t.loc;
+      stateOf(ts).registers.add(reg);
+    }
   }
 }
 
@@ -227,7 +232,11 @@ export function wgmmaFence(_s: PtxSite): PInstr {
   return (f, _r, pc) => {
     const st = stateOf(f.ts);
     st.fenced = true;
-    for (const reg of st.registers) reg.touchedAt = undefined;
+    // Registers no MMA owns any more leave the set; a later access re-enters them (watchAccess).
+    for (const reg of st.registers) {
+      reg.touchedAt = undefined;
+      if (reg.pending === 0) st.registers.delete(reg);
+    }
     return pc + 1;
   };
 }
@@ -310,6 +319,10 @@ export function wgmmaMmaAsync(s: PtxSite): PInstr {
   const scaleB = integer ? () => 1 : imm(5, 'imm-scale-b', [1, -1]);
   const transA = transposable && !aFromRegs ? imm(6, 'imm-trans-a', [0, 1]) : () => 0;
   const transB = transposable ? imm(aFromRegs ? 6 : 7, 'imm-trans-b', [0, 1]) : () => 0;
+  // A 32-bit operand bound with "f" holds a float; the instruction's .b32 registers hold its bits.
+  const isFloat = (i: number) => /f/.test(s.operands[i]?.constraint ?? '');
+  const dAsBits = dRegs.map((i) => shape.d === 'f32' && !isFloat(i) && i < s.operands.length);
+  const aAsFloat = aRegs.map(isFloat);
   const dLocal = registersOf(s, dRegs);
   const aLocal = registersOf(s, aRegs);
   const tag = shapeTag(mn);
@@ -325,7 +338,7 @@ export function wgmmaMmaAsync(s: PtxSite): PInstr {
     // A from registers: the warp's 32 lanes exchange their fragments (each row's K values are spread over 4 lanes).
     let aLanes: number[][] | undefined;
     if (aFromRegs) {
-      const mine = aRegs.map((i) => Number(r[i]) >>> 0);
+      const mine = aRegs.map((i, j) => (aAsFloat[j] ? floatBits(Number(r[i])) : Number(r[i]) >>> 0));
       const all = m.warpExchange(t, 0xffffffff, mine as unknown as number) as unknown as (number[] | undefined)[] | undefined;
       if (!all) return BLOCKED;
       if (all.some((x) => !x)) throw new SimError(`${mn}: every lane of warp ${t.warp} must execute it (.sync.aligned)`);
@@ -362,7 +375,7 @@ export function wgmmaMmaAsync(s: PtxSite): PInstr {
       if (!bv) bCol.set(col, (bv = vector((k) => sb * readElement(blk, B, tb === 0, shape.b, bytesB, col, k, 'B', mn))));
       const av = aRow.get(row)!;
       if (shape.d === 's32') acc[i] = accumulateS32(accumulate ? Number(r[dRegs[i]]) | 0 : undefined, av.v, bv.v, satfinite);
-      else if (shape.d === 'f32') acc[i] = accumulateF32(accumulate ? Number(r[dRegs[i]]) : undefined, av.v, bv.v, av.e, bv.e);
+      else if (shape.d === 'f32') acc[i] = accumulateF32(accumulate ? (dAsBits[i] ? bitsFloat(Number(r[dRegs[i]])) : Number(r[dRegs[i]])) : undefined, av.v, bv.v, av.e, bv.e);
       else {
         const prev = accumulate ? fromHalfBits((Number(r[dRegs[i >> 1]]) >>> (16 * (i & 1))) & 0xffff) : undefined;
         acc[i] = toHalfBits(accumulateF32(prev, av.v, bv.v, av.e, bv.e));
@@ -374,7 +387,7 @@ export function wgmmaMmaAsync(s: PtxSite): PInstr {
     const locals = [...dLocal, ...aLocal].map((g) => g(f)).filter((x): x is { buf: Buffer; offset: number; name: string } => !!x);
     if (!checkFence(f, st, locals)) return pc + 1;
     if (shape.d === 'f16') for (let j = 0; j < nAcc; j++) r[dRegs[j]] = (acc[2 * j] | (acc[2 * j + 1] << 16)) >>> 0;
-    else for (let i = 0; i < nAcc; i++) r[dRegs[i]] = acc[i];
+    else for (let i = 0; i < nAcc; i++) r[dRegs[i]] = dAsBits[i] ? floatBits(acc[i]) : acc[i];
     st.open.push(own(f, st, locals, tag));
 
     // One async op per warpgroup instruction: its shared-memory reads, seen by the race detector when it completes.
@@ -395,6 +408,10 @@ export function wgmmaMmaAsync(s: PtxSite): PInstr {
     return pc + 1;
   };
 }
+
+const f32 = new DataView(new ArrayBuffer(4));
+const floatBits = (x: number): number => (f32.setFloat32(0, x), f32.getUint32(0));
+const bitsFloat = (b: number): number => (f32.setUint32(0, b >>> 0), f32.getFloat32(0));
 
 function descriptorOf(v: unknown, which: string, mn: string): MatrixDescriptor {
   if (typeof v !== 'number' && typeof v !== 'bigint') throw new SimError(`${mn}: the ${which} descriptor must be a 64-bit integer`);

@@ -44,6 +44,19 @@ describe('wgmma.mma_async: the asynchronous MMA owns its registers until wgmma.w
     expect(new Set(values(r, 'out'))).toEqual(new Set([17]));
   });
 
+  it('reads and writes f32 accumulators bound as "+r" (their bits) as well as "+f"', async () => {
+    const src = kernel('  fence();\n  mmaBits(u, da, db);\n  commit();\n  wait0();\n  for (int r = 0; r < 4; r++) d[r] = __uint_as_float(u[r]);')
+      .replace('__device__ void fence()', `__device__ void mmaBits(uint32_t* d, uint64_t da, uint64_t db) {
+  asm volatile("{\\n.reg .pred p;\\nsetp.ne.b32 p, %6, 0;\\nwgmma.mma_async.sync.aligned.m64n8k16.f32.f16.f16 {%0, %1, %2, %3}, %4, %5, p, 1, 1, 0, 0;\\n}\\n"
+    : "+r"(d[0]), "+r"(d[1]), "+r"(d[2]), "+r"(d[3]) : "l"(da), "l"(db), "r"(1));
+}
+__device__ void fence()`)
+      .replace('float d[4] = {1, 1, 1, 1};', 'float d[4] = {1, 1, 1, 1};\n  uint32_t u[4] = {0x3f800000u, 0x40000000u, 0x3f800000u, 0x3f800000u};');
+    const r = await run(src);
+    expect(r.status, r.message).toBe('completed');
+    expect(values(r, 'out').slice(0, 4)).toEqual([17, 18, 17, 17]);
+  });
+
   it('lets same-shape MMAs chain on the accumulators and CUTLASS-style empty asm fences touch them while pending', async () => {
     const fenceOperands = '  for (int r = 0; r < 4; r++) asm volatile("" : "+f"(d[r]) :: "memory");\n';
     const r = await run(kernel(`${fenceOperands}  fence();\n  mma(d, da, db);\n  mma(d, da, db);\n  commit();\n${fenceOperands}  wait0();\n${fenceOperands}`));
