@@ -259,7 +259,7 @@ const toBig = (v: Int64): bigint => (typeof v === 'bigint' ? v : BigInt(v));
 const toNumber = (v: Int64): number => (typeof v === 'bigint' ? Number(v) : v);
 
 /** The low 32 bits of a 64-bit value as a signed number (narrowing conversions). */
-const low32 = (v: Int64): number => (typeof v === 'bigint' ? Number(BigInt.asIntN(32, v)) : v);
+const low32 = (v: Int64): number => (typeof v === 'bigint' ? Number(BigInt.asIntN(32, v)) : v | 0);
 
 export function chk64(v: number): number {
   if (typeof v === 'bigint') return v;

@@ -60,11 +60,13 @@ describe('CUDA executor: integer and float semantics', () => {
         u[0] = d; u[1] = 5;
         unsigned long long back = u[0];
         o[9] = back == d && back != e && back > e - 33 && d < e;
+        long long big = (1ll << 40) + 5;           // narrowing keeps the low bits, for exact and wide values alike
+        o[10] = (int)big + (unsigned short)big + (signed char)(big - 6) + (int)(d | 0xffffffffull);
       }`,
-      { block: [1, 1, 1], args: ['o=s64[10]', 'u=u64[2]'] },
+      { block: [1, 1, 1], args: ['o=s64[11]', 'u=u64[2]'] },
     );
     expect(wide.status, wide.message).toBe('completed');
-    expect(values(wide, 'o')).toEqual([1, 0x1234 + 32, 64, 32, -1, 0xffffffff, 12, 0x1234 + 32, -2, 1]);
+    expect(values(wide, 'o')).toEqual([1, 0x1234 + 32, 64, 32, -1, 0xffffffff, 12, 0x1234 + 32, -2, 1, 5 + 5 - 1 - 1]);
   });
 
   it('rounds float, double and half like the GPU', async () => {
