@@ -78,6 +78,25 @@ export function decodeDescriptor(desc: number | bigint): MatrixDescriptor {
   return { start: (lo & 0x3fff) << 4, lbo: ((lo >>> 16) & 0x3fff) << 4, sbo: (hi & 0x3fff) << 4, baseOffset: (hi >>> 17) & 7, swizzle: SWIZZLES[(hi >>> 30) & 3] };
 }
 
+/**
+ * The sm_100 (tcgen05, UMMA) shared-memory descriptor: the same start/LBO/SBO fields and canonical
+ * layouts as wgmma's, a version in bits 46-47, base offset 49-51, the LBO mode in bit 52 and a 3-bit
+ * layout in 61-63 (0 none, 2 128B, 4 64B, 6 32B; 1 is 128B with 32-byte atoms). Refuses what it does
+ * not model, saying which field.
+ */
+export function decodeUmmaDescriptor(desc: number | bigint): MatrixDescriptor {
+  const d = BigInt.asUintN(64, typeof desc === 'bigint' ? desc : BigInt(desc));
+  const lo = Number(d & 0xffffffffn);
+  const hi = Number(d >> 32n);
+  const layout = (hi >>> 29) & 7;
+  const swizzle = UMMA_SWIZZLES[layout];
+  if (!swizzle) throw new Error(`layout type ${layout}${layout === 1 ? ' (128B swizzle with 32-byte atoms)' : ''} is not modelled`);
+  if ((hi >>> 20) & 1) throw new Error('the leading-byte-offset mode bit (52) is not modelled');
+  return { start: (lo & 0x3fff) << 4, lbo: ((lo >>> 16) & 0x3fff) << 4, sbo: (hi & 0x3fff) << 4, baseOffset: (hi >>> 17) & 7, swizzle };
+}
+
+const UMMA_SWIZZLES: Readonly<Record<number, Swizzle>> = { 0: 'none', 2: '128B', 4: '64B', 6: '32B' };
+
 /** Swizzle width in 16-byte units (1 for none). */
 const widthOf = (s: Swizzle): number => (s === '128B' ? 8 : s === '64B' ? 4 : s === '32B' ? 2 : 1);
 

@@ -457,19 +457,28 @@ function aFromLanes(type: WgmmaInput, lanes: number[][], row: number, k: number)
 
 /** The 16-byte chunks of shared memory one wgmma reads (A when from a descriptor, and B), coalesced. */
 function operandChunks(blk: BlockCtx, A: MatrixDescriptor | undefined, aK: boolean, at: WgmmaInput, B: MatrixDescriptor, bK: boolean, bt: WgmmaInput, N: number, K: number): { buf: Buffer; offset: number; size: number }[] {
-  const chunks = new Set<number>();
+  const addresses: number[] = [];
   const add = (d: MatrixDescriptor, kMajor: boolean, t: WgmmaInput, rows: number) => {
     const bytes = INPUT_BYTES[t];
-    for (let mn = 0; mn < rows; mn++) for (let k = 0; k < K; k++) chunks.add(elementAddress(d, kMajor, bytes, mn, k) & ~15);
+    for (let mn = 0; mn < rows; mn++) for (let k = 0; k < K; k++) addresses.push(elementAddress(d, kMajor, bytes, mn, k));
   };
   if (A) add(A, aK, at, 64);
   add(B, bK, bt, N);
-  const sorted = [...chunks].sort((x, y) => x - y);
+  return sharedChunks(blk, addresses);
+}
+
+/**
+ * The 16-byte chunks of shared memory holding `addresses`, coalesced into runs per buffer: what an MMA's
+ * operand reads touch (swizzled rows are permutations of whole chunks), for the race detector.
+ */
+export function sharedChunks(blk: BlockCtx, addresses: Iterable<number>): { buf: Buffer; offset: number; size: number }[] {
+  const chunks = new Set<number>();
+  for (const a of addresses) chunks.add(a & ~15);
   const out: { buf: Buffer; offset: number; size: number }[] = [];
-  for (const c of sorted) {
+  for (const c of [...chunks].sort((x, y) => x - y)) {
     const p = fromSharedAddress(blk, c);
     const last = out[out.length - 1];
-    if (last && last.buf === p.buf && last.offset + last.size === p.offset) last.size += 16;
+    if (last && last.buf === p.buf && last.offset + last.size === p.offset) last.size = Math.min(last.size + 16, p.buf.size - last.offset);
     else out.push({ buf: p.buf, offset: p.offset, size: Math.min(16, p.buf.size - p.offset) });
   }
   return out;

@@ -3,7 +3,7 @@
 // bound operands (%0..%n, %[name]); the block runs as one statement and, when an instruction in it
 // blocks (try_wait, bar.sync, wait_group), resumes at that instruction when the thread wakes.
 // Covers the mbarrier family, bulk and non-bulk cp.async, named barriers, fences, tcgen05
-// (alloc, mma kind::f16 with no-swizzle K-major descriptors, commit, ld); wgmma, ldmatrix and stmatrix
+// (alloc, mma kind::f16 with K- or MN-major descriptors in every swizzle, commit, ld); wgmma, ldmatrix and stmatrix
 // are in ptx-wgmma.ts. Anything else stops with "not supported by the simulator: PTX instruction …".
 import type { SyntaxNode } from '../parser';
 import { CUDA_CATALOGUE, type PtxEntry, ptxKey } from '../catalogue';
@@ -12,7 +12,8 @@ import { type Machine, SimError } from '../../../sim/machine';
 import type { Pointer } from '../../../sim/memory';
 import { barrierAt, bulkCopy, markProducer, threadArrive, waitParity, waitToken, type WaitMode } from './barrier-runtime';
 import type { CompilerContext as Compiler, Ex, FnCx, LV } from './context';
-import { asmRegisterUse, ldmatrix, type PtxSite, stmatrix, wgmmaCommit, wgmmaFence, wgmmaMmaAsync, wgmmaWait } from './ptx-wgmma';
+import { asmRegisterUse, ldmatrix, type PtxSite, sharedChunks, stmatrix, wgmmaCommit, wgmmaFence, wgmmaMmaAsync, wgmmaWait } from './ptx-wgmma';
+import { decodeUmmaDescriptor, elementAddress, type MatrixDescriptor } from '../../../sim/wgmma';
 import { fail, named, unsupported, requiredField } from './syntax';
 import { type BlockCtx, type Frame, fromGenericAddress, fromSharedAddress, liveMask, loader, storer, type ThreadCtx, toSharedPointer } from './runtime';
 import { convFn, type CType, isNum, sizeOfType, VOID } from './types';
@@ -686,7 +687,7 @@ function tcgen05Op(parts: string[], mn: string, o: string[], reg: (n: string) =>
       const id = V(3);
       const acc = o[4] ? V(4) : () => 1;
       return (f, r, pc) => {
-        issueMma(f.ts, Number(d.base(r, f)) + d.off, Number(ad(r, f)), Number(bd(r, f)), Number(id(r, f)) >>> 0, !!acc(r, f), mn);
+        issueMma(f.ts, Number(d.base(r, f)) + d.off, ad(r, f), bd(r, f), Number(id(r, f)) >>> 0, !!acc(r, f), mn);
         return pc + 1;
       };
     }
@@ -728,19 +729,19 @@ function tcgen05Op(parts: string[], mn: string, o: string[], reg: (n: string) =>
   unsupported(`PTX instruction '${mn}'`, n);
 }
 
-/** Decoded shared-memory matrix descriptor (no-swizzle, K-major). */
-function smemDesc(desc: number, what: string): { start: number; lbo: number; sbo: number } {
-  const lo = desc % 4294967296;
-  const hi = Math.floor(desc / 4294967296);
-  const start = (lo & 0x3fff) << 4;
-  const lbo = ((lo >>> 16) & 0x3fff) << 4;
-  const sbo = (hi & 0x3fff) << 4;
-  const layout = (hi >>> 29) & 7;
-  if (layout !== 0) throw new SimError(`${what}: swizzled shared-memory layouts (layout ${layout}) are not modelled; only SWIZZLE_NONE`, undefined, 'unsupported');
-  return { start, lbo, sbo };
+/** A tcgen05 operand descriptor (core/sim/wgmma.ts decodeUmmaDescriptor), refused with the instruction's name. */
+function smemDesc(desc: number | bigint, what: string): MatrixDescriptor {
+  let d: MatrixDescriptor;
+  try {
+    d = decodeUmmaDescriptor(desc);
+  } catch (e) {
+    throw new SimError(`${what}: ${(e as Error).message}`, undefined, 'unsupported');
+  }
+  if (d.baseOffset) throw new SimError(`${what}: matrix base offset ${d.baseOffset} is not modelled`, undefined, 'unsupported');
+  return d;
 }
 
-function issueMma(ts: ThreadCtx, dAddr: number, aDesc: number, bDesc: number, idesc: number, accumulate: boolean, mn: string): void {
+function issueMma(ts: ThreadCtx, dAddr: number, aDesc: number | bigint, bDesc: number | bigint, idesc: number, accumulate: boolean, mn: string): void {
   const { m, t, blk } = ts;
   const dfmt = (idesc >>> 4) & 3;
   const afmt = (idesc >>> 7) & 7;
@@ -750,7 +751,6 @@ function issueMma(ts: ThreadCtx, dAddr: number, aDesc: number, bDesc: number, id
   const N = ((idesc >>> 17) & 0x3f) << 3;
   const M = ((idesc >>> 24) & 0x1f) << 4;
   if (dfmt !== 1) throw new SimError(`${mn}: only an f32 accumulator is modelled (instruction descriptor D format ${dfmt})`, undefined, 'unsupported');
-  if (transA || transB) throw new SimError(`${mn}: MN-major operands are not modelled`, undefined, 'unsupported');
   if (afmt > 1 || bfmt > 1) throw new SimError(`${mn}: operand formats ${afmt}/${bfmt} are not f16/bf16`, undefined, 'unsupported');
   if (M !== 64 && M !== 128) throw new SimError(`${mn}: M = ${M} is not modelled (64 or 128)`, undefined, 'unsupported');
   const A = smemDesc(aDesc, mn);
@@ -766,23 +766,22 @@ function issueMma(ts: ThreadCtx, dAddr: number, aDesc: number, bDesc: number, id
   const label = `tcgen05.mma ${M}x${N}x${K}`;
   const op = m.asyncIssue(t, 'tcgen05', label, m.lat.tcgen05, (mm: Machine) => {
     const tm = tmemOf(blk);
-    const at = (d: { start: number; lbo: number; sbo: number }, row: number, k: number) => d.start + (row >> 3) * d.sbo + (k >> 3) * d.lbo + (row & 7) * 16 + (k & 7) * 2;
-    const a0 = fromSharedAddress(blk, A.start);
-    const b0 = fromSharedAddress(blk, B.start);
+    // Element (row, k) in the canonical layouts, K-major or (transposed) MN-major, with the descriptor's swizzle.
     const aVals = new Float64Array(M * K);
     const bVals = new Float64Array(N * K);
-    for (let i = 0; i < M; i++)
-      for (let k = 0; k < K; k++) {
-        const p = fromSharedAddress(blk, at(A, i, k));
-        aVals[i * K + k] = ldA(p.buf, p.offset);
-      }
-    for (let j = 0; j < N; j++)
-      for (let k = 0; k < K; k++) {
-        const p = fromSharedAddress(blk, at(B, j, k));
-        bVals[j * K + k] = ldB(p.buf, p.offset);
-      }
-    mm.accessAsync(op, a0.buf, a0.offset, Math.min(a0.buf.size - a0.offset, at(A, M - 1, K - 1) + 2 - A.start), false);
-    mm.accessAsync(op, b0.buf, b0.offset, Math.min(b0.buf.size - b0.offset, at(B, N - 1, K - 1) + 2 - B.start), false);
+    const read: number[] = [];
+    const load = (d: MatrixDescriptor, mnMajor: number, ld: typeof ldA, rows: number, into: Float64Array) => {
+      for (let i = 0; i < rows; i++)
+        for (let k = 0; k < K; k++) {
+          const addr = elementAddress(d, !mnMajor, 2, i, k);
+          const p = fromSharedAddress(blk, addr);
+          into[i * K + k] = ld(p.buf, p.offset);
+          read.push(addr);
+        }
+    };
+    load(A, transA, ldA, M, aVals);
+    load(B, transB, ldB, N, bVals);
+    for (const x of sharedChunks(blk, read)) mm.accessAsync(op, x.buf, x.offset, x.size, false);
     const dv = new DataView(new ArrayBuffer(4));
     for (let i = 0; i < M; i++)
       for (let j = 0; j < N; j++) {

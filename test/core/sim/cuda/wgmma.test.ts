@@ -212,3 +212,77 @@ ${release}
   });
 });
 
+describe('tcgen05.mma operands (sm_100a; not runnable on the Hopper that records ground truth)', () => {
+  // One 128 x 32 x 16 bf16 MMA into tensor memory with A K-major in the 128B swizzle and B N-major in
+  // the 64B swizzle: the same canonical layouts as wgmma's (checked on the GPU there), in the sm_100
+  // descriptor (layout type in bits 61-63, version 1 in bit 46) and B's major bit in the instruction descriptor.
+  const src = `#include <cstdint>
+#include <cuda_bf16.h>
+__device__ uint32_t s32(const void* p) { return (uint32_t)__cvta_generic_to_shared(p); }
+__device__ uint32_t canon_off(int kmajor, int W, uint32_t lbo, uint32_t sbo, int es, int mn, int k) {
+  uint32_t off;
+  if (kmajor) { uint32_t kb = k * es; off = W == 0 ? (mn & 7) * 16 + (mn >> 3) * sbo + (kb >> 4) * lbo + (kb & 15) : (mn & 7) * 16 * W + (mn >> 3) * sbo + kb; }
+  else { uint32_t mb = mn * es, c = mb >> 4; off = W == 0 ? c * sbo + (k & 7) * 16 + (k >> 3) * lbo + (mb & 15) : (c % W) * 16 + (c / W) * lbo + (k & 7) * 16 * W + (k >> 3) * sbo + (mb & 15); }
+  if (W) off ^= ((off >> 7) & (uint32_t)(W - 1)) << 4;
+  return off;
+}
+__device__ uint64_t desc(const void* p, uint32_t lbo, uint32_t sbo, uint64_t layout) {
+  return ((s32(p) >> 4) & 0x3FFF) | ((uint64_t)(lbo >> 4) << 16) | ((uint64_t)(sbo >> 4) << 32) | (1ull << 46) | (layout << 61);
+}
+__global__ void k(float* out) {
+  __shared__ __align__(1024) uint8_t sA[16384];
+  __shared__ __align__(1024) uint8_t sB[2048];
+  __shared__ uint64_t done;
+  __shared__ uint32_t tmem;
+  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+  for (int i = threadIdx.x; i < 128 * 16; i += 128) {
+    const int m = i / 16, kk = i % 16;
+    *(__nv_bfloat16*)(sA + canon_off(1, 8, 16, 1024, 2, m, kk)) = __float2bfloat16((float)((m * 3 + kk) % 5 - 2));
+  }
+  for (int i = threadIdx.x; i < 32 * 16; i += 128) {
+    const int n = i / 16, kk = i % 16;
+    *(__nv_bfloat16*)(sB + canon_off(0, 4, 4096, 512, 2, n, kk)) = __float2bfloat16((float)((n + 2 * kk) % 7 - 3));
+  }
+  if (threadIdx.x == 0) asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" :: "r"(s32(&done)) : "memory");
+  if (warp == 0) asm volatile("tcgen05.alloc.cta_group::1.sync.aligned.shared::cta.b32 [%0], 32;" :: "r"(s32(&tmem)) : "memory");
+  asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+  asm volatile("tcgen05.fence::before_thread_sync;" ::: "memory");
+  __syncthreads();
+  asm volatile("tcgen05.fence::after_thread_sync;" ::: "memory");
+  if (threadIdx.x == 0) {
+    const uint32_t idesc = (1u << 4) | (1u << 7) | (1u << 10) | (1u << 16) | ((32u >> 3) << 17) | ((128u >> 4) << 24);
+    asm volatile("{\\n.reg .pred acc;\\nsetp.ne.u32 acc, %4, 0;\\ntcgen05.mma.cta_group::1.kind::f16 [%0], %1, %2, %3, acc;\\n}"
+      :: "r"(tmem), "l"(desc(sA, 16, 1024, 2)), "l"(desc(sB, 4096, 512, 4)), "r"(idesc), "r"(0) : "memory");
+    asm volatile("tcgen05.commit.cta_group::1.mbarrier::arrive::one.shared::cluster.b64 [%0];" :: "r"(s32(&done)) : "memory");
+  }
+  asm volatile("{\\n.reg .pred p;\\nW: mbarrier.try_wait.parity.shared::cta.b64 p, [%0], 0;\\n@!p bra W;\\n}" :: "r"(s32(&done)) : "memory");
+  asm volatile("tcgen05.fence::after_thread_sync;" ::: "memory");
+  for (int col = 0; col < 32; col += 8) {
+    uint32_t r[8];
+    asm volatile("tcgen05.ld.sync.aligned.32x32b.x8.b32 {%0, %1, %2, %3, %4, %5, %6, %7}, [%8];"
+      : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3]), "=r"(r[4]), "=r"(r[5]), "=r"(r[6]), "=r"(r[7]) : "r"(tmem + ((uint32_t)(warp * 32) << 16) + col));
+    asm volatile("tcgen05.wait::ld.sync.aligned;" ::: "memory");
+    for (int j = 0; j < 8; j++) out[(warp * 32 + lane) * 32 + col + j] = __uint_as_float(r[j]);
+  }
+}`;
+
+  it('reads swizzled K-major and MN-major operands through the sm_100 descriptor', async () => {
+    const r = await runKernel(src, { block: [128, 1, 1], args: ['out=f32[4096]'] });
+    expect(r.status, r.message).toBe('completed');
+    const want: number[] = [];
+    for (let m = 0; m < 128; m++)
+      for (let n = 0; n < 32; n++) {
+        let s = 0;
+        for (let kk = 0; kk < 16; kk++) s += (((m * 3 + kk) % 5) - 2) * (((n + 2 * kk) % 7) - 3);
+        want.push(s);
+      }
+    expect(values(r, 'out')).toEqual(want);
+  });
+
+  it('refuses the layouts it does not model, naming the field', async () => {
+    const r = await runKernel(src.replace('desc(sA, 16, 1024, 2)', 'desc(sA, 16, 1024, 1)'), { block: [128, 1, 1], args: ['out=f32[4096]'] });
+    expect(r.status).toBe('error');
+    expect(r.message).toMatch(/not supported by the simulator: .*layout type 1 \(128B swizzle with 32-byte atoms\) is not modelled/);
+  });
+});
+
