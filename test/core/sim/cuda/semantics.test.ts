@@ -255,6 +255,13 @@ describe('CUDA executor: memory, synchronisation and warp collectives', () => {
     expect(lines).toEqual(['t=0 x=1.50 hex=ff ok\n', 't=1 x=1.50 hex=ff ok\n']);
     expect(r.stdout).toBe(lines.join(''));
   });
+
+  it('prints 64-bit integers exactly, beyond 2^53 too (a wgmma descriptor)', async () => {
+    const r = await runKernel(`#include <cstdint>
+      __global__ void k() { if (threadIdx.x) return; uint64_t d = (1ull << 62) | 0x1234; long long n = -5; printf("%llu %llx %#llX %lld %+lld %llx %5lu\\n", d, d, d, n, 7ll, n, 42ul); }`);
+    expect(r.status, r.message).toBe('completed');
+    expect(r.stdout).toBe('4611686018427392564 4000000000001234 0X4000000000001234 -5 +7 fffffffffffffffb    42\n');
+  });
 });
 
 describe('CUDA executor: errors', () => {
