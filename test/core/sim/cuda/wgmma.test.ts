@@ -286,3 +286,31 @@ __global__ void k(float* out) {
   });
 });
 
+describe('ldmatrix / stmatrix errors', () => {
+  const ld = (shape: string, offset: number) => `#include <cstdint>
+__global__ void k(uint32_t* out) {
+  __shared__ __align__(16) uint16_t tile[512];
+  for (int i = threadIdx.x; i < 512; i += 32) tile[i] = i;
+  __syncwarp();
+  uint32_t r0 = 0;
+  const uint32_t addr = (uint32_t)__cvta_generic_to_shared(&tile[(threadIdx.x % 8) * 8]) + ${offset};
+  asm volatile("ldmatrix.sync.aligned.${shape} {%0}, [%1];" : "=r"(r0) : "r"(addr));
+  out[threadIdx.x] = r0;
+}`;
+
+  it('loads matrix 0 row by row for .x1 (the addresses of lanes 8-31 are ignored)', async () => {
+    const r = await runKernel(ld('m8n8.x1.shared.b16', 0), { args: ['out=u32[32]'] });
+    expect(r.status, r.message).toBe('completed');
+    expect(values(r, 'out')).toEqual(Array.from({ length: 32 }, (_, l) => ((l >> 2) * 8 + 2 * (l & 3)) | (((l >> 2) * 8 + 2 * (l & 3) + 1) << 16)));
+  });
+
+  it('refuses a row address that is not 16-byte aligned and the shapes it does not model', async () => {
+    const bad = await runKernel(ld('m8n8.x1.shared.b16', 4), { args: ['out=u32[32]'] });
+    expect(bad.status).toBe('error');
+    expect(bad.message).toMatch(/ldmatrix\.sync\.aligned\.m8n8\.x1\.shared\.b16: the row address of lane \d \(0x[0-9a-f]+\) is not 16-byte aligned/);
+    const shape = await runKernel(ld('m16n16.x1.trans.shared.b8', 0), { args: ['out=u32[32]'] });
+    expect(shape.status).toBe('error');
+    expect(shape.message).toMatch(/not supported by the simulator: PTX instruction 'ldmatrix\.sync\.aligned\.m16n16\.x1\.trans\.shared\.b8' \(only the \.m8n8 \.b16 shape is modelled\)/);
+  });
+});
+
