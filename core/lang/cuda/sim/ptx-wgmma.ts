@@ -65,7 +65,6 @@ export interface PtxSite {
   cx: FnCx;
 }
 
-const next: PInstr = (_f, _r, pc) => pc + 1;
 
 /** `{%0, %1}` → register indices. */
 function registerList(s: PtxSite, text: string, what: string): number[] {
