@@ -76,6 +76,15 @@ export class AsyncEngines<M extends AsyncHost> {
     return g;
   }
 
+  /**
+   * Adds an op another thread issued to `t`'s open group on its engine: one warpgroup-wide wgmma is one
+   * op, and every thread of the warpgroup commits and waits for it.
+   */
+  join(t: SimThread, op: AsyncOp): void {
+    this.groups(t, op.engine).open.push(op);
+    (op.joined ??= []).push(t.index);
+  }
+
   /** commit_group: closes the thread's open group on `engine`. */
   commit(t: SimThread, engine: string): void {
     const g = this.groups(t, engine);
@@ -176,6 +185,10 @@ export class AsyncEngines<M extends AsyncHost> {
     this.m.notify(op);
     const g = issuer.asyncGroups.get(op.engine);
     if (g) this.m.notify(g);
+    for (const j of op.joined ?? []) {
+      const jg = this.m.threads[j].asyncGroups.get(op.engine);
+      if (jg) this.m.notify(jg);
+    }
     this.completingOp = op;
     try {
       op.complete(this.m);

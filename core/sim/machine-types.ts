@@ -183,6 +183,8 @@ export interface AsyncOp {
   signals?: SimBarrier[];
   writesShared?: boolean;
   writesTmem?: boolean;
+  /** Other threads whose commit groups hold it too (the rest of a warpgroup, for a wgmma). */
+  joined?: number[];
   /** Performs the effect (copy, compute, complete_tx) at completion time. */
   complete(m: CallbackMachine): void;
 }

@@ -618,6 +618,11 @@ export class Machine {
     return this.engines.issue(t, engine, label, latency, complete);
   }
 
+  /** Makes `op` (issued by another thread) part of `t`'s open group too: a collective op such as a warpgroup's wgmma. */
+  asyncJoin(t: SimThread, op: AsyncOp): void {
+    this.engines.join(t, op);
+  }
+
   /** commit_group: closes the thread's open group on `engine`. */
   asyncCommit(t: SimThread, engine: string): void {
     this.engines.commit(t, engine);

@@ -13,6 +13,11 @@ export class Buffer {
    * finding the one at an address is an index rather than a map lookup.
    */
   slots?: unknown[];
+  /**
+   * Called on every load and store of this buffer's bytes while set (`accessor` is the executor's
+   * thread context): the CUDA executor watches the registers an asynchronous wgmma still owns.
+   */
+  watch?: (accessor: object, offset: number, size: number, write: boolean) => void;
   constructor(
     readonly id: number,
     /** What the user calls it: a kernel argument, a `__shared__` variable, a Croqtile tensor. */

@@ -236,8 +236,28 @@ interface OpClocks {
 
 interface Shadow {
   ctx: BlockClocks;
+  /** Indexed by 4-byte word, or by byte once `fine` (after the buffer's first access of part of a word). */
   writes: (Epoch | undefined)[];
   reads: (Epoch[] | undefined)[];
+  /**
+   * Byte granularity: threads storing neighbouring 8- or 16-bit elements (an f16 tile, one element per
+   * thread) touch disjoint bytes of a word and do not race.
+   */
+  fine?: boolean;
+}
+
+/** Switches a shadow from word to byte granularity (each byte starts with its word's epochs). */
+function refine(sh: Shadow): void {
+  const writes: (Epoch | undefined)[] = [];
+  const reads: (Epoch[] | undefined)[] = [];
+  sh.writes.forEach((e, w) => {
+    if (e) for (let b = 0; b < 4; b++) writes[4 * w + b] = e;
+  });
+  // Read epochs are updated in place, so every byte gets its own copies.
+  sh.reads.forEach((rs, w) => {
+    if (rs) for (let b = 0; b < 4; b++) reads[4 * w + b] = rs.map((r) => ({ ...r }));
+  });
+  Object.assign(sh, { writes, reads, fine: true });
 }
 
 export interface RaceHit {
@@ -504,8 +524,10 @@ export class RaceDetector {
       ctx.buffers.add(buf);
     }
     if (sh.ctx !== ctx) return undefined;
-    const first = offset >> 2;
-    const last = (offset + Math.max(size, 1) - 1) >> 2;
+    if (!sh.fine && ((offset & 3) !== 0 || (size & 3) !== 0)) refine(sh);
+    const unit = sh.fine ? 0 : 2;
+    const first = offset >> unit;
+    const last = (offset + Math.max(size, 1) - 1) >> unit;
     let hit: RaceHit | undefined;
     for (let w = first; w <= last; w++) {
       const lw = sh.writes[w];

@@ -1246,6 +1246,56 @@ barrier{.cta}.arrive{.aligned}  id, nthreads;`,
     seeAlso: ['ptx.barrier.cluster.arrive'],
   },
   {
+    id: 'ptx.wgmma.fence',
+    surface: 'ptx',
+    ptx: 'wgmma.fence',
+    names: ['wgmma.fence'],
+    signature: `wgmma.fence.sync.aligned;`,
+    summary: "Orders the warpgroup's earlier register accesses before the `wgmma.mma_async` that follows (sm_90a).",
+    semantics:
+      "Required before the first `wgmma.mma_async` of a warpgroup, and between a thread's access of an accumulator or A-fragment register and an `mma_async` that uses that register (a chain of same-shape MMAs on the same accumulators needs none). Shared-memory operands written by the threads need `fence.proxy.async` instead. No mbarrier effect.",
+    phaseRules: "Without it the MMA may read the registers before the thread's writes land. The simulator reports a missing fence as misuse.",
+    seeAlso: ['ptx.wgmma.mma_async', 'ptx.wgmma.commit_group'],
+  },
+  {
+    id: 'ptx.wgmma.mma_async',
+    surface: 'ptx',
+    ptx: 'wgmma.mma_async',
+    names: ['wgmma.mma_async'],
+    signature: `wgmma.mma_async.sync.aligned.m64nNkK.dtype.atype.btype d, a-desc|{a}, b-desc, scale-d{, imm-scale-a, imm-scale-b{, imm-trans-a}, imm-trans-b};`,
+    summary: "Warpgroup MMA (sm_90a): D = A × B (+ D), M = 64, N 8..256, A from shared memory (a descriptor) or registers, B from shared memory.",
+    semantics:
+      "All 128 threads of the warpgroup issue it together; it runs asynchronously. K is 16 for f16/bf16, 8 for tf32, 32 for e4m3/e5m2/s8/u8; accumulators f32 or f16 (s32 for integers). " +
+      "A descriptor holds start address >> 4 (bits 0-13), leading and stride byte offsets >> 4 (16-29, 32-45), base offset (49-51) and the swizzle (62-63: none, 128B, 64B, 32B). " +
+      "`scale-d` false ignores D; imm-scale ±1 negates A or B; imm-trans (f16/bf16) reads the operand MN-major. Thread 4g + t of warp w holds rows 16w + g and + 8 of D.",
+    phaseRules:
+      "The MMA owns its accumulator and A registers until `wgmma.wait_group` retires its group: reading or writing them earlier is a race (the simulator reports it). Its shared-memory reads go through the async proxy: `fence.proxy.async` after ordinary stores to the operands, and release a stage only after the wait.",
+    seeAlso: ['ptx.wgmma.fence', 'ptx.wgmma.commit_group', 'ptx.wgmma.wait_group'],
+  },
+  {
+    id: 'ptx.ldmatrix',
+    surface: 'ptx',
+    ptx: 'ldmatrix',
+    names: ['ldmatrix'],
+    signature: `ldmatrix.sync.aligned.m8n8.{x1,x2,x4}{.trans}.shared{::cta}.b16 {d0, …}, [row];`,
+    summary: "Warp-wide load of one, two or four 8×8 matrices of 16-bit elements from shared memory into registers.",
+    semantics:
+      "Lanes 8j..8j+7 give the addresses of rows 0..7 of matrix j (16 bytes each, 16-byte aligned). Register j of lane l receives elements (l/4, 2(l%4)) and (l/4, 2(l%4)+1) of matrix j, low half first; `.trans` delivers the transpose.",
+    phaseRules: "Every lane of the warp executes it (`.sync.aligned`). The rows must have been written before (a barrier or `__syncwarp` after the stores).",
+    seeAlso: ['ptx.stmatrix'],
+  },
+  {
+    id: 'ptx.stmatrix',
+    surface: 'ptx',
+    ptx: 'stmatrix',
+    names: ['stmatrix'],
+    signature: `stmatrix.sync.aligned.m8n8.{x1,x2,x4}{.trans}.shared{::cta}.b16 [row], {r0, …};`,
+    summary: "Warp-wide store of one, two or four 8×8 matrices of 16-bit elements from registers to shared memory (sm_90).",
+    semantics: "The inverse of `ldmatrix`: lanes 8j..8j+7 give the row addresses of matrix j, and register j of lane l holds elements (l/4, 2(l%4)) and the next one (transposed with `.trans`).",
+    phaseRules: "Every lane of the warp executes it. Other threads may read the rows only after a barrier.",
+    seeAlso: ['ptx.ldmatrix'],
+  },
+  {
     id: 'ptx.wgmma.commit_group',
     surface: 'ptx',
     ptx: 'wgmma.commit_group',

@@ -388,7 +388,10 @@ export const CUDA_CATALOGUE: Readonly<Record<string, CatalogueEntry>> = {
   'tcgen05.wait::st': ptx({ op: 'tmem-wait' }),
   'tcgen05.fence::before_thread_sync': ptx({ op: 'tcgen05-fence-before', doc: 'ptx.tcgen05.fence::before_thread_sync' }),
   'tcgen05.fence::after_thread_sync': ptx({ op: 'tcgen05-fence-after', doc: 'ptx.tcgen05.fence::after_thread_sync' }),
-  'wgmma.fence': ptx({}),
+  'wgmma.fence': ptx({ doc: 'ptx.wgmma.fence' }),
+  'wgmma.mma_async': ptx({ doc: 'ptx.wgmma.mma_async' }),
+  ldmatrix: ptx({ doc: 'ptx.ldmatrix' }),
+  stmatrix: ptx({ doc: 'ptx.stmatrix' }),
   'wgmma.commit_group': ptx({ doc: 'ptx.wgmma.commit_group' }),
   'wgmma.wait_group': ptx({ mayBlock: true, doc: 'ptx.wgmma.wait_group' }),
   // ---------------------------------------------------------------- PTX: fences, CTA/cluster barriers, cluster addressing

@@ -57,15 +57,18 @@ export function splitOperands(s: string): string[] {
  * one flat namespace is enough for both readers) while braces inside operands (`{%0, %1}`) stay;
  * declarations (`.reg`, `.pragma`, `.shared`, `.local`) are dropped, keeping their labels.
  */
+const count = (s: string, ch: string): number => s.split(ch).length - 1;
+
 export function readPtxLines(text: string): PtxLine[] {
   const cleaned = text.replace(/\/\/[^\n]*/g, '').replace(/\/\*[\s\S]*?\*\//g, '');
   const out: PtxLine[] = [];
   for (let raw of cleaned.split(/;|\n/)) {
-    // One scope brace at either end goes. Trimmed by hand: `/\s*[{}]\s*$/` retries its blank run from every
-    // position of a long blank line (quadratic time).
+    // One scope brace at either end goes, unless it closes a register list (`stmatrix [a], {%1, %2}`).
+    // Trimmed by hand: `/\s*[{}]\s*$/` retries its blank run from every position of a long blank line
+    // (quadratic time).
     raw = raw.trim();
     if (raw.startsWith('{') || raw.startsWith('}')) raw = raw.slice(1);
-    if (raw.endsWith('{') || raw.endsWith('}')) raw = raw.slice(0, -1);
+    if (raw.endsWith('{') || (raw.endsWith('}') && count(raw, '}') > count(raw, '{'))) raw = raw.slice(0, -1);
     raw = raw.trim();
     while (raw.startsWith('{') || raw.startsWith('}')) raw = raw.slice(1).trim();
     if (!raw) continue;

@@ -26,6 +26,16 @@ describe('race detection', () => {
     expect(machine(two([{ op: 'read', offset: 0 }], [{ op: 'read', offset: 0 }]), { block: [2, 1, 1] }).m.run().status).toBe('completed');
   });
 
+  it('tells the bytes of a word apart once a thread accesses part of one (neighbouring f16 or fp8 elements)', () => {
+    const run = (a: Op[], b: Op[]) => machine(two(a, b), { block: [2, 1, 1] }).m.run().status;
+    expect(run([{ op: 'write', offset: 0, size: 2 }], [{ op: 'write', offset: 2, size: 2 }])).toBe('completed');
+    expect(run([{ op: 'write', offset: 5, size: 1 }], [{ op: 'write', offset: 4, size: 1 }])).toBe('completed');
+    expect(run([{ op: 'write', offset: 0, size: 2 }], [{ op: 'read', offset: 0, size: 2 }])).toBe('race');
+    // A whole-word access after the halves were written races with both of them; one written before is kept per byte.
+    expect(run([{ op: 'write', offset: 0, size: 2 }], [...nops(3), { op: 'read', offset: 0 }])).toBe('race');
+    expect(run([{ op: 'write', offset: 0 }], [...nops(3), { op: 'write', offset: 3, size: 1 }])).toBe('race');
+  });
+
   it('treats accesses ordered by __syncthreads as no race', () => {
     const { m } = machine(two([{ op: 'write', offset: 0 }, { op: 'sync' }, { op: 'sync' }, { op: 'write', offset: 0 }], [{ op: 'sync' }, { op: 'read', offset: 0 }, { op: 'sync' }]), { block: [2, 1, 1], schedule: 'random', seed: 3 });
     expect(m.run().status).toBe('completed');

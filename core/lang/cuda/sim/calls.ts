@@ -8,7 +8,8 @@ import { type CallTarget, type CompilerContext, type Ex, type Fn, FnCx, type FnD
 import { type Closure, envOf, FRAME, Frame, selfOf } from './runtime';
 import { fail, findFunctionDeclarator, innermostName, lastName, locOf, missingIncludesNote, named, unsupported, requiredField } from './syntax';
 import { applyDefaults, bindTemplateArgs, templateParams, templateScope } from './templates';
-import { type CType, decay, ptr, sameType, typeName, VOID } from './types';
+import { SCALAR_DTYPES } from '../c-types';
+import { type CType, decay, num, ptr, sameType, typeName, VOID } from './types';
 
 /** Compiles (once per template binding) a user function. */
 export function instantiate(c: CompilerContext, decl: FnDecl, tbind: Map<string, CType | number>, at: SyntaxNode): FnInst {
@@ -96,6 +97,30 @@ export function emitCall(c: CompilerContext, cx: FnCx, n: SyntaxNode, target: Ca
   return { t: target.ret, ev: (f) => f.v[dst], pure: true };
 }
 
+/**
+ * The static member function a call names through its class: a class template instantiation
+ * (`SM90::GMMA::MMA_64x8x16_F32F16F16_SS<Major::K, Major::K>::fma`, CuTe's MMA atoms) or an alias of one
+ * (`using Atom = …; Atom::fma(…)`), if it names one.
+ */
+function staticMemberOfTemplate(c: CompilerContext, cx: FnCx, callee: SyntaxNode): FnDecl[] | undefined {
+  if (callee.type !== 'qualified_identifier') return undefined;
+  let q = callee;
+  for (let inner = q.childForFieldName('name'); inner?.type === 'qualified_identifier'; inner = q.childForFieldName('name')) q = inner;
+  const scope = q.childForFieldName('scope');
+  const name = q.childForFieldName('name');
+  if (!scope || !name || (scope.type !== 'template_type' && scope.type !== 'type_identifier' && scope.type !== 'namespace_identifier')) return undefined;
+  const method = name.type === 'template_function' ? name.childForFieldName('name')?.text : name.text;
+  return method ? (c.scopeStruct(cx, scope)?.methods.get(method) as FnDecl[] | undefined) : undefined;
+}
+
+/** The scalar type a name denotes (`int32_t`, `uint64_t`, a typedef or enum), for functional casts. */
+function namedScalarType(c: CompilerContext, cx: FnCx, name: string): CType | undefined {
+  const s = c.lookup(cx, name);
+  if (s?.sym.k === 'type') return s.sym.type.k === 'num' ? s.sym.type : undefined;
+  const dt = SCALAR_DTYPES[name.replace(/^(std|cuda::std)::/, '')];
+  return dt ? num(dt) : undefined;
+}
+
 export function call(c: CompilerContext, cx: FnCx, n: SyntaxNode): Ex {
   const fnNode = requiredField(n, 'function');
   const argsNode = requiredField(n, 'arguments');
@@ -113,6 +138,8 @@ export function call(c: CompilerContext, cx: FnCx, n: SyntaxNode): Ex {
     callee = requiredField(callee, 'name');
   }
   if (callee.type === 'field_expression') return methodCall(c, cx, callee, argNodes, n, targs);
+  const member = staticMemberOfTemplate(c, cx, callee);
+  if (member) return c.callUser(cx, member, argNodes, n, targs);
   if (/^(static_cast|reinterpret_cast|const_cast|bit_cast|std::bit_cast|cuda::std::bit_cast)$/.test(callee.text) && targs?.length === 1 && argNodes.length === 1) {
     const t = targs[0].type === 'type_descriptor' ? c.typeDescriptor(cx, targs[0]) : c.baseType(cx, targs[0]);
     const e = c.expr(cx, argNodes[0]);
@@ -156,6 +183,9 @@ export function call(c: CompilerContext, cx: FnCx, n: SyntaxNode): Ex {
   }
   const user = c.functions.get(name);
   if (user && !(fullName.startsWith('cuda::') || fullName.startsWith('std::'))) return c.callUser(cx, user, argNodes, n, targs);
+  // `int32_t(x)`, `Alias(x)`: a functional cast to a type named by an identifier.
+  const castTo = !user && argNodes.length === 1 && !targs ? namedScalarType(c, cx, fullName) : undefined;
+  if (castTo) return c.cast(cx, castTo, c.expr(cx, argNodes[0]), n);
   const b = compileBuiltinCall(c, cx, fullName, argNodes, n, targs);
   if (b) return b;
   if (user) return c.callUser(cx, user, argNodes, n, targs);

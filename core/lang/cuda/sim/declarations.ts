@@ -467,6 +467,9 @@ function namedType(c: CompilerContext, cx: FnCx, raw: string, n: SyntaxNode): CT
   if (sd) return { k: 'struct', def: sd };
   const tmap = tensorMapType(lastName(text));
   if (tmap) return { k: 'struct', def: tmap };
+  // A namespace-qualified enum or alias (`GMMA::Major` inside namespace SM90): found by its last name, as structs are.
+  const last = base === text ? c.lookup(cx, lastName(text)) : undefined;
+  if (last?.sym.k === 'type') return last.sym.type;
   unsupported(`type '${text}'${missingIncludesNote(c.missingIncludes)}`, n);
 }
 
@@ -631,6 +634,28 @@ export function memLocal(c: CompilerContext, cx: FnCx, name: string, type: CType
  * Names whose address is taken (`&x`) or that are bound to a reference (a `T&` parameter of a
  * user function, `T& r = x`): they live in frame memory instead of a slot.
  */
+/** The function a call names, without template arguments: `fma` for `S<Major::K>::fma` and `Atom::fma`. */
+function calleeName(text: string): string {
+  let t = text.replace(/\s+/g, '');
+  // Innermost argument lists first, so nested ones (`S<T<1>>`) go too; bounded by the text's length.
+  for (let prev = ''; prev !== t && t.includes('<'); ) [prev, t] = [t, t.replace(/<[^<>]*>/g, '')];
+  return lastName(t.replace(/<[\s\S]*$/, ''));
+}
+
+/** Member functions named `name` in the class templates (not instantiated yet, so not in `c.functions`). */
+function templateMethods(c: CompilerContext, name: string): SyntaxNode[] {
+  const out: SyntaxNode[] = [];
+  for (const node of c.templateStructs.values()) {
+    const body = node.childForFieldName('body');
+    for (const m of body ? named(body) : []) {
+      const def = m.type === 'template_declaration' ? named(m).find((x) => x.type === 'function_definition') : m;
+      const fd = def?.type === 'function_definition' ? findFunctionDeclarator(requiredField(def, 'declarator')) : undefined;
+      if (fd && lastName(fd.childForFieldName('declarator')?.text ?? '') === name) out.push(def!);
+    }
+  }
+  return out;
+}
+
 export function scanAddressTaken(c: CompilerContext, n: SyntaxNode, out: Set<string>): void {
   if (n.type === 'pointer_expression' && n.childForFieldName('operator')?.text === '&') {
     const a = n.childForFieldName('argument');
@@ -639,13 +664,13 @@ export function scanAddressTaken(c: CompilerContext, n: SyntaxNode, out: Set<str
   if (n.type === 'call_expression') {
     const fnNode = n.childForFieldName('function');
     // `[\s\S]` rather than `.`: the cut then matches at the first bracket instead of retrying every one (quadratic).
-    const name = fnNode ? lastName(fnNode.text.replace(/\s+/g, '').replace(/<[\s\S]*$/, '')) : '';
-    const decls = c.functions.get(name) ?? [];
+    const name = fnNode ? calleeName(fnNode.text) : '';
+    const decls = c.functions.get(name)?.map((d) => d.node) ?? templateMethods(c, name);
     const args = named(requiredField(n, 'arguments'));
     args.forEach((a, i) => {
       if (a.type !== 'identifier') return;
-      for (const d of decls) {
-        const fd = findFunctionDeclarator(requiredField(d.node, 'declarator'));
+      for (const node of decls) {
+        const fd = findFunctionDeclarator(requiredField(node, 'declarator'));
         const p = fd ? named(requiredField(fd, 'parameters')).filter((x) => x.type === 'parameter_declaration' || x.type === 'optional_parameter_declaration')[i] : undefined;
         if (p && /&/.test(p.childForFieldName('declarator')?.text ?? '') && !/&&/.test(p.childForFieldName('declarator')?.text ?? '')) out.add(a.text);
       }

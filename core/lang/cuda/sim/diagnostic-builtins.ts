@@ -39,13 +39,25 @@ function printfCall(k: BuiltinCx, a: SyntaxNode[]): Ex {
   return V((f) => {
     const values = vals.map((v) => v.ev(f));
     let i = 0;
-    const text = fmt.replace(/%([-+ 0#]*)([1-9]\d*|\*)?(?:\.(\d+))?(hh|h|ll|l|z|j|t)?([diouxXfFeEgGcsp%])/g, (_m, flags: string, width: string | undefined, prec: string | undefined, _len, conv: string) => {
+    const text = fmt.replace(/%([-+ 0#]*)([1-9]\d*|\*)?(?:\.(\d+))?(hh|h|ll|l|z|j|t)?([diouxXfFeEgGcsp%])/g, (_m, flags: string, width: string | undefined, prec: string | undefined, len: string | undefined, conv: string) => {
       if (conv === '%') return '%';
       let w = width === '*' ? Number(values[i++]) : width ? Number(width) : 0;
       const v = values[i];
       const t = vals[i]?.t;
       i++;
       let s: string;
+      // 64-bit integers beyond 2^53 are bigints (types.ts Int64); 64-bit lengths print them exactly.
+      const wide = typeof v === 'bigint' || (len !== undefined && /^(ll|l|z|j|t)$/.test(len) && /[diuxXo]/.test(conv) && Number.isInteger(v));
+      if (wide) {
+        const b = BigInt(v as bigint | number);
+        const u = BigInt.asUintN(64, b);
+        s = conv === 'd' || conv === 'i' ? String(BigInt.asIntN(64, b)) : conv === 'u' ? String(u) : conv === 'o' ? u.toString(8) : u.toString(16);
+        if (conv === 'X') s = s.toUpperCase();
+        if ((conv === 'x' || conv === 'X') && flags.includes('#') && u !== 0n) s = `0${conv}${s}`;
+        if ((conv === 'd' || conv === 'i') && flags.includes('+') && BigInt.asIntN(64, b) >= 0n) s = `+${s}`;
+        if (w && s.length < w) s = flags.includes('-') ? s.padEnd(w, ' ') : s.padStart(w, flags.includes('0') ? '0' : ' ');
+        return s;
+      }
       switch (conv) {
         case 'd':
         case 'i':
@@ -58,7 +70,7 @@ function printfCall(k: BuiltinCx, a: SyntaxNode[]): Ex {
         case 'X':
           s = (Number(v) < 0 ? Number(v) + 4294967296 : Number(v)).toString(16);
           if (conv === 'X') s = s.toUpperCase();
-          if (flags.includes('#') && Number(v) !== 0) s = `0x${s}`;
+          if (flags.includes('#') && Number(v) !== 0) s = `0${conv}${s}`;
           break;
         case 'o':
           s = (Number(v) >>> 0).toString(8);

@@ -37,6 +37,7 @@ import {
   U32,
   U64,
   VOID,
+  wide,
 } from './types';
 
 export function expr(c: CompilerContext, cx: FnCx, n: SyntaxNode): Ex {
@@ -154,6 +155,11 @@ function identifier(c: CompilerContext, cx: FnCx, n: SyntaxNode): Ex {
   }
   const special = builtinIdentifier(name);
   if (special) return special;
+  if (name === '__LINE__') {
+    // The preprocessor leaves it to the compiler: the line where it is written (CUTLASS's synclog calls pass it).
+    const line = n.startPosition.row + 1;
+    return { t: S32, ev: () => line, cv: line };
+  }
   if (c.functions.has(name)) unsupported(`function '${name}' used as a value`, n);
   fail(`unknown identifier '${name}'`, n);
 }
@@ -685,7 +691,13 @@ function numberLiteral(n: SyntaxNode): Ex {
   else if (!long && (unsigned || isHex) && v <= 0xffffffff) dt = 'u32';
   else if (unsigned) dt = 'u64';
   else dt = v <= Number.MAX_SAFE_INTEGER ? 's64' : 'u64';
-  if (v > Number.MAX_SAFE_INTEGER) throw new SimError(`integer literal ${n.text} is beyond 2^53`, locOf(n), 'unsupported');
+  if (v > Number.MAX_SAFE_INTEGER) {
+    // Beyond 2^53 the value is a bigint (types.ts Int64), parsed from the digits so it stays exact.
+    const big = /^0[0-7]+$/.test(digits) ? BigInt(`0o${digits.slice(1)}`) : BigInt(digits);
+    if (big >= 18446744073709551616n) throw new SimError(`integer literal ${n.text} does not fit in 64 bits`, locOf(n), 'unsupported');
+    const w = wide(big, false) as number;
+    return { t: num('u64'), ev: () => w, cv: w };
+  }
   return { t: num(dt), ev: () => v, cv: v };
 }
 

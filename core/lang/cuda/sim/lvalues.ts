@@ -24,6 +24,7 @@ export function loadFn(c: CompilerContext, lv: LV, t: CType): Fn {
         const o = O(f);
         const v = ld(b, o);
         if (b.space === 'shared' && f.ts.race) f.ts.m.access(f.ts.t, b, o, size, false);
+        if (b.watch) b.watch(f.ts, o, size, false);
         return v;
       };
     }
@@ -56,6 +57,7 @@ export function storeFn(c: CompilerContext, lv: LV, t: CType): (f: Frame, v: any
         const o = O(f);
         st(b, o, v);
         if (b.space === 'shared' && f.ts.race) f.ts.m.access(f.ts.t, b, o, size, true);
+        if (b.watch) b.watch(f.ts, o, size, true);
       };
     }
     case 'ptr':
@@ -71,6 +73,7 @@ export function storeFn(c: CompilerContext, lv: LV, t: CType): (f: Frame, v: any
         if (o < 0 || o + size > b.size) throw new SimError(`struct copy out of bounds of '${b.name}'`, undefined, 'oob');
         b.bytes.set(v.buf.bytes.subarray(v.offset, v.offset + size), o);
         if (b.space === 'shared' && f.ts.race) f.ts.m.access(f.ts.t, b, o, size, true);
+        if (b.watch) b.watch(f.ts, o, size, true);
       };
     }
     default:

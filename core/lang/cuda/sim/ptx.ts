@@ -3,17 +3,19 @@
 // bound operands (%0..%n, %[name]); the block runs as one statement and, when an instruction in it
 // blocks (try_wait, bar.sync, wait_group), resumes at that instruction when the thread wakes.
 // Covers the mbarrier family, bulk and non-bulk cp.async, named barriers, fences, tcgen05
-// (alloc, mma kind::f16 with no-swizzle K-major descriptors, commit, ld) and wgmma group
-// bookkeeping; anything else stops with "not supported by the simulator: PTX instruction …".
+// (alloc, mma kind::f16 with K- or MN-major descriptors in every swizzle, commit, ld); wgmma, ldmatrix and stmatrix
+// are in ptx-wgmma.ts. Anything else stops with "not supported by the simulator: PTX instruction …".
 import type { SyntaxNode } from '../parser';
 import { CUDA_CATALOGUE, type PtxEntry, ptxKey } from '../catalogue';
 import { asmStringText, type PtxLine, readPtxLines } from '../ptx';
 import { type Machine, SimError } from '../../../sim/machine';
 import type { Pointer } from '../../../sim/memory';
 import { barrierAt, bulkCopy, markProducer, threadArrive, waitParity, waitToken, type WaitMode } from './barrier-runtime';
-import type { CompilerContext as Compiler, Ex, FnCx } from './context';
+import type { CompilerContext as Compiler, Ex, FnCx, LV } from './context';
 import { tensorPtxOp } from './ptx-tensor';
 import { electSync, fenceProxyAsync, griddepcontrol, nanosleep, setmaxnreg, tcgen05Dealloc, timerRegister } from './ptx-misc';
+import { asmRegisterUse, ldmatrix, type PtxSite, sharedChunks, stmatrix, wgmmaCommit, wgmmaFence, wgmmaMmaAsync, wgmmaWait } from './ptx-wgmma';
+import { decodeUmmaDescriptor, elementAddress, type MatrixDescriptor } from '../../../sim/wgmma';
 import { fail, named, unsupported, requiredField } from './syntax';
 import { type BlockCtx, type Frame, fromGenericAddress, fromSharedAddress, liveMask, loader, storer, type ThreadCtx, toSharedPointer } from './runtime';
 import { convFn, type CType, isNum, sizeOfType, VOID } from './types';
@@ -29,6 +31,9 @@ interface Operand {
   out: boolean;
   inout: boolean;
   name?: string;
+  /** The C variable behind the operand, inputs included (wgmma tracks the registers an MMA owns). */
+  lv?: LV;
+  text: string;
 }
 
 export function compileAsm(c: Compiler, cx: FnCx, n: SyntaxNode): Ex {
@@ -42,22 +47,28 @@ export function compileAsm(c: Compiler, cx: FnCx, n: SyntaxNode): Ex {
     const cons = requiredField(o, 'constraint').text.replace(/"/g, '');
     const ex = c.expr(cx, requiredField(o, 'value'));
     if (!ex.lv) fail(`asm output '${o.text}' is not assignable`, o);
-    ops.push({ constraint: cons, ex, out: true, inout: cons.startsWith('+'), name: o.childForFieldName('symbol')?.text });
+    ops.push({ constraint: cons, ex, out: true, inout: cons.startsWith('+'), name: o.childForFieldName('symbol')?.text, lv: ex.lv, text: requiredField(o, 'value').text });
   }
   for (const o of ins ? named(ins).filter((x) => x.type === 'gnu_asm_input_operand') : []) {
     const cons = requiredField(o, 'constraint').text.replace(/"/g, '');
-    const ex = c.rv(c.expr(cx, requiredField(o, 'value')));
-    ops.push({ constraint: cons, ex, out: false, inout: false, name: o.childForFieldName('symbol')?.text });
+    const value = c.expr(cx, requiredField(o, 'value'));
+    const ex = c.rv(value);
+    ops.push({ constraint: cons, ex, out: false, inout: false, name: o.childForFieldName('symbol')?.text, lv: value.lv, text: requiredField(o, 'value').text });
   }
-  // Inputs evaluated into temps first: a blocked asm re-runs without re-evaluating side effects.
-  const inputs = ops.map((o) => (o.out && !o.inout ? undefined : c.toTemp(cx, n, o.out ? { ...o.ex, lv: undefined } : o.ex)));
+  // Inputs evaluated into temps first: a blocked asm re-runs without re-evaluating side effects. Their
+  // loads are the asm's register transfers (ThreadCtx.asmTag), which wgmma's register ownership tells apart.
+  const registerUse = asmRegisterUse(readPtxLines(text).map((l) => l.mnemonic));
+  const transfer = (e: Ex): Ex => (registerUse === undefined ? e : { ...e, ev: (f) => withAsmTag(f, registerUse, e.ev) });
+  const inputs = ops.map((o) => (o.out && !o.inout ? undefined : c.toTemp(cx, n, transfer(o.out ? { ...o.ex, lv: undefined } : o.ex))));
   const prog = parsePtx(text, ops, n, cx);
   const nregs = prog.nregs;
   const outStores = ops.map((o) => (o.out ? { st: c.storeFn(o.ex.lv!, o.ex.t), t: o.ex.t } : undefined));
   const key = {};
   const instrs = prog.instrs;
   const count = instrs.length;
-  return c.emitBlocking(cx, n, VOID, (f) => {
+  return c.emitBlocking(cx, n, VOID, (f) => withAsmTag(f, registerUse, runAsm));
+
+  function runAsm(f: Frame): number | undefined {
     const ts = f.ts;
     let regs: Regs;
     let pc = 0;
@@ -87,7 +98,18 @@ export function compileAsm(c: Compiler, cx: FnCx, n: SyntaxNode): Ex {
       if (o) o.st(f, toType(regs[i], o.t));
     }
     return 0;
-  });
+  }
+}
+
+function withAsmTag<T>(f: Frame, tag: string | undefined, run: (f: Frame) => T): T {
+  const ts = f.ts;
+  const prev = ts.asmTag;
+  ts.asmTag = tag;
+  try {
+    return run(f);
+  } finally {
+    ts.asmTag = prev;
+  }
 }
 
 function toType(v: unknown, t: CType): unknown {
@@ -193,16 +215,16 @@ function globalPtr(f: Frame, v: unknown, off: number): Pointer {
   return off ? { buf: p.buf, offset: p.offset + off } : p;
 }
 
-function compileLine(l: PtxLine, idx: number, reg: (n: string) => number, labels: Map<string, number>, retried: boolean, _ops: Operand[], n: SyntaxNode, cx: FnCx): PInstr {
+function compileLine(l: PtxLine, idx: number, reg: (n: string) => number, labels: Map<string, number>, retried: boolean, ops: Operand[], n: SyntaxNode, cx: FnCx): PInstr {
   const next = idx + 1;
-  const body = compileOp(l, reg, labels, retried, n, cx);
+  const body = compileOp(l, reg, labels, retried, ops, n, cx);
   if (!l.pred) return body;
   const p = reg(l.pred.reg);
   const neg = l.pred.neg;
   return (f, r, pc) => (!!r[p] !== neg ? body(f, r, pc) : next);
 }
 
-function compileOp(l: PtxLine, reg: (n: string) => number, labels: Map<string, number>, retried: boolean, n: SyntaxNode, cx: FnCx): PInstr {
+function compileOp(l: PtxLine, reg: (n: string) => number, labels: Map<string, number>, retried: boolean, ops: Operand[], n: SyntaxNode, cx: FnCx): PInstr {
   const next = (_f: Frame, _r: Regs, pc: number) => pc + 1;
   const mn = l.mnemonic;
   const o = l.operands;
@@ -217,7 +239,7 @@ function compileOp(l: PtxLine, reg: (n: string) => number, labels: Map<string, n
     return reg(t);
   };
   const unsup = (): never => unsupported(`PTX instruction '${mn}'`, n);
-  const site: Site = { mn, parts, o, reg, retried, n, cx };
+  const site: Site = { mn, parts, o, reg, retried, n, cx, value: (s) => valueOf(s, reg), operands: ops };
   // An instruction the catalogue knows goes to its handler; the catalogue says why the others are refused.
   const key = ptxKey(mn);
   if (key !== undefined) {
@@ -348,23 +370,15 @@ function compileOp(l: PtxLine, reg: (n: string) => number, labels: Map<string, n
       return cpOp(parts, mn, o, reg, n);
     case 'tcgen05':
       return tcgen05Op(parts, mn, o, reg, n, cx);
-    case 'wgmma':
-      return wgmmaOp(site);
   }
   void has;
   return unsup();
 }
 
 /** One instruction as a handler compiles it. */
-interface Site {
-  mn: string;
-  parts: string[];
-  o: string[];
-  reg: (n: string) => number;
+interface Site extends PtxSite {
   /** A try_wait/test_wait that a backward `@!p bra` retries until done. */
   retried: boolean;
-  n: SyntaxNode;
-  cx: FnCx;
 }
 
 type Handler = (s: Site) => PInstr;
@@ -397,17 +411,6 @@ function barOp(s: Site): PInstr {
     if (count % 32 !== 0 || count > m.blockSize) throw new SimError(`bar.sync thread count ${count} must be a multiple of 32 and at most the block size (${m.blockSize})`);
     return m.syncBlock(f.ts.t, Number(id(r, f)), count) ? pc + 1 : BLOCK;
   };
-}
-
-function wgmmaOp(s: Site): PInstr {
-  const what = s.parts[1];
-  if (what === 'fence') return nextInstr;
-  if (what === 'commit_group') return (f, _r, pc) => (f.ts.m.asyncCommit(f.ts.t, 'wgmma'), pc + 1);
-  if (what === 'wait_group') {
-    const k = valueOf(s.o[0], s.reg);
-    return (f, r, pc) => (f.ts.m.asyncWaitGroups(f.ts.t, 'wgmma', Number(k(r, f))) ? pc + 1 : BLOCK);
-  }
-  unsupported(`PTX instruction '${s.mn}'`, s.n);
 }
 
 const mbarrier: Handler = (s) => mbarrierOp(s.parts, s.o, s.reg, s.retried, s.n);
@@ -463,9 +466,12 @@ export const SIM_PTX_HANDLERS: Readonly<Record<string, Handler>> = {
   'tcgen05.wait::st': tcgen05,
   'tcgen05.fence::before_thread_sync': tcgen05,
   'tcgen05.fence::after_thread_sync': tcgen05,
-  'wgmma.fence': wgmmaOp,
-  'wgmma.commit_group': wgmmaOp,
-  'wgmma.wait_group': wgmmaOp,
+  'wgmma.fence': wgmmaFence,
+  'wgmma.commit_group': wgmmaCommit,
+  'wgmma.wait_group': wgmmaWait,
+  'wgmma.mma_async': wgmmaMmaAsync,
+  ldmatrix: ldmatrix,
+  stmatrix: stmatrix,
   'fence.mbarrier_init': noop,
   'fence.proxy.async': () => fenceProxyAsync,
   'barrier.cluster.arrive': barOp,
@@ -680,7 +686,7 @@ function tcgen05Op(parts: string[], mn: string, o: string[], reg: (n: string) =>
       const id = V(3);
       const acc = o[4] ? V(4) : () => 1;
       return (f, r, pc) => {
-        issueMma(f.ts, Number(d.base(r, f)) + d.off, Number(ad(r, f)), Number(bd(r, f)), Number(id(r, f)) >>> 0, !!acc(r, f), mn);
+        issueMma(f.ts, Number(d.base(r, f)) + d.off, ad(r, f), bd(r, f), Number(id(r, f)) >>> 0, !!acc(r, f), mn);
         return pc + 1;
       };
     }
@@ -723,19 +729,19 @@ function tcgen05Op(parts: string[], mn: string, o: string[], reg: (n: string) =>
   unsupported(`PTX instruction '${mn}'`, n);
 }
 
-/** Decoded shared-memory matrix descriptor (no-swizzle, K-major). */
-function smemDesc(desc: number, what: string): { start: number; lbo: number; sbo: number } {
-  const lo = desc % 4294967296;
-  const hi = Math.floor(desc / 4294967296);
-  const start = (lo & 0x3fff) << 4;
-  const lbo = ((lo >>> 16) & 0x3fff) << 4;
-  const sbo = (hi & 0x3fff) << 4;
-  const layout = (hi >>> 29) & 7;
-  if (layout !== 0) throw new SimError(`${what}: swizzled shared-memory layouts (layout ${layout}) are not modelled; only SWIZZLE_NONE`, undefined, 'unsupported');
-  return { start, lbo, sbo };
+/** A tcgen05 operand descriptor (core/sim/wgmma.ts decodeUmmaDescriptor), refused with the instruction's name. */
+function smemDesc(desc: number | bigint, what: string): MatrixDescriptor {
+  let d: MatrixDescriptor;
+  try {
+    d = decodeUmmaDescriptor(desc);
+  } catch (e) {
+    throw new SimError(`${what}: ${(e as Error).message}`, undefined, 'unsupported');
+  }
+  if (d.baseOffset) throw new SimError(`${what}: matrix base offset ${d.baseOffset} is not modelled`, undefined, 'unsupported');
+  return d;
 }
 
-function issueMma(ts: ThreadCtx, dAddr: number, aDesc: number, bDesc: number, idesc: number, accumulate: boolean, mn: string): void {
+function issueMma(ts: ThreadCtx, dAddr: number, aDesc: number | bigint, bDesc: number | bigint, idesc: number, accumulate: boolean, mn: string): void {
   const { m, t, blk } = ts;
   const dfmt = (idesc >>> 4) & 3;
   const afmt = (idesc >>> 7) & 7;
@@ -745,7 +751,6 @@ function issueMma(ts: ThreadCtx, dAddr: number, aDesc: number, bDesc: number, id
   const N = ((idesc >>> 17) & 0x3f) << 3;
   const M = ((idesc >>> 24) & 0x1f) << 4;
   if (dfmt !== 1) throw new SimError(`${mn}: only an f32 accumulator is modelled (instruction descriptor D format ${dfmt})`, undefined, 'unsupported');
-  if (transA || transB) throw new SimError(`${mn}: MN-major operands are not modelled`, undefined, 'unsupported');
   if (afmt > 1 || bfmt > 1) throw new SimError(`${mn}: operand formats ${afmt}/${bfmt} are not f16/bf16`, undefined, 'unsupported');
   if (M !== 64 && M !== 128) throw new SimError(`${mn}: M = ${M} is not modelled (64 or 128)`, undefined, 'unsupported');
   const A = smemDesc(aDesc, mn);
@@ -761,23 +766,22 @@ function issueMma(ts: ThreadCtx, dAddr: number, aDesc: number, bDesc: number, id
   const label = `tcgen05.mma ${M}x${N}x${K}`;
   const op = m.asyncIssue(t, 'tcgen05', label, m.lat.tcgen05, (mm: Machine) => {
     const tm = tmemOf(blk);
-    const at = (d: { start: number; lbo: number; sbo: number }, row: number, k: number) => d.start + (row >> 3) * d.sbo + (k >> 3) * d.lbo + (row & 7) * 16 + (k & 7) * 2;
-    const a0 = fromSharedAddress(blk, A.start);
-    const b0 = fromSharedAddress(blk, B.start);
+    // Element (row, k) in the canonical layouts, K-major or (transposed) MN-major, with the descriptor's swizzle.
     const aVals = new Float64Array(M * K);
     const bVals = new Float64Array(N * K);
-    for (let i = 0; i < M; i++)
-      for (let k = 0; k < K; k++) {
-        const p = fromSharedAddress(blk, at(A, i, k));
-        aVals[i * K + k] = ldA(p.buf, p.offset);
-      }
-    for (let j = 0; j < N; j++)
-      for (let k = 0; k < K; k++) {
-        const p = fromSharedAddress(blk, at(B, j, k));
-        bVals[j * K + k] = ldB(p.buf, p.offset);
-      }
-    mm.accessAsync(op, a0.buf, a0.offset, Math.min(a0.buf.size - a0.offset, at(A, M - 1, K - 1) + 2 - A.start), false);
-    mm.accessAsync(op, b0.buf, b0.offset, Math.min(b0.buf.size - b0.offset, at(B, N - 1, K - 1) + 2 - B.start), false);
+    const read: number[] = [];
+    const load = (d: MatrixDescriptor, mnMajor: number, ld: typeof ldA, rows: number, into: Float64Array) => {
+      for (let i = 0; i < rows; i++)
+        for (let k = 0; k < K; k++) {
+          const addr = elementAddress(d, !mnMajor, 2, i, k);
+          const p = fromSharedAddress(blk, addr);
+          into[i * K + k] = ld(p.buf, p.offset);
+          read.push(addr);
+        }
+    };
+    load(A, transA, ldA, M, aVals);
+    load(B, transB, ldB, N, bVals);
+    for (const x of sharedChunks(blk, read)) mm.accessAsync(op, x.buf, x.offset, x.size, false);
     const dv = new DataView(new ArrayBuffer(4));
     for (let i = 0; i < M; i++)
       for (let j = 0; j < N; j++) {

@@ -6,7 +6,7 @@ import type { DType } from '../../../sim/dtypes';
 import { fromBf16Bits, fromHalfBits, toBf16Bits, toHalfBits } from '../../../sim/dtypes';
 import { type Machine, type SimThread, type SourceLoc, SimError } from '../../../sim/machine';
 import { Buffer, OutOfBounds, type Pointer } from '../../../sim/memory';
-import { chk64, type CType } from './types';
+import { type CType, wide } from './types';
 
 /** Instruction results besides "next pc". */
 export const BLOCKED = -1;
@@ -111,6 +111,12 @@ export class ThreadCtx {
   frame!: Frame;
   /** Resume point inside a blocked inline-asm block (per asm instruction object). */
   asmResume?: { key: object; pc: number; regs: any[] };
+  /**
+   * What the inline asm executing now does with its register operands (ptx-wgmma.ts `asmRegisterUse`):
+   * 'none' for an empty asm (a compiler fence such as CUTLASS's warpgroup_fence_operand), the MMA's
+   * shape for a wgmma.mma_async, undefined otherwise and outside asm.
+   */
+  asmTag?: string;
   /** Pending time limit of a timed try_wait. */
   timer?: { key: object; op: { done: boolean } };
   /** Shared accesses are checked for races (off while a completion function runs). */
@@ -161,9 +167,9 @@ export function loader(dt: DType): Loader {
     case 'bf16':
       return (b, o) => (o >= 0 && o + 2 <= b.bytes.length ? fromBf16Bits(b.view.getUint16(o, true)) : oob(b, o, 2));
     case 's64':
-      return (b, o) => (o >= 0 && o + 8 <= b.bytes.length ? chk64(Number(b.view.getBigInt64(o, true))) : oob(b, o, 8));
+      return (b, o) => (o >= 0 && o + 8 <= b.bytes.length ? (wide(b.view.getBigInt64(o, true), true) as number) : oob(b, o, 8));
     case 'u64':
-      return (b, o) => (o >= 0 && o + 8 <= b.bytes.length ? chk64(Number(b.view.getBigUint64(o, true))) : oob(b, o, 8));
+      return (b, o) => (o >= 0 && o + 8 <= b.bytes.length ? (wide(b.view.getBigUint64(o, true), false) as number) : oob(b, o, 8));
   }
 }
 

@@ -260,8 +260,31 @@ export function tooWide(v: number): never {
   throw new SimError(`64-bit integer value ${v} is beyond 2^53, which the simulator cannot hold exactly`, undefined, 'unsupported');
 }
 
+/**
+ * A 64-bit integer value: a number while it is exact (|v| < 2^53), a bigint beyond (wgmma/UMMA
+ * descriptors keep their swizzle mode in bits 62-63). The form is canonical, so `===` compares values.
+ */
+export type Int64 = number | bigint;
+const MAX_SAFE = 9007199254740991;
+const MAX_SAFE_BIG = 9007199254740991n;
+
+/** `v` wrapped to 64 bits (two's complement), in canonical form. */
+export function wide(v: bigint, signed: boolean): Int64 {
+  const r = signed ? BigInt.asIntN(64, v) : BigInt.asUintN(64, v);
+  return r <= MAX_SAFE_BIG && r >= -MAX_SAFE_BIG ? Number(r) : r;
+}
+
+const toBig = (v: Int64): bigint => (typeof v === 'bigint' ? v : BigInt(v));
+
+/** A 64-bit value as a JS number (rounded when it is a bigint), for conversions to floating point. */
+const toNumber = (v: Int64): number => (typeof v === 'bigint' ? Number(v) : v);
+
+/** The low 32 bits of a 64-bit value as a signed number (narrowing conversions). */
+const low32 = (v: Int64): number => (typeof v === 'bigint' ? Number(BigInt.asIntN(32, v)) : v | 0);
+
 export function chk64(v: number): number {
-  if (v > 9007199254740991 || v < -9007199254740991) tooWide(v);
+  if (typeof v === 'bigint') return v;
+  if (v > MAX_SAFE || v < -MAX_SAFE) tooWide(v);
   return v;
 }
 
@@ -272,22 +295,37 @@ function floatToInt(v: number, lo: number, hi: number): number {
   return t < lo ? lo : t > hi ? hi : t;
 }
 
+/** A float converted to a 64-bit integer (saturating like cvt.rzi), exact beyond 2^53. */
+function floatTo64(v: number, signed: boolean): Int64 {
+  const t = floatToInt(v, signed ? -9223372036854775808 : 0, TWO64);
+  if (t <= MAX_SAFE && t >= -MAX_SAFE) return t;
+  if (!signed && t >= TWO64) return 0xffffffffffffffffn;
+  if (signed && t >= 9223372036854775808) return 0x7fffffffffffffffn;
+  return wide(BigInt(t), signed);
+}
+
 /** Conversion of a value of type `from` to `to`; undefined when it is the identity. */
 export function convFn(from: DType, to: DType): ((v: number) => number) | undefined {
   if (from === to) return undefined;
   const ff = isFloatDt(from);
   switch (to) {
     case 'f64':
-      return undefined;
+      return from === 's64' || from === 'u64' ? toNumber : undefined;
     case 'f32':
       if (from === 'f16' || from === 'bf16' || from === 'bool' || RANK[from] <= 2) return undefined;
-      return Math.fround;
+      return from === 's64' || from === 'u64' ? (v) => Math.fround(toNumber(v)) : Math.fround;
     case 'f16':
-      return (v) => coerce('f16', v);
+      return (v) => coerce('f16', toNumber(v));
     case 'bf16':
-      return (v) => coerce('bf16', v);
+      return (v) => coerce('bf16', toNumber(v));
     case 'bool':
       return (v) => (v !== 0 ? 1 : 0);
+  }
+  if ((from === 's64' || from === 'u64') && to !== 's64' && to !== 'u64') {
+    const narrow = convFn('s32', to);
+    return narrow ? (v) => narrow(low32(v)) : low32;
+  }
+  switch (to) {
     case 's8':
       return ff ? (v) => (floatToInt(v, -128, 127) << 24) >> 24 : (v) => (v << 24) >> 24;
     case 'u8':
@@ -303,13 +341,14 @@ export function convFn(from: DType, to: DType): ((v: number) => number) | undefi
       if (from === 'bool' || from === 'u8' || from === 'u16') return undefined;
       return ff ? (v) => floatToInt(v, 0, 4294967295) : (v) => v >>> 0;
     case 's64':
-      if (ff) return (v) => chk64(floatToInt(v, -9223372036854775808, 9223372036854775807));
-      return from === 'u64' ? (v) => chk64(v) : undefined;
+      if (ff) return (v) => floatTo64(v, true) as number;
+      return from === 'u64' ? (v) => (typeof v === 'bigint' ? wide(v, true) : v) as number : undefined;
     case 'u64':
-      if (ff) return (v) => chk64(floatToInt(v, 0, TWO64));
+      if (ff) return (v) => floatTo64(v, false) as number;
       if (!isSigned(from)) return undefined;
-      return (v) => (v < 0 ? tooWide(v + TWO64) : v);
+      return (v) => (v < 0 ? wide(toBig(v), false) : v) as number;
   }
+  return undefined;
 }
 
 export function convert(v: number, from: DType, to: DType): number {
@@ -321,8 +360,8 @@ export function convert(v: number, from: DType, to: DType): number {
 
 type Fn = (f: any) => any;
 
-/** 64-bit bitwise operation through BigInt (rare; exactness checked). */
-function big(op: string, a: number, b: number, signed: boolean): number {
+/** 64-bit bitwise operation through BigInt (operands beyond 32 bits). */
+function big(op: string, a: Int64, b: Int64, signed: boolean): Int64 {
   const A = BigInt(a);
   const B = BigInt(b);
   let r: bigint;
@@ -336,8 +375,42 @@ function big(op: string, a: number, b: number, signed: boolean): number {
     default:
       r = A ^ B;
   }
-  r = signed ? BigInt.asIntN(64, r) : BigInt.asUintN(64, r);
-  return chk64(Number(r));
+  return wide(r, signed);
+}
+
+/**
+ * 64-bit + - * / %: in numbers while the result is exact, through BigInt beyond (wrapping like the
+ * hardware: unsigned modulo 2^64, signed two's complement).
+ */
+function arith64(op: string, signed: boolean): (a: Int64, b: Int64) => Int64 {
+  const viaBig = (a: Int64, b: Int64): Int64 => {
+    const A = toBig(a);
+    const B = toBig(b);
+    if ((op === '/' || op === '%') && B === 0n) divZero();
+    return wide(op === '+' ? A + B : op === '-' ? A - B : op === '*' ? A * B : op === '/' ? A / B : A % B, signed);
+  };
+  return (a, b) => {
+    if (typeof a !== 'number' || typeof b !== 'number') return viaBig(a, b);
+    let r: number;
+    switch (op) {
+      case '+':
+        r = a + b;
+        break;
+      case '-':
+        r = a - b;
+        break;
+      case '*':
+        r = a * b;
+        break;
+      case '/':
+        if (b === 0) divZero();
+        return Math.trunc(a / b);
+      default:
+        if (b === 0) divZero();
+        return a % b;
+    }
+    return r <= MAX_SAFE && r >= (signed ? -MAX_SAFE : 0) ? r : viaBig(a, b);
+  };
 }
 
 function divZero(): never {
@@ -408,27 +481,15 @@ export function arith(op: string, dt: DType, A: Fn, B: Fn): Fn {
     case 's64':
     case 'u64': {
       const signed = dt === 's64';
-      const wrapU = (v: number) => (v < 0 ? tooWide(v + TWO64) : chk64(v));
-      const fix = signed ? chk64 : wrapU;
       switch (op) {
         case '+':
-          return (f) => fix(A(f) + B(f));
         case '-':
-          return (f) => fix(A(f) - B(f));
         case '*':
-          return (f) => fix(A(f) * B(f));
         case '/':
-          return (f) => {
-            const b = B(f);
-            if (b === 0) divZero();
-            return Math.trunc(A(f) / b);
-          };
-        case '%':
-          return (f) => {
-            const b = B(f);
-            if (b === 0) divZero();
-            return A(f) % b;
-          };
+        case '%': {
+          const fn = arith64(op, signed);
+          return (f) => fn(A(f), B(f));
+        }
         case '&':
         case '|':
         case '^':
@@ -512,14 +573,17 @@ export function shift(op: '<<' | '>>', dt: DType, A: Fn, B: Fn): Fn {
             const a = A(f);
             const b = B(f);
             if (b >= 64 || b < 0) return 0;
-            const r = a * 2 ** b;
-            if (dt === 'u64' && r < 0) return tooWide(r);
-            return chk64(r);
+            if (typeof a === 'number') {
+              const r = a * 2 ** b;
+              if (r <= MAX_SAFE && r >= (dt === 's64' ? -MAX_SAFE : 0)) return r;
+            }
+            return wide(toBig(a) << BigInt(b), dt === 's64');
           }
         : (f) => {
             const a = A(f);
             const b = B(f);
             if (b >= 64 || b < 0) return a < 0 ? -1 : 0;
+            if (typeof a === 'bigint') return wide(a >> BigInt(b), dt === 's64');
             return Math.floor(a / 2 ** b);
           };
   }
@@ -551,11 +615,14 @@ export function negate(dt: DType, A: Fn): Fn {
     case 'u32':
       return (f) => -A(f) >>> 0;
     case 's64':
-      return (f) => chk64(-A(f));
+      return (f) => {
+        const a = A(f);
+        return typeof a === 'bigint' ? wide(-a, true) : -a;
+      };
     case 'u64':
       return (f) => {
         const a = A(f);
-        return a === 0 ? 0 : tooWide(TWO64 - a);
+        return a === 0 ? 0 : wide(-toBig(a), false);
       };
     case 'f32':
     case 'f64':
@@ -573,9 +640,12 @@ export function bitNot(dt: DType, A: Fn): Fn {
     case 'u32':
       return (f) => ~A(f) >>> 0;
     case 's64':
-      return (f) => chk64(-A(f) - 1);
+      return (f) => {
+        const a = A(f);
+        return typeof a === 'bigint' ? wide(~a, true) : -a - 1;
+      };
     case 'u64':
-      return (f) => tooWide(TWO64 - 1 - A(f));
+      return (f) => wide(~toBig(A(f)), false);
   }
   throw new SimError(`~ on ${dt}`, undefined, 'unsupported');
 }

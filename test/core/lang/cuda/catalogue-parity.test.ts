@@ -27,7 +27,7 @@ const NO_DOC_YET = [
   '__reduce_add_sync', '__reduce_min_sync', '__reduce_max_sync', '__reduce_and_sync', '__reduce_or_sync', '__reduce_xor_sync',
   '.wait_parity', '.try_wait_parity', '.try_wait_parity_for',
   'cp.async.bulk.prefetch', 'tcgen05.alloc', 'tcgen05.dealloc', 'tcgen05.relinquish_alloc_permit', 'tcgen05.ld', 'tcgen05.st', 'tcgen05.cp', 'tcgen05.shift',
-  'tcgen05.wait::ld', 'tcgen05.wait::st', 'wgmma.fence', 'bar.red', 'barrier.red',
+  'tcgen05.wait::ld', 'tcgen05.wait::st', 'bar.red', 'barrier.red',
   '__threadfence', '__threadfence_block', '__threadfence_system', 'fence_proxy_async_shared_cta', '__mbarrier_arrive_no_complete',
   'cp_async_bulk_commit_group', 'cp_async_bulk_wait_group', 'cp_async_bulk_wait_group_read', '__pipeline_commit',
 ];

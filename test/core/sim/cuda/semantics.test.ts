@@ -37,16 +37,36 @@ describe('CUDA executor: integer and float semantics', () => {
     expect(values(r, 'u')).toEqual([0xffffffff, 0xf, (-5 >>> 0), Math.floor(0xffffffff / 3)]);
   });
 
-  it('keeps 64-bit integers exact and refuses values beyond 2^53', async () => {
+  it('keeps 64-bit integers exact, beyond 2^53 too (wgmma descriptors keep their swizzle in bits 62-63)', async () => {
     const ok = await runKernel(
       `__global__ void k(long long* o, int n) { if (threadIdx.x) return; size_t a = (size_t)n * n * n; o[0] = a; o[1] = (1ull << 46) | 5; o[2] = -(long long)a / 7; }`,
       { block: [1, 1, 1], args: ['o=s64[3]', 'n=100000'] },
     );
     expect(ok.status).toBe('completed');
     expect(values(ok, 'o')).toEqual([1e15, 2 ** 46 + 5, Math.trunc(-1e15 / 7)]);
-    const bad = await runKernel(`__global__ void k(long long* o) { unsigned long long x = ~0ull; o[0] = x; }`, { block: [1, 1, 1], args: ['o=s64[1]'] });
-    expect(bad.status).toBe('error');
-    expect(bad.message).toMatch(/beyond 2\^53/);
+    const wide = await runKernel(
+      `__global__ void k(long long* o, unsigned long long* u) {
+        unsigned long long d = (1ull << 62) | ((unsigned long long)(1024 >> 4) << 32) | 0x1234;
+        unsigned long long e = d + 32;             // a descriptor advanced by 512 bytes
+        o[0] = (long long)(d >> 62);
+        o[1] = (long long)(e & 0x3fff);
+        o[2] = (long long)((e >> 32) & 0x3fff);
+        o[3] = (long long)(e - d);
+        o[4] = ~0ull;                              // -1 as long long
+        o[5] = (long long)((0ull - 1) >> 32);      // unsigned wrap
+        o[6] = (long long)(0xC000000000000000ull >> 60);
+        o[7] = (unsigned)(e);                      // the low word
+        o[8] = -(long long)(1ull << 62) / (1ll << 61);
+        u[0] = d; u[1] = 5;
+        unsigned long long back = u[0];
+        o[9] = back == d && back != e && back > e - 33 && d < e;
+        long long big = (1ll << 40) + 5;           // narrowing keeps the low bits, for exact and wide values alike
+        o[10] = (int)big + (unsigned short)big + (signed char)(big - 6) + (int)(d | 0xffffffffull);
+      }`,
+      { block: [1, 1, 1], args: ['o=s64[11]', 'u=u64[2]'] },
+    );
+    expect(wide.status, wide.message).toBe('completed');
+    expect(values(wide, 'o')).toEqual([1, 0x1234 + 32, 64, 32, -1, 0xffffffff, 12, 0x1234 + 32, -2, 1, 5 + 5 - 1 - 1]);
   });
 
   it('rounds float, double and half like the GPU', async () => {
@@ -234,6 +254,13 @@ describe('CUDA executor: memory, synchronisation and warp collectives', () => {
     expect(r.status).toBe('completed');
     expect(lines).toEqual(['t=0 x=1.50 hex=ff ok\n', 't=1 x=1.50 hex=ff ok\n']);
     expect(r.stdout).toBe(lines.join(''));
+  });
+
+  it('prints 64-bit integers exactly, beyond 2^53 too (a wgmma descriptor)', async () => {
+    const r = await runKernel(`#include <cstdint>
+      __global__ void k() { if (threadIdx.x) return; uint64_t d = (1ull << 62) | 0x1234; long long n = -5; printf("%llu %llx %#llX %lld %+lld %llx %5lu\\n", d, d, d, n, 7ll, n, 42ul); }`);
+    expect(r.status, r.message).toBe('completed');
+    expect(r.stdout).toBe('4611686018427392564 4000000000001234 0X4000000000001234 -5 +7 fffffffffffffffb    42\n');
   });
 });
 
