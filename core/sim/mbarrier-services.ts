@@ -129,6 +129,8 @@ export class MbarrierServices {
    * such as `asyncAfterAll`'s, it carries that op's ordering for race detection).
    */
   mbArrive(t: SimThread | undefined, b: SimBarrier, count = 1, tx = 0, drop = false): number {
+    const by = t ?? (this.m.completingOp ? this.m.threads[this.m.completingOp.issuer] : undefined);
+    if (by && by.block !== b.block) b.remote = true;
     if (t) {
       for (let i = 0; i < count; i++) b.arrivedThisPhase.push(t.index);
       this.races?.arrive(b.id, t.index);
@@ -157,6 +159,7 @@ export class MbarrierServices {
   /** complete_tx from an async engine (`op` identifies it for race clocks). */
   mbCompleteTx(b: SimBarrier, bytes: number, op?: AsyncOp): void {
     op ??= this.m.completingOp;
+    if (op && this.m.threads[op.issuer].block !== b.block) b.remote = true;
     if (op) this.races?.asyncArrive(b.id, op.id);
     this.completingThread = op ? this.m.threads[op.issuer] : undefined;
     let m: MbarrierMisuse | undefined;
@@ -180,7 +183,7 @@ export class MbarrierServices {
     if (!this.checkInit(t, b, 'wait')) return true;
     const p = parity & 1;
     if (b.mb.parityComplete(p)) {
-      this.races?.acquire(b.id, t.index);
+      this.acquire(b, t);
       return true;
     }
     const w = this.mbarrierWait(t, b);
@@ -199,7 +202,7 @@ export class MbarrierServices {
         this.misuse(t, b, b.mb.tokenComplete(token).misuse!, 'wait(token)');
         return true;
       }
-      this.races?.acquire(b.id, t.index);
+      this.acquire(b, t);
       return true;
     }
     const w = this.mbarrierWait(t, b);
@@ -222,7 +225,7 @@ export class MbarrierServices {
   mbTestParity(t: SimThread, b: SimBarrier, parity: number): boolean {
     if (!this.checkInit(t, b, 'test_wait')) return false;
     const ok = b.mb.parityComplete(parity & 1);
-    if (ok) this.races?.acquire(b.id, t.index);
+    if (ok) this.acquire(b, t);
     return ok;
   }
 
@@ -230,8 +233,14 @@ export class MbarrierServices {
     if (!this.checkInit(t, b, 'test_wait')) return false;
     const r = b.mb.tokenComplete(token);
     if (r.misuse) this.misuse(t, b, r.misuse, 'test_wait(token)');
-    if (r.done) this.races?.acquire(b.id, t.index);
+    if (r.done) this.acquire(b, t);
     return r.done;
+  }
+
+  /** `t` observed a completed phase of `b`: what its arrivals released (all of its block, after a remote arrival). */
+  private acquire(b: SimBarrier, t: SimThread): void {
+    this.races?.acquire(b.id, t.index);
+    if (b.remote) this.races?.acquireAll(t.index);
   }
 
   /** Forgets a finished block's shared-memory barriers; `forget` drops the machine's waiter list on each. */

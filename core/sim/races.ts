@@ -316,6 +316,24 @@ export class RaceDetector {
     if (d) ctx.clocks[this.slotOf(ctx, thread)].acquire(d, ctx.width);
   }
 
+  /**
+   * `thread` observed an ordering that threads of other CTAs took part in (a barrier phase with a
+   * remote arrival or complete_tx): their clocks cannot be compared with this block's, so the thread
+   * is ordered after everything its own block did so far. No false race; a race through the other
+   * CTA goes unreported.
+   */
+  acquireAll(thread: number): void {
+    const ctx = this.byThread[thread];
+    if (!ctx) return;
+    const tc = ctx.clocks[this.slotOf(ctx, thread)];
+    for (let j = 0; j < ctx.size; j++) {
+      const own = ctx.clocks[j].at(j);
+      if (own > tc.at(j)) tc.raise(j, own);
+      const seq = ctx.asyncSeq[j];
+      if (seq > tc.at(ctx.size + j)) tc.raise(ctx.size + j, seq);
+    }
+  }
+
   asyncIssue(op: number, thread: number): void {
     const ctx = this.byThread[thread];
     if (!ctx) return;

@@ -379,7 +379,7 @@ export const CUDA_CATALOGUE: Readonly<Record<string, CatalogueEntry>> = {
   'bar.arrive': ptx({ sync: 'named', doc: 'ptx.bar.arrive' }),
   'barrier.arrive': ptx({ sync: 'named', doc: 'ptx.bar.arrive' }),
   'elect.sync': ptx({ doc: 'ptx.elect.sync' }),
-  mapa: ptx({ mapa: true, doc: 'ptx.mapa', simulated: false }),
+  mapa: ptx({ mapa: true, doc: 'ptx.mapa' }),
 };
 
 const ARRIVE_AND_EXPECT_TX: CallShape = { kind: 'arrive-expect-tx', barrierArg: 'receiver', bytes: 0, defaultCount: 1, requiresKnownBarrier: true, remote: (n) => n >= 2 };

@@ -11,6 +11,7 @@ import { asmStringText, type PtxLine, readPtxLines } from '../ptx';
 import { type Machine, SimError } from '../../../sim/machine';
 import type { Pointer } from '../../../sim/memory';
 import { barrierAt, bulkCopy, markProducer, threadArrive, waitParity, waitToken, type WaitMode } from './barrier-runtime';
+import { type ClusterSite, clusterPtx, clusterRegister } from './ptx-cluster';
 import type { CompilerContext as Compiler, Ex, FnCx } from './context';
 import { fail, named, unsupported, requiredField } from './syntax';
 import { type BlockCtx, type Frame, fromGenericAddress, fromSharedAddress, liveMask, loader, storer, type ThreadCtx, toSharedPointer } from './runtime';
@@ -133,7 +134,8 @@ function parsePtx(text: string, ops: Operand[], n: SyntaxNode, cx: FnCx): { inst
 
 /** Operand accessor: register, immediate, or special register. */
 function valueOf(s: string, reg: (n: string) => number): (r: Regs, f: Frame) => any {
-  const t = s.trim();
+  // In an asm statement with operands, `%%` is a literal `%` (`%%cluster_ctarank`).
+  const t = s.trim().replace(/^%%/, '%');
   if (/^-?\d+$/.test(t) || /^0[xX][0-9a-fA-F]+$/.test(t)) {
     const v = Number(t);
     return () => v;
@@ -163,6 +165,8 @@ function valueOf(s: string, reg: (n: string) => number): (r: Regs, f: Frame) => 
     case '%lanemask_lt':
       return (_r, f) => ((1 << f.ts.t.lane) - 1) >>> 0;
   }
+  const cluster = clusterRegister(t);
+  if (cluster) return cluster;
   const i = reg(t);
   return (r) => r[i];
 }
@@ -213,6 +217,9 @@ function compileOp(l: PtxLine, reg: (n: string) => number, labels: Map<string, n
   };
   const unsup = (): never => unsupported(`PTX instruction '${mn}'`, n);
   const site: Site = { mn, parts, o, reg, retried, n, cx };
+  // Cluster forms (mapa, .shared::cluster operands, multicast, barrier.cluster) live in ptx-cluster.ts.
+  const cluster = clusterPtx(clusterSite(site));
+  if (cluster) return cluster;
   // An instruction the catalogue knows goes to its handler; the catalogue says why the others are refused.
   const key = ptxKey(mn);
   if (key !== undefined) {
@@ -389,11 +396,6 @@ function barOp(s: Site): PInstr {
   const next = nextInstr;
   const V = (i: number) => valueOf(o[i], reg);
   const unsup = (): never => unsupported(`PTX instruction '${s.mn}'`, s.n);
-  if (parts[1] === 'cluster') {
-    if (parts[2] === 'arrive') return next;
-    if (parts[2] === 'wait') return (f, _r, pc) => (f.ts.m.syncBlock(f.ts.t, 15, f.ts.m.blockSize, 'barrier.cluster.wait (a cluster of one CTA)') ? pc + 1 : BLOCK);
-    return unsup();
-  }
   const op = parts[1] === 'sync' || parts[1] === 'arrive' || parts[1] === 'red' ? parts[1] : parts.length === 1 || parts[1] === 'aligned' ? 'sync' : parts[1];
   if (op === 'red') return unsup();
   const id = o[0] ? V(0) : () => 0;
@@ -423,6 +425,13 @@ function wgmmaOp(s: Site): PInstr {
   unsupported(`PTX instruction '${s.mn}'`, s.n);
 }
 
+function clusterSite(s: Site): ClusterSite {
+  const { reg, n } = s;
+  return { mn: s.mn, parts: s.parts, o: s.o, n, value: (x) => valueOf(x, reg), addr: (x) => addrOf(x, reg, n), dest: (x) => (x.trim() === '_' ? -1 : reg(x.trim())) };
+}
+
+/** mapa and barrier.cluster: always cluster forms (compileOp sends them to ptx-cluster.ts first). */
+const clusterOp: Handler = (s) => clusterPtx(clusterSite(s)) ?? unsupported(`PTX instruction '${s.mn}'`, s.n);
 const mbarrier: Handler = (s) => mbarrierOp(s.parts, s.o, s.reg, s.retried, s.n);
 const cp: Handler = (s) => cpOp(s.parts, s.mn, s.o, s.reg, s.n);
 const tcgen05: Handler = (s) => tcgen05Op(s.parts, s.mn, s.o, s.reg, s.n, s.cx);
@@ -474,8 +483,9 @@ export const SIM_PTX_HANDLERS: Readonly<Record<string, Handler>> = {
   'wgmma.wait_group': wgmmaOp,
   'fence.mbarrier_init': noop,
   'fence.proxy.async': noop,
-  'barrier.cluster.arrive': barOp,
-  'barrier.cluster.wait': barOp,
+  'barrier.cluster.arrive': clusterOp,
+  'barrier.cluster.wait': clusterOp,
+  mapa: clusterOp,
   'bar.sync': barOp,
   'barrier.sync': barOp,
   'bar.arrive': barOp,
