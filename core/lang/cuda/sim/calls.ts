@@ -67,7 +67,8 @@ function compileFunction(c: CompilerContext, decl: FnDecl, cx: FnCx, inst: FnIns
   if (!body) unsupported(`function ${decl.name} has no body`, at);
   if (decl.ctor && decl.owner) c.emitFieldInits(cx, decl.owner, named(decl.node).find((x) => x.type === 'field_initializer_list'));
   c.block(cx, body);
-  c.emitReturn(cx, undefined, body);
+  // The implicit return at the closing brace: where a thread that runs off the end is (and a CTA exits).
+  c.emitReturn(cx, undefined, body.lastChild?.type === '}' ? body.lastChild : body);
   inst.ret = cx.ret;
   cx.finish();
 }

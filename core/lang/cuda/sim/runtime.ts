@@ -272,7 +272,12 @@ export function fromSharedAddress(blk: BlockCtx, a: number): Pointer {
 
 /** Resolves an address operand of a shared-memory PTX instruction: a pointer or a 32-bit window address. */
 export function toSharedPointer(blk: BlockCtx, v: unknown): Pointer {
-  if (v && typeof v === 'object' && 'buf' in (v as Pointer)) return v as Pointer;
+  if (v && typeof v === 'object' && 'buf' in (v as Pointer)) {
+    const p = v as Pointer;
+    // A pointer into a peer CTA (map_shared_rank) reaches it only through .shared::cluster instructions.
+    if (p.buf.space === 'shared' && !blk.baseOf.has(p.buf)) throw new SimError(`'${p.buf.name}' of another CTA used where a shared::cta address is expected: only .shared::cluster instructions and generic accesses reach a peer CTA`);
+    return p;
+  }
   if (typeof v === 'number') return fromSharedAddress(blk, v);
   throw new SimError('expected a shared-memory address');
 }
