@@ -39,6 +39,7 @@ import { Machine, type MachineOptions, type SimThread, SimError } from '../../..
 import { materialize } from '../../../sim/args';
 import { type Launch, type NamedBuffer, type PreparedSimulation, runLaunch, type SimulateRequest } from '../../../sim/run';
 import { Compiler, FnCx, type FnDecl, type FnInst, named } from './compile';
+import { declaredClusterDims } from './cluster-dims';
 import { chooseKernel } from './kernel-instances';
 import { type TemplateBinding, templateParams, templateScope } from './templates';
 import { CudaExecutor } from './executor';
@@ -106,7 +107,7 @@ export async function prepareCudaLaunch(req: SimulateRequest): Promise<Launch> {
     values.push(coerceScalar(p.type, a.value, p.name));
   }
 
-  const declared = clusterDims(compiler, decl, binding, sourceTexts.get(fileOf(decl.node)));
+  const declared = declaredClusterDims(compiler, decl, binding, sourceTexts.get(fileOf(decl.node)));
   if (req.cluster && declared && req.cluster.some((v, i) => v !== declared[i]))
     throw SimError.ofRequest({ kind: 'cluster' }, `bad launch configuration: ${kernelName} declares __cluster_dims__(${declared.join(', ')}), so a launch may not give it another cluster shape (${req.cluster.join('x')}); cudaLaunchKernelEx fails with cudaErrorClusterDimsMismatch`);
   const geometry: MachineOptions = {
@@ -172,36 +173,6 @@ function launchBounds(c: Compiler, decl: FnDecl, binding: TemplateBinding): numb
     if (!(err instanceof SimError)) throw err;
   }
   return Number.isInteger(v) && v > 0 && v <= 1024 ? v : undefined;
-}
-
-/**
- * `__cluster_dims__(X[, Y[, Z]])` in the kernel's head (tree-sitter does not know the attribute, so
- * the head's text is read; written on the line above `__global__` it is part of that text too).
- * Arguments are integer constants or names the compiler folds (constexpr values, template arguments).
- */
-function clusterDims(c: Compiler, decl: FnDecl, binding: TemplateBinding, full: string | undefined): [number, number, number] | undefined {
-  if (full === undefined) return undefined;
-  const body = decl.node.childForFieldName('body');
-  const lineStart = full.lastIndexOf('\n', decl.node.startIndex - 1) + 1;
-  const prevStart = full.lastIndexOf('\n', lineStart - 2) + 1;
-  const head = full.slice(prevStart, body ? body.startIndex : decl.node.endIndex);
-  const m = /__cluster_dims__\s*\(([^()]*)\)/.exec(head);
-  if (!m) return undefined;
-  const parts = m[1].split(',').map((x) => x.trim());
-  const dims = parts.map((x) => {
-    if (/^\d+[uUlL]*$/.test(x)) return parseInt(x, 10);
-    let v: number | undefined;
-    if (/^[A-Za-z_][\w:]*$/.test(x)) {
-      const cx = new FnCx(decl.name, null, binding, undefined, { line: 0 });
-      if (decl.tparams) for (const [k, sym] of templateScope(c, templateParams(decl.tparams), binding)) cx.scopes[0].set(k, sym);
-      const sym = c.lookup(cx, x)?.sym;
-      if (sym?.k === 'const') v = sym.value;
-    }
-    if (v === undefined) throw new SimError(`__cluster_dims__(${m[1]}): '${x}' is not an integer constant the simulator can fold`, { line: decl.node.startPosition.row }, 'unsupported');
-    return v;
-  });
-  if (dims.length < 1 || dims.length > 3 || dims.some((v) => !Number.isInteger(v) || v < 1)) throw SimError.ofRequest({ kind: 'cluster' }, `bad launch configuration: __cluster_dims__(${m[1]}) must have one to three positive integers`);
-  return [dims[0], dims[1] ?? 1, dims[2] ?? 1];
 }
 
 function suggestDtype(t: CType): string {
