@@ -243,3 +243,40 @@ __global__ void __cluster_dims__(2,1,1) k() {
     expect(r.message).toMatch(/'bar' of another CTA used where a shared::cta address is expected/);
   });
 });
+
+describe('bulk copies into a peer CTA', () => {
+  const kernel = (barRank: string) => `${COMMON}
+__global__ void __cluster_dims__(2,1,1) k(float* out) {
+  __shared__ alignas(16) float src[16];
+  __shared__ alignas(16) float dst[16];
+  __shared__ uint64_t full;
+  const uint32_t rank = rank_of();
+  if (threadIdx.x < 16) src[threadIdx.x] = (float)(threadIdx.x + 100 * rank);
+  if (threadIdx.x == 0) {
+    asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" :: "r"(smem_u32(&full)));
+    if (rank == 1) asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], 64;" :: "r"(smem_u32(&full)));
+    asm volatile("fence.mbarrier_init.release.cluster;");
+  }
+  asm volatile("barrier.cluster.arrive.release;\\nbarrier.cluster.wait.acquire;");
+  if (rank == 0 && threadIdx.x == 0)
+    asm volatile("cp.async.bulk.shared::cluster.shared::cta.mbarrier::complete_tx::bytes [%0], [%1], 64, [%2];"
+                 :: "r"(map_rank(&dst, 1)), "r"(smem_u32(&src)), "r"(${barRank}) : "memory");
+  if (rank == 1) {
+    asm volatile("{\\n .reg .pred p;\\n W: mbarrier.try_wait.parity.shared::cta.b64 p, [%0], 0;\\n @!p bra W;\\n}" :: "r"(smem_u32(&full)));
+    if (threadIdx.x < 16) out[threadIdx.x] = dst[threadIdx.x];
+  }
+  asm volatile("barrier.cluster.arrive.release;\\nbarrier.cluster.wait.acquire;");
+}`;
+
+  it('cp.async.bulk.shared::cluster.shared::cta lands in the peer and completes its barrier', async () => {
+    const r = await runKernel(kernel('map_rank(&full, 1)'), { grid: [2, 1, 1], args: ['out=f32[16]'] });
+    expect(r.status, r.message).toBe('completed');
+    expect(values(r, 'out')).toEqual(Array.from({ length: 16 }, (_, i) => i));
+  });
+
+  it('a destination and a barrier in different CTAs are refused', async () => {
+    const r = await runKernel(kernel('smem_u32(&full)'), { grid: [2, 1, 1], args: ['out=f32[16]'] });
+    expect(r.status).toBe('error');
+    expect(r.message).toMatch(/the destination \('dst'\) and the mbarrier \('full'\) are in different CTAs/);
+  });
+});
