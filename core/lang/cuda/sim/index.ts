@@ -109,7 +109,7 @@ export async function prepareCudaLaunch(req: SimulateRequest): Promise<Launch> {
 
   const declared = declaredClusterDims(compiler, decl, binding, sourceTexts.get(fileOf(decl.node)));
   if (req.cluster && declared && req.cluster.some((v, i) => v !== declared[i]))
-    throw SimError.ofRequest({ kind: 'cluster' }, `bad launch configuration: ${kernelName} declares __cluster_dims__(${declared.join(', ')}), so a launch may not give it another cluster shape (${req.cluster.join('x')}); cudaLaunchKernelEx fails with cudaErrorClusterDimsMismatch`);
+    throw SimError.ofRequest({ kind: 'cluster' }, `bad launch configuration: ${kernelName} declares __cluster_dims__(${declared.join(', ')}), so a launch may not give it another cluster shape (${req.cluster.join('x')}): the compile-time cluster dims cannot be overridden at launch`);
   const geometry: MachineOptions = {
     grid: req.grid ?? [1, 1, 1],
     block: req.block ?? [launchBounds(compiler, decl, binding) ?? 128, 1, 1],
