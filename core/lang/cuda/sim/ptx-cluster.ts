@@ -318,8 +318,9 @@ function bulkToCluster(s: ClusterSite): ClusterInstr {
     }
     for (const target of targets) check(target.dst.buf, target.dst.offset, bytes);
     for (const target of targets) markProducer(t, target.barrier);
-    const where = mask ? `CTA mask ${targets.map((x) => x.rank).join(',')}` : `CTA rank ${targets[0].rank}`;
-    const label = `${multicast ? 'cp.async.bulk multicast' : 'cp.async.bulk'} ${bytes} B → ${targets[0].dst.buf.name} (${where}; complete_tx on ${targets[0].barrier!.label.replace(/ \(CTA rank \d+\)$/, '')})`;
+    // Outside a cluster launch the label reads as for any bulk copy; in one it names the CTAs.
+    const where = m.clusters.size === 1 ? '' : mask ? `CTA ranks ${targets.map((x) => x.rank).join(',')}; ` : `CTA rank ${targets[0].rank}; `;
+    const label = `${multicast ? 'cp.async.bulk multicast' : 'cp.async.bulk'} ${bytes} B → ${targets[0].dst.buf.name} (${where}complete_tx on ${targets[0].barrier!.label.replace(/ \(CTA rank \d+\)$/, '')})`;
     const op: AsyncOp = m.asyncIssue(t, 'bulk', label, m.lat.bulkCopy, (mm: Machine) => {
       if (from.buf.space === 'shared') mm.accessAsync(op, from.buf, from.offset, bytes, false);
       deliverMulticast(mm, op, targets, bytes, (target) => copyBytes(target.dst, from, bytes));
