@@ -154,7 +154,7 @@ export class ClusterBarriers {
     this.pending.set(t.index, s.gen);
     s.arrived.add(t.index);
     if (!s.exited.has(t.index)) s.count++;
-    if (release) this.m.races?.arrive(raceKey(t.block), t.index);
+    if (release) this.m.races?.arrive(raceKey(s.cluster), t.index);
     this.maybeComplete(s);
   }
 
@@ -165,7 +165,7 @@ export class ClusterBarriers {
     const s = this.stateOf(this.m.clusterOf(t));
     if (s.gen > gen) {
       this.pending.delete(t.index);
-      if (acquire) this.m.races?.acquire(raceKey(t.block), t.index);
+      if (acquire) this.m.races?.acquire(raceKey(s.cluster), t.index);
       return true;
     }
     return this.m.blockOn(t, { kind: 'cluster-sync', on: s, ready: () => s.gen > gen, describe: () => `${what} (cluster ${s.cluster}: ${s.count} of ${s.expected} threads arrived)` });
@@ -191,8 +191,8 @@ export class ClusterBarriers {
     s.gen++;
     s.arrived.clear();
     s.count = s.exited.size;
-    // Each CTA publishes what its threads' release arrivals accumulated (clocks are per CTA).
-    for (let r = 0; r < this.m.clusters.size; r++) this.m.races?.release(raceKey(this.m.clusters.blockOf(s.cluster, r)), []);
+    // The cluster's vector clocks are one set (machine.ts): the phase publishes every release arrival of its CTAs.
+    this.m.races?.release(raceKey(s.cluster), []);
     this.m.notify(s);
   }
 
@@ -205,8 +205,8 @@ export class ClusterBarriers {
   }
 }
 
-function raceKey(block: number): string {
-  return `cluster-barrier:${block}`;
+function raceKey(cluster: number): string {
+  return `cluster-barrier:${cluster}`;
 }
 
 // ------------------------------------------------------------------ multicast delivery

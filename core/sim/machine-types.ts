@@ -176,8 +176,6 @@ export interface SimBarrier {
   onComplete?(m: CallbackMachine): void;
   /** Executor-owned bookkeeping for this barrier (the CUDA executor's warp arrive groups). */
   exec?: unknown;
-  /** A thread or copy of another CTA of the cluster arrived on it or completed bytes on it. */
-  remote?: boolean;
 }
 
 export interface AsyncOp {

@@ -120,6 +120,8 @@ export class Machine {
   private readonly byIndex = new Map<number, SimBlock>();
   /** Blocks of each cluster still live (a cluster's barrier state goes when the last one finishes). */
   private readonly clusterLive = new Map<number, number>();
+  /** The first machine thread of each live cluster (its race clocks' key). */
+  private readonly clusterFirstThread = new Map<number, number>();
   private stalls = 0;
   // Waking: waiters by the object they wait on, objects changed since the last wake (with the time of
   // the change), and waits without `on`, re-checked after any change.
@@ -184,6 +186,10 @@ export class Machine {
       while (this.nextBlock < this.numBlocks && !this.pendingReport && (this.live.length === 0 || this.live.length + size <= this.residentLimit)) {
         const launched: SimBlock[] = [];
         for (let i = 0; i < size; i++) launched.push(this.launchBlock(this.clusters.blockLaunched(this.nextBlock++), startTime));
+        // One set of vector clocks per cluster (its threads are consecutive): distributed shared
+        // memory, remote arrivals and multicast copies are ordered and race-checked across its CTAs.
+        this.races?.addBlock(launched.flatMap((b) => b.threads.map((t) => t.index)));
+        this.clusterFirstThread.set(launched[0].cluster, launched[0].threads[0]?.index ?? 0);
         // A block whose threads all finished at once (nothing to run) is done at once.
         for (const b of launched) this.checkBlockDone(b.index);
       }
@@ -208,7 +214,6 @@ export class Machine {
       this.threads.push(t);
       block.threads.push(t);
     }
-    this.races?.addBlock(block.threads.map((t) => t.index));
     try {
       this.executor.startBlock(this, block);
       for (const t of block.threads) this.executor.startThread(this, t);
@@ -271,7 +276,6 @@ export class Machine {
       t.asyncGroups.clear();
     }
     b.state = undefined;
-    this.races?.removeBlock(b.threads[0].index);
     this.mbarriers.releaseBlock(b.index, this.forgetWaiters);
     this.syncs.releaseBlock(b.index, this.forgetWaiters);
     const left = (this.clusterLive.get(b.cluster) ?? 1) - 1;
@@ -279,6 +283,8 @@ export class Machine {
     else {
       this.clusterLive.delete(b.cluster);
       this.clusterBarriers.releaseCluster(b.cluster, this.forgetWaiters);
+      this.races?.removeBlock(this.clusterFirstThread.get(b.cluster) ?? b.threads[0].index);
+      this.clusterFirstThread.delete(b.cluster);
     }
   }
 
@@ -730,11 +736,8 @@ export class Machine {
 
   /** Shared-memory access by a thread, for race detection. Call for every shared load/store. */
   access(t: SimThread, buf: Buffer, offset: number, size: number, write: boolean): void {
-    if (buf.block !== t.block && buf.space === 'shared' && buf.block !== undefined) {
-      // Distributed shared memory: the peer must be alive; its accesses are not race-checked (clocks are per CTA).
-      this.checkCtaAlive(buf.block, `an access to '${buf.name}' of another CTA`);
-      return;
-    }
+    // Distributed shared memory: the peer CTA must still be alive.
+    if (buf.block !== t.block && buf.space === 'shared' && buf.block !== undefined) this.checkCtaAlive(buf.block, `an access to '${buf.name}' of another CTA`);
     if (!this.races || buf.space !== 'shared') return;
     const r = this.races.access(t.index, buf, offset, size, write, t.loc);
     if (r) this.raise(raceReport(this.threads, t.index, t.loc, buf, offset, write, r));
@@ -743,8 +746,6 @@ export class Machine {
   /** Shared-memory access by an async op at completion (TMA/cp.async writes, MMA reads). */
   accessAsync(op: AsyncOp, buf: Buffer, offset: number, size: number, write: boolean): void {
     if (!this.races || buf.space !== 'shared') return;
-    // A copy into another CTA's memory (multicast, a peer destination): not race-checked, clocks are per CTA.
-    if (buf.block !== undefined && buf.block !== this.threads[op.issuer].block) return;
     const r = this.races.asyncAccess(op.id, buf, offset, size, write, op.loc);
     if (r) this.raise(raceReport(this.threads, op.issuer, op.loc, buf, offset, write, r, op.label));
   }

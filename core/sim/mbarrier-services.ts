@@ -129,8 +129,6 @@ export class MbarrierServices {
    * such as `asyncAfterAll`'s, it carries that op's ordering for race detection).
    */
   mbArrive(t: SimThread | undefined, b: SimBarrier, count = 1, tx = 0, drop = false): number {
-    const by = t ?? (this.m.completingOp ? this.m.threads[this.m.completingOp.issuer] : undefined);
-    if (by && by.block !== b.block) b.remote = true;
     if (t) {
       for (let i = 0; i < count; i++) b.arrivedThisPhase.push(t.index);
       this.races?.arrive(b.id, t.index);
@@ -159,7 +157,6 @@ export class MbarrierServices {
   /** complete_tx from an async engine (`op` identifies it for race clocks). */
   mbCompleteTx(b: SimBarrier, bytes: number, op?: AsyncOp): void {
     op ??= this.m.completingOp;
-    if (op && this.m.threads[op.issuer].block !== b.block) b.remote = true;
     if (op) this.races?.asyncArrive(b.id, op.id);
     this.completingThread = op ? this.m.threads[op.issuer] : undefined;
     let m: MbarrierMisuse | undefined;
@@ -237,10 +234,9 @@ export class MbarrierServices {
     return r.done;
   }
 
-  /** `t` observed a completed phase of `b`: what its arrivals released (all of its block, after a remote arrival). */
+  /** `t` observed a completed phase of `b`: what its arrivals released. */
   private acquire(b: SimBarrier, t: SimThread): void {
     this.races?.acquire(b.id, t.index);
-    if (b.remote) this.races?.acquireAll(t.index);
   }
 
   /** Forgets a finished block's shared-memory barriers; `forget` drops the machine's waiter list on each. */

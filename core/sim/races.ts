@@ -226,7 +226,7 @@ export class RaceDetector {
     return this.ops.size;
   }
 
-  /** A block's threads (consecutive machine indices) start. */
+  /** A block's threads (consecutive machine indices) start; for a cluster launch, all the threads of one cluster. */
   addBlock(threads: number[]): void {
     const size = threads.length;
     const ctx: BlockClocks = { base: threads[0], size, clocks: [], accum: new Map(), done: new Map(), ops: new Set(), asyncSeq: new Int32Array(size), buffers: new Set(), width: size };
@@ -314,24 +314,6 @@ export class RaceDetector {
     if (!ctx) return;
     const d = ctx.done.get(k);
     if (d) ctx.clocks[this.slotOf(ctx, thread)].acquire(d, ctx.width);
-  }
-
-  /**
-   * `thread` observed an ordering that threads of other CTAs took part in (a barrier phase with a
-   * remote arrival or complete_tx): their clocks cannot be compared with this block's, so the thread
-   * is ordered after everything its own block did so far. No false race; a race through the other
-   * CTA goes unreported.
-   */
-  acquireAll(thread: number): void {
-    const ctx = this.byThread[thread];
-    if (!ctx) return;
-    const tc = ctx.clocks[this.slotOf(ctx, thread)];
-    for (let j = 0; j < ctx.size; j++) {
-      const own = ctx.clocks[j].at(j);
-      if (own > tc.at(j)) tc.raise(j, own);
-      const seq = ctx.asyncSeq[j];
-      if (seq > tc.at(ctx.size + j)) tc.raise(ctx.size + j, seq);
-    }
   }
 
   asyncIssue(op: number, thread: number): void {

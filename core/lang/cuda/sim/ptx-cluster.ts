@@ -115,7 +115,7 @@ function typeOf(s: ClusterSite): DType {
   return dt;
 }
 
-/** A shared access of thread `f` (the machine race-checks it in the thread's own CTA, and checks a peer is alive). */
+/** A shared access of thread `f`: race-checked across the cluster's CTAs; a peer must still be alive. */
 function touch(f: Frame, p: Pointer, size: number, write: boolean): void {
   if (f.ts.race || p.buf.block !== f.ts.t.block) f.ts.m.access(f.ts.t, p.buf, p.offset, size, write);
 }

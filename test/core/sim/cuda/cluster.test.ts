@@ -280,3 +280,41 @@ __global__ void __cluster_dims__(2,1,1) k(float* out) {
     expect(r.message).toMatch(/the destination \('dst'\) and the mbarrier \('full'\) are in different CTAs/);
   });
 });
+
+describe('races across the CTAs of a cluster (one set of vector clocks per cluster)', () => {
+  const exchange = (arrive: string) => `${COMMON}
+__global__ void __cluster_dims__(2,1,1) k(float* out) {
+  __shared__ float x[32];
+  asm volatile("st.shared::cluster.f32 [%0], %1;" :: "r"(map_rank(&x[threadIdx.x], rank_of() ^ 1)), "f"((float)threadIdx.x) : "memory");
+  asm volatile("${arrive}\\nbarrier.cluster.wait.acquire;" ::: "memory");
+  out[blockIdx.x * 32 + threadIdx.x] = x[(threadIdx.x + 1) % 32];
+  asm volatile("barrier.cluster.arrive.release;\\nbarrier.cluster.wait.acquire;" ::: "memory");
+}`;
+
+  it('a peer write ordered by barrier.cluster.arrive.release + wait.acquire is no race', async () => {
+    const r = await runKernel(exchange('barrier.cluster.arrive.release;'), { grid: [2, 1, 1], args: ['out=f32[64]'] });
+    expect(r.status, r.message).toBe('completed');
+    expect(values(r, 'out')).toEqual([0, 1].flatMap(() => Array.from({ length: 32 }, (_, t) => (t + 1) % 32)));
+  });
+
+  it('with a relaxed arrive the peer write and the local read race, both lines named', async () => {
+    const r = await runKernel(exchange('barrier.cluster.arrive.relaxed;'), { grid: [2, 1, 1], args: ['out=f32[64]'] });
+    expect(r.status).toBe('race');
+    expect(r.message).toMatch(/shared 'x'/);
+    expect(r.message).toMatch(/line 9/);
+    expect(r.message).toMatch(/line 11/);
+  });
+
+  it('a DSMEM write with no cluster barrier at all races with the owner\'s read', async () => {
+    const r = await runKernel(`${COMMON}
+__global__ void __cluster_dims__(2,1,1) k(float* out) {
+  __shared__ float x[32];
+  if (rank_of() == 0) asm volatile("st.shared::cluster.f32 [%0], %1;" :: "r"(map_rank(&x[threadIdx.x], 1)), "f"(1.0f) : "memory");
+  else out[threadIdx.x] = x[threadIdx.x];
+  asm volatile("barrier.cluster.arrive;\\nbarrier.cluster.wait;" ::: "memory");
+}`, { grid: [2, 1, 1], args: ['out=f32[32]'] });
+    expect(r.status).toBe('race');
+    expect(r.message).toMatch(/block 0 .* line 9|line 9 .* block 0/);
+    expect(r.message).toMatch(/block 1 .* line 10|line 10 .* block 1/);
+  });
+});
