@@ -64,6 +64,9 @@ export interface Executor {
   endBlock?(m: Machine, block: SimBlock): void;
 }
 
+/** Threads per cluster up to which races are detected (vector clocks cost 2 × threads² words per cluster). */
+export const MAX_RACE_CLUSTER_THREADS = 4096;
+
 /** Consecutive zero-statement quanta of a ready thread before the machine calls it an executor bug. */
 const MAX_STALLS = 1000;
 
@@ -163,7 +166,9 @@ export class Machine {
     this.residentLimit = options.residentBlocks ?? 32;
     this.ready = new ReadyQueue(this.policy, rng(options.seed ?? 1), this.threads);
     this.tracing = options.trace ?? false;
-    if (options.detectRaces ?? true) this.races = new RaceDetector();
+    // Clocks are kept per cluster and grow with the square of its threads: past 4,096 threads (8 CTAs of 512) they would take gigabytes.
+    const clusterThreads = this.blockSize * (options.cluster ? options.cluster[0] * options.cluster[1] * options.cluster[2] : 1);
+    if ((options.detectRaces ?? true) && clusterThreads <= MAX_RACE_CLUSTER_THREADS) this.races = new RaceDetector();
     this.mbarriers = new MbarrierServices(this);
     this.barriers = this.mbarriers.barriers;
     this.syncs = new SyncServices(this);
