@@ -393,7 +393,6 @@ function electOp(s: Site): PInstr {
 
 function barOp(s: Site): PInstr {
   const { parts, o, reg } = s;
-  const next = nextInstr;
   const V = (i: number) => valueOf(o[i], reg);
   const unsup = (): never => unsupported(`PTX instruction '${s.mn}'`, s.n);
   const op = parts[1] === 'sync' || parts[1] === 'arrive' || parts[1] === 'red' ? parts[1] : parts.length === 1 || parts[1] === 'aligned' ? 'sync' : parts[1];
