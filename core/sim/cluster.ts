@@ -234,7 +234,7 @@ export interface MulticastHost {
  */
 export function deliverMulticast(m: MulticastHost, op: AsyncOp, targets: readonly MulticastTarget[], bytes: number, write: (target: MulticastTarget) => void): void {
   for (const target of targets) {
-    m.checkCtaAlive(target.dst.buf.block ?? -1, `${op.label} into CTA rank ${target.rank}`, op.loc);
+    m.checkCtaAlive(target.dst.buf.block ?? -1, `its delivery into CTA rank ${target.rank}`, op.loc);
     write(target);
     m.accessAsync(op, target.dst.buf, target.dst.offset, bytes, true);
     if (target.barrier) m.mbCompleteTx(target.barrier, bytes, op);

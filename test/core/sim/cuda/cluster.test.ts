@@ -318,3 +318,23 @@ __global__ void __cluster_dims__(2,1,1) k(float* out) {
     expect(r.message).toMatch(/block 1 .* line 10|line 10 .* block 1/);
   });
 });
+
+describe('a CTA that exits while a copy into it is in flight', () => {
+  it('the copy landing in the exited CTA is reported with its issuing line and the exit line', async () => {
+    const r = await runKernel(`${COMMON}
+__global__ void __cluster_dims__(2,1,1) k(const float* in) {
+  __shared__ alignas(16) float dst[16];
+  __shared__ uint64_t full;
+  if (threadIdx.x == 0) {
+    asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" :: "r"(smem_u32(&full)));
+    asm volatile("fence.mbarrier_init.release.cluster;");
+  }
+  asm volatile("barrier.cluster.arrive.release;\\nbarrier.cluster.wait.acquire;");
+  if (rank_of() == 0 && threadIdx.x == 0)
+    asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], 64, [%2];"
+                 :: "r"(map_rank(&dst, 1)), "l"(in), "r"(map_rank(&full, 1)) : "memory");
+}`, { grid: [2, 1, 1], args: ['in=f32[16]:iota'] });
+    expect(r.status).toBe('error');
+    expect(r.message).toMatch(/^cp.async.bulk 64 B → dst \(CTA rank 1; complete_tx on full\): its delivery into CTA rank 1 at line 16 targets CTA rank 1 of its cluster, which already exited \(its last thread ended at line 18\)/);
+  });
+});
