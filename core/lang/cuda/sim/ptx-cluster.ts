@@ -350,7 +350,7 @@ function multicastCommit(s: ClusterSite): ClusterInstr {
     const bars = m.clusters.ranksOfMask(Number(mask(r, f)), mn).map((rank) => ({ rank, b: barrierAt(m, fromSharedAddress(peerWindow(ts, rank, mn), local), mn) }));
     m.asyncAfterAll(t, 'tcgen05', `tcgen05.commit multicast → ${bars.map((x) => x.b.label).join(', ')}`, (mm, op) => {
       for (const { rank, b } of bars) {
-        mm.checkCtaAlive(b.block, `${op.label} (arrival on CTA rank ${rank})`, op.loc);
+        mm.checkCtaAlive(b.block, `its arrival on CTA rank ${rank}`, op.loc);
         mm.mbCompleteTx(b, 0, op);
         mm.mbArrive(undefined, b, 1);
       }
