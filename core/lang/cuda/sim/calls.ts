@@ -2,13 +2,14 @@
 // argument count and exact types, template argument deduction, default arguments), member functions,
 // lambdas and callables held in variables, the call instruction that pushes a frame, and dispatch to
 // the builtins (builtins.ts) for everything the file does not define.
+import { SCALAR_DTYPES } from '../c-types';
 import type { SyntaxNode } from '../parser';
 import { compileBuiltinCall, compileMethodCall } from './builtins';
 import { type CallTarget, type CompilerContext, type Ex, type Fn, FnCx, type FnDecl, type FnInst, freshId, type LambdaInfo, ownerOf } from './context';
 import { type Closure, envOf, FRAME, Frame, selfOf } from './runtime';
 import { fail, findFunctionDeclarator, innermostName, lastName, locOf, missingIncludesNote, named, unsupported, requiredField } from './syntax';
 import { applyDefaults, bindTemplateArgs, templateParams, templateScope } from './templates';
-import { type CType, decay, ptr, sameType, typeName, VOID } from './types';
+import { type CType, decay, num, ptr, sameType, typeName, VOID } from './types';
 
 /** Compiles (once per template binding) a user function. */
 export function instantiate(c: CompilerContext, decl: FnDecl, tbind: Map<string, CType | number>, at: SyntaxNode): FnInst {
@@ -127,6 +128,9 @@ export function call(c: CompilerContext, cx: FnCx, n: SyntaxNode): Ex {
     if (s?.sym.k === 'type') return c.cast(cx, s.sym.type, c.expr(cx, argNodes[0]), n);
     unsupported('calling through a parenthesised expression', n);
   }
+  // `float(t)`, `uint32_t(x)`: a functional-style cast to a scalar type.
+  const scalar = argNodes.length === 1 && !targs ? SCALAR_DTYPES[callee.text.trim()] : undefined;
+  if (scalar && !c.lookup(cx, callee.text.trim())) return c.cast(cx, num(scalar), c.expr(cx, argNodes[0]), n);
   // `[\s\S]` rather than `.`: the cut then matches at the first bracket instead of retrying every one (quadratic).
   const fullName = callee.text.replace(/\s+/g, '').replace(/<[\s\S]*$/, '').replace(/^::/, '');
   const name = lastName(fullName);

@@ -24,7 +24,16 @@ export const SYNC_BUILTINS: Record<string, FreeBuiltin> = {
     const mask = a.length ? asNum(k, args(k, a)[0], 'u32') : () => 0xffffffff;
     return c.emitBlocking(cx, n, VOID, (f) => (f.ts.m.syncWarp(f.ts.t, mask(f)) ? 0 : undefined));
   }),
-  ...cases(['__threadfence', '__threadfence_block', '__threadfence_system', '__nanosleep', 'fence_proxy_async', 'fence_proxy_async_shared_cta', 'fence_mbarrier_init', 'fence_view_async_shared', '__prefetch_global_l2', 'prefetch'], (k, _name, _ns, a) => {
+  // __nanosleep(ns) sleeps: the thread's simulated clock advances by ns cycles (1 ns taken as 1 cycle,
+  // at most the ISA's 1 ms), so a clock64() spin-wait ends after as many cycles as on the GPU, not statements.
+  ...cases(['__nanosleep'], (k, _name, _ns, a) => {
+    const ns = a.length === 1 ? asNum(k, args(k, a)[0], 'u32') : () => 0;
+    return V((f) => {
+      f.ts.t.time += Math.min(Math.max(0, ns(f)), 1_000_000);
+      return 0;
+    }, VOID);
+  }),
+  ...cases(['__threadfence', '__threadfence_block', '__threadfence_system', 'fence_proxy_async', 'fence_proxy_async_shared_cta', 'fence_mbarrier_init', 'fence_view_async_shared', '__prefetch_global_l2', 'prefetch'], (k, _name, _ns, a) => {
     const { c, cx } = k;
     for (const x of noTags(k, a)) c.expr(cx, x);
     return V(unit, VOID);
@@ -33,6 +42,23 @@ export const SYNC_BUILTINS: Record<string, FreeBuiltin> = {
   ...cases(['__lanemask_lt'], () => V((f) => ((1 << f.ts.t.lane) - 1) >>> 0, U32)),
   ...cases(['__shfl_sync', '__shfl_up_sync', '__shfl_down_sync', '__shfl_xor_sync'], (k, name, _ns, a) => shuffle(k, name, a)),
   ...cases(['__all_sync', '__any_sync', '__ballot_sync', '__reduce_add_sync', '__reduce_min_sync', '__reduce_max_sync', '__reduce_and_sync', '__reduce_or_sync', '__reduce_xor_sync'], (k, name, _ns, a) => vote(k, name, a)),
+  // CUDA's cluster intrinsics (sm_90_rt.h), what cooperative groups' cluster_group is made of.
+  ...cases(['__cluster_barrier_arrive', '__cluster_barrier_arrive_relaxed'], (k, name) =>
+    k.c.emitBlocking(k.cx, k.n, VOID, (f) => {
+      f.ts.m.clusterArrive(f.ts.t, name === '__cluster_barrier_arrive', `${name}()`);
+      return 0;
+    }),
+  ),
+  ...cases(['__cluster_barrier_wait'], (k) => k.c.emitBlocking(k.cx, k.n, VOID, (f) => (f.ts.m.clusterWait(f.ts.t, true, '__cluster_barrier_wait()') ? 0 : undefined))),
+  ...cases(['__clusterRelativeBlockRank'], () => V((f) => f.ts.m.blockAt(f.ts.t.block)!.rank, U32)),
+  ...cases(['__clusterSizeInBlocks'], () => V((f) => f.ts.m.clusters.size, U32)),
+  ...cases(['__clusterDimIsSpecified'], () => V((f) => (f.ts.m.clusters.explicit ? 1 : 0), num('bool'))),
+  ...cases(['__clusterDim'], () => V((f) => dim3Value(f, f.ts.m.clusters.dims), { k: 'struct', def: vectorType('uint3')! })),
+  ...cases(['__clusterRelativeBlockIdx'], () => V((f) => dim3Value(f, f.ts.m.clusters.placeOf(f.ts.t.blockIdx).ctaid), { k: 'struct', def: vectorType('uint3')! })),
+  ...cases(['__clusterIdx'], () => V((f) => dim3Value(f, f.ts.m.clusters.placeOf(f.ts.t.blockIdx).clusterIdx), { k: 'struct', def: vectorType('uint3')! })),
+  ...cases(['__clusterGridDimInClusters'], () => V((f) => dim3Value(f, f.ts.m.clusters.clusterGrid), { k: 'struct', def: vectorType('uint3')! })),
+  ...cases(['__cluster_map_shared_rank'], (k, _name, _ns, a) => (a.length === 2 ? mapSharedRank(k, a) : undefined)),
+  ...cases(['__cluster_query_shared_rank'], (k, _name, _ns, a) => (a.length === 1 ? querySharedRank(k, a) : undefined)),
   // Cooperative groups: free functions of the cg namespace (three of them also unqualified).
   ...cases(['this_thread_block', 'this_grid', 'this_cluster', 'tiled_partition'], (k, name, ns, a, targs) => {
     if (!isGroupNamespace(ns) && ns !== '') return undefined;
@@ -77,8 +103,9 @@ export const GRID_METHODS: Record<string, MethodBuiltin> = {
 export const CLUSTER_METHODS: Record<string, MethodBuiltin> = {
   // sync() = barrier.cluster.arrive.release + barrier.cluster.wait.acquire (the arrive is not repeated on re-entry).
   ...cases(['sync', 'barrier_sync'], (k) => k.c.emitBlocking(k.cx, k.n, VOID, (f) => (f.ts.m.clusterSync(f.ts.t, 'cluster.sync()') ? 0 : undefined))),
+  // barrier_arrive() returns an arrival token (CUDA 12's cluster_group::arrival_token) that barrier_wait(std::move(token)) takes back.
   ...cases(['barrier_arrive'], (k) =>
-    k.c.emitBlocking(k.cx, k.n, VOID, (f) => {
+    k.c.emitBlocking(k.cx, k.n, U64, (f) => {
       f.ts.m.clusterArrive(f.ts.t, true, 'cluster.barrier_arrive()');
       return 0;
     }),
@@ -92,29 +119,33 @@ export const CLUSTER_METHODS: Record<string, MethodBuiltin> = {
   ...cases(['dim_blocks'], () => V((f) => dim3Value(f, f.ts.m.clusters.dims), { k: 'struct', def: vectorType('uint3')! })),
   ...cases(['block_index'], () => V((f) => dim3Value(f, f.ts.m.clusters.placeOf(f.ts.t.blockIdx).ctaid), { k: 'struct', def: vectorType('uint3')! })),
   // map_shared_rank(T* p, rank): the same shared variable in CTA `rank` (a generic pointer into its memory).
-  ...cases(['map_shared_rank'], (k, _t, _self, _name, a) => {
-    if (a.length !== 2) return undefined;
-    const [pe, re] = args(k, a);
-    if (pe.t.k !== 'ptr') fail(`map_shared_rank expects a pointer to shared memory, got ${typeName(pe.t)}`, k.n);
-    const p = pe.ev;
-    const rank = asNum(k, re, 'u32');
-    return V((f) => {
-      const ptrValue = p(f) as Pointer | null;
-      if (!ptrValue || ptrValue.buf.space !== 'shared') throw new SimError('map_shared_rank: the pointer does not point into shared memory');
-      return mapToRank(f.ts, ptrValue, rank(f), 'map_shared_rank');
-    }, pe.t);
-  }),
-  ...cases(['query_shared_rank'], (k, _t, _self, _name, a) => {
-    if (a.length !== 1) return undefined;
-    const p = asPtr(k, args(k, a)[0]);
-    return V((f) => {
-      const ptrValue = p(f) as Pointer | null;
-      const owner = ptrValue?.buf.block === undefined ? undefined : f.ts.m.blockAt(ptrValue.buf.block);
-      if (!ptrValue || ptrValue.buf.space !== 'shared' || !owner) throw new SimError('query_shared_rank: the pointer does not point into shared memory');
-      return owner.rank;
-    }, U32);
-  }),
+  ...cases(['map_shared_rank'], (k, _t, _self, _name, a) => (a.length === 2 ? mapSharedRank(k, a) : undefined)),
+  ...cases(['query_shared_rank'], (k, _t, _self, _name, a) => (a.length === 1 ? querySharedRank(k, a) : undefined)),
 };
+
+/** `map_shared_rank(p, rank)`: the same shared variable as `p` in CTA `rank` of the cluster, as a pointer of p's type. */
+function mapSharedRank(k: BuiltinCx, a: SyntaxNode[]): Ex {
+  const [pe, re] = args(k, a);
+  if (pe.t.k !== 'ptr') fail(`map_shared_rank expects a pointer to shared memory, got ${typeName(pe.t)}`, k.n);
+  const p = pe.ev;
+  const rank = asNum(k, re, 'u32');
+  return V((f) => {
+    const ptrValue = p(f) as Pointer | null;
+    if (!ptrValue || ptrValue.buf.space !== 'shared') throw new SimError('map_shared_rank: the pointer does not point into shared memory');
+    return mapToRank(f.ts, ptrValue, rank(f), 'map_shared_rank');
+  }, pe.t);
+}
+
+/** `query_shared_rank(p)`: the rank of the CTA whose shared memory `p` points into. */
+function querySharedRank(k: BuiltinCx, a: SyntaxNode[]): Ex {
+  const p = asPtr(k, args(k, a)[0]);
+  return V((f) => {
+    const ptrValue = p(f) as Pointer | null;
+    const owner = ptrValue?.buf.block === undefined ? undefined : f.ts.m.blockAt(ptrValue.buf.block);
+    if (!ptrValue || ptrValue.buf.space !== 'shared' || !owner) throw new SimError('query_shared_rank: the pointer does not point into shared memory');
+    return owner.rank;
+  }, U32);
+}
 
 /** A dim3 result (a struct rvalue lives in storage of its own). */
 function dim3Value(f: Frame, d: readonly number[]): Pointer {

@@ -338,3 +338,45 @@ __global__ void __cluster_dims__(2,1,1) k(const float* in) {
     expect(r.message).toMatch(/^cp.async.bulk 64 B → dst \(CTA rank 1; complete_tx on full\): its delivery into CTA rank 1 at line 16 targets CTA rank 1 of its cluster, which already exited \(its last thread ended at line 18\)/);
   });
 });
+
+describe('cooperative groups cluster_group', () => {
+  it('barrier_arrive / barrier_wait split the cluster barrier around independent work', async () => {
+    const r = await runKernel(`#include <cooperative_groups.h>
+namespace cg = cooperative_groups;
+__global__ void __cluster_dims__(2,1,1) k(int* out) {
+  __shared__ int x;
+  cg::cluster_group cluster = cg::this_cluster();
+  if (threadIdx.x == 0) x = 7 + (int)cluster.block_rank();
+  auto token = cluster.barrier_arrive();
+  int local = (int)threadIdx.x * 2;
+  cluster.barrier_wait(std::move(token));
+  int* peer = cluster.map_shared_rank(&x, cluster.block_rank() ^ 1);
+  out[blockIdx.x * 32 + threadIdx.x] = *peer + local;
+  cluster.sync();
+}`, { grid: [2, 1, 1], args: ['out=s32[64]'] });
+    expect(r.status, r.message).toBe('completed');
+    expect(values(r, 'out')).toEqual([8, 7].flatMap((peerX) => Array.from({ length: 32 }, (_, t) => peerX + 2 * t)));
+  });
+});
+
+describe("CUDA's cluster intrinsics", () => {
+  it('__cluster_barrier_arrive/wait, __clusterRelativeBlockRank, __clusterDim, __cluster_map_shared_rank', async () => {
+    const r = await runKernel(`__global__ void __cluster_dims__(2,1,1) k(unsigned* out) {
+  __shared__ unsigned x;
+  if (threadIdx.x == 0) x = 100 + __clusterRelativeBlockRank();
+  __cluster_barrier_arrive();
+  __cluster_barrier_wait();
+  unsigned* peer = __cluster_map_shared_rank(&x, __clusterRelativeBlockRank() ^ 1);
+  if (threadIdx.x == 0) {
+    out[blockIdx.x * 4] = *peer;
+    out[blockIdx.x * 4 + 1] = __clusterSizeInBlocks();
+    out[blockIdx.x * 4 + 2] = __clusterDim().x;
+    out[blockIdx.x * 4 + 3] = __cluster_query_shared_rank(peer);
+  }
+  __cluster_barrier_arrive_relaxed();
+  __cluster_barrier_wait();
+}`, { grid: [4, 1, 1], args: ['out=u32[16]'] });
+    expect(r.status, r.message).toBe('completed');
+    expect(values(r, 'out')).toEqual([101, 2, 2, 1, 100, 2, 2, 0, 101, 2, 2, 1, 100, 2, 2, 0]);
+  });
+});
