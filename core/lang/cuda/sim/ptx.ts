@@ -238,9 +238,13 @@ function compileOp(l: PtxLine, reg: (n: string) => number, labels: Map<string, n
     case 'ret':
     case 'exit':
       return unsup();
+    case 'nanosleep': {
+      // Advances the thread's simulated clock, as __nanosleep does (1 ns taken as 1 cycle, at most 1 ms).
+      const ns = o[0] ? V(0) : () => 0;
+      return (f, r, pc) => ((f.ts.t.time += Math.min(Math.max(0, Number(ns(r, f))), 1_000_000)), pc + 1);
+    }
     case 'fence':
     case 'membar':
-    case 'nanosleep':
     case 'griddepcontrol':
     case 'setmaxnreg':
     case 'prefetch':
