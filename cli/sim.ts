@@ -47,6 +47,8 @@ Options:
                            when the file launches or instantiates exactly one
   --grid X[,Y,Z]           grid dimensions; required for CUDA, Croqtile takes them from the program
   --block X[,Y,Z]          block dimensions; required for CUDA, likewise
+  --cluster X[,Y,Z]        thread-block cluster dimensions (CUDA; cudaLaunchKernelEx's cluster
+                           attribute); default: the kernel's __cluster_dims__, else no clusters
   --arg NAME=SPEC          a kernel argument; repeatable. SPEC is a number (64, 2.0, true) or a
                            buffer TYPE[D0,D1,...][:INIT] with TYPE one of f16 bf16 f32 f64 s8 s16
                            s32 s64 u8 u16 u32 u64 bool and INIT one of zeros (default), iota,
@@ -122,6 +124,7 @@ export interface SimArgs {
   kernel?: string;
   grid?: string;
   block?: string;
+  cluster?: string;
   /** `NAME=SPEC` texts, in order. */
   args: string[];
   dynamicSmem?: string;
@@ -184,6 +187,9 @@ export function parseSimArgs(argv: readonly string[]): SimArgs {
         break;
       case '--block':
         args.block = takeValue();
+        break;
+      case '--cluster':
+        args.cluster = takeValue();
         break;
       case '--arg':
         args.args.push(takeValue());
@@ -258,6 +264,7 @@ const FLAGS: Record<LaunchProblem['field'], string> = {
   kernel: '--kernel',
   grid: '--grid',
   block: '--block',
+  cluster: '--cluster',
   args: '--arg',
   dynamicSmem: '--dynamic-smem',
   seed: '--seed',
@@ -377,6 +384,7 @@ function buildRequest(args: SimArgs): SimulateRequest {
       kernel: args.kernel,
       grid: args.grid,
       block: args.block,
+      cluster: args.cluster,
       args: args.args,
       dynamicSmem: count(args.dynamicSmem),
       seed: count(args.seed),

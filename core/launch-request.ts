@@ -6,6 +6,7 @@
 import type { LanguageId } from './api';
 import { languageForHeader, languageForPath } from './languages';
 import { bindNpyInput, parseArg, parseDim3 } from './sim/args';
+import { validateCluster } from './sim/cluster';
 import { type Dim3, type SchedulePolicy, SimError, validateGeometry } from './sim/machine';
 import { NpyError, parseNpy } from './sim/npy';
 import type { ArgSpec, SimulateRequest } from './sim/run';
@@ -36,6 +37,8 @@ export interface LaunchDescription {
   kernel?: unknown;
   grid?: unknown;
   block?: unknown;
+  /** Thread-block cluster dims (CUDA): like grid and block. */
+  cluster?: unknown;
   args?: unknown;
   dynamicSmem?: unknown;
   seed?: unknown;
@@ -52,9 +55,9 @@ export type LaunchProblem =
   | { kind: 'language'; field: 'program'; file: string; linted?: LanguageId }
   /** A CUDA launch without grid or block; `missing` lists every missing one. */
   | { kind: 'required'; field: 'grid' | 'block'; missing: ('grid' | 'block')[] }
-  | { kind: 'dims'; field: 'grid' | 'block'; value: unknown }
+  | { kind: 'dims'; field: 'grid' | 'block' | 'cluster'; value: unknown }
   /** Dimensions that are well formed but that no GPU launches (`detail` says which limit). */
-  | { kind: 'geometry'; field: 'grid' | 'block' | 'dynamicSmem'; detail: string }
+  | { kind: 'geometry'; field: 'grid' | 'block' | 'cluster' | 'dynamicSmem'; detail: string }
   | { kind: 'integer'; field: IntegerLaunchField; value: unknown }
   | { kind: 'choice'; field: 'schedule'; value: unknown }
   | { kind: 'name'; field: 'kernel'; value: unknown }
@@ -147,13 +150,14 @@ export function validateLaunch(desc: LaunchDescription): LaunchRequest {
   };
   const language = launchLanguage(desc.file);
   if (desc.kernel !== undefined && (typeof desc.kernel !== 'string' || !KERNEL_NAME.test(desc.kernel))) fail({ kind: 'name', field: 'kernel', value: desc.kernel });
-  const dims = (field: 'grid' | 'block'): Dim3 | undefined => {
+  const dims = (field: 'grid' | 'block' | 'cluster'): Dim3 | undefined => {
     const value = desc[field];
     if (value === undefined) return undefined;
     return toDim3(value) ?? fail({ kind: 'dims', field, value });
   };
   const grid = dims('grid');
   const block = dims('block');
+  const cluster = dims('cluster');
   // The upper bound of dynamicSmem is checked after the geometry, whose message says why it is one.
   const dynamicSmem = desc.dynamicSmem;
   if (dynamicSmem !== undefined && !(typeof dynamicSmem === 'number' && Number.isSafeInteger(dynamicSmem) && dynamicSmem >= 0)) fail({ kind: 'integer', field: 'dynamicSmem', value: dynamicSmem });
@@ -180,6 +184,14 @@ export function validateLaunch(desc: LaunchDescription): LaunchRequest {
       fail({ kind: 'geometry', field, detail: (e as SimError).message.replace(/^bad launch configuration: /, '') });
     }
   }
+  if (cluster) {
+    try {
+      validateCluster(grid ?? [1, 1, 1], cluster);
+    } catch (e) {
+      if (!(e instanceof SimError) || e.field?.kind !== 'cluster') throw e;
+      fail({ kind: 'geometry', field: 'cluster', detail: e.message.replace(/^bad launch configuration: /, '') });
+    }
+  }
   if (dynamicSmem !== undefined && !isLaunchInteger('dynamicSmem', dynamicSmem)) fail({ kind: 'integer', field: 'dynamicSmem', value: dynamicSmem });
 
   return {
@@ -188,6 +200,7 @@ export function validateLaunch(desc: LaunchDescription): LaunchRequest {
     kernel: desc.kernel as string | undefined,
     grid,
     block,
+    ...(cluster ? { cluster } : {}),
     dynamicSmem: dynamicSmem as number | undefined,
     args,
     seed,

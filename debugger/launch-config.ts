@@ -16,6 +16,8 @@ export interface PhaseflipLaunchArguments {
   /** `1`, `[2, 1, 1]` or `"2,1,1"`. */
   grid?: unknown;
   block?: unknown;
+  /** Thread-block cluster dims (CUDA), like `grid`; default: the kernel's `__cluster_dims__`. */
+  cluster?: unknown;
   /** The CLI's `NAME=SPEC` strings (`n=64`, `out=f32[128]:zeros`). */
   args?: unknown;
   dynamicSmem?: unknown;
@@ -74,6 +76,7 @@ export function planLaunch(args: PhaseflipLaunchArguments, defaultCwd: string = 
       kernel: args.kernel,
       grid: args.grid,
       block: args.block,
+      cluster: args.cluster,
       args: args.args,
       dynamicSmem: args.dynamicSmem,
       seed: args.seed,

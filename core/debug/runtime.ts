@@ -713,7 +713,7 @@ export class DebugRuntime {
 
   /** Shared-memory buffers of a block (CUDA: static `__shared__` variables, then dynamic shared memory). */
   sharedMemory(block: number): SharedBufferView[] {
-    if (!this.target || !this.machine.blocks[block]?.state) return [];
+    if (!this.target || !this.machine.blockAt(block)?.state) return [];
     return sharedBufferViews(block, this.target.sharedBuffers(block));
   }
 

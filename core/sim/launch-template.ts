@@ -14,6 +14,8 @@ export interface LaunchTemplate {
   /** CUDA only: Croqtile programs launch their own grids. */
   grid?: [number, number, number];
   block?: [number, number, number];
+  /** CUDA: the cluster attribute of the file's launch (a kernel's own `__cluster_dims__` needs none). */
+  cluster?: [number, number, number];
   /** `NAME=SPEC` strings, in parameter order, as `phaseflip sim --arg` and launch.json take them. */
   args: string[];
   dynamicSmem?: number;
@@ -45,6 +47,7 @@ export interface LaunchConfiguration {
   kernel: string;
   grid?: [number, number, number] | number;
   block?: [number, number, number] | number;
+  cluster?: [number, number, number] | number;
   args: string[];
   dynamicSmem?: number;
   [key: string]: unknown;
@@ -57,6 +60,7 @@ export function launchConfiguration(t: LaunchTemplate, program: string): LaunchC
   const dim = (d: [number, number, number]) => (d[1] === 1 && d[2] === 1 ? d[0] : [...d] as [number, number, number]);
   if (t.grid) config.grid = dim(t.grid);
   if (t.block) config.block = dim(t.block);
+  if (t.cluster) config.cluster = dim(t.cluster);
   if (t.dynamicSmem !== undefined) config.dynamicSmem = t.dynamicSmem;
   return config;
 }

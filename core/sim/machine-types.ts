@@ -38,6 +38,12 @@ export const DEFAULT_LATENCIES: Latencies = { statement: 1, bulkCopy: 600, cpAsy
 export interface MachineOptions {
   grid: Dim3;
   block: Dim3;
+  /**
+   * Thread-block cluster dims (`__cluster_dims__`, a launch's cluster attribute): the CTAs of a
+   * cluster are resident together and share distributed shared memory. Absent: every CTA is an
+   * implicit cluster of one (%is_explicit_cluster false).
+   */
+  cluster?: Dim3;
   dynamicSmem?: number;
   seed?: number;
   schedule?: SchedulePolicy;
@@ -147,6 +153,11 @@ export interface SimBlock {
   /** Executor-owned per-block state (shared memory allocations). */
   state: unknown;
   done: boolean;
+  /** Its cluster (linear id) and its rank there (%cluster_ctarank); 0 and 0 without clusters. */
+  cluster: number;
+  rank: number;
+  /** Where its last thread ended, once it finished (named when a peer accesses it afterwards). */
+  exitLoc?: SourceLoc;
 }
 
 /** An mbarrier (or Croqtile event slot) at a shared-memory address, with its display label. */
@@ -244,6 +255,7 @@ export type LaunchField =
   | { kind: 'kernel'; unknown?: { name: string; available: readonly string[] } }
   | { kind: 'grid' }
   | { kind: 'block' }
+  | { kind: 'cluster' }
   | { kind: 'dynamicSmem' }
   | { kind: 'arg'; name: string }
   | { kind: 'args' };

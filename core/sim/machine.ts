@@ -23,6 +23,7 @@
 // - Faults (out of bounds, unsupported constructs) are thrown as `SimError`; the machine turns them
 //   into a report that names the thread and the line.
 import { AsyncEngines } from './async-engines';
+import { ClusterBarriers, ClusterLayout, exitedMessage, validateCluster } from './cluster';
 import {
   type AsyncOp,
   DEFAULT_LATENCIES,
@@ -63,6 +64,9 @@ export interface Executor {
   endBlock?(m: Machine, block: SimBlock): void;
 }
 
+/** Threads per cluster up to which races are detected (vector clocks cost 2 × threads² words per cluster). */
+export const MAX_RACE_CLUSTER_THREADS = 4096;
+
 /** Consecutive zero-statement quanta of a ready thread before the machine calls it an executor bug. */
 const MAX_STALLS = 1000;
 
@@ -79,8 +83,10 @@ export class Machine {
   readonly options: MachineOptions;
   /** Every thread launched so far (finished blocks' threads stay, with their state released). */
   readonly threads: SimThread[] = [];
-  /** Every block launched so far, by linear index. */
+  /** Every block launched so far, in launch order (by linear index unless clusters reorder it: use `blockAt`). */
   readonly blocks: SimBlock[] = [];
+  /** The launch's thread-block clusters (1x1x1 implicit clusters when it names none). */
+  readonly clusters: ClusterLayout;
   readonly barriers: SimBarrier[];
   readonly trace: TraceEvent[] = [];
   readonly tracing: boolean;
@@ -113,6 +119,12 @@ export class Machine {
   private readonly mbarriers: MbarrierServices;
   private readonly syncs: SyncServices;
   private readonly engines: AsyncEngines<Machine>;
+  private readonly clusterBarriers: ClusterBarriers;
+  private readonly byIndex = new Map<number, SimBlock>();
+  /** Blocks of each cluster still live (a cluster's barrier state goes when the last one finishes). */
+  private readonly clusterLive = new Map<number, number>();
+  /** The first machine thread of each live cluster (its race clocks' key). */
+  private readonly clusterFirstThread = new Map<number, number>();
   private stalls = 0;
   // Waking: waiters by the object they wait on, objects changed since the last wake (with the time of
   // the change), and waits without `on`, re-checked after any change.
@@ -140,6 +152,7 @@ export class Machine {
     options: MachineOptions,
   ) {
     validateGeometry(options);
+    if (options.cluster) validateCluster(options.grid, options.cluster);
     this.options = options;
     this.grid = options.grid;
     this.blockDim = options.block;
@@ -153,24 +166,37 @@ export class Machine {
     this.residentLimit = options.residentBlocks ?? 32;
     this.ready = new ReadyQueue(this.policy, rng(options.seed ?? 1), this.threads);
     this.tracing = options.trace ?? false;
-    if (options.detectRaces ?? true) this.races = new RaceDetector();
+    // Clocks are kept per cluster and grow with the square of its threads: past 4,096 threads (8 CTAs of 512) they would take gigabytes.
+    const clusterThreads = this.blockSize * (options.cluster ? options.cluster[0] * options.cluster[1] * options.cluster[2] : 1);
+    if ((options.detectRaces ?? true) && clusterThreads <= MAX_RACE_CLUSTER_THREADS) this.races = new RaceDetector();
     this.mbarriers = new MbarrierServices(this);
     this.barriers = this.mbarriers.barriers;
     this.syncs = new SyncServices(this);
     this.engines = new AsyncEngines<Machine>(this);
+    this.clusters = new ClusterLayout(options.grid, options.cluster ?? [1, 1, 1], options.cluster !== undefined);
+    this.clusterBarriers = new ClusterBarriers(this);
   }
 
   // ---------------------------------------------------------------- resident blocks
 
-  /** Launches blocks until `residentBlocks` are live (new ones start when an earlier one finishes). */
+  /**
+   * Launches blocks until `residentBlocks` are live (new ones start when an earlier one finishes).
+   * A cluster's CTAs are co-scheduled: a cluster launches whole or waits for room (one at least runs).
+   */
   private fillResident(startTime = 0): void {
     if (this.filling) return;
     this.filling = true;
+    const size = this.clusters.size;
     try {
-      while (this.live.length < this.residentLimit && this.nextBlock < this.numBlocks && !this.pendingReport) {
-        const b = this.launchBlock(this.nextBlock++, startTime);
+      while (this.nextBlock < this.numBlocks && !this.pendingReport && (this.live.length === 0 || this.live.length + size <= this.residentLimit)) {
+        const launched: SimBlock[] = [];
+        for (let i = 0; i < size; i++) launched.push(this.launchBlock(this.clusters.blockLaunched(this.nextBlock++), startTime));
+        // One set of vector clocks per cluster (its threads are consecutive): distributed shared
+        // memory, remote arrivals and multicast copies are ordered and race-checked across its CTAs.
+        this.races?.addBlock(launched.flatMap((b) => b.threads.map((t) => t.index)));
+        this.clusterFirstThread.set(launched[0].cluster, launched[0].threads[0]?.index ?? 0);
         // A block whose threads all finished at once (nothing to run) is done at once.
-        this.checkBlockDone(b.index);
+        for (const b of launched) this.checkBlockDone(b.index);
       }
     } finally {
       this.filling = false;
@@ -180,8 +206,11 @@ export class Machine {
   private launchBlock(index: number, startTime: number): SimBlock {
     const [gx, gy] = this.grid;
     const idx: Dim3 = [index % gx, Math.floor(index / gx) % gy, Math.floor(index / (gx * gy))];
-    const block: SimBlock = { index, idx, threads: [], state: undefined, done: false };
+    const place = this.clusters.placeOf(idx);
+    const block: SimBlock = { index, idx, threads: [], state: undefined, done: false, cluster: place.cluster, rank: place.rank };
     this.blocks.push(block);
+    this.byIndex.set(index, block);
+    this.clusterLive.set(place.cluster, (this.clusterLive.get(place.cluster) ?? 0) + 1);
     this.live.push(block);
     const [bx, by] = this.blockDim;
     for (let tid = 0; tid < this.blockSize; tid++) {
@@ -190,7 +219,6 @@ export class Machine {
       this.threads.push(t);
       block.threads.push(t);
     }
-    this.races?.addBlock(block.threads.map((t) => t.index));
     try {
       this.executor.startBlock(this, block);
       for (const t of block.threads) this.executor.startThread(this, t);
@@ -209,7 +237,7 @@ export class Machine {
 
   /** Finishes block `index` once all its threads are done and none of its async work is in flight. */
   checkBlockDone(index: number): void {
-    const b = this.blocks[index];
+    const b = this.byIndex.get(index);
     if (!b || b.index !== index || b.done) return;
     let c = this.doneCursor.get(index) ?? 0;
     while (c < b.threads.length && b.threads[c].status === 'done') c++;
@@ -228,7 +256,12 @@ export class Machine {
     this.engines.releaseBlock(b.index);
     // It ended when its last thread or its last async op did.
     let end = this.eventTime;
-    for (const t of b.threads) end = Math.max(end, t.time);
+    let last = b.threads[0];
+    for (const t of b.threads) {
+      end = Math.max(end, t.time);
+      if (t.time >= last.time) last = t;
+    }
+    b.exitLoc = last?.loc;
     try {
       this.executor.endBlock?.(this, b);
     } catch (e) {
@@ -249,9 +282,21 @@ export class Machine {
       t.asyncGroups.clear();
     }
     b.state = undefined;
-    this.races?.removeBlock(b.threads[0].index);
     this.mbarriers.releaseBlock(b.index, this.forgetWaiters);
     this.syncs.releaseBlock(b.index, this.forgetWaiters);
+    const left = (this.clusterLive.get(b.cluster) ?? 1) - 1;
+    if (left > 0) this.clusterLive.set(b.cluster, left);
+    else {
+      this.clusterLive.delete(b.cluster);
+      this.clusterBarriers.releaseCluster(b.cluster, this.forgetWaiters);
+      this.races?.removeBlock(this.clusterFirstThread.get(b.cluster) ?? b.threads[0].index);
+      this.clusterFirstThread.delete(b.cluster);
+    }
+  }
+
+  /** The block with linear index `index`, once launched. */
+  blockAt(index: number): SimBlock | undefined {
+    return this.byIndex.get(index);
   }
 
   // ---------------------------------------------------------------- the run loop
@@ -362,7 +407,10 @@ export class Machine {
       this.stalls = 0;
       // A thread finishing (or faulting) can satisfy custom waits (joins).
       this.markDirty();
-      if (t.status === 'done') this.checkBlockDone(t.block);
+      if (t.status === 'done') {
+        this.clusterBarriers.threadExited(t);
+        this.checkBlockDone(t.block);
+      }
     }
     if (!this.pauseRequested) this.yieldNow = false;
     return ran;
@@ -503,6 +551,8 @@ export class Machine {
 
   /** The barrier living at `buf[offset]` (created uninitialised on first use). */
   mbarrierAt(buf: Buffer, offset: number, label: string): SimBarrier {
+    // In a cluster launch, barriers are named with their CTA: remote arrivals and multicast copies reach them from peers.
+    if (this.clusters.size > 1 && buf.block !== undefined) label = `${label} (CTA rank ${this.byIndex.get(buf.block)?.rank ?? '?'})`;
     return this.mbarriers.mbarrierAt(buf, offset, label);
   }
 
@@ -581,9 +631,48 @@ export class Machine {
     return this.syncs.syncWarp(t, mask);
   }
 
-  /** Cluster barrier (barrier.cluster.arrive + wait): all threads of all blocks in the launch's cluster. */
-  syncCluster(t: SimThread, blocks: number): boolean {
-    return this.syncs.syncCluster(t, blocks);
+  /** A rendezvous of every thread of `blocks` blocks (cooperative groups' grid.sync()). */
+  syncGrid(t: SimThread, blocks: number): boolean {
+    return this.syncs.syncGrid(t, blocks);
+  }
+
+  // ---------------------------------------------------------------- clusters (cluster.ts)
+
+  /** `barrier.cluster.arrive(.release|.relaxed)`: counts `t` toward the current phase of its cluster's barrier. */
+  clusterArrive(t: SimThread, release = true, what = 'barrier.cluster.arrive'): void {
+    this.clusterBarriers.arrive(t, release, what);
+  }
+
+  /** `barrier.cluster.wait(.acquire)`: true once the phase `t` arrived in completed; false: blocked (re-execute). */
+  clusterWait(t: SimThread, acquire = true, what = 'barrier.cluster.wait'): boolean {
+    return this.clusterBarriers.wait(t, acquire, what);
+  }
+
+  /** arrive + wait in one (cooperative groups' cluster.sync()); idempotent on re-entry. */
+  clusterSync(t: SimThread, what = 'cluster.sync()'): boolean {
+    return this.clusterBarriers.sync(t, what);
+  }
+
+  clusterOf(t: SimThread): number {
+    return this.byIndex.get(t.block)!.cluster;
+  }
+
+  /**
+   * The block of CTA `rank` of `t`'s cluster, for a distributed-shared-memory access or a remote
+   * arrival (`what`). A rank the cluster does not have, or a CTA that already exited, is an error.
+   */
+  clusterPeer(t: SimThread, rank: number, what: string): SimBlock {
+    const own = this.byIndex.get(t.block)!;
+    if (!Number.isInteger(rank) || rank < 0 || rank >= this.clusters.size) throw new SimError(`${what}: CTA rank ${rank} is outside the cluster (${this.clusters.size} CTA${this.clusters.size === 1 ? '' : 's'}, ranks 0..${this.clusters.size - 1})`, undefined, 'oob');
+    const index = rank === own.rank ? own.index : this.clusters.blockOf(own.cluster, rank);
+    this.checkCtaAlive(index, what);
+    return this.byIndex.get(index)!;
+  }
+
+  /** Throws when block `index` exited: an access to it now is undefined behaviour (see `exitedMessage`). */
+  checkCtaAlive(index: number, access: string, loc?: SourceLoc): void {
+    const b = this.byIndex.get(index);
+    if (b?.done) throw new SimError(exitedMessage(access, b.rank, b.exitLoc, loc));
   }
 
   /**
@@ -690,6 +779,8 @@ export class Machine {
 
   /** Shared-memory access by a thread, for race detection. Call for every shared load/store. */
   access(t: SimThread, buf: Buffer, offset: number, size: number, write: boolean): void {
+    // Distributed shared memory: the peer CTA must still be alive.
+    if (buf.block !== t.block && buf.space === 'shared' && buf.block !== undefined) this.checkCtaAlive(buf.block, `an access to '${buf.name}' of another CTA`);
     if (!this.races || buf.space !== 'shared') return;
     const r = this.races.access(t.index, buf, offset, size, write, t.loc);
     if (r) this.raise(raceReport(this.threads, t.index, t.loc, buf, offset, write, r));

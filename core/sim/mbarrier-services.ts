@@ -222,7 +222,7 @@ export class MbarrierServices {
     if (!this.checkInit(t, b, 'wait')) return true;
     const p = parity & 1;
     if (b.mb.parityComplete(p)) {
-      this.races?.acquire(b.id, t.index);
+      this.acquire(b, t);
       return true;
     }
     const w = this.mbarrierWait(t, b);
@@ -241,7 +241,7 @@ export class MbarrierServices {
         this.misuse(t, b, b.mb.tokenComplete(token).misuse!, 'wait(token)');
         return true;
       }
-      this.races?.acquire(b.id, t.index);
+      this.acquire(b, t);
       return true;
     }
     const w = this.mbarrierWait(t, b);
@@ -264,7 +264,7 @@ export class MbarrierServices {
   mbTestParity(t: SimThread, b: SimBarrier, parity: number): boolean {
     if (!this.checkInit(t, b, 'test_wait')) return false;
     const ok = b.mb.parityComplete(parity & 1);
-    if (ok) this.races?.acquire(b.id, t.index);
+    if (ok) this.acquire(b, t);
     return ok;
   }
 
@@ -272,8 +272,13 @@ export class MbarrierServices {
     if (!this.checkInit(t, b, 'test_wait')) return false;
     const r = b.mb.tokenComplete(token);
     if (r.misuse) this.misuse(t, b, r.misuse, 'test_wait(token)');
-    if (r.done) this.races?.acquire(b.id, t.index);
+    if (r.done) this.acquire(b, t);
     return r.done;
+  }
+
+  /** `t` observed a completed phase of `b`: what its arrivals released. */
+  private acquire(b: SimBarrier, t: SimThread): void {
+    this.races?.acquire(b.id, t.index);
   }
 
   /** Forgets a finished block's shared-memory barriers; `forget` drops the machine's waiter list on each. */

@@ -287,7 +287,7 @@ export class RaceDetector {
     return this.ops.size;
   }
 
-  /** A block's threads (consecutive machine indices) start. */
+  /** A block's threads (consecutive machine indices) start; for a cluster launch, all the threads of one cluster. */
   addBlock(threads: number[]): void {
     const size = threads.length;
     const ctx: BlockClocks = { base: threads[0], size, clocks: [], accum: new Map(), done: new Map(), ops: new Set(), asyncSeq: new Int32Array(size), buffers: new Set(), width: size, fences: new Map() };

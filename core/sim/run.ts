@@ -39,6 +39,11 @@ export interface SimulateRequest {
   kernel?: string;
   grid?: Dim3;
   block?: Dim3;
+  /**
+   * Thread-block cluster dims (the launch's cluster attribute); absent: the kernel's
+   * `__cluster_dims__`, else no clusters (every CTA a cluster of one).
+   */
+  cluster?: Dim3;
   dynamicSmem?: number;
   args?: ArgSpec[];
   seed?: number;

@@ -1,5 +1,5 @@
 // The machine's rendezvous services: block syncs (`__syncthreads`, `bar.sync`/`bar.arrive` on named
-// barriers), warp syncs, the cluster barrier and warp collectives (shuffle, vote, match, reduce). Each
+// barriers), warp syncs, the grid-wide sync and warp collectives (shuffle, vote, match, reduce). Each
 // rendezvous is idempotent on re-entry: a thread woken after a completed round passes at once.
 import { SimError, type SimThread, type Wait } from './machine-types';
 import type { RaceDetector } from './races';
@@ -16,13 +16,13 @@ type SyncState = {
   gen: number;
   arrived: Set<number>;
   expected: number;
-  /** Its key in `syncs` (`b<block>:<id>`, `w<block>:<warp>`, `cluster`), and the race detector's. */
+  /** Its key in `syncs` (`b<block>:<id>`, `w<block>:<warp>`, `grid`), and the race detector's. */
   key: string;
   raceKey: string;
 };
 type ExchangeState = { gen: number; values: number[]; arrived: number; mask: number };
 
-/** Block, warp and cluster rendezvous and warp exchanges of one machine. */
+/** Block, warp and grid rendezvous and warp exchanges of one machine. */
 export class SyncServices {
   /** Block-level sync rendezvous: key → generation and arrivals. */
   private readonly syncs = new Map<string, SyncState>();
@@ -76,9 +76,9 @@ export class SyncServices {
     return (lanes >= 32 ? mask : mask & ((1 << lanes) - 1)) >>> 0;
   }
 
-  /** Cluster barrier (barrier.cluster.arrive + wait): all threads of all blocks in the launch's cluster. */
-  syncCluster(t: SimThread, blocks: number): boolean {
-    return this.rendezvous(t, this.syncState('cluster', blocks * this.blockSize), blocks * this.blockSize, 'barrier.cluster', 'cluster-sync');
+  /** A rendezvous of every thread of `blocks` blocks (cooperative groups' grid.sync()). */
+  syncGrid(t: SimThread, blocks: number): boolean {
+    return this.rendezvous(t, this.syncState('grid', blocks * this.blockSize), blocks * this.blockSize, 'grid.sync()', 'cluster-sync');
   }
 
   private syncState(key: string, expected: number): SyncState {

@@ -64,7 +64,7 @@ describe('phaseflip sim --help', () => {
   it('documents every flag, the JSON keys, the exit codes and three examples', async () => {
     const r = await sim(['--help']);
     expect(r.code).toBe(0);
-    for (const flag of ['--kernel NAME', '--grid X[,Y,Z]', '--block X[,Y,Z]', '--arg NAME=SPEC', '--dynamic-smem BYTES', '--seed N', '--schedule POLICY', 'round-robin', 'random', 'adversarial', '--max-steps N', '--json', '--trace FILE', '--dump NAME=FILE.npy']) {
+    for (const flag of ['--kernel NAME', '--grid X[,Y,Z]', '--block X[,Y,Z]', '--cluster X[,Y,Z]', '--arg NAME=SPEC', '--dynamic-smem BYTES', '--seed N', '--schedule POLICY', 'round-robin', 'random', 'adversarial', '--max-steps N', '--json', '--trace FILE', '--dump NAME=FILE.npy']) {
       expect(r.stdout).toContain(flag);
     }
     for (const key of ['status', 'message', 'details', 'phaseFlips', 'cycles', 'steps', 'barriers', 'buffers', 'stdout']) expect(r.stdout).toMatch(new RegExp(`^  ${key} `, 'm'));
@@ -95,6 +95,8 @@ describe('bad arguments exit 2 before anything runs', () => {
     ['four dimensions', [at('k.cu'), '--grid', '1,2,3,4', '--block', '32'], /--grid expects X\[,Y,Z\]/],
     ['letters in --block', [at('k.cu'), '--grid', '1', '--block', 'many'], /--block expects X\[,Y,Z\]/],
     ['too many threads', [at('k.cu'), '--grid', '1', '--block', '64,32'], /2048 threads per block exceeds the hardware limit of 1024/],
+    ['a cluster that does not divide the grid', [at('k.cu'), '--grid', '3', '--block', '32', '--cluster', '2'], /bad launch configuration: grid 3,1,1 is not a whole number of 2x1x1 clusters/],
+    ['letters in --cluster', [at('k.cu'), '--grid', '2', '--block', '32', '--cluster', 'two'], /--cluster expects X\[,Y,Z\] with positive integers, got 'two'/],
     ['too much shared memory', [at('k.cu'), '--grid', '1', '--block', '32', '--dynamic-smem', '1000000'], /dynamic shared memory 1000000 bytes is outside/],
     ['unknown schedule', [at('k.cu'), '--schedule', 'fair'], /unknown schedule 'fair': expected one of round-robin, random, adversarial/],
     ['zero --max-steps', [at('k.cu'), '--max-steps', '0'], /--max-steps expects a positive integer, got '0'/],

@@ -40,6 +40,10 @@ describe('validateLaunch', () => {
     expect(problem({ ...cuda, args: ['A=f16[64,64]', 't=tensormap(A, box=[64,8], oob=inf)'] })).toBe("args[1]: t=tensormap(A, box=[64,8], oob=inf): tensormap field 'oob' must be one of zero, nan, got inf");
     expect(problem({ ...cuda, schedule: 'fast' })).toBe('schedule: expected one of round-robin, random, adversarial, got "fast"');
     expect(problem({ ...cuda, seed: -1 })).toBe('seed: expected an integer in 0..4294967295, got -1');
+    expect(problem({ ...cuda, grid: 3, cluster: 2 })).toBe('cluster: grid 3,1,1 is not a whole number of 2x1x1 clusters (gridDim.x = 3 is not divisible by 2)');
+    expect(problem({ ...cuda, grid: 32, cluster: 'x' })).toMatch(/^cluster: expected a positive integer/);
+    expect(problem({ ...cuda, grid: 32, cluster: 32 })).toMatch(/^cluster: a cluster of 32x1x1 = 32 CTAs exceeds the hardware maximum of 16/);
+    expect(validateLaunch({ ...cuda, grid: [4, 2], cluster: '2,2' }).cluster).toEqual([2, 2, 1]);
     expect(problem({ ...cuda, kernel: 'a b' })).toBe('kernel: expected a function name, got "a b"');
     expect(problem({ ...cuda, kernel: 'k<float' })).toBe('kernel: expected a function name, got "k<float"');
     // A template kernel's instantiation is a kernel name the simulator reads.

@@ -258,6 +258,9 @@ export const CUDA_CATALOGUE: Readonly<Record<string, CatalogueEntry>> = {
   __syncthreads_count: fn({ sync: 'block' }),
   __syncwarp: fn({ sync: 'warp', doc: 'sync.__syncwarp', mayBlock: true, simulated: true }),
   __barrier_sync: fn({ sync: 'named' }),
+  __cluster_barrier_arrive: fn({ sync: 'cluster-arrive', doc: 'sync.__cluster_barrier_arrive', simulated: true }),
+  __cluster_barrier_arrive_relaxed: fn({ sync: 'cluster-arrive', doc: 'sync.__cluster_barrier_arrive', simulated: true }),
+  __cluster_barrier_wait: fn({ sync: 'cluster-wait', doc: 'sync.__cluster_barrier_wait', simulated: true }),
   cluster_sync: fn({ sync: 'cluster' }),
   cluster_sync_with_relaxed_arrive: fn({ sync: 'cluster' }),
   cluster_barrier_sync: fn({ sync: 'cluster' }),
@@ -411,7 +414,7 @@ export const CUDA_CATALOGUE: Readonly<Record<string, CatalogueEntry>> = {
   'griddepcontrol.launch_dependents': ptx({ doc: 'ptx.griddepcontrol' }),
   'griddepcontrol.wait': ptx({ doc: 'ptx.griddepcontrol' }),
   setmaxnreg: ptx({ doc: 'ptx.setmaxnreg' }),
-  mapa: ptx({ mapa: true, doc: 'ptx.mapa', simulated: false }),
+  mapa: ptx({ mapa: true, doc: 'ptx.mapa' }),
 };
 
 const ARRIVE_AND_EXPECT_TX: CallShape = { kind: 'arrive-expect-tx', barrierArg: 'receiver', bytes: 0, defaultCount: 1, requiresKnownBarrier: true, remote: (n) => n >= 2 };

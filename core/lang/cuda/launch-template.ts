@@ -17,8 +17,10 @@ import {
 } from '../../sim/launch-template';
 import { findLaunchSites, type LaunchSite } from './launch-sites';
 import { loadCudaLanguage, Parser, type SyntaxNode } from './parser';
+import { rewriteGrammarGaps } from './preprocess/grammar-gaps';
 import { scanCuda } from './scan';
 import { Compiler, FnCx, type FnDecl, locOf, named } from './sim/compile';
+import { declaredClusterDims } from './sim/cluster-dims';
 import { chooseKernel, kernelInstantiations } from './sim/kernel-instances';
 import type { TemplateBinding } from './sim/templates';
 import type { CType } from './sim/types';
@@ -47,7 +49,8 @@ async function cudaTemplates(text: string, file: string, wasmDir: string | undef
   const language = await loadCudaLanguage(wasmDir);
   const parser = new Parser();
   parser.setLanguage(language);
-  const tree = parser.parse(text);
+  // What tree-sitter cannot read (`__cluster_dims__(…)` among others) blanked, positions unchanged.
+  const tree = parser.parse(rewriteGrammarGaps(text));
   if (!tree) return [];
   try {
     let id = 1;
@@ -79,7 +82,16 @@ async function cudaTemplates(text: string, file: string, wasmDir: string | undef
       const args = cudaArgs(instance.name, params, block[0] * block[1] * block[2]);
       const others = [otherBlocks(sites), instance.others].filter(Boolean).join('; ');
       if (others) args.note = args.note ? `${others}; ${args.note}` : others;
-      out.push({ ...args, kernel: instance.name, language: 'cuda', line, grid: [1, 1, 1], block, ...(dynamic ? { dynamicSmem: DEFAULT_DYNAMIC_SMEM } : {}) });
+      // A cluster kernel runs one cluster: the launch's cluster attribute, else its __cluster_dims__ (which the simulator reads itself).
+      let declared: [number, number, number] | undefined;
+      try {
+        declared = declaredClusterDims(compiler, decl, instance.binding, text);
+      } catch {
+        declared = undefined;
+      }
+      const cluster = sites[0]?.cluster ?? declared;
+      const clusterField = sites[0]?.cluster && !declared ? { cluster: sites[0].cluster } : {};
+      out.push({ ...args, kernel: instance.name, language: 'cuda', line, grid: cluster ?? [1, 1, 1], block, ...clusterField, ...(dynamic ? { dynamicSmem: DEFAULT_DYNAMIC_SMEM } : {}) });
     }
     return out;
   } finally {

@@ -599,3 +599,27 @@ describe('DebugRuntime: single-thread steps, flip events, stop lines and the tra
     expect(createDebugRuntime(seed()).trace()).toEqual({ events: [], thread: expect.any(Function), launches: 0 });
   });
 });
+
+describe('DebugRuntime on a cluster launch', () => {
+  // The multicast kernel whose CTAs expect one slice too many (test/fixtures/sim/gpu/cluster; a hang on the GPU).
+  const file = path.join(__dirname, '..', '..', 'fixtures', 'sim', 'gpu', 'cluster', 'bug_cluster_multicast_wrong_tx.cu');
+  const req = (): SimulateRequest => ({ file, text: readFileSync(file, 'utf8'), maxSteps: 5_000_000, grid: [2, 1, 1], block: [32, 1, 1], cluster: [2, 1, 1], trace: true, args: ['in=f32[128]:random(4)', 'out=f32[256]'].map(parseArg) });
+
+  it('names the CTA rank of every barrier in the deadlock, the Barriers view and the trace', async () => {
+    const rt = createDebugRuntime(req());
+    await rt.start();
+    const stop = await rt.continue();
+    expect(stop.reason).toBe('deadlock');
+    expect(stop.description).toContain('full (CTA rank 0)');
+    expect(stop.description).toContain('full (CTA rank 1)');
+    expect(stop.blocked!.map((b) => b.barrier).sort()).toEqual(['full (CTA rank 0)', 'full (CTA rank 1)']);
+    const views = rt.barriers().filter((b) => b.label.startsWith('full'));
+    expect(views.map((b) => [b.label, b.block, b.tx])).toEqual([
+      ['full (CTA rank 0)', 0, 256],
+      ['full (CTA rank 1)', 1, 256],
+    ]);
+    // Each CTA's barrier received the complete_tx of both CTAs' multicast copies.
+    const arrives = rt.trace().events.filter((e) => e.kind === 'arrive').map((e) => (e as { barrier: string }).barrier);
+    expect(arrives.sort()).toEqual(['full (CTA rank 0)', 'full (CTA rank 1)']);
+  });
+});

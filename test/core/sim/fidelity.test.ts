@@ -79,6 +79,8 @@ interface Fixture {
   kernel: string;
   grid: Dim3;
   block: Dim3;
+  /** `--cluster X[,Y,Z]`: the launch's cluster attribute (cudaLaunchKernelEx in the harness). */
+  cluster?: Dim3;
   dynamicSmem?: number;
   args: ArgSpec[];
   /** Simulator outcomes the header says to expect instead of the GPU's, why, and the shared variable a race must name. */
@@ -105,6 +107,7 @@ function readFixture(file: string): Fixture {
     if (flag === '--kernel') fx.kernel = value;
     else if (flag === '--grid') fx.grid = dim3(value, 'grid', file);
     else if (flag === '--block') fx.block = dim3(value, 'block', file);
+    else if (flag === '--cluster') fx.cluster = dim3(value, 'cluster', file);
     else if (flag === '--dynamic-smem') fx.dynamicSmem = Number(value);
     else if (flag === '--arg') fx.args.push(parseArg(value));
     else throw new Error(`${file}: unknown option '${flag}' in the sim line`);
@@ -267,7 +270,7 @@ describe('simulator fidelity: the simulator ends like the GPU', () => {
         const want = wantedStatuses(fx, gpu);
         let result;
         try {
-          result = await simulate({ file: fx.simFile, text: fx.text, language: 'cuda', kernel: fx.kernel, grid: fx.grid, block: fx.block, dynamicSmem: fx.dynamicSmem, args: fx.args, maxSteps: 20_000_000 });
+          result = await simulate({ file: fx.simFile, text: fx.text, language: 'cuda', kernel: fx.kernel, grid: fx.grid, block: fx.block, cluster: fx.cluster, dynamicSmem: fx.dynamicSmem, args: fx.args, maxSteps: 20_000_000 });
         } catch (e) {
           throw new Error(`${fx.name}: simulate() threw instead of returning a result: ${(e as Error).message}`);
         }
@@ -301,7 +304,7 @@ describe('simulator fidelity: correct kernels give the GPU values under every sc
       `${fx.name}: ${schedules.map((s) => `${s.schedule}(${s.seed})`).join(', ')}`,
       async () => {
         for (const { schedule, seed } of schedules) {
-          const result = await simulate({ file: fx.simFile, text: fx.text, language: 'cuda', kernel: fx.kernel, grid: fx.grid, block: fx.block, dynamicSmem: fx.dynamicSmem, args: fx.args, schedule, seed, maxSteps: 20_000_000 });
+          const result = await simulate({ file: fx.simFile, text: fx.text, language: 'cuda', kernel: fx.kernel, grid: fx.grid, block: fx.block, cluster: fx.cluster, dynamicSmem: fx.dynamicSmem, args: fx.args, schedule, seed, maxSteps: 20_000_000 });
           expect(result.status, `${fx.name} under ${schedule} (seed ${seed}): ${result.message}`).toBe('completed');
           for (const b of result.buffers) expect(differences(b.name, gpu.outputs![b.name], values(b.buffer.bytes, b.dtype)), `${fx.name} under ${schedule} (seed ${seed}): buffer '${b.name}', GPU vs simulator`).toBe('');
         }

@@ -123,7 +123,7 @@ class CroqtileDebugTarget implements DebugTarget {
 
   /** The shared tensors a block's threads declared. */
   sharedBuffers(block: number): Buffer[] {
-    const st = this.machine.blocks[block]?.state as Map<string, unknown> | undefined;
+    const st = this.machine.blockAt(block)?.state as Map<string, unknown> | undefined;
     if (!st) return [];
     const bufs = new Set<Buffer>();
     const visit = (v: unknown): void => {

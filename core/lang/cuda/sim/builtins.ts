@@ -23,7 +23,7 @@ import { MEMORY_BUILTINS, placementNew } from './memory-builtins';
 import { compileAsm } from './ptx';
 import { PIPELINE_BUILTINS, PIPELINE_METHODS } from './pipeline-builtins';
 import { VECTOR_BUILTINS } from './vector-builtins';
-import { GRID_METHODS, isGroupNamespace, SYNC_BUILTINS, THREAD_BLOCK_METHODS, TILE_METHODS } from './sync-builtins';
+import { CLUSTER_METHODS, GRID_METHODS, isGroupNamespace, SYNC_BUILTINS, THREAD_BLOCK_METHODS, TILE_METHODS } from './sync-builtins';
 import { lastName, unsupported } from './syntax';
 import { TENSOR_COPY_BUILTINS } from './tensor-copy-builtins';
 import type { CType } from './types';
@@ -64,6 +64,7 @@ export const METHOD_BUILTINS: ReadonlyMap<string, ReadonlyMap<string, MethodBuil
   ['cuda::barrier', new Map(Object.entries(BARRIER_METHODS))],
   ['cooperative_groups::thread_block', new Map(Object.entries(THREAD_BLOCK_METHODS))],
   ['cooperative_groups::grid_group', new Map(Object.entries(GRID_METHODS))],
+  ['cooperative_groups::cluster_group', new Map(Object.entries(CLUSTER_METHODS))],
   ['cooperative_groups::thread_block_tile', new Map(Object.entries(TILE_METHODS))],
   ['cuda::pipeline', new Map(Object.entries(PIPELINE_METHODS))],
 ]);
@@ -80,6 +81,7 @@ function methodsOf(t: CType): ReadonlyMap<string, MethodBuiltin> | undefined {
   if (t.k !== 'obj') return undefined;
   if (t.obj === 'thread_block') return METHOD_BUILTINS.get('cooperative_groups::thread_block');
   if (t.obj === 'grid') return METHOD_BUILTINS.get('cooperative_groups::grid_group');
+  if (t.obj === 'cluster') return METHOD_BUILTINS.get('cooperative_groups::cluster_group');
   if (t.obj === 'tile') return METHOD_BUILTINS.get('cooperative_groups::thread_block_tile');
   if (t.obj === 'pipeline') return METHOD_BUILTINS.get('cuda::pipeline');
   return undefined;

@@ -2,13 +2,13 @@
 // argument count and exact types, template argument deduction, default arguments), member functions,
 // lambdas and callables held in variables, the call instruction that pushes a frame, and dispatch to
 // the builtins (builtins.ts) for everything the file does not define.
+import { SCALAR_DTYPES } from '../c-types';
 import type { SyntaxNode } from '../parser';
 import { compileBuiltinCall, compileMethodCall } from './builtins';
 import { type CallTarget, type CompilerContext, type Ex, type Fn, FnCx, type FnDecl, type FnInst, freshId, type LambdaInfo, ownerOf } from './context';
 import { type Closure, envOf, FRAME, Frame, selfOf } from './runtime';
 import { fail, findFunctionDeclarator, innermostName, lastName, locOf, missingIncludesNote, named, unsupported, requiredField } from './syntax';
 import { applyDefaults, bindTemplateArgs, templateParams, templateScope } from './templates';
-import { SCALAR_DTYPES } from '../c-types';
 import { type CType, decay, num, ptr, sameType, typeName, VOID } from './types';
 
 /** Compiles (once per template binding) a user function. */
@@ -68,7 +68,8 @@ function compileFunction(c: CompilerContext, decl: FnDecl, cx: FnCx, inst: FnIns
   if (!body) unsupported(`function ${decl.name} has no body`, at);
   if (decl.ctor && decl.owner) c.emitFieldInits(cx, decl.owner, named(decl.node).find((x) => x.type === 'field_initializer_list'));
   c.block(cx, body);
-  c.emitReturn(cx, undefined, body);
+  // The implicit return at the closing brace: where a thread that runs off the end is (and a CTA exits).
+  c.emitReturn(cx, undefined, body.lastChild?.type === '}' ? body.lastChild : body);
   inst.ret = cx.ret;
   cx.finish();
 }
@@ -158,6 +159,9 @@ export function call(c: CompilerContext, cx: FnCx, n: SyntaxNode): Ex {
     if (s?.sym.k === 'type') return c.cast(cx, s.sym.type, c.expr(cx, argNodes[0]), n);
     unsupported('calling through a parenthesised expression', n);
   }
+  // `float(t)`, `uint32_t(x)`: a functional-style cast to a scalar type.
+  const scalar = argNodes.length === 1 && !targs ? SCALAR_DTYPES[callee.text.trim()] : undefined;
+  if (scalar && !c.lookup(cx, callee.text.trim())) return c.cast(cx, num(scalar), c.expr(cx, argNodes[0]), n);
   // `[\s\S]` rather than `.`: the cut then matches at the first bracket instead of retrying every one (quadratic).
   const fullName = callee.text.replace(/\s+/g, '').replace(/<[\s\S]*$/, '').replace(/^::/, '');
   const name = lastName(fullName);

@@ -146,7 +146,7 @@ class CudaDebugTarget implements DebugTarget {
 
   /** Static `__shared__` variables, then dynamic shared memory. */
   sharedBuffers(block: number): Buffer[] {
-    const st = this.machine.blocks[block]?.state as { shared: Buffer[]; dynamic: Buffer } | undefined;
+    const st = this.machine.blockAt(block)?.state as { shared: Buffer[]; dynamic: Buffer } | undefined;
     return st ? [...st.shared, st.dynamic] : [];
   }
 

@@ -448,6 +448,7 @@ function namedType(c: CompilerContext, cx: FnCx, raw: string, n: SyntaxNode): CT
   }
   if (/^(cooperative_groups|cg)::thread_block$/.test(text)) return { k: 'obj', obj: 'thread_block' };
   if (/^(cooperative_groups|cg)::grid_group$/.test(text)) return { k: 'obj', obj: 'grid' };
+  if (/^(cooperative_groups|cg)::cluster_group$/.test(text)) return { k: 'obj', obj: 'cluster' };
   const tp = /^(?:cooperative_groups|cg)::thread_block_tile<(\d+)>$/.exec(text);
   if (tp) return { k: 'obj', obj: 'tile', n: Number(tp[1]) };
   const as = /^(?:std::|cuda::std::)?aligned_storage<(.*)>(?:::type)?$/.exec(text);

@@ -66,13 +66,18 @@ export class CudaExecutor implements Executor, ExecutorLike {
     // At the alignment its declarations ask for (a swizzled TMA destination needs 1024), at least 128.
     place(dynamic, Math.max(128, this.compiler.dynamicSharedAlign));
     const blk: BlockCtx = { shared, dynamic, window, baseOf, tmemNext: 0 };
+    if (m.clusters.size > 1)
+      blk.peerOf = (buf) => {
+        const owner = buf.block === undefined ? undefined : m.blockAt(buf.block);
+        if (!owner || owner.cluster !== block.cluster) return undefined;
+        m.checkCtaAlive(owner.index, `an access to '${buf.name}' of another CTA`);
+        return { rank: owner.rank, ctx: owner.state as BlockCtx };
+      };
     block.state = blk;
   }
 
   startThread(m: Machine, t: SimThread): void {
-    // Blocks are stored by linear index; the search is only a fallback.
-    const byIndex = m.blocks[t.block];
-    const blk = (byIndex?.index === t.block ? byIndex : m.blocks.find((b) => b.index === t.block)!).state as BlockCtx;
+    const blk = m.blockAt(t.block)!.state as BlockCtx;
     const ts = new ThreadCtx(t, m, blk, this);
     const f = new Frame(this.kernel.fn, ts, null);
     for (let i = 0; i < this.args.length; i++) f.v[i] = this.args[i];

@@ -32,7 +32,7 @@
 import * as path from 'node:path';
 import { Project } from '../../../project/project';
 import { loadCudaLanguage, Parser, parseWhole, type SyntaxNode } from '../parser';
-import { registerHeaderTree } from '../syntax-nodes';
+import { fileOf, registerHeaderTree } from '../syntax-nodes';
 import { buildCudaUnit } from '../unit';
 import { isFloat, sizeOf } from '../../../sim/dtypes';
 import { Machine, type MachineOptions, type SimThread, SimError } from '../../../sim/machine';
@@ -41,6 +41,7 @@ import { Buffer } from '../../../sim/memory';
 import { TENSOR_MAP_BYTES, writeTensorMap } from '../../../sim/tensor-map';
 import { type ArgSpec, type Launch, type NamedBuffer, type PreparedSimulation, runLaunch, type SimulateRequest } from '../../../sim/run';
 import { Compiler, FnCx, type FnDecl, type FnInst, named } from './compile';
+import { declaredClusterDims } from './cluster-dims';
 import { chooseKernel } from './kernel-instances';
 import { type TemplateBinding, templateParams, templateScope } from './templates';
 import { CudaExecutor } from './executor';
@@ -64,7 +65,10 @@ export async function prepareCudaLaunch(req: SimulateRequest): Promise<Launch> {
   // device code, whose functions and types the kernel may use (parsed in inclusion order).
   const unit = buildCudaUnit(req.text, req.file ? path.resolve(req.file) : undefined, req.file ? new Project({ explicit: req.compile }) : undefined, undefined);
   const headerRoots: SyntaxNode[] = [];
+  // Each file's text before the grammar-gap blanking (which hides `__cluster_dims__` from tree-sitter).
+  const sourceTexts = new Map<string | undefined, string>([[undefined, unit.tu.main.pre.beforeGrammarGaps ?? unit.parseText]]);
   for (const file of unit.deviceHeaders()) {
+    sourceTexts.set(file.path, file.pre.beforeGrammarGaps ?? file.pre.parseText);
     const headerTree = parseWhole(parser, file.pre.parseText);
     if (!headerTree) continue;
     registerHeaderTree(headerTree, file.path);
@@ -126,9 +130,13 @@ export async function prepareCudaLaunch(req: SimulateRequest): Promise<Launch> {
     values[index] = { buf: bytes, offset: 0 };
   }
 
+  const declared = declaredClusterDims(compiler, decl, binding, sourceTexts.get(fileOf(decl.node)));
+  if (req.cluster && declared && req.cluster.some((v, i) => v !== declared[i]))
+    throw SimError.ofRequest({ kind: 'cluster' }, `bad launch configuration: ${kernelName} declares __cluster_dims__(${declared.join(', ')}), so a launch may not give it another cluster shape (${req.cluster.join('x')}): the compile-time cluster dims cannot be overridden at launch`);
   const geometry: MachineOptions = {
     grid: req.grid ?? [1, 1, 1],
     block: req.block ?? [launchBounds(compiler, decl, binding) ?? 128, 1, 1],
+    cluster: req.cluster ?? declared,
     dynamicSmem: req.dynamicSmem,
     seed: req.seed,
     schedule: req.schedule,

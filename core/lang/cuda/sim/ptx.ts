@@ -16,6 +16,7 @@ import { tensorPtxOp } from './ptx-tensor';
 import { electSync, fenceProxyAsync, griddepcontrol, nanosleep, setmaxnreg, tcgen05Dealloc, timerRegister } from './ptx-misc';
 import { asmRegisterUse, ldmatrix, type PtxSite, sharedChunks, stmatrix, wgmmaCommit, wgmmaFence, wgmmaMmaAsync, wgmmaWait } from './ptx-wgmma';
 import { decodeUmmaDescriptor, elementAddress, type MatrixDescriptor } from '../../../sim/wgmma';
+import { type ClusterSite, clusterPtx, clusterRegister } from './ptx-cluster';
 import { fail, named, unsupported, requiredField } from './syntax';
 import { type BlockCtx, type Frame, fromGenericAddress, fromSharedAddress, liveMask, loader, storer, type ThreadCtx, toSharedPointer } from './runtime';
 import { convFn, type CType, isNum, sizeOfType, VOID } from './types';
@@ -157,7 +158,7 @@ function parsePtx(text: string, ops: Operand[], n: SyntaxNode, cx: FnCx): { inst
 
 /** Operand accessor: register, immediate, or special register. */
 function valueOf(s: string, reg: (n: string) => number): (r: Regs, f: Frame) => any {
-  // `%%clock64` in an asm with operands is the special register `%clock64` (GCC's escape).
+  // In an asm statement with operands, `%%` is a literal `%` (`%%clock64`, `%%cluster_ctarank`).
   const t = s.trim().replace(/^%%/, '%');
   if (/^-?\d+$/.test(t) || /^0[xX][0-9a-fA-F]+$/.test(t)) {
     const v = Number(t);
@@ -190,6 +191,8 @@ function valueOf(s: string, reg: (n: string) => number): (r: Regs, f: Frame) => 
     case '%lanemask_lt':
       return (_r, f) => ((1 << f.ts.t.lane) - 1) >>> 0;
   }
+  const cluster = clusterRegister(t);
+  if (cluster) return cluster;
   const i = reg(t);
   return (r) => r[i];
 }
@@ -240,6 +243,9 @@ function compileOp(l: PtxLine, reg: (n: string) => number, labels: Map<string, n
   };
   const unsup = (): never => unsupported(`PTX instruction '${mn}'`, n);
   const site: Site = { mn, parts, o, reg, retried, n, cx, value: (s) => valueOf(s, reg), operands: ops };
+  // Cluster forms (mapa, .shared::cluster operands, multicast, barrier.cluster) live in ptx-cluster.ts.
+  const cluster = clusterPtx(clusterSite(site));
+  if (cluster) return cluster;
   // An instruction the catalogue knows goes to its handler; the catalogue says why the others are refused.
   const key = ptxKey(mn);
   if (key !== undefined) {
@@ -260,7 +266,6 @@ function compileOp(l: PtxLine, reg: (n: string) => number, labels: Map<string, n
       return unsup();
     case 'fence':
     case 'membar':
-    case 'nanosleep':
     case 'griddepcontrol':
     case 'setmaxnreg':
     case 'prefetch':
@@ -387,14 +392,8 @@ const nextInstr: PInstr = (_f, _r, pc) => pc + 1;
 
 function barOp(s: Site): PInstr {
   const { parts, o, reg } = s;
-  const next = nextInstr;
   const V = (i: number) => valueOf(o[i], reg);
   const unsup = (): never => unsupported(`PTX instruction '${s.mn}'`, s.n);
-  if (parts[1] === 'cluster') {
-    if (parts[2] === 'arrive') return next;
-    if (parts[2] === 'wait') return (f, _r, pc) => (f.ts.m.syncBlock(f.ts.t, 15, f.ts.m.blockSize, 'barrier.cluster.wait (a cluster of one CTA)') ? pc + 1 : BLOCK);
-    return unsup();
-  }
   const op = parts[1] === 'sync' || parts[1] === 'arrive' || parts[1] === 'red' ? parts[1] : parts.length === 1 || parts[1] === 'aligned' ? 'sync' : parts[1];
   if (op === 'red') return unsup();
   const id = o[0] ? V(0) : () => 0;
@@ -413,6 +412,13 @@ function barOp(s: Site): PInstr {
   };
 }
 
+function clusterSite(s: Site): ClusterSite {
+  const { reg, n } = s;
+  return { mn: s.mn, parts: s.parts, o: s.o, n, value: (x) => valueOf(x, reg), addr: (x) => addrOf(x, reg, n), dest: (x) => (x.trim() === '_' ? -1 : reg(x.trim())) };
+}
+
+/** mapa and barrier.cluster: always cluster forms (compileOp sends them to ptx-cluster.ts first). */
+const clusterOp: Handler = (s) => clusterPtx(clusterSite(s)) ?? unsupported(`PTX instruction '${s.mn}'`, s.n);
 const mbarrier: Handler = (s) => mbarrierOp(s.parts, s.o, s.reg, s.retried, s.n);
 const cp: Handler = (s) => cpOp(s.parts, s.mn, s.o, s.reg, s.n);
 const tcgen05: Handler = (s) => tcgen05Op(s.parts, s.mn, s.o, s.reg, s.n, s.cx);
@@ -474,8 +480,9 @@ export const SIM_PTX_HANDLERS: Readonly<Record<string, Handler>> = {
   stmatrix: stmatrix,
   'fence.mbarrier_init': noop,
   'fence.proxy.async': () => fenceProxyAsync,
-  'barrier.cluster.arrive': barOp,
-  'barrier.cluster.wait': barOp,
+  'barrier.cluster.arrive': clusterOp,
+  'barrier.cluster.wait': clusterOp,
+  mapa: clusterOp,
   'bar.sync': barOp,
   'barrier.sync': barOp,
   'bar.arrive': barOp,

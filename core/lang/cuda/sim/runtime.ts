@@ -6,7 +6,8 @@ import type { DType } from '../../../sim/dtypes';
 import { fromBf16Bits, fromHalfBits, toBf16Bits, toHalfBits } from '../../../sim/dtypes';
 import { type Machine, type SimThread, type SourceLoc, SimError } from '../../../sim/machine';
 import { Buffer, OutOfBounds, type Pointer } from '../../../sim/memory';
-import { type CType, wide } from './types';
+import { clusterAddress, CLUSTER_RANK_SHIFT } from '../../../sim/cluster';
+import { chk64, type CType, wide } from './types';
 
 /** Instruction results besides "next pc". */
 export const BLOCKED = -1;
@@ -87,6 +88,12 @@ export interface BlockCtx {
   /** Tensor memory (tcgen05): 128 lanes × 512 columns of 32-bit words. */
   tmem?: Uint32Array;
   tmemNext: number;
+  /**
+   * The CTA of the cluster that owns `buf` when it is another block's shared memory (distributed
+   * shared memory): its rank and shared window. Undefined for a block outside the cluster. Throws
+   * when that CTA already exited.
+   */
+  peerOf?: (buf: Buffer) => { rank: number; ctx: BlockCtx } | undefined;
 }
 
 /** What a lambda value holds: its body and the frame it captured. */
@@ -233,15 +240,24 @@ export function fromGenericAddress(ex: ExecutorLike, a: number): Pointer | null 
   return { buf, offset: a - (id + 1) * 4294967296 };
 }
 
-/** 32-bit shared-window address (`__cvta_generic_to_shared`). */
+/**
+ * 32-bit shared-window address (`__cvta_generic_to_shared`); a pointer into a cluster peer's shared
+ * memory (cooperative groups' map_shared_rank) gives that CTA's shared::cluster address.
+ */
 export function sharedAddress(blk: BlockCtx, p: Pointer | null, what = '__cvta_generic_to_shared'): number {
   if (!p || p.buf.space !== 'shared') throw new SimError(`${what}: the pointer does not point into shared memory${p ? ` ('${p.buf.name}' is ${p.buf.space})` : ''}`);
   const base = blk.baseOf.get(p.buf);
-  if (base === undefined) throw new SimError(`${what}: '${p.buf.name}' belongs to another block`);
-  return base + p.offset;
+  if (base !== undefined) return base + p.offset;
+  const peer = blk.peerOf?.(p.buf);
+  const peerBase = peer?.ctx.baseOf.get(p.buf);
+  if (!peer || peerBase === undefined) throw new SimError(`${what}: '${p.buf.name}' belongs to another block, outside this block's cluster`);
+  return clusterAddress(peer.rank, peerBase + p.offset);
 }
 
+/** The buffer and offset at 32-bit shared::cta address `a` of the block. */
 export function fromSharedAddress(blk: BlockCtx, a: number): Pointer {
+  if (a >= 2 ** CLUSTER_RANK_SHIFT)
+    throw new SimError(`shared address 0x${(a >>> 0).toString(16)} is a shared::cluster address (another CTA's memory, from mapa or a peer pointer) used where a shared::cta address is expected: only .shared::cluster instructions and generic pointers reach a peer CTA`);
   const w = blk.window;
   let lo = 0;
   let hi = w.length - 1;
@@ -262,7 +278,12 @@ export function fromSharedAddress(blk: BlockCtx, a: number): Pointer {
 
 /** Resolves an address operand of a shared-memory PTX instruction: a pointer or a 32-bit window address. */
 export function toSharedPointer(blk: BlockCtx, v: unknown): Pointer {
-  if (v && typeof v === 'object' && 'buf' in (v as Pointer)) return v as Pointer;
+  if (v && typeof v === 'object' && 'buf' in (v as Pointer)) {
+    const p = v as Pointer;
+    // A pointer into a peer CTA (map_shared_rank) reaches it only through .shared::cluster instructions.
+    if (p.buf.space === 'shared' && !blk.baseOf.has(p.buf)) throw new SimError(`'${p.buf.name}' of another CTA used where a shared::cta address is expected: only .shared::cluster instructions and generic accesses reach a peer CTA`);
+    return p;
+  }
   if (typeof v === 'number') return fromSharedAddress(blk, v);
   throw new SimError('expected a shared-memory address');
 }

@@ -1,14 +1,18 @@
 // Builtins that synchronise threads or exchange values between them: __syncthreads, __syncwarp,
 // warp shuffles, votes and reductions, the active-lane mask, fences and prefetches (no-ops here:
 // their operands are still evaluated), and cooperative groups (this_thread_block, this_grid,
-// tiled_partition and the sync/rank/size/shuffle/vote members of their groups).
+// this_cluster, tiled_partition and the sync/rank/size/shuffle/vote members of their groups; a
+// cluster's map_shared_rank into distributed shared memory).
 import type { SyntaxNode } from '../parser';
-import { args, asNum, type BuiltinCx, cases, type FreeBuiltin, type MethodBuiltin, noTags, unit, V } from './builtin-operands';
+import { SimError } from '../../../sim/machine';
+import { Buffer, type Pointer } from '../../../sim/memory';
+import { args, asNum, asPtr, type BuiltinCx, cases, type FreeBuiltin, type MethodBuiltin, noTags, unit, V } from './builtin-operands';
+import { mapToRank } from './cluster-runtime';
 import type { Ex } from './context';
 import { electedLane } from './ptx-misc';
 import { type Frame, liveMask } from './runtime';
-import { unsupported } from './syntax';
-import { BOOL, type CType, isNum, S32, typeName, U32, U64, VOID } from './types';
+import { fail, unsupported } from './syntax';
+import { BOOL, type CType, isNum, num, S32, typeName, U32, U64, vectorType, VOID } from './types';
 
 /** Free functions: block and warp synchronisation, warp collectives, fences, cooperative groups. */
 export const SYNC_BUILTINS: Record<string, FreeBuiltin> = {
@@ -53,8 +57,25 @@ export const SYNC_BUILTINS: Record<string, FreeBuiltin> = {
   ...cases(['__lanemask_lt'], () => V((f) => ((1 << f.ts.t.lane) - 1) >>> 0, U32)),
   ...cases(['__shfl_sync', '__shfl_up_sync', '__shfl_down_sync', '__shfl_xor_sync'], (k, name, _ns, a) => shuffle(k, name, a)),
   ...cases(['__all_sync', '__any_sync', '__ballot_sync', '__reduce_add_sync', '__reduce_min_sync', '__reduce_max_sync', '__reduce_and_sync', '__reduce_or_sync', '__reduce_xor_sync'], (k, name, _ns, a) => vote(k, name, a)),
+  // CUDA's cluster intrinsics (sm_90_rt.h), what cooperative groups' cluster_group is made of.
+  ...cases(['__cluster_barrier_arrive', '__cluster_barrier_arrive_relaxed'], (k, name) =>
+    k.c.emitBlocking(k.cx, k.n, VOID, (f) => {
+      f.ts.m.clusterArrive(f.ts.t, name === '__cluster_barrier_arrive', `${name}()`);
+      return 0;
+    }),
+  ),
+  ...cases(['__cluster_barrier_wait'], (k) => k.c.emitBlocking(k.cx, k.n, VOID, (f) => (f.ts.m.clusterWait(f.ts.t, true, '__cluster_barrier_wait()') ? 0 : undefined))),
+  ...cases(['__clusterRelativeBlockRank'], () => V((f) => f.ts.m.blockAt(f.ts.t.block)!.rank, U32)),
+  ...cases(['__clusterSizeInBlocks'], () => V((f) => f.ts.m.clusters.size, U32)),
+  ...cases(['__clusterDimIsSpecified'], () => V((f) => (f.ts.m.clusters.explicit ? 1 : 0), num('bool'))),
+  ...cases(['__clusterDim'], () => V((f) => dim3Value(f, f.ts.m.clusters.dims), { k: 'struct', def: vectorType('uint3')! })),
+  ...cases(['__clusterRelativeBlockIdx'], () => V((f) => dim3Value(f, f.ts.m.clusters.placeOf(f.ts.t.blockIdx).ctaid), { k: 'struct', def: vectorType('uint3')! })),
+  ...cases(['__clusterIdx'], () => V((f) => dim3Value(f, f.ts.m.clusters.placeOf(f.ts.t.blockIdx).clusterIdx), { k: 'struct', def: vectorType('uint3')! })),
+  ...cases(['__clusterGridDimInClusters'], () => V((f) => dim3Value(f, f.ts.m.clusters.clusterGrid), { k: 'struct', def: vectorType('uint3')! })),
+  ...cases(['__cluster_map_shared_rank'], (k, _name, _ns, a) => (a.length === 2 ? mapSharedRank(k, a) : undefined)),
+  ...cases(['__cluster_query_shared_rank'], (k, _name, _ns, a) => (a.length === 1 ? querySharedRank(k, a) : undefined)),
   // Cooperative groups: free functions of the cg namespace (three of them also unqualified).
-  ...cases(['this_thread_block', 'this_grid', 'tiled_partition'], (k, name, ns, a, targs) => {
+  ...cases(['this_thread_block', 'this_grid', 'this_cluster', 'tiled_partition'], (k, name, ns, a, targs) => {
     if (!isGroupNamespace(ns) && ns !== '') return undefined;
     const { c, cx, n } = k;
     switch (name) {
@@ -62,6 +83,8 @@ export const SYNC_BUILTINS: Record<string, FreeBuiltin> = {
         return V(() => 0, { k: 'obj', obj: 'thread_block' });
       case 'this_grid':
         return V(() => 0, { k: 'obj', obj: 'grid' });
+      case 'this_cluster':
+        return V(() => 0, { k: 'obj', obj: 'cluster' });
       default: {
         const size = targs?.length ? c.constEval(cx, targs[0]) : a[1] ? c.constEval(cx, a[1]) : 32;
         if (![1, 2, 4, 8, 16, 32].includes(size)) unsupported(`tiled_partition<${size}>`, n);
@@ -85,11 +108,66 @@ export const THREAD_BLOCK_METHODS: Record<string, MethodBuiltin> = {
 
 /** Members of cg::grid_group. */
 export const GRID_METHODS: Record<string, MethodBuiltin> = {
-  ...cases(['sync'], (k) => k.c.emitBlocking(k.cx, k.n, VOID, (f) => (f.ts.m.syncCluster(f.ts.t, f.ts.m.numBlocks) ? 0 : undefined))),
+  ...cases(['sync'], (k) => k.c.emitBlocking(k.cx, k.n, VOID, (f) => (f.ts.m.syncGrid(f.ts.t, f.ts.m.numBlocks) ? 0 : undefined))),
   ...cases(['thread_rank'], () => V((f) => f.ts.t.block * f.ts.m.blockSize + f.ts.t.tid, U64)),
   ...cases(['size', 'num_threads'], () => V((f) => f.ts.m.numBlocks * f.ts.m.blockSize, U64)),
   ...cases(['block_rank'], () => V((f) => f.ts.t.block, U32)),
 };
+
+/** Members of cg::cluster_group: the CTAs of the thread's cluster (core/sim/cluster.ts). */
+export const CLUSTER_METHODS: Record<string, MethodBuiltin> = {
+  // sync() = barrier.cluster.arrive.release + barrier.cluster.wait.acquire (the arrive is not repeated on re-entry).
+  ...cases(['sync', 'barrier_sync'], (k) => k.c.emitBlocking(k.cx, k.n, VOID, (f) => (f.ts.m.clusterSync(f.ts.t, 'cluster.sync()') ? 0 : undefined))),
+  // barrier_arrive() returns an arrival token (CUDA 12's cluster_group::arrival_token) that barrier_wait(std::move(token)) takes back.
+  ...cases(['barrier_arrive'], (k) =>
+    k.c.emitBlocking(k.cx, k.n, U64, (f) => {
+      f.ts.m.clusterArrive(f.ts.t, true, 'cluster.barrier_arrive()');
+      return 0;
+    }),
+  ),
+  ...cases(['barrier_wait'], (k) => k.c.emitBlocking(k.cx, k.n, VOID, (f) => (f.ts.m.clusterWait(f.ts.t, true, 'cluster.barrier_wait()') ? 0 : undefined))),
+  ...cases(['block_rank'], () => V((f) => f.ts.m.blockAt(f.ts.t.block)!.rank, U32)),
+  ...cases(['num_blocks'], () => V((f) => f.ts.m.clusters.size, U32)),
+  ...cases(['thread_rank'], () => V((f) => f.ts.m.blockAt(f.ts.t.block)!.rank * f.ts.m.blockSize + f.ts.t.tid, U32)),
+  ...cases(['size', 'num_threads'], () => V((f) => f.ts.m.clusters.size * f.ts.m.blockSize, U32)),
+  ...cases(['is_valid'], () => V(() => 1, num('bool'))),
+  ...cases(['dim_blocks'], () => V((f) => dim3Value(f, f.ts.m.clusters.dims), { k: 'struct', def: vectorType('uint3')! })),
+  ...cases(['block_index'], () => V((f) => dim3Value(f, f.ts.m.clusters.placeOf(f.ts.t.blockIdx).ctaid), { k: 'struct', def: vectorType('uint3')! })),
+  // map_shared_rank(T* p, rank): the same shared variable in CTA `rank` (a generic pointer into its memory).
+  ...cases(['map_shared_rank'], (k, _t, _self, _name, a) => (a.length === 2 ? mapSharedRank(k, a) : undefined)),
+  ...cases(['query_shared_rank'], (k, _t, _self, _name, a) => (a.length === 1 ? querySharedRank(k, a) : undefined)),
+};
+
+/** `map_shared_rank(p, rank)`: the same shared variable as `p` in CTA `rank` of the cluster, as a pointer of p's type. */
+function mapSharedRank(k: BuiltinCx, a: SyntaxNode[]): Ex {
+  const [pe, re] = args(k, a);
+  if (pe.t.k !== 'ptr') fail(`map_shared_rank expects a pointer to shared memory, got ${typeName(pe.t)}`, k.n);
+  const p = pe.ev;
+  const rank = asNum(k, re, 'u32');
+  return V((f) => {
+    const ptrValue = p(f) as Pointer | null;
+    if (!ptrValue || ptrValue.buf.space !== 'shared') throw new SimError('map_shared_rank: the pointer does not point into shared memory');
+    return mapToRank(f.ts, ptrValue, rank(f), 'map_shared_rank');
+  }, pe.t);
+}
+
+/** `query_shared_rank(p)`: the rank of the CTA whose shared memory `p` points into. */
+function querySharedRank(k: BuiltinCx, a: SyntaxNode[]): Ex {
+  const p = asPtr(k, args(k, a)[0]);
+  return V((f) => {
+    const ptrValue = p(f) as Pointer | null;
+    const owner = ptrValue?.buf.block === undefined ? undefined : f.ts.m.blockAt(ptrValue.buf.block);
+    if (!ptrValue || ptrValue.buf.space !== 'shared' || !owner) throw new SimError('query_shared_rank: the pointer does not point into shared memory');
+    return owner.rank;
+  }, U32);
+}
+
+/** A dim3 result (a struct rvalue lives in storage of its own). */
+function dim3Value(f: Frame, d: readonly number[]): Pointer {
+  const buf = new Buffer(f.ts.ex.nextBufferId(), 'dim3', 'local', 12);
+  for (let i = 0; i < 3; i++) buf.view.setUint32(4 * i, d[i], true);
+  return { buf, offset: 0 };
+}
 
 /** Members of cg::thread_block_tile<N>. */
 export const TILE_METHODS: Record<string, MethodBuiltin> = {

@@ -37,7 +37,7 @@ export interface StructDef {
 export type StructMember = { k: 'const'; type: CType; value: number } | { k: 'type'; type: CType };
 
 /** Opaque runtime objects that live in slots only (cooperative groups, PTX tags). */
-export type ObjKind = 'thread_block' | 'tile' | 'grid' | 'tag' | 'string' | 'nullptr' | 'pipeline' | 'pipeline_role';
+export type ObjKind = 'thread_block' | 'tile' | 'grid' | 'cluster' | 'tag' | 'string' | 'nullptr' | 'pipeline' | 'pipeline_role';
 
 export type CType =
   | { k: 'void' }

@@ -96,3 +96,29 @@ describe('CUDA signatures', () => {
     }
   });
 });
+
+describe('cluster kernels', () => {
+  it('__cluster_dims__ kernels run one cluster (the simulator reads the attribute itself); a launch attribute gives the cluster field', async () => {
+    const declared = `__global__ void __cluster_dims__(2, 1, 1) __launch_bounds__(64) k(float* out) { out[threadIdx.x] = 1.0f; }`;
+    const [a] = await cuda.launchTemplates(declared, 'k.cu');
+    expect(a).toMatchObject({ kernel: 'k', grid: [2, 1, 1], block: [64, 1, 1] });
+    expect(a!.cluster).toBeUndefined();
+    const launched = [
+      '__global__ void __launch_bounds__(64) k(float* out) { out[threadIdx.x] = 1.0f; }',
+      'int main() {',
+      '  float* out;',
+      '  cudaLaunchAttribute attrs[1];',
+      '  attrs[0].id = cudaLaunchAttributeClusterDimension;',
+      '  attrs[0].val.clusterDim.x = 4;',
+      '  attrs[0].val.clusterDim.y = 1;',
+      '  attrs[0].val.clusterDim.z = 1;',
+      '  cudaLaunchConfig_t config = {dim3(8), dim3(64), 0};',
+      '  config.attrs = attrs;',
+      '  config.numAttrs = 1;',
+      '  cudaLaunchKernelEx(&config, k, out);',
+      '}',
+    ].join('\n');
+    const [b] = await cuda.launchTemplates(launched, 'k.cu');
+    expect(b).toMatchObject({ kernel: 'k', grid: [4, 1, 1], cluster: [4, 1, 1], block: [64, 1, 1] });
+  });
+});
