@@ -72,4 +72,8 @@ export type { Buffer } from './sim/memory';
 export { NpyError, parseNpy, toNpy } from './sim/npy';
 export { toChromeTrace } from './sim/trace';
 export type { ChromeTraceEvent, TraceThread } from './sim/trace';
+// The barrier timeline: its model (from the trace), the page that draws it, and that page's renderer.
+export { buildTimeline, sourceKey } from './sim/timeline';
+export type { TimelineModel, TimelineSource } from './sim/timeline';
+export { timelineHtml } from './sim/timeline-html';
 export { numberRanges, withCommas } from './sim/format';

@@ -126,7 +126,10 @@ export function mergedTrace(machines: readonly Machine[], place: (t: Machine['th
         else if (e.kind === 'async-issue' || e.kind === 'async-complete') {
           ops = Math.max(ops, e.op + 1);
           events.push({ ...e, time, thread: e.thread + threadBase, op: e.op + opBase });
-        } else events.push({ ...e, time, thread: e.thread + threadBase });
+        } else if (e.kind === 'report') {
+          const r = e.report;
+          events.push({ ...e, time, thread: e.thread < 0 ? -1 : e.thread + threadBase, report: { ...r, threads: r.threads.map((t) => t + threadBase) } });
+        } else events.push({ ...e, time, thread: e.thread < 0 ? -1 : e.thread + threadBase });
       }
       opBase += ops;
     }

@@ -119,7 +119,7 @@ export function misuseReport(t: SimThread | undefined, b: SimBarrier, misuse: Mb
   const who = t ? ` by ${t.label}` : '';
   const line = t ? ` at ${lineOf(t.loc)}` : '';
   const detail = describeMisuse(misuse);
-  return { kind: 'misuse', message: `barrier misuse: ${what} on ${b.label}${who}${line}: ${detail}`, loc: t?.loc, threads: t ? [t.index] : [], misuse };
+  return { kind: 'misuse', message: `barrier misuse: ${what} on ${b.label}${who}${line}: ${detail}`, loc: t?.loc, threads: t ? [t.index] : [], misuse, barrier: { label: b.label, block: b.block } };
 }
 
 /** A shared-memory access by `thread` (or an async op it issued: `asyncLabel`) unordered with the earlier `other`. */
