@@ -7,6 +7,7 @@ import * as path from 'node:path';
 import { PassThrough } from 'node:stream';
 import {
   Breakpoint,
+  Event,
   ExitedEvent,
   Handles,
   InitializedEvent,
@@ -25,7 +26,7 @@ import {
   ThreadEvent,
 } from '@vscode/debugadapter';
 import type { DebugProtocol } from '@vscode/debugprotocol';
-import { type DebugRuntime, type DebugStop, type ExceptionFilter, type PhaseFlip, createDebugRuntime, preloadParsers, toChromeTrace, withCommas } from '../core/index';
+import { type DebugRuntime, type DebugStop, type ExceptionFilter, type PhaseFlip, type TimelineSource, createDebugRuntime, preloadParsers, toChromeTrace, withCommas } from '../core/index';
 import { LaunchConfigError, type LaunchPlan, type PhaseflipLaunchArguments, planLaunch, simErrorAsConfigError } from './launch-config';
 import { FrameReader, argumentProblem, messageProblem } from './frames';
 import { type BreakpointIds, DEFAULT_FILTERS, EXCEPTION_FILTERS, exceptionInfo, toDapStop } from './stops';
@@ -33,6 +34,19 @@ import { LANE_VARIABLE, VariableStore, barrierSummary } from './variables';
 
 /** How long a `continue` runs before the client gets a progress notification. */
 const PROGRESS_AFTER_MS = 500;
+/** How often a running session tells a client that watches the timeline that it changed. */
+const TIMELINE_TICK_MS = 1000;
+/**
+ * The barrier timeline's custom requests and event (the editor's timeline panel uses them):
+ * `phaseflip/timeline` answers `{ model }` (core's TimelineModel, lines zero-based);
+ * `phaseflip/travel` `{ cycle }` travels there and stops (a `stopped` event, reason `step`);
+ * `phaseflip/timelineChanged` (event, `{ cursor }`) follows every stop and, once a client asked for the
+ * timeline, ticks while the kernel runs.
+ */
+export const TIMELINE_REQUEST = 'phaseflip/timeline';
+export const TRAVEL_REQUEST = 'phaseflip/travel';
+export const TIMELINE_EVENT = 'phaseflip/timelineChanged';
+
 /** Lines a breakpoint may move down over blank lines, comments and `{` to reach a statement. */
 const MAX_BREAKPOINT_MOVE = 5;
 
@@ -78,6 +92,10 @@ export class PhaseflipDebugSession extends LoggingDebugSession {
   private generation = 0;
   /** Whether `initialize` was answered: other requests before it are refused (disconnect excepted). */
   private initializeSeen = false;
+  /** Whether a client asked for the timeline (then it hears of changes while the kernel runs). */
+  private timelineWanted = false;
+  /** Source texts (the program's under '', headers by path) the timeline's tooltips quote, read once per launch. */
+  private readonly headerLines = new Map<string, string[] | undefined>();
 
   constructor() {
     super();
@@ -149,9 +167,57 @@ export class PhaseflipDebugSession extends LoggingDebugSession {
     }
   }
 
-  /** Requests the adapter does not know get an error response that names them. */
-  protected override customRequest(command: string, response: DebugProtocol.Response): void {
+  /** The timeline's requests; others the adapter does not know get an error response that names them. */
+  protected override customRequest(command: string, response: DebugProtocol.Response, args: unknown): void {
+    if (command === TIMELINE_REQUEST) {
+      this.guard(response, () => {
+        const rt = this.runtime(response);
+        if (!rt) return;
+        this.timelineWanted = true;
+        response.body = { model: rt.timeline({ title: this.timelineTitle(), sourceLine: (at) => this.sourceLine(at) }) };
+        this.sendResponse(response);
+      });
+      return;
+    }
+    if (command === TRAVEL_REQUEST) {
+      const cycle = (args as { cycle?: unknown } | undefined)?.cycle;
+      if (typeof cycle !== 'number' || !Number.isFinite(cycle) || cycle < 0) {
+        this.sendErrorResponse(response, { id: 1016, format: `'${TRAVEL_REQUEST}' needs 'cycle', a number ≥ 0`, showUser: false });
+        return;
+      }
+      if (this.running) {
+        this.sendErrorResponse(response, { id: 2005, format: 'the kernel is running: pause it before travelling in time', showUser: true });
+        return;
+      }
+      void this.guardAsync(response, () => this.travel(response, (rt) => rt.travelTo(cycle)));
+      return;
+    }
     this.sendErrorResponse(response, { id: 1014, format: `unknown request '${command}'`, showUser: false });
+  }
+
+  private timelineTitle(): string {
+    const plan = this.plan;
+    return plan ? [path.basename(plan.programPath), plan.request.kernel].filter(Boolean).join(' · ') : '';
+  }
+
+  /** The text of a source line for the timeline's tooltips (the program's, or a header's). */
+  private sourceLine(at: TimelineSource): string | undefined {
+    if (!this.plan) return undefined;
+    const file = at.file ?? '';
+    if (!this.headerLines.has(file)) {
+      let lines: string[] | undefined;
+      try {
+        lines = (at.file === undefined ? this.plan.request.text : fs.readFileSync(at.file, 'utf8')).split('\n');
+      } catch {
+        lines = undefined;
+      }
+      this.headerLines.set(file, lines);
+    }
+    return this.headerLines.get(file)?.[at.line];
+  }
+
+  private timelineChanged(): void {
+    this.sendEvent(new Event(TIMELINE_EVENT, { running: this.running }));
   }
 
   /** An error response to a request that never reached a handler. */
@@ -268,6 +334,7 @@ export class PhaseflipDebugSession extends LoggingDebugSession {
     generation = this.generation;
     this.launchArgs = args;
     this.plan = plan;
+    this.headerLines.clear();
     this.rt = rt;
     this.ended = false;
     this.exit = undefined;
@@ -485,6 +552,8 @@ export class PhaseflipDebugSession extends LoggingDebugSession {
     this.resetHandles();
     this.running = true;
     const progress = this.client.progress ? this.startProgress() : undefined;
+    // A client watching the timeline sees it grow while the kernel runs.
+    const ticker = this.timelineWanted ? setInterval(() => this.timelineChanged(), TIMELINE_TICK_MS) : undefined;
     let stop: DebugStop | undefined;
     let error: unknown;
     try {
@@ -493,6 +562,7 @@ export class PhaseflipDebugSession extends LoggingDebugSession {
       error = e;
     } finally {
       progress?.();
+      if (ticker) clearInterval(ticker);
       this.running = false;
     }
     if (generation !== this.generation || this.terminated) return;
@@ -538,6 +608,7 @@ export class PhaseflipDebugSession extends LoggingDebugSession {
     if (dap.text) event.body.text = dap.text;
     if (dap.hitBreakpointIds) event.body.hitBreakpointIds = dap.hitBreakpointIds;
     this.sendEvent(event);
+    this.timelineChanged();
   }
 
   /**
@@ -566,6 +637,7 @@ export class PhaseflipDebugSession extends LoggingDebugSession {
     const exit = this.exit ?? { status: 'completed', message: 'completed' };
     this.console(`Phaseflip: ${exit.message}`);
     this.writeTrace();
+    this.timelineChanged();
     this.sendEvent(new ExitedEvent(exit.status === 'completed' ? 0 : 1));
     this.sendEvent(new TerminatedEvent());
   }
