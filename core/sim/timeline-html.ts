@@ -91,7 +91,7 @@ ${csp}
   <span class="swatch tick"></span>arrival
   <span class="swatch tx"></span>expect_tx ▼ / complete_tx ▲
   <span class="swatch wait"></span>blocked
-  <span class="swatch error"></span>never woke / report</span>
+  <span class="swatch error"></span>still blocked at the end / report</span>
 </header>
 <main><canvas id="timeline"></canvas><div id="tooltip"></div></main>
 <div id="status"></div>

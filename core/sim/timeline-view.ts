@@ -21,6 +21,8 @@ export interface TimelineHost {
 /** What the page exposes as `window.phaseflipTimeline` (tests click through it). */
 export interface TimelineViewHandle {
   update(model: TimelineModel): void;
+  /** The model shown now. */
+  model(): TimelineModel;
   /** The x (CSS pixels, relative to the canvas) of a cycle in the current window. */
   xOf(cycle: number): number;
   /** The y of a row's middle (`TimelineBarrierRow.key` or `warp:` + `TimelineWarpRow.key`), or -1 when scrolled away. */
@@ -459,6 +461,7 @@ export function timelineView(initial: TimelineModel, host: TimelineHost): Timeli
       if (fitted) setWindow(0, Math.max(1, model.end) * 1.02);
       else request();
     },
+    model: () => model,
     xOf,
     yOf(key) {
       const row = rows.find((r) => r.key === key);
