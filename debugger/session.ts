@@ -352,6 +352,8 @@ export class PhaseflipDebugSession extends LoggingDebugSession {
     const r = plan.request;
     const geometry = r.grid && r.block ? ` on grid ${r.grid.join('×')}, block ${r.block.join('×')}` : '';
     this.console(`Phaseflip: simulating ${path.basename(plan.programPath)}${r.kernel ? ` · ${r.kernel}` : ''}${geometry} (${r.schedule ?? 'round-robin'} schedule, seed ${r.seed ?? 1})`);
+    const shape = rt.geometry();
+    if (shape) this.console(`Phaseflip: launch configuration: block ${shape.block.join('×')} from ${blockOrigin(args)}; grid ${shape.grid.join('×')}${r.grid ? '' : ' (the default)'}`);
     for (const event of early) this.sendEvent(event);
   }
 
@@ -608,6 +610,16 @@ export class PhaseflipDebugSession extends LoggingDebugSession {
     if (dap.text) event.body.text = dap.text;
     if (dap.hitBreakpointIds) event.body.hitBreakpointIds = dap.hitBreakpointIds;
     this.sendEvent(event);
+    // At a deadlock every blocked warp says what it waits on (the Call Stack shows each thread's stop description).
+    for (const [thread, waits] of blockedByThread(stop)) {
+      if (thread === event.body.threadId) continue;
+      const each = new StoppedEvent('exception', thread) as DebugProtocol.StoppedEvent;
+      each.body.allThreadsStopped = false;
+      each.body.preserveFocusHint = true;
+      each.body.description = `Waits on ${waits.map((w) => `${w.waitsOn} at ${w.where}`).join('; ')}`;
+      each.body.text = 'Deadlock';
+      this.sendEvent(each);
+    }
     this.timelineChanged();
   }
 
@@ -770,10 +782,11 @@ export class PhaseflipDebugSession extends LoggingDebugSession {
         variablesReference: this.vars.ref({ kind: 'object', value: Object.fromEntries(array.map((b) => [b.label, { phase: b.phase, parity: b.parity, pending: b.pending, expected: b.expected, tx: b.tx }])) }),
       };
     }
-    const buffer = rt.sharedMemory(block).find((b) => b.name === expr) ?? rt.globals().find((b) => b.name === expr);
+    const shared = rt.sharedMemory(block).find((b) => b.name === expr);
+    const buffer = shared ?? rt.globals().find((b) => b.name === expr);
     const locals = rt.locals(thread, frame);
     if (buffer && !locals.some((l) => l.name === expr)) {
-      const v = this.vars.bufferVariable(buffer);
+      const v = shared ? this.vars.sharedVariable(shared) : this.vars.bufferVariable(buffer);
       return { result: v.value, type: v.type, variablesReference: v.variablesReference, indexedVariables: v.indexedVariables };
     }
     const local = [...locals].reverse().find((l) => l.name === expr);
@@ -873,6 +886,26 @@ export function placeBreakpoint(line: number, statementLines: ReadonlySet<number
     if (!/^\s*\{?\s*$/.test(rest)) return undefined;
   }
   return undefined;
+}
+
+/** Where a launch's block came from, as the session's first lines say it. */
+function blockOrigin(args: PhaseflipLaunchArguments): string {
+  const source = typeof args.blockSource === 'string' && args.blockSource.trim() ? args.blockSource.trim() : undefined;
+  if (args.block === undefined) return "the kernel's __launch_bounds__, else the simulator's default of 128 (the configuration gives no block)";
+  if (!source) return 'the launch configuration';
+  return args.blockDefault === true ? `${source} — edit "block" if the kernel expects another size` : source;
+}
+
+/** A deadlock stop's blocked entries grouped by debugger thread, in order. */
+function blockedByThread(stop: DebugStop): Map<number, NonNullable<DebugStop['blocked']>> {
+  const out = new Map<number, NonNullable<DebugStop['blocked']>>();
+  if (stop.reason !== 'deadlock') return out;
+  for (const b of stop.blocked ?? []) {
+    let list = out.get(b.thread);
+    if (!list) out.set(b.thread, (list = []));
+    list.push(b);
+  }
+  return out;
 }
 
 function formatNumber(v: number): string {

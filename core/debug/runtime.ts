@@ -11,7 +11,7 @@ import { type Checkpoint, type CheckpointFlip, fingerprint, replaySegment, type 
 import type { DebugBuffer, DebugProgram, DebugProgramFactory, DebugTarget, FrameInfo, LocalInfo } from './target';
 import { ThreadMap } from './threads';
 import type { AsyncOpView, BarrierView, BarrierWatch, BufferView, DebugEvents, DebugStop, DebugThread, DebugTrace, ExceptionFilter, FunctionBreakpoint, FutureView, LineBreakpoint, SharedBufferView, StepOptions, StopReason } from './types';
-import { asyncOpViews, barrierViews, blockedThreads, bufferElements, futureViews, globalBufferViews, mergedTrace, sharedBufferViews } from './views';
+import { asyncOpViews, barriersByBuffer, barrierViews, blockedThreads, bufferElements, futureViews, globalBufferViews, mergedTrace, sharedBufferViews } from './views';
 
 export type * from './types';
 export type { DebugBuffer, DebugProgram, DebugProgramFactory, DebugProgramHooks, DebugProgramResult, DebugTarget, FrameInfo, FutureInfo, LocalInfo, StatementGate } from './target';
@@ -316,7 +316,9 @@ export class DebugRuntime {
     if (r.kind !== 'misuse' && r.kind !== 'race') return;
     if (this.bps.has(r.kind) && !this.pendingStop) {
       const t = r.threads.length ? m.threads[r.threads[0]] : undefined;
-      this.pendingStop = { reason: r.kind, description: r.message, thread: t ? ids.id(t) : undefined, line: r.loc?.line, report: r, steps: 0 };
+      // Show the lane the report is about: its frames put the exception at its source line.
+      if (t) ids.show(ids.id(t), ids.laneIndex(t));
+      this.pendingStop = { reason: r.kind, description: r.message, thread: t ? ids.id(t) : undefined, lane: t ? ids.laneIndex(t) : undefined, line: r.loc?.line, report: r, steps: 0 };
       m.pause();
     } else this.emit('output', { text: `${r.message}\n`, category: 'stderr' });
   }
@@ -512,7 +514,8 @@ export class DebugRuntime {
     }
     const reason: StopReason = r.status === 'step-limit' ? 'step-limit' : 'error';
     const t = report?.threads.length ? m.threads[report.threads[0]] : undefined;
-    this.terminalStop = { reason, description: report?.message ?? r.status, report, thread: t ? this.ids.id(t) : undefined, line: report?.loc?.line, steps: this.steps };
+    if (t) this.ids.show(this.ids.id(t), this.ids.laneIndex(t));
+    this.terminalStop = { reason, description: report?.message ?? r.status, report, thread: t ? this.ids.id(t) : undefined, lane: t ? this.ids.laneIndex(t) : undefined, line: report?.loc?.line, steps: this.steps };
     return this.stopAt(this.terminalStop);
   }
 
@@ -754,15 +757,32 @@ export class DebugRuntime {
     return this.target && this.displayed(id) ? this.ids.describe(id) : undefined;
   }
 
+  /** The current launch's grid and block, when a launch runs. */
+  geometry(): { grid: [number, number, number]; block: [number, number, number] } | undefined {
+    const m = this.target?.machine;
+    return m ? { grid: [...m.grid], block: [...m.blockDim] } : undefined;
+  }
+
   /** Blocks in the current launch's grid (views name the block only when there are several). */
   get numBlocks(): number {
     return this.machine.numBlocks;
   }
 
-  /** Call frames of the thread's shown lane, innermost first. */
+  /**
+   * Call frames of the thread's shown lane, innermost first. A lane that faulted (an unsupported
+   * construct, an out-of-bounds access) has none left: at the stop that reports it, its one frame is
+   * where the report points, so the editor opens the exception there.
+   */
   frames(thread: number): FrameInfo[] {
     const t = this.displayed(thread);
-    return (t && this.target?.frames(t)) || [];
+    const frames = (t && this.target?.frames(t)) || [];
+    const stop = this.lastStop;
+    const loc = stop?.report?.loc;
+    if (!loc || !t || stop.thread !== thread || stop.steps !== this.steps || stop.lane !== this.ids.laneIndex(t)) return frames;
+    if (!frames.length) return [{ name: loc.func ?? this.target?.title ?? 'kernel', loc }];
+    // A lane paused right after the statement it misused (or raced in): its top frame shows that statement.
+    if (frames[0].loc.func === loc.func && frames[0].loc.file === loc.file) return [{ ...frames[0], loc }, ...frames.slice(1)];
+    return frames;
   }
 
   locals(thread: number, frame = 0): LocalInfo[] {
@@ -817,7 +837,8 @@ export class DebugRuntime {
   /** Shared-memory buffers of a block (CUDA: static `__shared__` variables, then dynamic shared memory). */
   sharedMemory(block: number): SharedBufferView[] {
     if (!this.target || !this.machine.blocks[block]?.state) return [];
-    return sharedBufferViews(block, this.target.sharedBuffers(block));
+    const inBuffer = barriersByBuffer(this.machine, this.barriers(), block);
+    return sharedBufferViews(block, this.target.sharedBuffers(block), (buf) => inBuffer.get(buf) ?? []);
   }
 
   /** Global buffers bound to the kernel's (or program's) arguments. */

@@ -112,6 +112,11 @@ export class SimThread {
   mbWait?: MbarrierWaitSlot;
   /** The machine's last pass over a waiter list that saw this thread. */
   wakePass = 0;
+  /**
+   * Where the calls enclosing the current statement were made, outermost first (the kernel's line
+   * first): reports inside a helper name that chain. Set by executors that have calls.
+   */
+  callSites?: () => readonly SourceLoc[];
   constructor(
     /** Index in `Machine.threads`. */
     readonly index: number,
@@ -207,6 +212,8 @@ export interface BlockedThread {
   barrier?: string;
   parity?: number;
   loc: SourceLoc;
+  /** `line 52 ← bar_wait line 23` when the wait is inside a helper; else `line 23`. */
+  where: string;
 }
 
 export interface SimReport {

@@ -77,6 +77,8 @@ export class CudaExecutor implements Executor, ExecutorLike {
     for (let i = 0; i < this.args.length; i++) f.v[i] = this.args[i];
     ts.frame = f;
     t.state = ts;
+    // Reports inside a helper name the calls that led there (the frames' call sites, outermost first).
+    t.callSites = () => this.frames(t).slice(1).reverse().map((fr) => fr.loc);
     t.loc = this.kernel.fn.code[0]?.loc ?? this.kernel.fn.loc;
   }
 

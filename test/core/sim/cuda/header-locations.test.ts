@@ -88,6 +88,7 @@ __global__ void k(int* out) {
 `;
     const r = await runKernel(text, { file: path.join(tmp, 'k.cu'), compile: compile(), args: ['out=s32[32]'] });
     expect(r.status, r.message).toBe('deadlock');
-    expect(r.message).toMatch(/wait on bar \(parity 0\) at mbar\.cuh:11/);
+    // The kernel's call site first, then each helper's line in the header (mbar_wait calls mbar_try_wait).
+    expect(r.message).toMatch(/wait on bar \(parity 0\) at line 6 ← mbar_wait mbar\.cuh:14 ← mbar_try_wait mbar\.cuh:11/);
   });
 });
