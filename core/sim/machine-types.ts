@@ -113,10 +113,11 @@ export class SimThread {
   /** The machine's last pass over a waiter list that saw this thread. */
   wakePass = 0;
   /**
-   * Where the calls enclosing the current statement were made, outermost first (the kernel's line
-   * first): reports inside a helper name that chain. Set by executors that have calls.
+   * Where the calls that led to `at` (a location in the current statement, or in a function being
+   * entered) were made, outermost first (the kernel's line first): reports inside a helper name that
+   * chain. Set by executors that have calls.
    */
-  callSites?: () => readonly SourceLoc[];
+  callSites?: (at: SourceLoc) => readonly SourceLoc[];
   constructor(
     /** Index in `Machine.threads`. */
     readonly index: number,
@@ -270,6 +271,12 @@ export class SimError extends Error {
   ) {
     super(message);
   }
+
+  /**
+   * For an error found while compiling a function reached through calls: the call sites that led
+   * there, outermost first (reports name them: `line 9 ← helper line 3`).
+   */
+  callSites?: SourceLoc[];
 
   /** An error about the launch request's `field` (no source location: the program is not at fault). */
   static ofRequest(field: LaunchField, message: string, kind: SimError['kind'] = 'error'): SimError {

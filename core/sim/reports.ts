@@ -18,8 +18,8 @@ export function lineOf(loc: SourceLoc): string {
  * there when it is inside a helper: `line 52 ← bar_wait line 23` (the kernel's line first, then each
  * helper's line with its name).
  */
-export function whereOf(t: SimThread | undefined, loc: SourceLoc): string {
-  const sites = t?.callSites?.() ?? [];
+export function whereOf(t: SimThread | undefined, loc: SourceLoc, known?: readonly SourceLoc[]): string {
+  const sites = known ?? t?.callSites?.(loc) ?? [];
   if (!sites.length) return lineOf(loc);
   // The kernel's line as is; each helper's line with the helper's name.
   const named = (l: SourceLoc) => `${l.func ? `${l.func} ` : ''}${lineOf(l)}`;
@@ -31,7 +31,8 @@ export function faultReport(t: SimThread, e: unknown): SimReport {
   if (e instanceof OutOfBounds) return { kind: 'oob', message: `${e.message} by ${t.label} at ${whereOf(t, t.loc)}`, loc: t.loc, threads: [t.index] };
   if (e instanceof SimError) {
     const loc = e.loc ?? t.loc;
-    const message = e.kind === 'unsupported' ? `not supported by the simulator: ${e.message} at ${whereOf(t, loc)}` : `${e.message} (${t.label}, ${whereOf(t, loc)})`;
+    const where = whereOf(t, loc, e.callSites);
+    const message = e.kind === 'unsupported' ? `not supported by the simulator: ${e.message} at ${where}` : `${e.message} (${t.label}, ${where})`;
     return { kind: e.kind, message, loc, threads: [t.index] };
   }
   const err = e instanceof Error ? e : new Error(String(e));
