@@ -26,6 +26,8 @@ const SLICE = 200_000;
 const STEP_SLICE = 20_000;
 /** The smallest slice of a travel forward in time (between slices it checks the clock). */
 const TRAVEL_SLICE = 64;
+/** Trace events a session records for its timeline (unless the request asked for the trace): memory stays bounded. */
+const TIMELINE_EVENT_LIMIT = 2_000_000;
 
 interface StepTarget {
   kind: 'over' | 'in' | 'out';
@@ -417,6 +419,7 @@ export class DebugRuntime {
     const quanta = m.quanta;
     const r = m.run(limits);
     this.segments.push(segmentOf(m, quanta, limits));
+    if (!this.traceRequested && m.tracing && m.trace.length > TIMELINE_EVENT_LIMIT) m.tracing = false;
     return r;
   }
 
@@ -719,7 +722,8 @@ export class DebugRuntime {
     this.keepHorizon();
     const m = this.machine;
     const program = this.program!;
-    const title = options.title ?? this.target.title;
+    const stopped = !m.tracing ? ` (the timeline stopped recording after ${m.trace.length} events)` : '';
+    const title = `${options.title ?? this.target.title}${stopped}`;
     return buildTimeline(this.horizon!.events, { thread: (i) => (m.threads[i] ? program.traceThread(m.threads[i]) : undefined), cursor: m.cycles, title, sourceLine: options.sourceLine });
   }
 

@@ -15,6 +15,8 @@ import { scratchWorkspace } from './harness/workspace';
 
 const UI_TIMEOUT_MS = 30_000;
 const LAUNCH = 'Phaseflip: ring (timeline)';
+const DEADLOCK_LAUNCH = 'Phaseflip: ring without bootstrap (timeline)';
+const RING_ARGS = { kernel: 'stream_sum', grid: 1, block: 160, args: ['in=f32[6144]:iota', 'out=f32[128]', 'num_tiles=6'] };
 
 interface TimelineWindow {
   phaseflipTimeline: { xOf(t: number): number; yOf(row: string): number; model(): PageModel };
@@ -62,16 +64,8 @@ describe('the Barrier Timeline panel in code-server', () => {
     scratch.push(stateDir);
     await installVsix(stateDir, packageVsix(stateDir));
     const folder = scratchWorkspace([
-      {
-        type: 'phaseflip',
-        request: 'launch',
-        name: LAUNCH,
-        program: '${workspaceFolder}/good/producer_missing_bootstrap.cu',
-        kernel: 'stream_sum',
-        grid: 1,
-        block: 160,
-        args: ['in=f32[6144]:iota', 'out=f32[128]', 'num_tiles=6'],
-      },
+      { type: 'phaseflip', request: 'launch', name: LAUNCH, program: '${workspaceFolder}/good/producer_missing_bootstrap.cu', ...RING_ARGS },
+      { type: 'phaseflip', request: 'launch', name: DEADLOCK_LAUNCH, program: '${workspaceFolder}/bugs/producer_missing_bootstrap.cu', ...RING_ARGS },
     ]);
     scratch.push(path.dirname(folder));
     server = await startCodeServer({ folder, stateDir });
@@ -137,6 +131,27 @@ describe('the Barrier Timeline panel in code-server', () => {
     expect(after).toBeGreaterThanOrEqual(target.t);
     expect(after).toBeLessThan(now);
     await screenshot(page, 'timeline-after-travel');
+    await runCommand(page, 'Debug: Stop');
+    await callStack.locator('.monaco-list-row', { hasText: /travelled to cycle/i }).first().waitFor({ state: 'detached', timeout: UI_TIMEOUT_MS });
+    await runCommand(page, 'Debug: Remove All Breakpoints');
+  });
+
+  it('at a deadlock every blocked warp says what it waits on, and the timeline marks the deadlock', async () => {
+    await runCommand(page, 'Debug: Select and Start Debugging');
+    await pick(page, DEADLOCK_LAUNCH);
+    await page.locator('.exception-widget').first().waitFor({ timeout: 60_000 });
+    const callStack = page.locator('.debug-call-stack');
+    // Warp 0 carries the deadlock itself; warps 1-4 each their own wait (the Call Stack shows state labels in capitals).
+    for (const warp of [1, 2, 3, 4]) {
+      await callStack.locator('.monaco-list-row', { hasText: new RegExp(`warp ${warp}\\b[\\s\\S]*waits on slot_ready\\[0\\] \\(parity 0\\) at line \\d+ ← bar_wait line \\d+`, 'i') }).first().waitFor({ timeout: UI_TIMEOUT_MS });
+    }
+    await runCommand(page, 'Phaseflip: Show Barrier Timeline');
+    const frame = await timelineFrame(page);
+    // The panel (still open from the last session) follows the new one.
+    await frame.waitForFunction(() => (window as unknown as { phaseflipTimeline: { model(): { markers: { kind: string }[] } } }).phaseflipTimeline.model().markers.some((m) => m.kind === 'deadlock'), undefined, { timeout: UI_TIMEOUT_MS });
+    const markers = await frame.evaluate(() => (window as unknown as { phaseflipTimeline: { model(): { markers: { kind: string }[] } } }).phaseflipTimeline.model().markers.map((m) => m.kind));
+    expect(markers).toEqual(['deadlock']);
+    await screenshot(page, 'timeline-deadlock');
     await runCommand(page, 'Debug: Stop');
   });
 });
