@@ -6,6 +6,7 @@
 import type { Machine, MachineEvent, RunResult, SimThread, SourceLoc, TraceEvent } from '../sim/machine';
 import { SimError } from '../sim/machine';
 import { buildTimeline, type TimelineModel, type TimelineSource } from '../sim/timeline';
+import type { TraceThread } from '../sim/trace';
 import { Breakpoints, type StatementLines, statementLines } from './breakpoints';
 import { type Checkpoint, type CheckpointFlip, fingerprint, replaySegment, type Segment, segmentOf } from './replay';
 import type { DebugBuffer, DebugProgram, DebugProgramFactory, DebugTarget, FrameInfo, LocalInfo } from './target';
@@ -81,6 +82,11 @@ export class DebugRuntime {
    * a prefix of it (the schedule is deterministic), and the timeline shows the rest as the future.
    */
   private horizon?: { launch: number; events: TraceEvent[] };
+  /**
+   * Where each machine thread was placed (`launch:index`), kept across replays: roles are inferred as
+   * threads run, so after travelling back the timeline still names the warps of its recorded future.
+   */
+  private readonly placements = new Map<string, TraceThread>();
   /** Set while travelling forward to a time: breakpoints and the phase-flip filter do not stop it. */
   private travelling = false;
 
@@ -724,7 +730,15 @@ export class DebugRuntime {
     const program = this.program!;
     const stopped = !m.tracing ? ` (the timeline stopped recording after ${m.trace.length} events)` : '';
     const title = `${options.title ?? this.target.title}${stopped}`;
-    return buildTimeline(this.horizon!.events, { thread: (i) => (m.threads[i] ? program.traceThread(m.threads[i]) : undefined), cursor: m.cycles, title, sourceLine: options.sourceLine });
+    const launch = this.launchIndex;
+    const place = (i: number): TraceThread | undefined => {
+      const key = `${launch}:${i}`;
+      const now = m.threads[i] ? program.traceThread(m.threads[i]) : undefined;
+      const before = this.placements.get(key);
+      if (now && (now.role !== undefined || !before)) this.placements.set(key, now);
+      return now?.role !== undefined ? now : (before ?? now);
+    };
+    return buildTimeline(this.horizon!.events, { thread: place, cursor: m.cycles, title, sourceLine: options.sourceLine });
   }
 
   // ------------------------------------------------------------------ state

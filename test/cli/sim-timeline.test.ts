@@ -63,3 +63,16 @@ describe('phaseflip sim --timeline', () => {
     expect(bad.stderr).toMatch(/cannot write .*t\.html: no such file or directory/);
   }, 60_000);
 });
+
+describe('phaseflip sim: reports inside helpers', () => {
+  it('name the call-site chain, the kernel line first', async () => {
+    const file = path.join(examples, 'bugs', 'producer_missing_bootstrap.cu');
+    const lines = readFileSync(file, 'utf8').split('\n');
+    const one = (text: string) => lines.findIndex((l) => l.includes(text)) + 1;
+    const r = await sim(ring('bugs/producer_missing_bootstrap.cu'));
+    expect(r.code).toBe(1);
+    const wait = one('asm volatile("{\\n .reg .pred ok;');
+    expect(r.stdout).toContain(`waits on slot_free[0] (parity 0) at line ${one('bar_wait(&slot_free[stage], phase);')} ← bar_wait line ${wait}`);
+    expect(r.stdout).toContain(`wait on slot_ready[0] (parity 0) at line ${one('bar_wait(&slot_ready[stage], phase);')} ← bar_wait line ${wait}`);
+  }, 60_000);
+});

@@ -53,8 +53,10 @@ describe('DebugRuntime.timeline and travelTo', () => {
     const there = rt.timeline();
     expect(there.cursor).toBeGreaterThanOrEqual(first0 + 1);
     expect(there.cursor).toBeLessThan(now);
-    // The future stays on the timeline (the schedule is deterministic), after the cursor.
+    // The future stays on the timeline (the schedule is deterministic), after the cursor, its warps
+    // still named by the roles they had there.
     expect(there.events).toBe(far.events);
+    expect(there.warps.map((w) => w.label)).toEqual(far.warps.map((w) => w.label));
     expect(there.end).toBe(far.end);
     // slot_ready[0] has completed its first phase there, not its later ones.
     expect(rt.barriers().find((b) => b.label === 'slot_ready[0]')!.phase).toBe(1);
@@ -86,5 +88,20 @@ describe('DebugRuntime.timeline and travelTo', () => {
     await rt.start();
     await expect(rt.travelTo(-1)).rejects.toThrow(/cycle ≥ 0/);
     await expect(rt.travelTo(Number.NaN)).rejects.toThrow(/cycle ≥ 0/);
+  });
+
+  it('a Croqtile program: one row per event slot, one per simulated thread, and the deadlock of the missing bootstrap', async () => {
+    const file = path.join(examples, 'croqtile', 'bugs', 'missing_bootstrap.co');
+    const rt = createDebugRuntime({ file, text: readFileSync(file, 'utf8'), maxSteps: 5_000_000, args: ['lhs=f16[64,256]', 'rhs=f16[64,256]', 'output=f16[64,64]'].map(parseArg) });
+    await rt.start();
+    const stop = await rt.continue();
+    expect(stop.reason).toBe('deadlock');
+    const t = rt.timeline();
+    expect(t.barriers.length).toBeGreaterThan(0);
+    expect(t.warps.length).toBeGreaterThan(0);
+    // Croqtile threads have no lanes: rows and ticks name threads.
+    expect(t.warps.every((w) => /^thread \d+/.test(w.label))).toBe(true);
+    expect(t.markers.map((m) => m.kind)).toEqual(['deadlock']);
+    expect(t.warps.some((w) => w.waits.some((x) => x.unfinished))).toBe(true);
   });
 });
