@@ -40,7 +40,7 @@ const TIMELINE_TICK_MS = 1000;
  * The barrier timeline's custom requests and event (the editor's timeline panel uses them):
  * `phaseflip/timeline` answers `{ model }` (core's TimelineModel, lines zero-based);
  * `phaseflip/travel` `{ cycle }` travels there and stops (a `stopped` event, reason `step`);
- * `phaseflip/timelineChanged` (event, `{ cursor }`) follows every stop and, once a client asked for the
+ * `phaseflip/timelineChanged` (event, `{ running }`) follows every stop and, once a client asked for the
  * timeline, ticks while the kernel runs.
  */
 export const TIMELINE_REQUEST = 'phaseflip/timeline';
@@ -95,7 +95,7 @@ export class PhaseflipDebugSession extends LoggingDebugSession {
   /** Whether a client asked for the timeline (then it hears of changes while the kernel runs). */
   private timelineWanted = false;
   /** Source texts (the program's under '', headers by path) the timeline's tooltips quote, read once per launch. */
-  private readonly headerLines = new Map<string, string[] | undefined>();
+  private readonly sourceTexts = new Map<string, string[] | undefined>();
 
   constructor() {
     super();
@@ -204,16 +204,16 @@ export class PhaseflipDebugSession extends LoggingDebugSession {
   private sourceLine(at: TimelineSource): string | undefined {
     if (!this.plan) return undefined;
     const file = at.file ?? '';
-    if (!this.headerLines.has(file)) {
+    if (!this.sourceTexts.has(file)) {
       let lines: string[] | undefined;
       try {
         lines = (at.file === undefined ? this.plan.request.text : fs.readFileSync(at.file, 'utf8')).split('\n');
       } catch {
         lines = undefined;
       }
-      this.headerLines.set(file, lines);
+      this.sourceTexts.set(file, lines);
     }
-    return this.headerLines.get(file)?.[at.line];
+    return this.sourceTexts.get(file)?.[at.line];
   }
 
   private timelineChanged(): void {
@@ -334,7 +334,7 @@ export class PhaseflipDebugSession extends LoggingDebugSession {
     generation = this.generation;
     this.launchArgs = args;
     this.plan = plan;
-    this.headerLines.clear();
+    this.sourceTexts.clear();
     this.rt = rt;
     this.ended = false;
     this.exit = undefined;
