@@ -1,7 +1,8 @@
 // `phaseflip sim`: runs a kernel on the simulator (core/sim) and says what happened — completed,
 // deadlocked (who waits on what), misused a barrier, raced — with phase flips, cycles, final barrier
 // states and buffer checksums, as text or JSON. The file I/O the core leaves to its callers lives
-// here: the source, `:file(PATH.npy)` inputs, the `--trace` Chrome trace and `--dump` outputs.
+// here: the source, `:file(PATH.npy)` inputs, the `--trace` Chrome trace, the `--timeline` page and
+// `--dump` outputs.
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import {
@@ -20,10 +21,12 @@ import {
   type SimulateResult,
   type TraceThread,
   bindNpyFile,
+  buildTimeline,
   numberRanges,
   readRegularFile,
   simulate as simulateRequest,
   sizeOf,
+  timelineHtml,
   toChromeTrace,
   toNpy,
   validateLaunch,
@@ -70,6 +73,8 @@ Options:
   --json                   print the result as JSON (below) instead of text
   --trace FILE             write a Chrome trace of phase flips, waits, arrives and async copies;
                            open it in ui.perfetto.dev or chrome://tracing (1 µs shown = 1 cycle)
+  --timeline FILE          write the barrier timeline as one self-contained HTML page (phases,
+                           arrivals, tx bytes, blocked warps, reports; opens offline in a browser)
   --dump NAME=FILE.npy     after the run, write buffer NAME as a NumPy .npy file; repeatable.
                            bf16 has no NumPy type: it is written as its bits in uint16 (<u2)
   -h, --help               print this help
@@ -134,6 +139,7 @@ export interface SimArgs {
   latencies?: Partial<Latencies>;
   json: boolean;
   trace?: string;
+  timeline?: string;
   dumps: { name: string; file: string }[];
   help: boolean;
   /** -I, -D, --compile-commands, --cuda-arch: added to the flags found for the file. */
@@ -221,6 +227,10 @@ export function parseSimArgs(argv: readonly string[]): SimArgs {
       case '--trace':
         args.trace = takeValue();
         if (!args.trace) throw new UsageError('--trace needs a file name');
+        break;
+      case '--timeline':
+        args.timeline = takeValue();
+        if (!args.timeline) throw new UsageError('--timeline needs a file name');
         break;
       case '--dump': {
         const value = takeValue();
@@ -342,7 +352,7 @@ export async function runSim(argv: readonly string[], io: Streams, deps: SimDeps
       io.stdout(text);
     };
   }
-  if (args.trace) req.trace = true;
+  if (args.trace || args.timeline) req.trace = true;
 
   let result: SimulateResult;
   try {
@@ -362,6 +372,7 @@ export async function runSim(argv: readonly string[], io: Streams, deps: SimDeps
   let exit = exitCodeFor(result);
   const say = (line: string) => io.stderr(`phaseflip: ${line}\n`);
   if (args.trace && !writeTrace(args.trace, result, req, say, !args.json)) exit = EXIT_ERROR;
+  if (args.timeline && !writeTimeline(args.timeline, result, req, say, !args.json)) exit = EXIT_ERROR;
   const outcome = outcomeOf(result);
   if (args.dumps.length && !kernelRan(outcome, result)) {
     // Buffers of a kernel that never ran (or that the simulator gave up on) are its inputs, not its results.
@@ -559,6 +570,34 @@ function writeTrace(file: string, result: SimulateResult, req: SimulateRequest, 
     return false;
   }
   if (verbose) say(`wrote ${file}: ${withCommas(events.length)} simulator events (open it in ui.perfetto.dev)`);
+  return true;
+}
+
+/** Writes the barrier timeline page; false (and a message) when it cannot. */
+function writeTimeline(file: string, result: SimulateResult, req: SimulateRequest, say: (line: string) => void, verbose: boolean): boolean {
+  if (!result.trace) say(`the simulator recorded no trace for this run; ${file} will show no events`);
+  const texts = new Map<string, string[] | undefined>([['', req.text.split('\n')]]);
+  const sourceLine = (at: { line: number; file?: string }) => {
+    const key = at.file ?? '';
+    if (!texts.has(key)) {
+      let lines: string[] | undefined;
+      try {
+        lines = Buffer.from(readRegularFile(key, 16 << 20)).toString('utf8').split('\n');
+      } catch {
+        lines = undefined; // a header that cannot be read again: the tooltips show the line number only
+      }
+      texts.set(key, lines);
+    }
+    return texts.get(key)?.[at.line];
+  };
+  const model = buildTimeline(result.trace ?? [], { thread: threadPlacement(result, req), title: [path.basename(req.file), req.kernel].filter(Boolean).join(' · '), sourceLine });
+  try {
+    fs.writeFileSync(file, timelineHtml(model));
+  } catch (e) {
+    say(`cannot write ${file}: ${describeError(e)}`);
+    return false;
+  }
+  if (verbose) say(`wrote ${file}: the barrier timeline of ${withCommas(model.events)} simulator events (open it in a browser)`);
   return true;
 }
 

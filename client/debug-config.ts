@@ -11,6 +11,7 @@ import {
   type SchedulePolicy,
   isLaunchInteger,
   isSchedule,
+  LAUNCH_PROVENANCE_KEYS,
   launchConfiguration,
 } from '../core/index';
 
@@ -100,9 +101,12 @@ export async function resolveConfiguration(input: DebugConfigurationLike, ctx: R
       // A kernel chosen by the template only when the file has more than one would surprise nobody,
       // but argument lists are per kernel: never mix a template's args into another kernel's launch.
       if (wanted === undefined) config.kernel = template.kernel;
+      // Where the block came from travels with a block taken from the template (the session says it).
+      const fromTemplate = config.block === undefined && derived.block !== undefined;
       for (const key of ['grid', 'block', 'args', 'dynamicSmem'] as const) {
         if (config[key] === undefined && derived[key] !== undefined) config[key] = derived[key];
       }
+      if (fromTemplate) for (const key of LAUNCH_PROVENANCE_KEYS) if (derived[key] !== undefined) config[key] = derived[key];
     }
   }
   config.schedule ??= ctx.defaults.schedule;
@@ -110,6 +114,19 @@ export async function resolveConfiguration(input: DebugConfigurationLike, ctx: R
   config.maxSteps ??= ctx.defaults.maxSteps;
   config.stopOnEntry ??= ctx.defaults.stopOnEntry;
   return { config };
+}
+
+/** A configuration as launch.json keeps it: without what only says where its shape came from. */
+export function forLaunchJson<T extends DebugConfigurationLike>(config: T): T {
+  const out: DebugConfigurationLike = { ...config };
+  for (const key of LAUNCH_PROVENANCE_KEYS) delete out[key];
+  return out as T;
+}
+
+/** The block of a configuration whose block is a default rather than derived from the file, if it is. */
+export function defaultBlock(config: DebugConfigurationLike): number | number[] | undefined {
+  if (config.blockDefault !== true) return undefined;
+  return typeof config.block === 'number' || Array.isArray(config.block) ? (config.block as number | number[]) : undefined;
 }
 
 /** One configuration per launchable kernel, for launch.json's initial and dynamic lists. */

@@ -10,6 +10,8 @@ import {
   configurationsFor,
   DEBUG_TYPE,
   type DebugConfigurationLike,
+  defaultBlock,
+  forLaunchJson,
   launchAllowed,
   portableProgram,
   readSimulatorDefaults,
@@ -60,7 +62,7 @@ export class PhaseflipConfigurationProvider implements vscode.DebugConfiguration
       return [{ type: DEBUG_TYPE, request: 'launch', name: 'Debug kernel in the current file', program: '${file}' }];
     }
     const program = portableProgram(doc.fileName, folder?.uri.fsPath, path.sep);
-    const configs = configurationsFor(await this.templates.of(doc.fileName), program);
+    const configs = configurationsFor(await this.templates.of(doc.fileName), program).map(forLaunchJson);
     return configs.length ? configs : [{ type: DEBUG_TYPE, request: 'launch', name: 'Debug kernel in the current file', program: '${file}' }];
   }
 
@@ -144,6 +146,30 @@ async function pickConfiguration(templates: KernelTemplates): Promise<DebugConfi
   return picked?.config;
 }
 
+const EDIT_BLOCK = 'Edit Block Size…';
+
+/** After a launch with a default block: offers to run again with a block the user types. */
+async function offerBlockEdit(config: DebugConfigurationLike, folder: vscode.WorkspaceFolder | undefined, block: number | number[]): Promise<void> {
+  const shown = Array.isArray(block) ? block.join(',') : String(block);
+  const choice = await vscode.window.showInformationMessage(
+    `Phaseflip: ${String(config.kernel ?? 'the kernel')} runs with block ${shown}, a default: nothing in the file says how it is launched (no launch, __launch_bounds__ or blockDim check).`,
+    EDIT_BLOCK,
+  );
+  if (choice !== EDIT_BLOCK) return;
+  const typed = await vscode.window.showInputBox({
+    title: 'Threads per block',
+    prompt: 'X or X,Y,Z (at most 1024 threads)',
+    value: shown,
+    validateInput: (v) => (/^\s*\d+\s*(,\s*\d+\s*){0,2}$/.test(v) && v.split(',').reduce((n, d) => n * Number(d), 1) <= 1024 && v.split(',').every((d) => Number(d) > 0) ? undefined : 'a positive size X or X,Y,Z with X·Y·Z ≤ 1024'),
+  });
+  if (typed === undefined) return;
+  const dims = typed.split(',').map((d) => Number(d.trim()));
+  const edited: DebugConfigurationLike = { ...config, block: dims.length === 1 ? dims[0] : dims, blockSource: 'the size you typed', blockDefault: undefined };
+  const running = vscode.debug.activeDebugSession;
+  if (running?.type === DEBUG_TYPE) await vscode.debug.stopDebugging(running);
+  await vscode.debug.startDebugging(folder, edited as vscode.DebugConfiguration);
+}
+
 export function registerDebugging(context: vscode.ExtensionContext, templates: KernelTemplates): void {
   const provider = new PhaseflipConfigurationProvider(templates);
   context.subscriptions.push(
@@ -155,7 +181,11 @@ export function registerDebugging(context: vscode.ExtensionContext, templates: K
       const program = diskProgram(chosen);
       if (!program) return false;
       const folder = vscode.workspace.getWorkspaceFolder(vscode.Uri.file(program));
-      return vscode.debug.startDebugging(folder, chosen as vscode.DebugConfiguration);
+      const started = await vscode.debug.startDebugging(folder, chosen as vscode.DebugConfiguration);
+      // A block size nothing in the file gave: say so (without holding up the run) and offer to change it.
+      const block = defaultBlock(chosen);
+      if (started && block !== undefined) void offerBlockEdit(chosen, folder, block);
+      return started;
     }),
     vscode.commands.registerCommand(ADD_LAUNCH_CONFIGURATION_COMMAND, async (config?: DebugConfigurationLike) => {
       const chosen = config ?? (await pickConfiguration(templates));
@@ -167,7 +197,7 @@ export function registerDebugging(context: vscode.ExtensionContext, templates: K
         void vscode.window.showInformationMessage(`Phaseflip: ${path.basename(program)} is outside the workspace folders, so there is no launch.json to add to. Open its folder first.`);
         return;
       }
-      const entry = { ...chosen, program: portableProgram(program, folder.uri.fsPath, path.sep) };
+      const entry = forLaunchJson({ ...chosen, program: portableProgram(program, folder.uri.fsPath, path.sep) });
       const launch = vscode.workspace.getConfiguration('launch', folder.uri);
       await launch.update('configurations', withConfiguration(launch.get('configurations'), entry), vscode.ConfigurationTarget.WorkspaceFolder);
       const launchJson = vscode.Uri.joinPath(folder.uri, '.vscode', 'launch.json');

@@ -1,11 +1,12 @@
 // VS Code client: starts the bundled language server (dist/server.js) over Node IPC and lets
 // vscode-languageclient do the rest (diagnostics, hovers, quick fixes, code lenses); registers the
-// inline debug adapter, the launch configuration provider, the code lens commands and the
-// walkthrough's commands.
+// inline debug adapter, the launch configuration provider, the code lens commands, the barrier
+// timeline panel and the walkthrough's commands.
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { registerInlineDebugAdapter } from './debug';
 import { KernelTemplates, registerDebugging } from './debugging';
+import { registerTimelinePanel } from './timeline-panel';
 import { registerWalkthrough } from './walkthrough';
 import {
   LanguageClient,
@@ -21,6 +22,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   const templates = new KernelTemplates(context.asAbsolutePath('dist'));
   registerInlineDebugAdapter(context);
   registerDebugging(context, templates);
+  registerTimelinePanel(context);
   registerWalkthrough(context, templates);
 
   const module = context.asAbsolutePath(path.join('dist', 'server.js'));

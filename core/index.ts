@@ -39,7 +39,7 @@ export type { InlineValueName } from './lang/inline-values';
 
 // Code lenses and F5 without launch.json: launch templates derived from a kernel's signature.
 export { launchTemplates } from './languages';
-export { launchConfiguration } from './sim/launch-template';
+export { LAUNCH_PROVENANCE_KEYS, launchConfiguration } from './sim/launch-template';
 export type { LaunchConfiguration, LaunchTemplate } from './sim/launch-template';
 
 // Launch-request validation: a launch description into a simulator request, problems naming the field.
@@ -68,7 +68,7 @@ export type { Dim3, LaunchField, Latencies, SchedulePolicy } from './sim/machine
 // Debug runtime: the simulator driven step by step, with plain-data views for a debug adapter.
 export { createDebugRuntime } from './debug-programs';
 export { barrierNameMatches } from './debug/runtime';
-export type { BarrierView, BufferView, DebugRuntime, DebugStop, ExceptionFilter, PhaseFlip } from './debug/runtime';
+export type { BarrierView, BufferView, DebugRuntime, DebugStop, ExceptionFilter, PhaseFlip, SharedBufferView } from './debug/runtime';
 export type { LocalInfo } from './debug/target';
 
 // Values and files: element types, simulated memory, .npy files, Chrome traces, number formatting.
@@ -78,4 +78,8 @@ export type { Buffer } from './sim/memory';
 export { NpyError, parseNpy, toNpy } from './sim/npy';
 export { toChromeTrace } from './sim/trace';
 export type { ChromeTraceEvent, TraceThread } from './sim/trace';
+// The barrier timeline: its model (from the trace), the page that draws it, and that page's renderer.
+export { buildTimeline, sourceKey } from './sim/timeline';
+export type { TimelineModel, TimelineSource } from './sim/timeline';
+export { timelineHtml } from './sim/timeline-html';
 export { numberRanges, withCommas } from './sim/format';

@@ -31,6 +31,10 @@ export interface PhaseflipLaunchArguments {
   cwd?: unknown;
   /** Print every phase flip to the Debug Console (without stopping). */
   logPhaseFlips?: unknown;
+  /** Set by the extension for a block it took from the kernel's launch template: where that block came from. */
+  blockSource?: unknown;
+  /** Set by the extension when that block is a default rather than derived from the file. */
+  blockDefault?: unknown;
 }
 
 export interface LaunchPlan {

@@ -7,6 +7,7 @@ import * as path from 'node:path';
 import { PassThrough } from 'node:stream';
 import {
   Breakpoint,
+  Event,
   ExitedEvent,
   Handles,
   InitializedEvent,
@@ -25,7 +26,7 @@ import {
   ThreadEvent,
 } from '@vscode/debugadapter';
 import type { DebugProtocol } from '@vscode/debugprotocol';
-import { type DebugRuntime, type DebugStop, type ExceptionFilter, type PhaseFlip, createDebugRuntime, preloadParsers, toChromeTrace, withCommas } from '../core/index';
+import { type DebugRuntime, type DebugStop, type ExceptionFilter, type PhaseFlip, type TimelineSource, createDebugRuntime, preloadParsers, toChromeTrace, withCommas } from '../core/index';
 import { LaunchConfigError, type LaunchPlan, type PhaseflipLaunchArguments, planLaunch, simErrorAsConfigError } from './launch-config';
 import { FrameReader, argumentProblem, messageProblem } from './frames';
 import { type BreakpointIds, DEFAULT_FILTERS, EXCEPTION_FILTERS, exceptionInfo, toDapStop } from './stops';
@@ -33,6 +34,19 @@ import { LANE_VARIABLE, VariableStore, barrierSummary } from './variables';
 
 /** How long a `continue` runs before the client gets a progress notification. */
 const PROGRESS_AFTER_MS = 500;
+/** How often a running session tells a client that watches the timeline that it changed. */
+const TIMELINE_TICK_MS = 1000;
+/**
+ * The barrier timeline's custom requests and event (the editor's timeline panel uses them):
+ * `phaseflip/timeline` answers `{ model }` (core's TimelineModel, lines zero-based);
+ * `phaseflip/travel` `{ cycle }` travels there and stops (a `stopped` event, reason `step`);
+ * `phaseflip/timelineChanged` (event, `{ running }`) follows every stop and, once a client asked for the
+ * timeline, ticks while the kernel runs.
+ */
+export const TIMELINE_REQUEST = 'phaseflip/timeline';
+export const TRAVEL_REQUEST = 'phaseflip/travel';
+export const TIMELINE_EVENT = 'phaseflip/timelineChanged';
+
 /** Lines a breakpoint may move down over blank lines, comments and `{` to reach a statement. */
 const MAX_BREAKPOINT_MOVE = 5;
 
@@ -78,6 +92,10 @@ export class PhaseflipDebugSession extends LoggingDebugSession {
   private generation = 0;
   /** Whether `initialize` was answered: other requests before it are refused (disconnect excepted). */
   private initializeSeen = false;
+  /** Whether a client asked for the timeline (then it hears of changes while the kernel runs). */
+  private timelineWanted = false;
+  /** Source texts (the program's under '', headers by path) the timeline's tooltips quote, read once per launch. */
+  private readonly sourceTexts = new Map<string, string[] | undefined>();
 
   constructor() {
     super();
@@ -149,9 +167,57 @@ export class PhaseflipDebugSession extends LoggingDebugSession {
     }
   }
 
-  /** Requests the adapter does not know get an error response that names them. */
-  protected override customRequest(command: string, response: DebugProtocol.Response): void {
+  /** The timeline's requests; others the adapter does not know get an error response that names them. */
+  protected override customRequest(command: string, response: DebugProtocol.Response, args: unknown): void {
+    if (command === TIMELINE_REQUEST) {
+      this.guard(response, () => {
+        const rt = this.runtime(response);
+        if (!rt) return;
+        this.timelineWanted = true;
+        response.body = { model: rt.timeline({ title: this.timelineTitle(), sourceLine: (at) => this.sourceLine(at) }) };
+        this.sendResponse(response);
+      });
+      return;
+    }
+    if (command === TRAVEL_REQUEST) {
+      const cycle = (args as { cycle?: unknown } | undefined)?.cycle;
+      if (typeof cycle !== 'number' || !Number.isFinite(cycle) || cycle < 0) {
+        this.sendErrorResponse(response, { id: 1016, format: `'${TRAVEL_REQUEST}' needs 'cycle', a number ≥ 0`, showUser: false });
+        return;
+      }
+      if (this.running) {
+        this.sendErrorResponse(response, { id: 2005, format: 'the kernel is running: pause it before travelling in time', showUser: true });
+        return;
+      }
+      void this.guardAsync(response, () => this.travel(response, (rt) => rt.travelTo(cycle)));
+      return;
+    }
     this.sendErrorResponse(response, { id: 1014, format: `unknown request '${command}'`, showUser: false });
+  }
+
+  private timelineTitle(): string {
+    const plan = this.plan;
+    return plan ? [path.basename(plan.programPath), plan.request.kernel].filter(Boolean).join(' · ') : '';
+  }
+
+  /** The text of a source line for the timeline's tooltips (the program's, or a header's). */
+  private sourceLine(at: TimelineSource): string | undefined {
+    if (!this.plan) return undefined;
+    const file = at.file ?? '';
+    if (!this.sourceTexts.has(file)) {
+      let lines: string[] | undefined;
+      try {
+        lines = (at.file === undefined ? this.plan.request.text : fs.readFileSync(at.file, 'utf8')).split('\n');
+      } catch {
+        lines = undefined;
+      }
+      this.sourceTexts.set(file, lines);
+    }
+    return this.sourceTexts.get(file)?.[at.line];
+  }
+
+  private timelineChanged(): void {
+    this.sendEvent(new Event(TIMELINE_EVENT, { running: this.running }));
   }
 
   /** An error response to a request that never reached a handler. */
@@ -268,6 +334,7 @@ export class PhaseflipDebugSession extends LoggingDebugSession {
     generation = this.generation;
     this.launchArgs = args;
     this.plan = plan;
+    this.sourceTexts.clear();
     this.rt = rt;
     this.ended = false;
     this.exit = undefined;
@@ -285,6 +352,8 @@ export class PhaseflipDebugSession extends LoggingDebugSession {
     const r = plan.request;
     const geometry = r.grid && r.block ? ` on grid ${r.grid.join('×')}, block ${r.block.join('×')}` : '';
     this.console(`Phaseflip: simulating ${path.basename(plan.programPath)}${r.kernel ? ` · ${r.kernel}` : ''}${geometry} (${r.schedule ?? 'round-robin'} schedule, seed ${r.seed ?? 1})`);
+    const shape = rt.geometry();
+    if (shape) this.console(`Phaseflip: launch configuration: block ${shape.block.join('×')} from ${blockOrigin(args)}; grid ${shape.grid.join('×')}${r.grid ? '' : ' (the default)'}`);
     for (const event of early) this.sendEvent(event);
   }
 
@@ -485,6 +554,8 @@ export class PhaseflipDebugSession extends LoggingDebugSession {
     this.resetHandles();
     this.running = true;
     const progress = this.client.progress ? this.startProgress() : undefined;
+    // A client watching the timeline sees it grow while the kernel runs.
+    const ticker = this.timelineWanted ? setInterval(() => this.timelineChanged(), TIMELINE_TICK_MS) : undefined;
     let stop: DebugStop | undefined;
     let error: unknown;
     try {
@@ -493,6 +564,7 @@ export class PhaseflipDebugSession extends LoggingDebugSession {
       error = e;
     } finally {
       progress?.();
+      if (ticker) clearInterval(ticker);
       this.running = false;
     }
     if (generation !== this.generation || this.terminated) return;
@@ -538,6 +610,17 @@ export class PhaseflipDebugSession extends LoggingDebugSession {
     if (dap.text) event.body.text = dap.text;
     if (dap.hitBreakpointIds) event.body.hitBreakpointIds = dap.hitBreakpointIds;
     this.sendEvent(event);
+    // At a deadlock every blocked warp says what it waits on (the Call Stack shows each thread's stop description).
+    for (const [thread, waits] of blockedByThread(stop)) {
+      if (thread === event.body.threadId) continue;
+      const each = new StoppedEvent('exception', thread) as DebugProtocol.StoppedEvent;
+      each.body.allThreadsStopped = false;
+      each.body.preserveFocusHint = true;
+      each.body.description = `Waits on ${waits.map((w) => `${w.waitsOn} at ${w.where}`).join('; ')}`;
+      each.body.text = 'Deadlock';
+      this.sendEvent(each);
+    }
+    this.timelineChanged();
   }
 
   /**
@@ -566,6 +649,7 @@ export class PhaseflipDebugSession extends LoggingDebugSession {
     const exit = this.exit ?? { status: 'completed', message: 'completed' };
     this.console(`Phaseflip: ${exit.message}`);
     this.writeTrace();
+    this.timelineChanged();
     this.sendEvent(new ExitedEvent(exit.status === 'completed' ? 0 : 1));
     this.sendEvent(new TerminatedEvent());
   }
@@ -698,10 +782,11 @@ export class PhaseflipDebugSession extends LoggingDebugSession {
         variablesReference: this.vars.ref({ kind: 'object', value: Object.fromEntries(array.map((b) => [b.label, { phase: b.phase, parity: b.parity, pending: b.pending, expected: b.expected, tx: b.tx }])) }),
       };
     }
-    const buffer = rt.sharedMemory(block).find((b) => b.name === expr) ?? rt.globals().find((b) => b.name === expr);
+    const shared = rt.sharedMemory(block).find((b) => b.name === expr);
+    const buffer = shared ?? rt.globals().find((b) => b.name === expr);
     const locals = rt.locals(thread, frame);
     if (buffer && !locals.some((l) => l.name === expr)) {
-      const v = this.vars.bufferVariable(buffer);
+      const v = shared ? this.vars.sharedVariable(shared) : this.vars.bufferVariable(buffer);
       return { result: v.value, type: v.type, variablesReference: v.variablesReference, indexedVariables: v.indexedVariables };
     }
     const local = [...locals].reverse().find((l) => l.name === expr);
@@ -801,6 +886,26 @@ export function placeBreakpoint(line: number, statementLines: ReadonlySet<number
     if (!/^\s*\{?\s*$/.test(rest)) return undefined;
   }
   return undefined;
+}
+
+/** Where a launch's block came from, as the session's first lines say it. */
+function blockOrigin(args: PhaseflipLaunchArguments): string {
+  const source = typeof args.blockSource === 'string' && args.blockSource.trim() ? args.blockSource.trim() : undefined;
+  if (args.block === undefined) return "the kernel's __launch_bounds__, else the simulator's default of 128 (the configuration gives no block)";
+  if (!source) return 'the launch configuration';
+  return args.blockDefault === true ? `${source} — edit "block" if the kernel expects another size` : source;
+}
+
+/** A deadlock stop's blocked entries grouped by debugger thread, in order. */
+function blockedByThread(stop: DebugStop): Map<number, NonNullable<DebugStop['blocked']>> {
+  const out = new Map<number, NonNullable<DebugStop['blocked']>>();
+  if (stop.reason !== 'deadlock') return out;
+  for (const b of stop.blocked ?? []) {
+    let list = out.get(b.thread);
+    if (!list) out.set(b.thread, (list = []));
+    list.push(b);
+  }
+  return out;
 }
 
 function formatNumber(v: number): string {

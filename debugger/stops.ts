@@ -64,8 +64,14 @@ export function toDapStop(stop: DebugStop, ids: BreakpointIds, lanes = true): Da
     case 'deadlock':
       return { reason: 'exception', description: deadlockSummary(stop, lanes), text: EXCEPTIONS.deadlock };
     default:
-      return { reason: 'exception', description: stop.description.split('\n')[0], text: EXCEPTIONS[stop.reason] ?? stop.reason };
+      return { reason: 'exception', description: `${stop.description.split('\n')[0]}${inHeader(stop)}`, text: EXCEPTIONS[stop.reason] ?? stop.reason };
   }
+}
+
+/** ` (in the header foo.cuh)` when the report points into a header of the translation unit. */
+function inHeader(stop: Pick<DebugStop, 'report'>): string {
+  const file = stop.report?.loc?.file;
+  return file ? ` (in the header ${file.split(/[\\/]/).pop()}, ${file})` : '';
 }
 
 function dataStop(stop: DebugStop, ids: BreakpointIds): DapStop {
@@ -86,7 +92,7 @@ export function deadlockSummary(stop: Pick<DebugStop, 'blocked' | 'report' | 'de
     const m = b.barrier !== undefined ? missing.get(b.barrier) : undefined;
     const count = lanes ? ` (${b.lanes} lane${b.lanes === 1 ? '' : 's'})` : '';
     const needs = m ? `, ${m.pending} of ${m.expected} arrival${m.expected === 1 ? '' : 's'} missing${m.tx ? ` and ${m.tx} tx bytes` : ''}` : '';
-    return `${b.label}${count} waits on ${b.waitsOn} at line ${b.line + 1}${needs}`;
+    return `${b.label}${count} waits on ${b.waitsOn} at ${b.where ?? `line ${b.line + 1}`}${needs}`;
   });
   return `Deadlock: ${parts.join('; ')}`;
 }
@@ -100,7 +106,7 @@ export function exceptionInfo(stop: DebugStop | undefined, lanes = true): DebugP
   const full = stop.report?.message ?? stop.description;
   return {
     exceptionId: stop.reason,
-    description: stop.reason === 'deadlock' ? deadlockSummary(stop, lanes) : stop.description.split('\n')[0],
+    description: stop.reason === 'deadlock' ? deadlockSummary(stop, lanes) : `${stop.description.split('\n')[0]}${inHeader(stop)}`,
     breakMode,
     details: { message: full, typeName: EXCEPTIONS[stop.reason], stackTrace: full },
   };

@@ -4,7 +4,7 @@
 // Everything here reads the runtime; nothing changes it.
 import { Handles } from '@vscode/debugadapter';
 import type { DebugProtocol } from '@vscode/debugprotocol';
-import type { BarrierView, BufferView, DebugRuntime, LocalInfo } from '../core/index';
+import type { BarrierView, BufferView, DebugRuntime, LocalInfo, SharedBufferView } from '../core/index';
 
 /** What a variables reference points at. */
 export type VarRef =
@@ -12,6 +12,8 @@ export type VarRef =
   | { kind: 'lanes'; thread: number; frame: number; name: string }
   | { kind: 'barriers'; block: number }
   | { kind: 'barrier'; block: number; label: string }
+  /** The barriers living in a shared buffer (and its raw elements when it holds more than barriers). */
+  | { kind: 'barrier-buffer'; block: number; key: string }
   | { kind: 'waiting'; block: number; label: string }
   | { kind: 'async' }
   | { kind: 'shared'; block: number }
@@ -93,9 +95,17 @@ export class VariableStore {
         return rt
           .sharedMemory(ref.block)
           .filter((b) => b.bytes > 0)
-          .map((b) => this.bufferVariable(b, b.preview));
+          .map((b) => this.sharedVariable(b));
       case 'globals':
         return rt.globals().map((b) => this.bufferVariable(b));
+      case 'barrier-buffer': {
+        const buf = rt.sharedMemory(ref.block).find((b) => b.key === ref.key);
+        if (!buf?.barriers) return [];
+        const out = buf.barriers.map((b) => this.barrierVariable(b));
+        // Data beside the barriers (a struct holding both): its bytes stay reachable.
+        if (buf.bytes > 8 * buf.barriers.length) out.push({ ...this.bufferVariable(buf), name: 'raw' });
+        return out;
+      }
       case 'elements':
         return rt.bufferElements(ref.key, args.start ?? 0, args.count).map((e) => ({ name: `[${e.index}]`, value: e.value, variablesReference: 0 }));
       case 'futures': {
@@ -136,6 +146,17 @@ export class VariableStore {
       ? { name: 'waiting', value: b.waiting.map((w) => `${w.label} (${w.token !== undefined ? `token ${w.token}` : `parity ${w.parity}`})`).join('; '), variablesReference: this.ref({ kind: 'waiting', block: b.block, label: b.label }) }
       : v('waiting', 'nobody');
     return [v('initialized', String(b.initialized)), v('phase', b.phase), v('parity', b.parity), v('pending', b.pending), v('expected', b.expected), v('tx-count', b.tx), waiting, v('block', b.block)];
+  }
+
+  /**
+   * A shared buffer: barriers show as their states (the Barriers view's), never as the raw words the
+   * simulator does not keep the state in; other buffers as their first elements.
+   */
+  sharedVariable(b: SharedBufferView): DebugProtocol.Variable {
+    if (!b.barriers?.length) return this.bufferVariable(b, b.preview);
+    const one = b.barriers.length === 1 && b.bytes <= 8;
+    const value = one ? barrierSummary(b.barriers[0]) : `[${b.barriers.map(barrierSummary).join(', ')}]`;
+    return { name: b.name, value, type: `${b.barriers.length} barrier${b.barriers.length === 1 ? '' : 's'}`, evaluateName: b.name, variablesReference: this.ref({ kind: 'barrier-buffer', block: b.block, key: b.key }), namedVariables: b.barriers.length };
   }
 
   /** A buffer with its first elements (or `preview`), expandable to all of them. */

@@ -36,6 +36,8 @@ export interface Checkpoint {
   /** Index in that launch's segments of the run call that ended here. */
   segment: number;
   steps: number;
+  /** The machine's clock there (the timeline travels by it). */
+  cycles: number;
   fingerprint: string;
   stop?: DebugStop;
   flip?: CheckpointFlip;

@@ -3,14 +3,16 @@
 // replay) and exposes what a debugger shows as plain values. It knows no language (the program and
 // its launches come from a DebugProgramFactory, target.ts) and nothing of DAP (debugger/ translates).
 // The contract, for contributors: docs/debugger.md, "Debug runtime".
-import type { Machine, MachineEvent, RunResult, SimThread, SourceLoc } from '../sim/machine';
+import type { Machine, MachineEvent, RunResult, SimThread, SourceLoc, TraceEvent } from '../sim/machine';
 import { SimError } from '../sim/machine';
+import { buildTimeline, type TimelineModel, type TimelineSource } from '../sim/timeline';
+import type { TraceThread } from '../sim/trace';
 import { Breakpoints, type StatementLines, statementLines } from './breakpoints';
 import { type Checkpoint, type CheckpointFlip, fingerprint, replaySegment, type Segment, segmentOf } from './replay';
 import type { DebugBuffer, DebugProgram, DebugProgramFactory, DebugTarget, FrameInfo, LocalInfo } from './target';
 import { ThreadMap } from './threads';
 import type { AsyncOpView, BarrierView, BarrierWatch, BufferView, DebugEvents, DebugStop, DebugThread, DebugTrace, ExceptionFilter, FunctionBreakpoint, FutureView, LineBreakpoint, SharedBufferView, StepOptions, StopReason } from './types';
-import { asyncOpViews, barrierViews, blockedThreads, bufferElements, futureViews, globalBufferViews, mergedTrace, sharedBufferViews } from './views';
+import { asyncOpViews, barriersByBuffer, barrierViews, blockedThreads, bufferElements, futureViews, globalBufferViews, mergedTrace, sharedBufferViews } from './views';
 
 export type * from './types';
 export type { DebugBuffer, DebugProgram, DebugProgramFactory, DebugProgramHooks, DebugProgramResult, DebugTarget, FrameInfo, FutureInfo, LocalInfo, StatementGate } from './target';
@@ -23,6 +25,10 @@ export const STEP_BUDGET = 2_000_000;
 const SLICE = 200_000;
 /** Slices of a step are smaller: a step must notice its lane exiting. */
 const STEP_SLICE = 20_000;
+/** The smallest slice of a travel forward in time (between slices it checks the clock). */
+const TRAVEL_SLICE = 64;
+/** Trace events a session records for its timeline (unless the request asked for the trace): memory stays bounded. */
+const TIMELINE_EVENT_LIMIT = 2_000_000;
 
 interface StepTarget {
   kind: 'over' | 'in' | 'out';
@@ -69,6 +75,20 @@ export class DebugRuntime {
   /** The deadlock / error / step-limit stop that ended the run (reported again as `exited`). */
   private terminalStop?: DebugStop;
   private verified?: StatementLines;
+  /** Whether the request asked for the trace (the timeline records it anyway; `trace()` shows it only when asked). */
+  private traceRequested = false;
+  /**
+   * The longest trace recorded in the current launch: after travelling back, the machine's trace is
+   * a prefix of it (the schedule is deterministic), and the timeline shows the rest as the future.
+   */
+  private horizon?: { launch: number; events: TraceEvent[] };
+  /**
+   * Where each machine thread was placed (`launch:index`), kept across replays: roles are inferred as
+   * threads run, so after travelling back the timeline still names the warps of its recorded future.
+   */
+  private readonly placements = new Map<string, TraceThread>();
+  /** Set while travelling forward to a time: breakpoints and the phase-flip filter do not stop it. */
+  private travelling = false;
 
   constructor(private readonly factory: DebugProgramFactory) {
     this.language = factory.language;
@@ -122,6 +142,9 @@ export class DebugRuntime {
     const m = target.machine;
     // Misuse and races become stops (or output) here rather than ending the run.
     m.options.continueOnMisuse = true;
+    // The timeline reads the trace: record it from the first statement (recording changes no schedule).
+    this.traceRequested = m.tracing;
+    m.tracing = true;
     m.listeners.push((e) => this.onMachineEvent(m, e));
     this.target = target;
     this.stepBase = this.program!.steps;
@@ -219,7 +242,7 @@ export class DebugRuntime {
   private updateHook(): void {
     if (!this.target) return;
     const m = this.machine;
-    const need = !this.replaying && (this.bps.hasLines || !!this.step);
+    const need = !this.replaying && !this.travelling && (this.bps.hasLines || !!this.step);
     if (need && !m.lineHook) {
       const last = this.lastStop;
       const t = last?.lane !== undefined && last.thread !== undefined ? this.ids.lane(last.thread, last.lane) : undefined;
@@ -274,7 +297,7 @@ export class DebugRuntime {
       // Pause after every flip: it is a checkpoint for stepping back.
       m.pause();
       this.emit('flip', { barrier: b.label, block: b.block, oldPhase: e.completed, newPhase: e.completed + 1, lastArriver: flip.lastArriver, thread: arriver ? ids.id(arriver) : undefined, line: arriver?.loc.line, launch: this.launchIndex });
-      if (this.pendingStop) return;
+      if (this.pendingStop || this.travelling) return;
       const { fbp, watch } = this.bps.flipHit(b.label, b.block);
       if (fbp || watch || this.bps.has('phase-flip')) {
         // The stop names the last arriver's debugger thread, whose frames show its shown lane: say where the arriving lane is when it is another.
@@ -301,7 +324,9 @@ export class DebugRuntime {
     if (r.kind !== 'misuse' && r.kind !== 'race') return;
     if (this.bps.has(r.kind) && !this.pendingStop) {
       const t = r.threads.length ? m.threads[r.threads[0]] : undefined;
-      this.pendingStop = { reason: r.kind, description: r.message, thread: t ? ids.id(t) : undefined, line: r.loc?.line, report: r, steps: 0 };
+      // Show the lane the report is about: its frames put the exception at its source line.
+      if (t) ids.show(ids.id(t), ids.laneIndex(t));
+      this.pendingStop = { reason: r.kind, description: r.message, thread: t ? ids.id(t) : undefined, lane: t ? ids.laneIndex(t) : undefined, line: r.loc?.line, report: r, steps: 0 };
       m.pause();
     } else this.emit('output', { text: `${r.message}\n`, category: 'stderr' });
   }
@@ -400,6 +425,7 @@ export class DebugRuntime {
     const quanta = m.quanta;
     const r = m.run(limits);
     this.segments.push(segmentOf(m, quanta, limits));
+    if (!this.traceRequested && m.tracing && m.trace.length > TIMELINE_EVENT_LIMIT) m.tracing = false;
     return r;
   }
 
@@ -457,7 +483,7 @@ export class DebugRuntime {
 
   private record(stop: DebugStop | undefined): void {
     const flip = this.flipsThisRun[this.flipsThisRun.length - 1];
-    this.checkpoints.push({ launch: this.launchIndex, segment: this.segments.length - 1, steps: this.steps, fingerprint: this.fingerprint(), stop, flip });
+    this.checkpoints.push({ launch: this.launchIndex, segment: this.segments.length - 1, steps: this.steps, cycles: this.target?.machine.cycles ?? 0, fingerprint: this.fingerprint(), stop, flip });
     this.flipsThisRun = [];
   }
 
@@ -497,7 +523,8 @@ export class DebugRuntime {
     }
     const reason: StopReason = r.status === 'step-limit' ? 'step-limit' : 'error';
     const t = report?.threads.length ? m.threads[report.threads[0]] : undefined;
-    this.terminalStop = { reason, description: report?.message ?? r.status, report, thread: t ? this.ids.id(t) : undefined, line: report?.loc?.line, steps: this.steps };
+    if (t) this.ids.show(this.ids.id(t), this.ids.laneIndex(t));
+    this.terminalStop = { reason, description: report?.message ?? r.status, report, thread: t ? this.ids.id(t) : undefined, lane: t ? this.ids.laneIndex(t) : undefined, line: report?.loc?.line, steps: this.steps };
     return this.stopAt(this.terminalStop);
   }
 
@@ -547,7 +574,8 @@ export class DebugRuntime {
   }
 
   /** Rebuilds from the request and replays the recorded segments up to checkpoint `index`. */
-  private async replayTo(index: number, keepReason: boolean): Promise<DebugStop> {
+  private async replayTo(index: number, keepReason: boolean, announce = true): Promise<DebugStop> {
+    this.keepHorizon();
     const target = this.checkpoints[index];
     const current = this.launchIndex;
     const recorded = target.launch === current ? this.segments : this.launchSegments[target.launch];
@@ -613,8 +641,104 @@ export class DebugRuntime {
     // Installed afresh, so a lane stopped before (or blocked in) a statement does not stop there again.
     this.lastStop = stop;
     this.updateHook();
-    this.emit('stopped', stop);
+    if (announce) this.emit('stopped', stop);
     return stop;
+  }
+
+  /**
+   * Travels to simulated cycle `cycle` of the current launch: back to the last checkpoint (phase flip
+   * or stop) at or before it by replay, then forward, statement slice by slice, until the clock (the
+   * furthest any thread got) reaches it. Breakpoints and the phase-flip filter do not stop the trip;
+   * misuse and races do, and so does the end of the launch or a deadlock.
+   */
+  async travelTo(cycle: number): Promise<DebugStop> {
+    if (!this.target) throw new Error('no launch is running: there is no time to travel in');
+    if (!Number.isFinite(cycle) || cycle < 0) throw new Error(`a time to travel to is a cycle ≥ 0, got ${cycle}`);
+    const launch = this.launchIndex;
+    let back: DebugStop | undefined;
+    if (cycle < this.machine.cycles) {
+      let i = -1;
+      for (let k = this.checkpoints.length - 1; k >= 0; k--) {
+        const c = this.checkpoints[k];
+        if (c.launch === launch && c.cycles <= cycle) {
+          i = k;
+          break;
+        }
+        if (c.launch < launch) break;
+      }
+      // Before the launch's first checkpoint: its first one (the entry, or where the launch began).
+      if (i < 0) i = Math.max(0, this.checkpoints.findIndex((c) => c.launch === launch));
+      back = await this.replayTo(i, false, false);
+    }
+    if (this.exited || !this.target || this.machine.cycles >= cycle) {
+      const stop: DebugStop = { ...(back ?? this.lastStop ?? { reason: 'step', steps: this.steps }), reason: 'step', description: `travelled to cycle ${this.target?.machine.cycles ?? 0}${back?.barrier ? ` (${back.description})` : ''}`, steps: this.steps };
+      this.lastStop = stop;
+      this.placeStop(stop);
+      this.emit('stopped', stop);
+      return stop;
+    }
+    return this.runForwardTo(cycle, back?.thread ?? this.lastStop?.thread);
+  }
+
+  private async runForwardTo(cycle: number, thread: number | undefined): Promise<DebugStop> {
+    this.travelling = true;
+    this.pauseRequested = false;
+    this.updateHook();
+    try {
+      for (;;) {
+        const m = this.machine;
+        if (m.cycles >= cycle) break;
+        // Statements per cycle so far estimate how far to run before looking at the clock again.
+        const rate = m.steps / Math.max(1, m.cycles);
+        const r = this.runMachine({ untilSteps: m.steps + Math.max(TRAVEL_SLICE, Math.min(SLICE, Math.floor(((cycle - m.cycles) * rate) / 2))) });
+        if (r.status === 'completed') return this.nextLaunch(r) ? this.stopAt({ reason: 'step', thread: 1, description: `launch ${this.target!.index + 1} started: ${this.target!.title}`, steps: 0 }) : this.programEnd();
+        if (r.status !== 'paused') return this.terminal(r);
+        if (this.pendingStop) {
+          const stop = this.pendingStop;
+          this.pendingStop = undefined;
+          return this.stopAt(stop);
+        }
+        if (this.flipsThisRun.length) this.record(undefined);
+        if (this.pauseRequested) return this.stopAt({ reason: 'pause', description: 'paused', thread: thread ?? 1, steps: 0 });
+        await new Promise((resolve) => setTimeout(resolve, 0));
+      }
+    } finally {
+      this.travelling = false;
+      this.updateHook();
+    }
+    return this.stopAt({ reason: 'step', description: `travelled to cycle ${this.machine.cycles}`, thread: thread ?? 1, steps: 0 });
+  }
+
+  /** Keeps the current launch's trace as the horizon when it is the longest recorded. */
+  private keepHorizon(): void {
+    if (!this.target) return;
+    const events = this.machine.trace;
+    const h = this.horizon;
+    if (h && h.launch === this.launchIndex && h.events.length > events.length && samePrefix(events, h.events)) return;
+    this.horizon = { launch: this.launchIndex, events };
+  }
+
+  /**
+   * The barrier timeline of the current launch: every event recorded so far, and after travelling
+   * back the recorded future too, with the cursor at the machine's clock. `sourceLine` gives the
+   * text of a line for the tooltips.
+   */
+  timeline(options: { title?: string; sourceLine?: (at: TimelineSource) => string | undefined } = {}): TimelineModel {
+    if (!this.target) return buildTimeline([], { title: options.title });
+    this.keepHorizon();
+    const m = this.machine;
+    const program = this.program!;
+    const stopped = !m.tracing ? ` (the timeline stopped recording after ${m.trace.length} events)` : '';
+    const title = `${options.title ?? this.target.title}${stopped}`;
+    const launch = this.launchIndex;
+    const place = (i: number): TraceThread | undefined => {
+      const key = `${launch}:${i}`;
+      const now = m.threads[i] ? program.traceThread(m.threads[i]) : undefined;
+      const before = this.placements.get(key);
+      if (now && (now.role !== undefined || !before)) this.placements.set(key, now);
+      return now?.role !== undefined ? now : (before ?? now);
+    };
+    return buildTimeline(this.horizon!.events, { thread: place, cursor: m.cycles, title, sourceLine: options.sourceLine });
   }
 
   // ------------------------------------------------------------------ state
@@ -651,15 +775,32 @@ export class DebugRuntime {
     return this.target && this.displayed(id) ? this.ids.describe(id) : undefined;
   }
 
+  /** The current launch's grid and block, when a launch runs. */
+  geometry(): { grid: [number, number, number]; block: [number, number, number] } | undefined {
+    const m = this.target?.machine;
+    return m ? { grid: [...m.grid], block: [...m.blockDim] } : undefined;
+  }
+
   /** Blocks in the current launch's grid (views name the block only when there are several). */
   get numBlocks(): number {
     return this.machine.numBlocks;
   }
 
-  /** Call frames of the thread's shown lane, innermost first. */
+  /**
+   * Call frames of the thread's shown lane, innermost first. A lane that faulted (an unsupported
+   * construct, an out-of-bounds access) has none left: at the stop that reports it, its one frame is
+   * where the report points, so the editor opens the exception there.
+   */
   frames(thread: number): FrameInfo[] {
     const t = this.displayed(thread);
-    return (t && this.target?.frames(t)) || [];
+    const frames = (t && this.target?.frames(t)) || [];
+    const stop = this.lastStop;
+    const loc = stop?.report?.loc;
+    if (!loc || !t || stop.thread !== thread || stop.steps !== this.steps || stop.lane !== this.ids.laneIndex(t)) return frames;
+    if (!frames.length) return [{ name: loc.func ?? this.target?.title ?? 'kernel', loc }];
+    // A lane paused right after the statement it misused (or raced in): its top frame shows that statement.
+    if (frames[0].loc.func === loc.func && frames[0].loc.file === loc.file) return [{ ...frames[0], loc }, ...frames.slice(1)];
+    return frames;
   }
 
   locals(thread: number, frame = 0): LocalInfo[] {
@@ -714,7 +855,8 @@ export class DebugRuntime {
   /** Shared-memory buffers of a block (CUDA: static `__shared__` variables, then dynamic shared memory). */
   sharedMemory(block: number): SharedBufferView[] {
     if (!this.target || !this.machine.blockAt(block)?.state) return [];
-    return sharedBufferViews(block, this.target.sharedBuffers(block));
+    const inBuffer = barriersByBuffer(this.machine, this.barriers(), block);
+    return sharedBufferViews(block, this.target.sharedBuffers(block), (buf) => inBuffer.get(buf) ?? []);
   }
 
   /** Global buffers bound to the kernel's (or program's) arguments. */
@@ -738,6 +880,15 @@ export class DebugRuntime {
    */
   trace(): DebugTrace {
     const program = this.program;
+    if (!this.traceRequested) return { events: [], thread: () => undefined, launches: program?.launches.length ?? 0 };
     return mergedTrace(program?.launches ?? [], (t) => program!.traceThread(t));
   }
+}
+
+/** Whether `short` is the start of `long` (the schedule is deterministic: its last event suffices, with its first). */
+function samePrefix(short: readonly TraceEvent[], long: readonly TraceEvent[]): boolean {
+  if (!short.length) return true;
+  const who = (e: TraceEvent) => (e.kind === 'phase' ? e.lastArriver : e.thread);
+  const same = (a: TraceEvent, b: TraceEvent) => a.kind === b.kind && a.time === b.time && who(a) === who(b);
+  return same(short[0], long[0]) && same(short[short.length - 1], long[short.length - 1]);
 }

@@ -27,7 +27,7 @@ export interface DebugStop {
   /** The function breakpoint (its name as given) or barrier watch (its label) that stopped. */
   hitBreakpoint?: { kind: 'function' | 'data'; name: string };
   /** Deadlocks: every blocked thread and what it waits on. */
-  blocked?: { thread: number; label: string; lanes: number; waitsOn: string; barrier?: string; line: number }[];
+  blocked?: { thread: number; label: string; lanes: number; waitsOn: string; barrier?: string; line: number; where: string }[];
   /** The machine's report (deadlock, misuse, race, error, step limit). */
   report?: SimReport;
   /** Statement count at the stop (what time travel replays to). */
@@ -131,6 +131,11 @@ export interface SharedBufferView extends BufferView {
   block: number;
   /** What the Shared memory view shows: the first elements, or the byte count when untyped. */
   preview: string;
+  /**
+   * The barriers living in the buffer, by address: their words hold no meaningful bits in the
+   * simulator (the state is the machine's), so views show these states instead of the raw words.
+   */
+  barriers?: BarrierView[];
 }
 
 /** A barrier (or Croqtile event) completing a phase, whether or not anything stops on it. */

@@ -47,10 +47,10 @@ export function blockedThreads(m: Machine, report: SimReport | undefined, thread
   for (const b of report?.blocked ?? []) {
     const t = m.threads[b.thread];
     const id = threads.id(t);
-    const key = `${id}\u0000${b.waitsOn}`;
+    const key = `${id}\u0000${b.waitsOn}\u0000${b.where}`;
     const v = byThread.get(key);
     if (v) v.lanes++;
-    else byThread.set(key, { thread: id, label: threads.label(t), lanes: 1, waitsOn: b.waitsOn, barrier: b.barrier, line: b.loc.line });
+    else byThread.set(key, { thread: id, label: threads.label(t), lanes: 1, waitsOn: b.waitsOn, barrier: b.barrier, line: b.loc.line, where: b.where });
   }
   return [...byThread.values()];
 }
@@ -77,12 +77,27 @@ function bufferView(key: string, name: string, buffer: Buffer, dtype: DType | un
   };
 }
 
-/** A block's shared buffers; `preview` gives the byte count of untyped ones. */
-export function sharedBufferViews(block: number, buffers: readonly Buffer[]): SharedBufferView[] {
+/** A block's shared buffers; `preview` gives the byte count of untyped ones; `barriersIn` the barriers a buffer holds. */
+export function sharedBufferViews(block: number, buffers: readonly Buffer[], barriersIn: (buf: Buffer) => BarrierView[] = () => []): SharedBufferView[] {
   return buffers.map((buf, i) => {
     const v = bufferView(`shared:${block}:${i}`, buf.name, buf, buf.dtype, buf.shape);
-    return { ...v, block, preview: shownType(buf.dtype) ? v.elements : `${buf.size} bytes` };
+    const barriers = barriersIn(buf);
+    return { ...v, block, preview: shownType(buf.dtype) ? v.elements : `${buf.size} bytes`, ...(barriers.length ? { barriers } : {}) };
   });
+}
+
+/** The barriers of `block` by the shared buffer they live in, in address order. */
+export function barriersByBuffer(m: Machine, views: readonly BarrierView[], block: number): Map<Buffer, BarrierView[]> {
+  const byLabel = new Map(views.filter((v) => v.block === block).map((v) => [v.label, v]));
+  const placed = new Map<Buffer, { offset: number; view: BarrierView }[]>();
+  for (const b of m.barriers) {
+    const view = b.block === block && b.buf ? byLabel.get(b.label) : undefined;
+    if (!view || !b.buf) continue;
+    let list = placed.get(b.buf);
+    if (!list) placed.set(b.buf, (list = []));
+    list.push({ offset: b.offset ?? 0, view });
+  }
+  return new Map([...placed].map(([buf, list]) => [buf, list.sort((a, b) => a.offset - b.offset).map((x) => x.view)]));
 }
 
 export function globalBufferViews(buffers: readonly DebugBuffer[]): BufferView[] {
@@ -126,7 +141,10 @@ export function mergedTrace(machines: readonly Machine[], place: (t: Machine['th
         else if (e.kind === 'async-issue' || e.kind === 'async-complete') {
           ops = Math.max(ops, e.op + 1);
           events.push({ ...e, time, thread: e.thread + threadBase, op: e.op + opBase });
-        } else events.push({ ...e, time, thread: e.thread + threadBase });
+        } else if (e.kind === 'report') {
+          const r = e.report;
+          events.push({ ...e, time, thread: e.thread < 0 ? -1 : e.thread + threadBase, report: { ...r, threads: r.threads.map((t) => t + threadBase) } });
+        } else events.push({ ...e, time, thread: e.thread < 0 ? -1 : e.thread + threadBase });
       }
       opBase += ops;
     }

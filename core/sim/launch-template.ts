@@ -21,6 +21,10 @@ export interface LaunchTemplate {
   dynamicSmem?: number;
   /** What a user may want to change before trusting the run (one sentence), if anything. */
   note?: string;
+  /** Where `block` comes from (`__launch_bounds__(160)`, `the launch on line 88`, `the default`). */
+  blockSource?: string;
+  /** Whether `block` is a default rather than derived from the file (the user may want to edit it). */
+  blockDefault?: boolean;
   /** Why the simulator cannot run this kernel at all (template kernels); no launch is offered. */
   unsupported?: string;
 }
@@ -53,6 +57,9 @@ export interface LaunchConfiguration {
   [key: string]: unknown;
 }
 
+/** Keys of a template's configuration that say where its shape came from (never written to launch.json). */
+export const LAUNCH_PROVENANCE_KEYS = ['blockSource', 'blockDefault'] as const;
+
 /** The configuration that launches `t` from `program` (a path or `${file}`-style variable). */
 export function launchConfiguration(t: LaunchTemplate, program: string): LaunchConfiguration {
   const config: LaunchConfiguration = { type: 'phaseflip', request: 'launch', name: `Debug ${t.kernel}`, program, kernel: t.kernel, args: [...t.args] };
@@ -62,5 +69,8 @@ export function launchConfiguration(t: LaunchTemplate, program: string): LaunchC
   if (t.block) config.block = dim(t.block);
   if (t.cluster) config.cluster = dim(t.cluster);
   if (t.dynamicSmem !== undefined) config.dynamicSmem = t.dynamicSmem;
+  // Said at the start of the session; not for launch.json (LAUNCH_PROVENANCE_KEYS are dropped there).
+  if (t.block && t.blockSource) config.blockSource = t.blockSource;
+  if (t.block && t.blockDefault) config.blockDefault = true;
   return config;
 }

@@ -118,6 +118,12 @@ export class SimThread {
   mbWait?: MbarrierWaitSlot;
   /** The machine's last pass over a waiter list that saw this thread. */
   wakePass = 0;
+  /**
+   * Where the calls that led to `at` (a location in the current statement, or in a function being
+   * entered) were made, outermost first (the kernel's line first): reports inside a helper name that
+   * chain. Set by executors that have calls.
+   */
+  callSites?: (at: SourceLoc) => readonly SourceLoc[];
   constructor(
     /** Index in `Machine.threads`. */
     readonly index: number,
@@ -200,10 +206,22 @@ export interface AsyncOp {
   complete(m: CallbackMachine): void;
 }
 
+/**
+ * What `trace: true` records. `thread` is a machine thread index, -1 for an asynchronous engine's
+ * action that no thread's op is known for; barrier events name their barrier by label and block.
+ */
 export type TraceEvent =
   | { kind: 'phase'; time: number; barrier: string; block: number; completed: number; lastArriver?: number; loc?: SourceLoc }
-  | { kind: 'arrive'; time: number; thread: number; barrier: string; count: number; tx: number; phase: number; loc?: SourceLoc }
-  | { kind: 'wait-start' | 'wait-end'; time: number; thread: number; what: string; loc?: SourceLoc }
+  | { kind: 'arrive'; time: number; thread: number; barrier: string; block: number; count: number; tx: number; phase: number; loc?: SourceLoc }
+  | { kind: 'init'; time: number; thread: number; barrier: string; block: number; count: number; loc?: SourceLoc }
+  /** expect_tx on its own (an arrive's expect_tx is its `tx`). */
+  | { kind: 'expect-tx'; time: number; thread: number; barrier: string; block: number; bytes: number; loc?: SourceLoc }
+  /** complete_tx by an asynchronous copy (`thread`: its issuer), at the copy's completion. */
+  | { kind: 'complete-tx'; time: number; thread: number; barrier: string; block: number; bytes: number; loc?: SourceLoc }
+  /** `barrier`/`block`: the mbarrier a parity or token wait is on. */
+  | { kind: 'wait-start' | 'wait-end'; time: number; thread: number; what: string; barrier?: string; block?: number; loc?: SourceLoc }
+  /** A report (misuse, race, deadlock, fault …) as raised; `thread` is its first thread or -1. */
+  | { kind: 'report'; time: number; thread: number; report: SimReport }
   | { kind: 'async-issue' | 'async-complete'; time: number; thread: number; op: number; engine: string; label: string; loc?: SourceLoc };
 
 export type ReportKind = 'deadlock' | 'misuse' | 'race' | 'oob' | 'error' | 'unsupported' | 'step-limit';
@@ -215,6 +233,8 @@ export interface BlockedThread {
   barrier?: string;
   parity?: number;
   loc: SourceLoc;
+  /** `line 52 ← bar_wait line 23` when the wait is inside a helper; else `line 23`. */
+  where: string;
 }
 
 export interface SimReport {
@@ -229,6 +249,8 @@ export interface SimReport {
   missing?: { barrier: string; pending: number; expected: number; tx: number; arrivedThisPhase: number[] }[];
   /** Misuse detail from the mbarrier model. */
   misuse?: MbarrierMisuse;
+  /** Misuse: the barrier's label and block. */
+  barrier?: { label: string; block: number };
   /** Race: the earlier access. */
   other?: { thread: number; loc?: SourceLoc; write: boolean };
 }
@@ -270,6 +292,12 @@ export class SimError extends Error {
   ) {
     super(message);
   }
+
+  /**
+   * For an error found while compiling a function reached through calls: the call sites that led
+   * there, outermost first (reports name them: `line 9 ← helper line 3`).
+   */
+  callSites?: SourceLoc[];
 
   /** An error about the launch request's `field` (no source location: the program is not at fault). */
   static ofRequest(field: LaunchField, message: string, kind: SimError['kind'] = 'error'): SimError {

@@ -89,7 +89,8 @@ export class Machine {
   readonly clusters: ClusterLayout;
   readonly barriers: SimBarrier[];
   readonly trace: TraceEvent[] = [];
-  readonly tracing: boolean;
+  /** Whether `trace` records; the debug runtime turns it on before the first statement (its timeline reads it). */
+  tracing: boolean;
   readonly races?: RaceDetector;
   /** Global statement counter across all threads. */
   steps = 0;
@@ -464,7 +465,7 @@ export class Machine {
     t.status = 'ready';
     t.wait = undefined;
     if (time > t.time) t.time = time;
-    if (this.tracing) this.trace.push({ kind: 'wait-end', time: t.time, thread: t.index, what: w.describe(), loc: t.loc });
+    if (this.tracing) this.trace.push({ kind: 'wait-end', time: t.time, thread: t.index, what: w.describe(), barrier: w.barrier?.label, block: w.barrier?.block, loc: t.loc });
     this.ready.enqueue(t);
   }
 
@@ -478,7 +479,7 @@ export class Machine {
       if (!ws) this.waiters.set(wait.on, [t]);
       else ws.push(t);
     } else this.genericWaiters.add(t);
-    if (this.tracing) this.trace.push({ kind: 'wait-start', time: t.time, thread: t.index, what: wait.describe(), loc: t.loc });
+    if (this.tracing) this.trace.push({ kind: 'wait-start', time: t.time, thread: t.index, what: wait.describe(), barrier: wait.barrier?.label, block: wait.barrier?.block, loc: t.loc });
     return false;
   }
 
@@ -513,11 +514,17 @@ export class Machine {
 
   /** Raises a report; misuse and races stop the run unless `continueOnMisuse`. */
   raise(r: SimReport): void {
+    const cause = this.cause();
+    this.traceReport(r, typeof cause === 'number' ? cause : cause.time);
     for (const l of this.listeners) l({ kind: 'report', report: r });
     const soft = r.kind === 'misuse' || r.kind === 'race';
     if (soft && this.options.continueOnMisuse) return;
     this.pendingReport ??= r;
     this.yieldNow = true;
+  }
+
+  private traceReport(r: SimReport, time: number): void {
+    if (this.tracing) this.trace.push({ kind: 'report', time, thread: r.threads[0] ?? -1, report: r });
   }
 
   private takeReport(): RunResult {
@@ -534,6 +541,7 @@ export class Machine {
   }
 
   private stopWith(r: SimReport): RunResult {
+    this.traceReport(r, this.maxTime);
     this.pendingReport = r;
     return this.takeReport();
   }

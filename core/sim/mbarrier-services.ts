@@ -98,7 +98,9 @@ export class MbarrierServices {
     this.m.phaseFlips++;
     this.m.notify(b);
     const last = this.completingThread;
-    if (this.m.tracing) this.m.trace.push({ kind: 'phase', time: last?.time ?? this.m.eventTime, barrier: b.label, block: b.block, completed, lastArriver: last?.index, loc: last?.loc });
+    // Completed by an async copy's complete_tx: at the copy's completion, not at its issuer's clock.
+    const time = this.m.completingOp || !last ? this.m.eventTime : last.time;
+    if (this.m.tracing) this.m.trace.push({ kind: 'phase', time, barrier: b.label, block: b.block, completed, lastArriver: last?.index, loc: last?.loc });
     // The completion function runs once per phase, on the thread whose arrival completed it, before
     // the phase is published: its accesses happen before every waiter's. Listeners still see who
     // arrived in the phase.
@@ -122,6 +124,7 @@ export class MbarrierServices {
   mbInit(t: SimThread | undefined, b: SimBarrier, count: number): void {
     const m = b.mb.init(count);
     b.initLoc = t?.loc;
+    if (this.m.tracing) this.m.trace.push({ kind: 'init', time: t?.time ?? 0, thread: t?.index ?? -1, barrier: b.label, block: b.block, count, loc: t?.loc });
     b.arrivedThisPhase = [];
     this.races?.initBarrier(b.id, t?.index, t ? { ...t.loc } : undefined);
     if (m) this.misuse(t, b, m, 'init');
@@ -177,7 +180,7 @@ export class MbarrierServices {
     } finally {
       this.completingThread = undefined;
     }
-    if (this.m.tracing) this.m.trace.push({ kind: 'arrive', time: t?.time ?? this.m.eventTime, thread: t?.index ?? -1, barrier: b.label, count, tx, phase, loc: t?.loc });
+    if (this.m.tracing) this.m.trace.push({ kind: 'arrive', time: t?.time ?? this.m.eventTime, thread: t?.index ?? -1, barrier: b.label, block: b.block, count, tx, phase, loc: t?.loc });
     if (r.misuse) this.misuse(t, b, r.misuse, drop ? 'arrive_drop' : 'arrive');
     // Parity and token waits change only when a phase completes (phaseCompleted notifies b); custom waits may look at counts.
     this.m.markDirty();
@@ -187,6 +190,7 @@ export class MbarrierServices {
   mbExpectTx(t: SimThread, b: SimBarrier, bytes: number): void {
     if (b.mb.state.initialized) this.use(t, b, 'expect_tx');
     const m = b.mb.expectTx(bytes);
+    if (this.m.tracing) this.m.trace.push({ kind: 'expect-tx', time: t.time, thread: t.index, barrier: b.label, block: b.block, bytes, loc: t.loc });
     if (m) this.misuse(t, b, m, 'expect_tx');
     this.m.markDirty();
   }
@@ -203,6 +207,7 @@ export class MbarrierServices {
     } finally {
       this.completingThread = undefined;
     }
+    if (this.m.tracing) this.m.trace.push({ kind: 'complete-tx', time: this.m.eventTime, thread: op?.issuer ?? -1, barrier: b.label, block: b.block, bytes, loc: op?.loc });
     if (m) this.misuse(undefined, b, m, `complete_tx of ${bytes} bytes${op ? ` (${op.label} issued by ${this.m.threads[op.issuer].label} at ${lineOf(op.loc)})` : ''}`);
     this.m.markDirty();
   }

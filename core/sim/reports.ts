@@ -13,12 +13,26 @@ export function lineOf(loc: SourceLoc): string {
   return `${name}:${loc.line + 1}`;
 }
 
+/**
+ * Where thread `t` is at `loc` (a location in its current statement), with the call sites that led
+ * there when it is inside a helper: `line 52 ← bar_wait line 23` (the kernel's line first, then each
+ * helper's line with its name).
+ */
+export function whereOf(t: SimThread | undefined, loc: SourceLoc, known?: readonly SourceLoc[]): string {
+  const sites = known ?? t?.callSites?.(loc) ?? [];
+  if (!sites.length) return lineOf(loc);
+  // The kernel's line as is; each helper's line with the helper's name.
+  const named = (l: SourceLoc) => `${l.func ? `${l.func} ` : ''}${lineOf(l)}`;
+  return [lineOf(sites[0]), ...sites.slice(1).map(named), named(loc)].join(' ← ');
+}
+
 /** A fault of thread `t` (thrown by its executor): named by the thread and its line. */
 export function faultReport(t: SimThread, e: unknown): SimReport {
-  if (e instanceof OutOfBounds) return { kind: 'oob', message: `${e.message} by ${t.label} at ${lineOf(t.loc)}`, loc: t.loc, threads: [t.index] };
+  if (e instanceof OutOfBounds) return { kind: 'oob', message: `${e.message} by ${t.label} at ${whereOf(t, t.loc)}`, loc: t.loc, threads: [t.index] };
   if (e instanceof SimError) {
     const loc = e.loc ?? t.loc;
-    const message = e.kind === 'unsupported' ? `not supported by the simulator: ${e.message} at ${lineOf(loc)}` : `${e.message} (${t.label}, ${lineOf(loc)})`;
+    const where = whereOf(t, loc, e.callSites);
+    const message = e.kind === 'unsupported' ? `not supported by the simulator: ${e.message} at ${where}` : `${e.message} (${t.label}, ${where})`;
     return { kind: e.kind, message, loc, threads: [t.index] };
   }
   const err = e instanceof Error ? e : new Error(String(e));
@@ -61,7 +75,7 @@ export function deadlockReport(live: readonly SimBlock[], allBlocks: readonly Si
   for (const blk of live) {
     for (const t of blk.threads) {
       if (t.status !== 'blocked' || !t.wait) continue;
-      blocked.push({ thread: t.index, label: t.label, waitsOn: t.wait.describe(), barrier: t.wait.barrier?.label, parity: t.wait.parity, loc: t.loc });
+      blocked.push({ thread: t.index, label: t.label, waitsOn: t.wait.describe(), barrier: t.wait.barrier?.label, parity: t.wait.parity, loc: t.loc, where: whereOf(t, t.loc) });
       if (t.wait.barrier) bars.add(t.wait.barrier);
       // Only __syncthreads needs every thread of the block; named barriers and warp syncs count a subset.
       if (t.wait.kind === 'block-sync' && t.wait.describe().startsWith('__syncthreads')) syncBlocks.set(t.block, '__syncthreads');
@@ -69,7 +83,7 @@ export function deadlockReport(live: readonly SimBlock[], allBlocks: readonly Si
   }
   const missing = [...bars].map((b) => ({ barrier: b.label, pending: b.mb.state.pending, expected: b.mb.state.expected, tx: b.mb.state.tx, arrivedThisPhase: b.arrivedThisPhase.slice() }));
   const lines: string[] = [];
-  for (const g of groupBlocked(blocked, threads)) lines.push(`  ${g.who} wait${g.count > 1 ? '' : 's'} on ${g.waitsOn} at ${lineOf(g)}`);
+  for (const g of groupBlocked(blocked, threads)) lines.push(`  ${g.who} wait${g.count > 1 ? '' : 's'} on ${g.waitsOn} at ${g.where}`);
   // One line per barrier state, barriers of different blocks in the same state merged.
   const barLines = new Map<string, number[]>();
   for (const b of bars) {
@@ -117,9 +131,9 @@ function describeBarrierState(b: SimBarrier, threads: readonly SimThread[]): str
 /** `what` (init, arrive, …) on `b` broke the mbarrier rules (`t`: the thread, if a thread did it). */
 export function misuseReport(t: SimThread | undefined, b: SimBarrier, misuse: MbarrierMisuse, what: string): SimReport {
   const who = t ? ` by ${t.label}` : '';
-  const line = t ? ` at ${lineOf(t.loc)}` : '';
+  const line = t ? ` at ${whereOf(t, t.loc)}` : '';
   const detail = describeMisuse(misuse);
-  return { kind: 'misuse', message: `barrier misuse: ${what} on ${b.label}${who}${line}: ${detail}`, loc: t?.loc, threads: t ? [t.index] : [], misuse };
+  return { kind: 'misuse', message: `barrier misuse: ${what} on ${b.label}${who}${line}: ${detail}`, loc: t?.loc, threads: t ? [t.index] : [], misuse, barrier: { label: b.label, block: b.block } };
 }
 
 /** A shared-memory access by `thread` (or an async op it issued: `asyncLabel`) unordered with the earlier `other`. */
@@ -133,7 +147,7 @@ export function raceReport(threads: readonly SimThread[], thread: number, loc: S
     return { kind: 'race', message: msg, loc, threads: [thread, other.thread], other };
   }
   const msg =
-    `data race on shared '${buf.name}' byte ${offset}: ${write ? 'write' : 'read'} by ${me} at ${lineOf(loc)} ` +
+    `data race on shared '${buf.name}' byte ${offset}: ${write ? 'write' : 'read'} by ${me} at ${asyncLabel ? lineOf(loc) : whereOf(threads[thread], loc)} ` +
     `is not ordered by any barrier with the ${other.write ? 'write' : 'read'} by ${other.async ? `an async operation issued by ${them}` : them}${other.loc ? ` at ${lineOf(other.loc)}` : ''}`;
   return { kind: 'race', message: msg, loc, threads: other.thread >= 0 ? [thread, other.thread] : [thread], other };
 }
@@ -226,11 +240,11 @@ function localWho(ts: SimThread[]): string {
   return `${/[-,]/.test(warps) ? 'warps' : 'warp'} ${warps} (${uniq.length} threads)`;
 }
 
-function groupBlocked(blocked: BlockedThread[], threads: readonly SimThread[]): { who: string; count: number; waitsOn: string; line: number; file?: string }[] {
+function groupBlocked(blocked: BlockedThread[], threads: readonly SimThread[]): { who: string; count: number; waitsOn: string; where: string }[] {
   // "block 0 · warps 1-3 (96 threads)" rather than 96 lines.
   const groups = new Map<string, BlockedThread[]>();
   for (const b of blocked) {
-    const key = `${b.waitsOn}@${b.loc.file ?? ''}:${b.loc.line}`;
+    const key = `${b.waitsOn}@${b.loc.file ?? ''}:${b.where}`;
     let g = groups.get(key);
     if (!g) groups.set(key, (g = []));
     g.push(b);
@@ -239,8 +253,7 @@ function groupBlocked(blocked: BlockedThread[], threads: readonly SimThread[]): 
     who: g.length === 1 ? g[0].label : `${whoOf(g, threads)} (${g.length} threads)`,
     count: g.length,
     waitsOn: g[0].waitsOn,
-    line: g[0].loc.line,
     // A wait inside a header's helper is located there (`mbar.cuh:31`), not at that line of the kernel's file.
-    file: g[0].loc.file,
+    where: g[0].where,
   }));
 }

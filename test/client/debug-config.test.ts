@@ -4,6 +4,8 @@ import { describe, expect, it } from 'vitest';
 import type { LaunchTemplate } from '../../core/sim/launch-template';
 import {
   configurationsFor,
+  defaultBlock,
+  forLaunchJson,
   launchAllowed,
   MANAGE_TRUST,
   portableProgram,
@@ -154,5 +156,26 @@ describe('launchAllowed: debugging in Restricted Mode asks for trust', () => {
     expect(trusted.log.slice(1)).toEqual(['manage']);
     const openedButNotTrusted = fakeTrust(false, true, false);
     expect(await launchAllowed(openedButNotTrusted.trust)).toBe(false);
+  });
+});
+
+describe('where the block came from', () => {
+  const SOURCED: LaunchTemplate[] = [
+    { kernel: 'first', language: 'cuda', line: 2, grid: [1, 1, 1], block: [160, 1, 1], args: [], blockSource: '__launch_bounds__(160)' },
+    { kernel: 'third', language: 'cuda', line: 12, grid: [1, 1, 1], block: [128, 1, 1], args: [], blockSource: 'the default of 128 threads', blockDefault: true },
+  ];
+  const sourced = () => ({ templatesOf: async () => SOURCED, defaults: SIMULATOR_DEFAULTS });
+  it('travels with a block taken from the template, not with one the user wrote, and never into launch.json', async () => {
+    const fromTemplate = await resolveConfiguration({ type: 'phaseflip', request: 'launch', name: 'a', program: '/w/x.cu', kernel: 'first' }, sourced());
+    expect(fromTemplate.config).toMatchObject({ block: 160, blockSource: '__launch_bounds__(160)' });
+    expect(fromTemplate.config?.blockDefault).toBeUndefined();
+    const written = await resolveConfiguration({ type: 'phaseflip', request: 'launch', name: 'b', program: '/w/x.cu', kernel: 'first', block: 32 }, sourced());
+    expect(written.config?.blockSource).toBeUndefined();
+    const third = await resolveConfiguration({ type: 'phaseflip', request: 'launch', name: 'c', program: '/w/x.cu', kernel: 'third' }, sourced());
+    expect(defaultBlock(third.config!)).toBe(128);
+    expect(defaultBlock(fromTemplate.config!)).toBeUndefined();
+    const lens = configurationsFor(SOURCED, '/w/x.cu').find((c) => c.kernel === 'third')!;
+    expect(lens).toMatchObject({ blockSource: 'the default of 128 threads', blockDefault: true });
+    expect(forLaunchJson(lens)).toEqual({ type: 'phaseflip', request: 'launch', name: 'Debug third', program: '/w/x.cu', kernel: 'third', args: [], grid: 1, block: 128 });
   });
 });

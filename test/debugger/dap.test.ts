@@ -102,10 +102,13 @@ describe('phaseflip dap: deadlock', () => {
     expect(stop?.body).toMatchObject({ reason: 'exception', text: 'Deadlock', allThreadsStopped: true, threadId: 1 });
     const d = stop!.body.description!;
     const waitLine = lineOf(bootstrapFile, 'asm volatile("{\\n .reg .pred ok;');
+    // The waits are inside the helper bar_wait: each names the kernel's call site first (kernel line ← helper line).
+    const producerCall = lineOf(bootstrapFile, 'bar_wait(&slot_free[stage], phase);');
+    const consumerCall = lineOf(bootstrapFile, 'bar_wait(&slot_ready[stage], phase);');
     // Only lane 0 of warp 0 produces; it waits for slot_free[0]'s phase 0, which needs all 4 consumer warps.
-    expect(d).toContain(`block 0 · warp 0 (1 lane) waits on slot_free[0] (parity 0) at line ${waitLine}, 4 of 4 arrivals missing`);
+    expect(d).toContain(`block 0 · warp 0 (1 lane) waits on slot_free[0] (parity 0) at line ${producerCall} ← bar_wait line ${waitLine}, 4 of 4 arrivals missing`);
     // The four consumer warps wait for the first tile on slot_ready[0], which needs the producer's arrival.
-    for (const w of [1, 2, 3, 4]) expect(d).toContain(`block 0 · warp ${w} (32 lanes) waits on slot_ready[0] (parity 0) at line ${waitLine}, 1 of 1 arrival missing`);
+    for (const w of [1, 2, 3, 4]) expect(d).toContain(`block 0 · warp ${w} (32 lanes) waits on slot_ready[0] (parity 0) at line ${consumerCall} ← bar_wait line ${waitLine}, 1 of 1 arrival missing`);
     const info = await c.exceptionInfoRequest({ threadId: 1 });
     expect(info.body.exceptionId).toBe('deadlock');
     expect(info.body.details?.message).toMatch(/^deadlock: all 129 live threads are blocked/);
@@ -127,7 +130,7 @@ describe('phaseflip dap: deadlock', () => {
     const c = await adapter();
     const stop = await launch(c, bootstrap);
     expect(stop?.body.reason).toBe('exception');
-    const waits = [...stop!.body.description!.matchAll(/block 0 · warp (\d+) \(\d+ lanes?\) waits on (\S+) \(parity \d\) at line (\d+)/g)];
+    const waits = [...stop!.body.description!.matchAll(/block 0 · warp (\d+) \(\d+ lanes?\) waits on (\S+) \(parity \d\) at line \d+ ← bar_wait line (\d+)/g)];
     expect(waits.map((w) => Number(w[1]))).toEqual([0, 1, 2, 3, 4]);
     const threads = (await c.threadsRequest()).body.threads;
     for (const [, warp, barrier, line] of waits) {

@@ -77,7 +77,8 @@ async function cudaTemplates(text: string, file: string, wasmDir: string | undef
       // Launches name a kernel without its scope: they count only when one kernel has that name.
       const sites = compiler.kernels.filter((k) => k.name === decl.name).length === 1 ? launches.filter((s) => s.kernel === decl.name) : [];
       const launched = sites[0]?.block;
-      const block: [number, number, number] = launched ?? [blockSize(compiler, decl, defines, fileDefault), 1, 1];
+      const chosen = launched ? { size: 0, source: `the launch on line ${sites[0].line + 1}`, fallback: false } : blockSize(compiler, decl, defines, fileDefault);
+      const block: [number, number, number] = launched ?? [chosen.size, 1, 1];
       const params = cudaParams(compiler, decl, instance.binding);
       const args = cudaArgs(instance.name, params, block[0] * block[1] * block[2]);
       const others = [otherBlocks(sites), instance.others].filter(Boolean).join('; ');
@@ -91,7 +92,7 @@ async function cudaTemplates(text: string, file: string, wasmDir: string | undef
       }
       const cluster = sites[0]?.cluster ?? declared;
       const clusterField = sites[0]?.cluster && !declared ? { cluster: sites[0].cluster } : {};
-      out.push({ ...args, kernel: instance.name, language: 'cuda', line, grid: cluster ?? [1, 1, 1], block, ...clusterField, ...(dynamic ? { dynamicSmem: DEFAULT_DYNAMIC_SMEM } : {}) });
+      out.push({ ...args, kernel: instance.name, language: 'cuda', line, grid: cluster ?? [1, 1, 1], block, ...clusterField, blockSource: chosen.source, ...(chosen.fallback ? { blockDefault: true } : {}), ...(dynamic ? { dynamicSmem: DEFAULT_DYNAMIC_SMEM } : {}) });
     }
     return out;
   } finally {
@@ -127,26 +128,28 @@ function positiveInt(v: number | undefined): number | undefined {
 const THREADS_NAMES = ['THREADS', 'NUM_THREADS', 'BLOCK_THREADS', 'THREADS_PER_BLOCK', 'BLOCK_SIZE', 'kThreads', 'kNumThreads', 'kBlockSize'];
 
 /** The file's THREADS-like constant, if it has one (looked up once per file, not per kernel). */
-function fileBlockSize(compiler: Compiler, defines: Map<string, number>): number | undefined {
+function fileBlockSize(compiler: Compiler, defines: Map<string, number>): { size: number; name: string } | undefined {
   for (const name of THREADS_NAMES) {
     const v = positiveInt(constantValue(compiler, defines, name));
-    if (v) return v;
+    if (v) return { size: v, name };
   }
   return undefined;
 }
 
 /** `__launch_bounds__(N)`, else `blockDim.x == N` in the body, else the file's THREADS-like constant, else 128. */
-function blockSize(compiler: Compiler, decl: FnDecl, defines: Map<string, number>, fileDefault: number | undefined): number {
+function blockSize(compiler: Compiler, decl: FnDecl, defines: Map<string, number>, fileDefault: { size: number; name: string } | undefined): { size: number; source: string; fallback: boolean } {
   const evalText = (t: string): number | undefined => (/^\d+$/.test(t) ? Number(t) : constantValue(compiler, defines, t));
   const lb = named(decl.node).find((x) => x.type === 'launch_bounds');
   const first = lb ? named(lb)[0]?.text.trim() : undefined;
   const fromBounds = first ? positiveInt(evalText(first)) : undefined;
-  if (fromBounds) return fromBounds;
+  if (fromBounds) return { size: fromBounds, source: `__launch_bounds__(${first})`, fallback: false };
   const body = decl.node.childForFieldName('body')?.text ?? '';
   // `(?<!\w)`: a word is tried from its first character only (it was rescanned from each, quadratic).
   const check = /\bblockDim\.x\s*(?:==|!=)\s*([A-Za-z_]\w*|\d+)/.exec(body) ?? /(?<!\w)([A-Za-z_]\w*|\d+)\s*(?:==|!=)\s*blockDim\.x\b/.exec(body);
   const fromCheck = check ? positiveInt(evalText(check[1])) : undefined;
-  return fromCheck ?? fileDefault ?? DEFAULT_BLOCK;
+  if (fromCheck) return { size: fromCheck, source: `the kernel's check of blockDim.x against ${check![1]}`, fallback: false };
+  if (fileDefault) return { size: fileDefault.size, source: `the file's constant ${fileDefault.name}`, fallback: false };
+  return { size: DEFAULT_BLOCK, source: `the default of ${DEFAULT_BLOCK} threads (nothing in the file says how the kernel is launched)`, fallback: true };
 }
 
 /** The kernel's name to launch and its template arguments, or why a template kernel has none to offer. */

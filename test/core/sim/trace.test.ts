@@ -171,7 +171,7 @@ describe('toChromeTrace on hand-made traces', () => {
   });
 
   it('puts arrivals made on no thread’s behalf on a global marker', () => {
-    const ev = toChromeTrace([{ kind: 'arrive', time: 3, thread: -1, barrier: 'full[2]', count: 1, tx: 0, phase: 4 }], { thread: lane }).traceEvents;
+    const ev = toChromeTrace([{ kind: 'arrive', time: 3, thread: -1, barrier: 'full[2]', block: 0, count: 1, tx: 0, phase: 4 }], { thread: lane }).traceEvents;
     expect(ev).toEqual([{ name: 'arrive full[2]', ph: 'i', s: 'g', ts: 3, pid: 1, args: { thread: -1, count: 1, tx: 0, phase: 4 } }]);
   });
 

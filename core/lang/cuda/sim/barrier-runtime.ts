@@ -2,7 +2,7 @@
 // over the machine's mbarrier services: finding the barrier at an address, a thread's arrive (with
 // the converged-warp over-arrival check), parity and token waits (blocking, probing, or with a time
 // limit), completion functions, and bulk copies that complete transaction bytes when they land.
-import { lineOf } from '../../../sim/reports';
+import { whereOf } from '../../../sim/reports';
 import { type Machine, type SimBarrier, type SimThread, SimError } from '../../../sim/machine';
 import { copyBytes, type Pointer } from '../../../sim/memory';
 import { barrierLabel, type Closure, type Frame, type ThreadCtx } from './runtime';
@@ -76,11 +76,12 @@ export function threadArrive(f: Frame, b: SimBarrier, count = 1, tx = 0, drop = 
     m.raise({
       kind: 'misuse',
       message:
-        `barrier misuse: arrive on ${b.label} by ${t.label} at ${lineOf(t.loc)}: the lanes of warp ${t.warp} arrive together ` +
+        `barrier misuse: arrive on ${b.label} by ${t.label} at ${whereOf(t, t.loc)}: the lanes of warp ${t.warp} arrive together ` +
         `(a converged warp's arrive is one update of ${e.lanes} arrivals) but only ${e.pending} ${e.pending === 1 ? 'was' : 'were'} pending in that phase; the excess spills into the next phase`,
       loc: t.loc,
       threads: [t.index],
       misuse: { kind: 'over-arrival', arrivals: e.lanes, pending: e.pending },
+      barrier: { label: b.label, block: b.block },
     });
   } else if (!e) g[key] = { instance: inst, phase: st.phase, pending: st.pending, lanes: count };
   else if (e.instance !== inst) {

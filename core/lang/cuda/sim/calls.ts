@@ -3,11 +3,12 @@
 // lambdas and callables held in variables, the call instruction that pushes a frame, and dispatch to
 // the builtins (builtins.ts) for everything the file does not define.
 import { SCALAR_DTYPES } from '../c-types';
+import { SimError } from '../../../sim/machine';
 import type { SyntaxNode } from '../parser';
 import { compileBuiltinCall, compileMethodCall } from './builtins';
 import { type CallTarget, type CompilerContext, type Ex, type Fn, FnCx, type FnDecl, type FnInst, freshId, type LambdaInfo, ownerOf } from './context';
 import { type Closure, envOf, FRAME, Frame, selfOf } from './runtime';
-import { fail, findFunctionDeclarator, innermostName, lastName, locOf, missingIncludesNote, named, unsupported, requiredField } from './syntax';
+import { enclosingFunction, fail, findFunctionDeclarator, innermostName, lastName, locOf, missingIncludesNote, named, unsupported, requiredField } from './syntax';
 import { applyDefaults, bindTemplateArgs, templateParams, templateScope } from './templates';
 import { type CType, decay, num, ptr, sameType, typeName, VOID } from './types';
 
@@ -28,6 +29,8 @@ export function instantiate(c: CompilerContext, decl: FnDecl, tbind: Map<string,
     compileFunction(c, decl, cx, inst, fd, at);
   } catch (e) {
     c.instances.delete(key);
+    // Compiled on behalf of a call: the report names the call sites that led here, outermost first.
+    if (e instanceof SimError && e.loc && at !== decl.node) (e.callSites ??= []).unshift(locOf(at, enclosingFunction(at)));
     throw e;
   }
   return inst;

@@ -83,6 +83,13 @@ export class CudaExecutor implements Executor, ExecutorLike {
     for (let i = 0; i < this.args.length; i++) f.v[i] = this.args[i];
     ts.frame = f;
     t.state = ts;
+    // Reports inside a helper name the calls that led there (the frames' call sites, outermost first).
+    // A location in another function than the innermost frame's makes that frame a call site too.
+    t.callSites = (at) => {
+      const frames = this.frames(t);
+      const inCallee = at.func !== undefined && frames.length > 0 && frames[0].name !== at.func;
+      return (inCallee ? frames : frames.slice(1)).reverse().map((fr) => fr.loc);
+    };
     t.loc = this.kernel.fn.code[0]?.loc ?? this.kernel.fn.loc;
   }
 

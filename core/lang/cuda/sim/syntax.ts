@@ -12,7 +12,18 @@ export function locOf(n: SyntaxNode, func?: string): SourceLoc {
 }
 
 export function unsupported(what: string, n: SyntaxNode): never {
-  throw new SimError(what, locOf(n), 'unsupported');
+  throw new SimError(what, locOf(n, enclosingFunction(n)), 'unsupported');
+}
+
+/** The name of the function definition around `n` (reports name the call sites that led into it). */
+export function enclosingFunction(n: SyntaxNode): string | undefined {
+  for (let p = n.parent; p; p = p.parent) {
+    if (p.type !== 'function_definition') continue;
+    const declarator = p.childForFieldName('declarator');
+    const name = declarator ? findFunctionDeclarator(declarator)?.childForFieldName('declarator') : undefined;
+    return name ? lastName(name.text) : undefined;
+  }
+  return undefined;
 }
 
 /**

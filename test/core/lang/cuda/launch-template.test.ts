@@ -47,6 +47,20 @@ describe('CUDA signatures', () => {
     expect((await cuda.launchTemplates(viaCheck))[0]?.block).toEqual([96, 1, 1]);
   });
 
+  it('says where the block came from, and whether it is only a default', async () => {
+    const source = async (text: string) => {
+      const t = (await cuda.launchTemplates(text))[0]!;
+      return [t.block![0], t.blockSource, t.blockDefault ?? false];
+    };
+    expect(await source('#define THREADS 256\n__global__ void __launch_bounds__(THREADS) k(float* out) { out[threadIdx.x] = 1.0f; }\n')).toEqual([256, '__launch_bounds__(THREADS)', false]);
+    expect(await source('__global__ void k(int* out) {\n  if (blockDim.x != 96) return;\n  out[threadIdx.x] = 1;\n}\n')).toEqual([96, "the kernel's check of blockDim.x against 96", false]);
+    expect(await source('constexpr int NUM_THREADS = 192;\n__global__ void k(int* out) { out[threadIdx.x] = 1; }\n')).toEqual([192, "the file's constant NUM_THREADS", false]);
+    expect(await source('__global__ void k(int* out) { out[threadIdx.x] = 1; }\nvoid host(int* o) { k<<<1, 64>>>(o); }\n')).toEqual([64, 'the launch on line 2', false]);
+    const [size, why, isDefault] = await source('__global__ void k(int* out) { out[threadIdx.x] = 1; }\n');
+    expect([size, isDefault]).toEqual([DEFAULT_BLOCK, true]);
+    expect(why).toMatch(/^the default of 128 threads \(nothing in the file says/);
+  });
+
   it('gives GEMM dimensions and buffers that hold an M×K operand', async () => {
     const text = '__global__ void gemm(const __half* A, const __half* B, float* C, int M, int N, int K, float alpha, float beta) {}\n';
     const [t] = await cuda.launchTemplates(text);

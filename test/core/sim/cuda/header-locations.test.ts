@@ -63,7 +63,8 @@ __global__ void k(int* out) {
 `;
     const r = await runKernel(text, { file: path.join(tmp, 'k.cu'), compile: compile(), args: ['out=s32[32]'] });
     expect(r.status, r.message).toBe('error');
-    expect(r.message).toBe('not supported by the simulator: goto at ring.cuh:10');
+    // The kernel's call (line 4, c.advance()) first, then the method's line in the header.
+    expect(r.message).toBe('not supported by the simulator: goto at line 4 ← advance ring.cuh:10');
     expect(r.report?.loc?.file).toBe(path.join(tmp, 'include/pf/ring.cuh'));
   });
 
@@ -88,6 +89,7 @@ __global__ void k(int* out) {
 `;
     const r = await runKernel(text, { file: path.join(tmp, 'k.cu'), compile: compile(), args: ['out=s32[32]'] });
     expect(r.status, r.message).toBe('deadlock');
-    expect(r.message).toMatch(/wait on bar \(parity 0\) at mbar\.cuh:11/);
+    // The kernel's call site first, then each helper's line in the header (mbar_wait calls mbar_try_wait).
+    expect(r.message).toMatch(/wait on bar \(parity 0\) at line 6 ← mbar_wait mbar\.cuh:14 ← mbar_try_wait mbar\.cuh:11/);
   });
 });
