@@ -21,6 +21,7 @@ export function instantiate(c: CompilerContext, decl: FnDecl, tbind: Map<string,
   // Template arguments with their declared types, and an out-of-class member's names for its class's arguments.
   for (const [k, v] of decl.outer ?? []) cx.scopes[0].set(k, v);
   if (decl.tparams && tbind.size) for (const [k, v] of templateScope(c, templateParams(decl.tparams), tbind)) cx.scopes[0].set(k, v);
+  cx.host = !!c.host && isHostFunction(decl);
   const inst: FnInst = { decl, fn: cx.fn, ret: VOID, params: [] };
   c.instances.set(key, inst);
   try {
@@ -30,6 +31,14 @@ export function instantiate(c: CompilerContext, decl: FnDecl, tbind: Map<string,
     throw e;
   }
   return inst;
+}
+
+/** A function host code runs: neither `__global__` nor `__device__` (a `__host__ __device__` one counts as device code). */
+function isHostFunction(decl: FnDecl): boolean {
+  if (decl.owner?.name.startsWith('std::')) return true;
+  const body = decl.node.childForFieldName('body');
+  const head = decl.node.text.slice(0, body ? body.startIndex - decl.node.startIndex : undefined);
+  return !/\b__(global|device)__\b/.test(head);
 }
 
 function compileFunction(c: CompilerContext, decl: FnDecl, cx: FnCx, inst: FnInst, fd: SyntaxNode, at: SyntaxNode): void {
@@ -97,6 +106,10 @@ export function emitCall(c: CompilerContext, cx: FnCx, n: SyntaxNode, target: Ca
 }
 
 export function call(c: CompilerContext, cx: FnCx, n: SyntaxNode): Ex {
+  if (cx.host && c.host) {
+    const launch = c.host.expr(c, cx, n);
+    if (launch) return launch;
+  }
   const fnNode = requiredField(n, 'function');
   const argsNode = requiredField(n, 'arguments');
   const argNodes = named(argsNode);
@@ -151,6 +164,8 @@ export function call(c: CompilerContext, cx: FnCx, n: SyntaxNode): Ex {
   }
   const user = c.functions.get(name);
   if (user && !(fullName.startsWith('cuda::') || fullName.startsWith('std::'))) return c.callUser(cx, user, argNodes, n, targs);
+  const h = cx.host ? c.host?.call(c, cx, fullName, argNodes, n, targs) : undefined;
+  if (h) return h;
   const b = compileBuiltinCall(c, cx, fullName, argNodes, n, targs);
   if (b) return b;
   if (user) return c.callUser(cx, user, argNodes, n, targs);
@@ -183,6 +198,8 @@ function methodCall(c: CompilerContext, cx: FnCx, callee: SyntaxNode, argNodes: 
     if (!md) fail(`${t.def.name} has no member function '${mname}'`, callee);
     return c.callUser(cx, md, argNodes, n, targs, selfFn);
   }
+  const h = cx.host ? c.host?.method(c, cx, t, selfFn, mname, argNodes, n) : undefined;
+  if (h) return h;
   const b = compileMethodCall(c, cx, t, selfFn, mname, argNodes, n, targs);
   if (b) return b;
   unsupported(`member function '${mname}' of ${typeName(t)}`, n);
@@ -278,6 +295,7 @@ export function lambda(c: CompilerContext, cx: FnCx, n: SyntaxNode): Ex {
   const id = freshId();
   const name = `lambda@${n.startPosition.row + 1}`;
   const lcx = new FnCx(name, cx, new Map(), undefined, locOf(n, name));
+  lcx.host = cx.host;
   const info: LambdaInfo = { id, fn: lcx.fn, ret: VOID, params: [] };
   c.lambdas.set(id, info);
   const decl = n.childForFieldName('declarator');

@@ -93,6 +93,8 @@ export class FnCx {
   addrTaken = new Set<string>();
   /** A while/do condition whose probe is retried: try_wait/test_wait there block until done. */
   retryProbe?: SyntaxNode;
+  /** Host code (a whole program's `main` and the host functions it calls): host builtins apply. */
+  host = false;
   readonly fn: CompiledFn;
   constructor(
     readonly name: string,
@@ -130,6 +132,19 @@ export function ownerOf(cx: FnCx): { def: StructDef; depth: number } | undefined
   let d = 0;
   for (let c: FnCx | null = cx; c; c = c.parent, d++) if (c.owner) return { def: c.owner, depth: d };
   return undefined;
+}
+
+/**
+ * What a whole program adds to the compiler for host code (host-builtins.ts and its siblings):
+ * library calls, kernel launches and `new`/`delete`, host library types, and their member functions.
+ * Each gives undefined when the construct is not theirs. Only host functions (`FnCx.host`) consult
+ * `call`, `expr` and `method`; `type` serves both (a kernel may take a host-declared struct).
+ */
+export interface HostHooks {
+  call(c: CompilerContext, cx: FnCx, fullName: string, argNodes: SyntaxNode[], n: SyntaxNode, targs?: SyntaxNode[]): Ex | undefined;
+  expr(c: CompilerContext, cx: FnCx, n: SyntaxNode): Ex | undefined;
+  type(c: CompilerContext, cx: FnCx, text: string, n: SyntaxNode): CType | undefined;
+  method(c: CompilerContext, cx: FnCx, t: CType, self: Fn, name: string, argNodes: SyntaxNode[], n: SyntaxNode): Ex | undefined;
 }
 
 /** A declarator applied to its base type. */
@@ -174,6 +189,8 @@ export interface CompilerContext {
   readonly defines: Map<string, SyntaxNode>;
   /** The id of a new global buffer. */
   newGlobalId(): number;
+  /** Set when a whole program runs (harness mode): what host code may use beyond device code. */
+  host?: HostHooks;
 
   // Declarations and types (declarations.ts).
   prepareFileScope(): void;
