@@ -348,7 +348,8 @@ function deduce(tn: SyntaxNode, decl: SyntaxNode | null, arg: CType, names: { na
     cur = cur.childForFieldName('declarator') ?? named(cur).find((x) => x.type.endsWith('declarator') || x.type === 'identifier') ?? null;
   }
   if (isParam && !out.has(tname)) out.set(tname, ref ? t : decay(t));
-  // `Ring<S>& r` given a Ring<4>: S is 4 (and a `Ring<T>` gives T).
+  // `Ring<S>& r` given a Ring<4>: S is 4 (and a `Ring<T>` gives T); `ns::Ring<S>` alike.
+  while (tn.type === 'qualified_identifier' && tn.childForFieldName('name')) tn = tn.childForFieldName('name')!;
   if (tn.type === 'template_type' && t.k === 'struct' && t.def.template?.name === tn.childForFieldName('name')?.text) {
     named(requiredField(tn, 'arguments')).forEach((a, i) => {
       const v = t.def.template!.args[i];

@@ -26,7 +26,7 @@ import { MAX_STDOUT } from '../../../sim/run';
 import { Compiler, type FnInst } from './compile';
 import { CudaExecutor } from './executor';
 import { ProgramHooks } from './host-hooks';
-import { expandFunctionMacros } from './host-macros';
+import { expandFunctionMacros, rewriteVexingParses } from './host-macros';
 import { HOST_PRELUDE, HOST_PRELUDE_FILE } from './host-prelude';
 import { DEFAULT_DYNAMIC_SMEM, HostState, type KernelLaunch, ProgramExit } from './host-runtime';
 import { type BlockCtx, type CompiledFn, Frame, type Instr, ThreadCtx } from './runtime';
@@ -190,7 +190,10 @@ export class CudaProgram {
       registerHeaderTree(tree, file.path);
       roots.push(tree.rootNode);
     }
-    const tree = parseWhole(parser, expandFunctionMacros(unit.parseText, unit.tu.macros, req.file));
+    const expanded = expandFunctionMacros(unit.parseText, unit.tu.macros, req.file);
+    const first = parseWhole(parser, expanded);
+    const rewritten = first ? rewriteVexingParses(expanded, first.rootNode) : expanded;
+    const tree = rewritten === expanded ? first : parseWhole(parser, rewritten);
     if (!tree) throw new SimError(`${req.file}: could not parse the file`);
     const compiler = new Compiler(tree.rootNode, () => this.nextId++, roots);
     compiler.missingIncludes = unit.tu.missing.filter((m) => !m.angled).map((m) => `"${m.spelling}"`);
