@@ -100,6 +100,14 @@ export interface SimulateResult {
   threads?: { block: number; warp: number; lane: number; role?: string }[];
 }
 
+/**
+ * Whether a C/C++ source defines `main`: with no kernel named, such a file runs as a whole program
+ * (its host code launches its kernels), not as one launch.
+ */
+export function definesMain(text: string): boolean {
+  return /(^|[\s;}])int\s+main\s*\(/.test(text);
+}
+
 const SLICE = 500_000;
 /** Program output kept for the result; a kernel that prints in a loop must not fill memory. */
 export const MAX_STDOUT = 4 << 20;

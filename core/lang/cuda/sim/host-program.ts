@@ -22,7 +22,7 @@ import { DEFAULT_MAX_STEPS, type Executor, Machine, type RunResult, type SimBloc
 import { Buffer, type Pointer } from '../../../sim/memory';
 import { withCommas } from '../../../sim/format';
 import type { PreparedSimulation, SimulateRequest, SimulateResult } from '../../../sim/run';
-import { MAX_STDOUT } from '../../../sim/run';
+import { definesMain, MAX_STDOUT } from '../../../sim/run';
 import { Compiler, type FnInst } from './compile';
 import { CudaExecutor } from './executor';
 import { ProgramHooks } from './host-hooks';
@@ -34,7 +34,7 @@ import type { TemplateBinding } from './templates';
 
 /** Whether a request runs a whole program: no kernel named, and the file defines `main`. */
 export function isWholeProgram(req: SimulateRequest): boolean {
-  return req.kernel === undefined && /\bint\s+main\s*\(/.test(req.text);
+  return req.kernel === undefined && definesMain(req.text);
 }
 
 /** One segment of a program, handed to whoever runs it (`simulate` to its end, the debugger step by step). */
@@ -283,7 +283,8 @@ export class CudaProgram {
     }
     const rep = r.report;
     if (r.status === 'deadlock' || r.status === 'step-limit' || !rep || rep.kind === 'unsupported') {
-      this.finish(r.status, rep);
+      // The GPU would hang (deadlock), or the simulator cannot go on: the program ends here.
+      this.finish(r.status, rep, rep && `${s.title}: ${rep.message}`);
       return;
     }
     // A fault (out of bounds, misuse, trap, device assert): the kernel aborts; the host sees a launch failure.
