@@ -24,7 +24,7 @@ import { withCommas } from '../../../sim/format';
 import type { PreparedSimulation, SimulateRequest, SimulateResult } from '../../../sim/run';
 import { definesMain, MAX_STDOUT } from '../../../sim/run';
 import { Compiler, type FnInst } from './compile';
-import { CudaExecutor } from './executor';
+import { CudaExecutor, type FrameInfo } from './executor';
 import { ProgramHooks } from './host-hooks';
 import { expandFunctionMacros, rewriteVexingParses } from './host-macros';
 import { HOST_PRELUDE, HOST_PRELUDE_FILE } from './host-prelude';
@@ -90,6 +90,12 @@ class HostExecutor extends CudaExecutor {
 
   override endBlock(): void {}
 
+  /** main's frames, without the caller that receives its return value. */
+  override frames(t: SimThread): FrameInfo[] {
+    const all = super.frames(t);
+    return all.length > 1 ? all.slice(0, -1) : all;
+  }
+
   override run(m: Machine, t: SimThread, budget: number): number {
     try {
       return super.run(m, t, budget);
@@ -144,7 +150,7 @@ export class CudaProgram {
   private readonly races: SimReport[] = [];
   private readonly failures: SimReport[] = [];
   private nextId = 1;
-  private compiler?: Compiler;
+  compiler?: Compiler;
 
   private constructor(
     readonly req: SimulateRequest,
