@@ -3,15 +3,15 @@
 // `new`/`delete`, and `v[i]` on the prelude's std::vector (host-prelude.ts), which has no operator
 // overloading to lean on.
 import type { SyntaxNode } from '../parser';
-import type { Pointer } from '../../../sim/memory';
 import type { BuiltinCx } from './builtin-operands';
 import type { CompilerContext, Ex, FnCx, HostHooks, LV } from './context';
 import { CUDA_RUNTIME_BUILTINS } from './cuda-runtime-builtins';
 import { HOST_BUILTINS, hostDelete, hostNew } from './host-builtins';
 import { compileLaunchKernelEx, compileTripleChevron } from './host-launch';
-import { loadPointer } from './runtime';
+import { loadPointer, storer } from './runtime';
+import { Buffer, type Pointer } from '../../../sim/memory';
 import { lastName, named, requiredField } from './syntax';
-import { S64, sizeOfType, type StructDef } from './types';
+import { S64, sizeOfType, type StructDef, U32 } from './types';
 
 /** The host library's calls by unqualified name (`std::printf` is `printf`). */
 export const HOST_LIBRARY: readonly string[] = Object.freeze([...Object.keys(HOST_BUILTINS), ...Object.keys(CUDA_RUNTIME_BUILTINS), 'cudaLaunchKernelEx']);
@@ -24,6 +24,7 @@ export class ProgramHooks implements HostHooks {
     const name = lastName(fullName);
     const k: BuiltinCx = { c, cx, n };
     if (name === 'cudaLaunchKernelEx') return compileLaunchKernelEx(k, argNodes);
+    if (fullName === 'dim3') return dim3Temporary(k, argNodes);
     const ns = fullName.slice(0, Math.max(0, fullName.length - name.length - 2));
     const h = HOST_BUILTINS[name] ?? CUDA_RUNTIME_BUILTINS[name];
     return h?.(k, name, ns, argNodes, targs);
@@ -50,6 +51,23 @@ export class ProgramHooks implements HostHooks {
   method(): undefined {
     return undefined;
   }
+}
+
+/** `dim3(x[, y[, z]])` as a value (`k<<<dim3(4, 2), dim3(128)>>>`, `cfg.gridDim = dim3(4)`): a temporary, missing sizes 1. */
+function dim3Temporary(k: BuiltinCx, argNodes: SyntaxNode[]): Ex | undefined {
+  const { c, cx, n } = k;
+  const def = c.structDef(cx, 'dim3', n);
+  if (!def || argNodes.length > 3) return undefined;
+  const xs = argNodes.map((a) => c.convertTo(c.rv(c.expr(cx, a)), U32, a).ev);
+  const put = storer('u32');
+  return {
+    t: { k: 'struct', def },
+    ev: (f) => {
+      const buf = new Buffer(f.ts.ex.nextBufferId(), 'dim3 temporary', 'local', 12);
+      for (let i = 0; i < 3; i++) put(buf, 4 * i, xs[i] ? xs[i](f) : 1);
+      return { buf, offset: 0 };
+    },
+  };
 }
 
 function isVector(def: StructDef): boolean {

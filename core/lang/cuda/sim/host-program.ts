@@ -213,7 +213,7 @@ export class CudaProgram {
       this.hostEx = new HostExecutor(compiler, inst, () => this.nextId++, this.host);
     } catch (e) {
       if (!(e instanceof SimError)) throw e;
-      this.finish('error', reportOf(e), undefined);
+      this.finish('error', reportOf(e, req.file), undefined);
     }
   }
 
@@ -408,9 +408,10 @@ function failing(e: SimError): Executor {
   };
 }
 
-function reportOf(e: SimError): SimReport {
+/** A compile error in host code: "not supported by the simulator: X at FILE:LINE" (the header's name when X is in one). */
+function reportOf(e: SimError, file: string): SimReport {
   const loc = e.loc;
-  const where = loc ? ` at ${loc.file ? `${path.basename(loc.file)}:` : 'line '}${loc.line + 1}` : '';
+  const where = loc ? ` at ${path.basename(loc.file ?? file)}:${loc.line + 1}` : '';
   const message = e.kind === 'unsupported' ? `not supported by the simulator: ${e.message}${where}` : `${e.message}${where}`;
   return { kind: e.kind, message, loc, threads: [] };
 }
