@@ -11,11 +11,9 @@ export function programExitCode(result: SimulateResult): number {
   return EXIT_FINDINGS;
 }
 
-/** What the simulator says after the program's output (on stderr). */
+/** What the simulator says after the program's output (on stderr); the message names what happened. */
 export function programSummary(result: SimulateResult, file: string): string {
-  if (result.status === 'completed') return `phaseflip: ${file}: ${result.message}\n`;
-  const message = result.message.trimEnd();
-  return `phaseflip: ${file}: ${message.startsWith(result.status) ? '' : `${result.status}: `}${message}\n`;
+  return `phaseflip: ${file}: ${result.message.trimEnd()}\n`;
 }
 
 /** --json for a whole program: status, message, the report, exit code, stdout, stderr, kernels that failed. */
