@@ -188,15 +188,3 @@ export function hostOf(f: Frame): HostState {
   if (!h) throw new SimError('host code called from a kernel');
   return h;
 }
-
-/** The bytes of a NUL-terminated string at `p` (a `const char*`), or a JS string as it is. */
-export function cString(v: unknown): string {
-  if (typeof v === 'string') return v;
-  if (v === null || v === undefined) return '(null)';
-  const p = v as Pointer;
-  if (!p.buf) return String(v);
-  const bytes = p.buf.bytes;
-  let end = p.offset;
-  while (end < bytes.length && bytes[end] !== 0) end++;
-  return new TextDecoder().decode(bytes.subarray(p.offset, end));
-}

@@ -4,6 +4,8 @@
 // point conversions are exact (decimal expansion of the binary value with BigInt, ties to even as
 // glibc rounds), not JS's toFixed, which rounds ties away from zero.
 
+import type { Pointer } from '../../../sim/memory';
+
 /** One argument as the format reads it: a number (integer or floating), a string (%s), or a pointer's address. */
 export type PrintfArg = number | string | bigint | null | undefined;
 
@@ -217,4 +219,16 @@ function general(a: number, prec: number, alt: boolean, upper: boolean): string 
   let m = mantissa(digits, alt);
   if (!alt && m.includes('.')) m = m.replace(/\.?0+$/, '');
   return m + expPart(exp, upper);
+}
+
+/** The bytes of a NUL-terminated string at `p` (a `const char*`), or a JS string as it is. */
+export function cString(v: unknown): string {
+  if (typeof v === 'string') return v;
+  if (v === null || v === undefined) return '(null)';
+  const p = v as Pointer;
+  if (!p.buf) return String(v);
+  const bytes = p.buf.bytes;
+  let end = p.offset;
+  while (end < bytes.length && bytes[end] !== 0) end++;
+  return new TextDecoder().decode(bytes.subarray(p.offset, end));
 }
