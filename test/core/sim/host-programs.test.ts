@@ -6,6 +6,9 @@ import { formatPrintf } from '../../../core/lang/cuda/sim/printf-format';
 import { GlibcRand } from '../../../core/lang/cuda/sim/host-runtime';
 import { CudaProgram } from '../../../core/lang/cuda/sim/host-program';
 import { simulate } from '../../../core/simulate';
+import { HOST_LIBRARY } from '../../../core/lang/cuda/sim/host-hooks';
+import { SIMULATED_BUILTINS } from '../../../core/lang/cuda/sim/builtins';
+import { CUDA_CATALOGUE } from '../../../core/lang/cuda/catalogue';
 
 const run = (text: string, file = '/tmp/prog.cu') => simulate({ file, text });
 
@@ -27,6 +30,15 @@ describe("glibc's rand()", () => {
     expect([1, 2, 3, 4, 5].map(() => g.next())).toEqual([1804289383, 846930886, 1681692777, 1714636915, 1957747793]);
     g.seed(0); // srand(0) seeds as srand(1)
     expect(g.next()).toBe(1804289383);
+  });
+});
+
+describe('the host library', () => {
+  // Catalogue parity's rule, for host code: the host library is the C library and the CUDA runtime's
+  // host API, never a barrier or asynchronous device API (those are the catalogue's, for device code).
+  it('implements no API of the CUDA catalogue, and host-only names are not device builtins', () => {
+    expect(HOST_LIBRARY.filter((n) => n in CUDA_CATALOGUE)).toEqual([]);
+    expect(HOST_LIBRARY.filter((n) => n.startsWith('cuda') || n.startsWith('cu')).filter((n) => SIMULATED_BUILTINS.includes(n))).toEqual([]);
   });
 });
 
