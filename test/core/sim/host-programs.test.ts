@@ -175,4 +175,32 @@ int main() {
     expect(r.stdout).toBe('launch 0\nsync 700\nagain 700\nsync 700\n');
     expect(r.launchFailures).toHaveLength(1);
   });
+
+  it('main(argc, argv), cudaMemcpyToSymbol/FromSymbol on __constant__ and __device__ variables, cudaGetDeviceProperties, atoi/strlen/strcmp', async () => {
+    const r = await run(`#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+__constant__ float coef[4];
+__device__ int counter;
+__global__ void k(float* out) { out[threadIdx.x] = coef[threadIdx.x] * 2.0f; atomicAdd(&counter, 1); }
+int main(int argc, char** argv) {
+  int n = argc > 1 ? atoi(argv[1]) : 4;
+  float h[4] = {1, 2, 3, 4};
+  cudaMemcpyToSymbol(coef, h, sizeof(h));
+  float* d;
+  cudaMalloc(&d, sizeof(h));
+  k<<<1, n>>>(d);
+  float o[4];
+  int cnt = 0;
+  cudaMemcpy(o, d, sizeof(o), cudaMemcpyDeviceToHost);
+  cudaMemcpyFromSymbol(&cnt, counter, sizeof(int));
+  cudaDeviceProp prop;
+  cudaGetDeviceProperties(&prop, 0);
+  printf("%s %d %s sm_%d%d %d SMs\n", argv[0], argc, prop.name, prop.major, prop.minor, prop.multiProcessorCount);
+  printf("%.1f %.1f %d %d %d %d\n", o[0], o[3], cnt, (int)strlen(argv[0]), strcmp("abc", "abd"), atoi(" -42x"));
+  return 0;
+}
+`, '/tmp/symbols.cu');
+    expect(r.stdout).toBe('./symbols 1 NVIDIA H200 sm_90 132 SMs\n2.0 8.0 4 9 -1 -42\n');
+  });
 });

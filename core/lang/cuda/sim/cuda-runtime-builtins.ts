@@ -203,7 +203,65 @@ export const CUDA_RUNTIME_BUILTINS: Record<string, FreeBuiltin> = {
     }, S32);
   }),
   cuTensorMapEncodeTiled: (k, _name, _ns, a) => tensorMapEncode(k, a),
+  ...cases(['cudaMemcpyToSymbol', 'cudaMemcpyFromSymbol', 'cudaMemcpyToSymbolAsync', 'cudaMemcpyFromSymbolAsync'], (k, name, _ns, a) => {
+    const to = name.startsWith('cudaMemcpyTo');
+    const symbol = symbolAddress(k, a[to ? 0 : 1]);
+    const other = asPtr(k, args(k, [a[to ? 1 : 0]])[0]);
+    const count = asNum(k, args(k, [a[2]])[0], 'u64');
+    const offset = a[3] ? asNum(k, args(k, [a[3]])[0], 'u64') : () => 0;
+    return V((f) => {
+      const h = hostOf(f);
+      if (!name.endsWith('Async')) h.surface();
+      if (h.sticky) return h.sticky;
+      const s = symbol(f) as Pointer;
+      const at = { buf: s.buf, offset: s.offset + offset(f) };
+      const o = other(f) as Pointer;
+      if (!o) return h.result(INVALID_VALUE);
+      copyMemory(to ? at : o, to ? o : at, count(f), name);
+      return ok(h);
+    }, S32);
+  }),
+  cudaGetDeviceProperties: (k, _name, _ns, a) => {
+    const { c, cx, n } = k;
+    const out = asPtr(k, args(k, [a[0]])[0]);
+    const def = c.structDef(cx, 'cudaDeviceProp', n);
+    if (!def) unsupported('cudaGetDeviceProperties without cudaDeviceProp', n);
+    const field = (name: string) => def.fields.find((fl) => fl.name === name)!.offset;
+    return V((f) => {
+      const p = out(f) as Pointer;
+      const b = p.buf;
+      const put32 = storer('s32');
+      const put64 = storer('u64');
+      b.bytes.fill(0, p.offset, p.offset + def.size);
+      b.bytes.set(new TextEncoder().encode(H200.name), p.offset + field('name'));
+      for (const [key, v] of Object.entries(H200.ints)) put32(b, p.offset + field(key), v);
+      for (const [key, v] of Object.entries(H200.sizes)) put64(b, p.offset + field(key), v);
+      H200.maxThreadsDim.forEach((v, i) => put32(b, p.offset + field('maxThreadsDim') + 4 * i, v));
+      H200.maxGridSize.forEach((v, i) => put32(b, p.offset + field('maxGridSize') + 4 * i, v));
+      return ok(hostOf(f));
+    }, S32);
+  },
 };
+
+/**
+ * The device cudaGetDeviceProperties describes: an H200 (sm_90) as NVIDIA documents it. These values
+ * were not recorded on the GPU machine; memory sizes in particular are nominal.
+ */
+const H200 = {
+  name: 'NVIDIA H200',
+  ints: { regsPerBlock: 65536, warpSize: 32, maxThreadsPerBlock: 1024, clockRate: 1980000, major: 9, minor: 0, multiProcessorCount: 132, l2CacheSize: 52428800, maxThreadsPerMultiProcessor: 2048, regsPerMultiprocessor: 65536, memoryBusWidth: 6144, concurrentKernels: 1, unifiedAddressing: 1, managedMemory: 1, cooperativeLaunch: 1, clusterLaunch: 1 },
+  sizes: { totalGlobalMem: 141 * 2 ** 30, sharedMemPerBlock: 49152, totalConstMem: 65536, sharedMemPerMultiprocessor: 233472, sharedMemPerBlockOptin: 232448 },
+  maxThreadsDim: [1024, 1024, 64],
+  maxGridSize: [2147483647, 65535, 65535],
+};
+
+/** A `__device__`/`__constant__` variable named as a symbol: the address of its storage. */
+function symbolAddress(k: BuiltinCx, node: SyntaxNode): Fn {
+  const e = k.c.expr(k.cx, node);
+  if (e.t.k === 'arr') return k.c.decayFn(e);
+  if (!e.lv || e.lv.k !== 'mem') unsupported(`'${node.text}' as a symbol (a __device__ or __constant__ variable is expected)`, node);
+  return k.c.addressOf(e, node);
+}
 
 /** The kernel a runtime call names (`k`, `k<128>`, `(void*)k`), by its declared name. */
 export function kernelName(n: SyntaxNode | undefined): string {

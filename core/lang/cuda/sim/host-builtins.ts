@@ -14,7 +14,7 @@ import { hostOf, ProgramExit } from './host-runtime';
 import type { Frame } from './runtime';
 import { genericAddress, loadPointer, storePointer } from './runtime';
 import { named, requiredField, unsupported } from './syntax';
-import { type CType, isNum, ptr, S32, sizeOfType, typeName, U64, VOID } from './types';
+import { type CType, isNum, num, ptr, S32, sizeOfType, typeName, U64, VOID } from './types';
 
 type Stream = 'stdout' | 'stderr';
 
@@ -172,6 +172,40 @@ export const HOST_BUILTINS: Record<string, FreeBuiltin> = {
       return 0;
     }, S32);
   },
+  ...cases(['atoi', 'atol', 'atoll', 'strtol', 'strtoll', 'strtoul', 'strtoull'], (k, name, _ns, a) => {
+    const s = args(k, [a[0]])[0].ev;
+    const base = name.startsWith('strto') && a[2] ? asNum(k, args(k, [a[2]])[0], 's32') : () => 10;
+    if (name.startsWith('strto') && a[1] && a[1].text !== 'NULL' && a[1].text !== 'nullptr' && a[1].text !== '0') unsupported(`${name} with an end pointer`, k.n);
+    return V((f) => {
+      const m = /^\s*([+-]?)(0[xX][0-9a-fA-F]+|\d+)/.exec(cString(s(f)));
+      if (!m) return 0;
+      const b = base(f) || (m[2].startsWith('0x') || m[2].startsWith('0X') ? 16 : 10);
+      const v = parseInt(m[2].replace(/^0[xX]/, ''), b);
+      return m[1] === '-' ? -v : v;
+    }, name === 'atoi' ? S32 : num('s64'));
+  }),
+  ...cases(['atof', 'strtod', 'strtof'], (k, name, _ns, a) => {
+    const s = args(k, [a[0]])[0].ev;
+    return V((f) => {
+      const m = /^\s*[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?/.exec(cString(s(f)));
+      const v = m ? Number(m[0]) : 0;
+      return name === 'strtof' ? Math.fround(v) : v;
+    }, name === 'strtof' ? num('f32') : num('f64'));
+  }),
+  strlen: (k, _name, _ns, a) => {
+    const s = args(k, a)[0].ev;
+    return V((f) => new TextEncoder().encode(cString(s(f))).length, U64);
+  },
+  ...cases(['strcmp', 'strncmp'], (k, name, _ns, a) => {
+    const [x, y] = args(k, a.slice(0, 2)).map((e) => e.ev);
+    const lim = name === 'strncmp' ? asNum(k, args(k, [a[2]])[0], 'u64') : () => Infinity;
+    return V((f) => {
+      const n = lim(f);
+      const p = cString(x(f)).slice(0, n);
+      const q = cString(y(f)).slice(0, n);
+      return p === q ? 0 : p < q ? -1 : 1;
+    }, S32);
+  }),
   rand: () => V((f) => hostOf(f).rand.next(), S32),
   srand: (k, _name, _ns, a) => {
     const s = asNum(k, args(k, a)[0], 'u32');

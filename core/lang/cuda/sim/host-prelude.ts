@@ -38,6 +38,14 @@ struct cudaLaunchConfig_t {
   dim3 gridDim; dim3 blockDim; unsigned long long dynamicSmemBytes; cudaStream_t stream;
   cudaLaunchAttribute* attrs; unsigned int numAttrs;
 };
+struct cudaDeviceProp {
+  char name[256];
+  unsigned long long totalGlobalMem; unsigned long long sharedMemPerBlock; int regsPerBlock; int warpSize;
+  int maxThreadsPerBlock; int maxThreadsDim[3]; int maxGridSize[3]; int clockRate; unsigned long long totalConstMem;
+  int major; int minor; int multiProcessorCount; int l2CacheSize; int maxThreadsPerMultiProcessor;
+  unsigned long long sharedMemPerMultiprocessor; int regsPerMultiprocessor; unsigned long long sharedMemPerBlockOptin;
+  int memoryBusWidth; int concurrentKernels; int unifiedAddressing; int managedMemory; int cooperativeLaunch; int clusterLaunch;
+};
 using CUresult = int;
 enum { CUDA_SUCCESS = 0, CUDA_ERROR_INVALID_VALUE = 1 };
 using cuuint64_t = unsigned long long;

@@ -29,7 +29,7 @@ import { ProgramHooks } from './host-hooks';
 import { expandFunctionMacros, rewriteVexingParses } from './host-macros';
 import { HOST_PRELUDE, HOST_PRELUDE_FILE } from './host-prelude';
 import { DEFAULT_DYNAMIC_SMEM, HostState, type KernelLaunch, ProgramExit } from './host-runtime';
-import { type BlockCtx, type CompiledFn, Frame, type Instr, ThreadCtx } from './runtime';
+import { type BlockCtx, type CompiledFn, Frame, type Instr, storePointer, ThreadCtx } from './runtime';
 import type { TemplateBinding } from './templates';
 
 /** Whether a request runs a whole program: no kernel named, and the file defines `main`. */
@@ -77,6 +77,16 @@ class HostExecutor extends CudaExecutor {
       const base = new Frame(exit, ts, null);
       const f = new Frame(this.kernel.fn, ts, base);
       f.retSlot = 0;
+      // int main(int argc, char** argv): one argument, the program's name.
+      if (this.kernel.params.length >= 2) {
+        const name = new Buffer(this.nextBufferId(), 'argv[0]', 'host', 64);
+        name.bytes.set(new TextEncoder().encode(this.host.programName.slice(0, 63)));
+        const argv = new Buffer(this.nextBufferId(), 'argv', 'host', 16);
+        storePointer(argv, 0, { buf: name, offset: 0 });
+        storePointer(argv, 8, null);
+        f.v[0] = 1;
+        f.v[1] = { buf: argv, offset: 0 };
+      }
       ts.frame = f;
       this.ts = ts;
     } else {
@@ -169,6 +179,7 @@ export class CudaProgram {
       },
     );
     this.host.launch = (l) => this.launchKernel(l);
+    this.host.programName = `./${path.basename(req.file).replace(/\.[^.]*$/, '')}`;
   }
 
   /** Parses and compiles the program (host code up front; each kernel at its first launch). */

@@ -154,6 +154,8 @@ export class HostState {
     return { buf, offset: 0 };
   }
 
+  /** argv[0]: the program as a shell would run it (`./harness`). */
+  programName = './a.out';
   /** Launches the kernel a host launch names (set by the program runner); returns the launch's error code. */
   launch?: (l: KernelLaunch) => number;
 
