@@ -196,8 +196,8 @@ int main(int argc, char** argv) {
   cudaMemcpyFromSymbol(&cnt, counter, sizeof(int));
   cudaDeviceProp prop;
   cudaGetDeviceProperties(&prop, 0);
-  printf("%s %d %s sm_%d%d %d SMs\n", argv[0], argc, prop.name, prop.major, prop.minor, prop.multiProcessorCount);
-  printf("%.1f %.1f %d %d %d %d\n", o[0], o[3], cnt, (int)strlen(argv[0]), strcmp("abc", "abd"), atoi(" -42x"));
+  printf("%s %d %s sm_%d%d %d SMs\\n", argv[0], argc, prop.name, prop.major, prop.minor, prop.multiProcessorCount);
+  printf("%.1f %.1f %d %d %d %d\\n", o[0], o[3], cnt, (int)strlen(argv[0]), strcmp("abc", "abd"), atoi(" -42x"));
   return 0;
 }
 `, '/tmp/symbols.cu');
