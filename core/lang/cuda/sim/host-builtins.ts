@@ -252,7 +252,6 @@ function freeCall(k: BuiltinCx, node: SyntaxNode, what: string): Ex {
 
 /** `new T`, `new T(v)`, `new T[n]`, `new T[n]()`: host allocations, zeroed (the simulator's heap has no garbage). */
 export function hostNew(c: CompilerContext, cx: FnCx, n: SyntaxNode): Ex {
-  if (n.childForFieldName('placement')) return undefined as unknown as Ex;
   const tn = requiredField(n, 'type');
   let t: CType = c.baseType(cx, tn);
   const decl = n.childForFieldName('declarator');

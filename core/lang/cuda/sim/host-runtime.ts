@@ -79,6 +79,9 @@ export const CUDA_ERRORS: Record<number, { name: string; text: string }> = {
 export const cudaErrorString = (code: number): string => CUDA_ERRORS[code]?.text ?? 'unrecognized error code';
 export const cudaErrorName = (code: number): string => CUDA_ERRORS[code]?.name ?? 'cudaErrorUnknown';
 
+/** The largest single allocation the simulator makes (host or device): JS memory, not the GPU's. */
+export const MAX_HOST_ALLOCATION = 1 << 30;
+
 /** Dynamic shared memory a kernel may use without opting in, and the most it may opt in to (sm_90). */
 export const DEFAULT_DYNAMIC_SMEM = 48 * 1024;
 export const MAX_DYNAMIC_SMEM_OPTIN = 227 * 1024;
@@ -140,15 +143,17 @@ export class HostState {
     return this.nextHandle++;
   }
 
-  malloc(size: number, what: string, zero = true): Pointer {
+  /** A host allocation (zeroed: the simulator's heap holds no garbage, so uninitialised reads are deterministic). */
+  malloc(size: number, what: string): Pointer {
     if (!Number.isFinite(size) || size < 0) throw new SimError(`${what}: size ${size}`);
-    const buf = new Buffer(this.newId(), what, 'host', Math.max(0, Math.floor(size)));
-    void zero;
+    if (size > MAX_HOST_ALLOCATION) throw new SimError(`${what}: ${size} bytes is more than the simulator's host heap allows (${MAX_HOST_ALLOCATION})`);
+    const buf = new Buffer(this.newId(), what, 'host', Math.floor(size));
     this.heap.add(buf);
     return { buf, offset: 0 };
   }
 
   cudaMalloc(size: number, name: string): Pointer {
+    if (!Number.isFinite(size) || size < 0 || size > MAX_HOST_ALLOCATION) throw new SimError(`cudaMalloc of ${size} bytes for '${name}': more than the simulator's device memory allows (${MAX_HOST_ALLOCATION})`);
     const buf = new Buffer(this.newId(), name, 'global', Math.max(0, Math.floor(size)));
     this.device.add(buf);
     return { buf, offset: 0 };
