@@ -13,7 +13,7 @@ import { cString, formatPrintf, type PrintfArg } from './printf-format';
 import { hostOf, ProgramExit } from './host-runtime';
 import type { Frame } from './runtime';
 import { genericAddress, loadPointer, storePointer } from './runtime';
-import { named, requiredField, unsupported } from './syntax';
+import { locOf, named, requiredField, unsupported } from './syntax';
 import { type CType, isNum, num, ptr, S32, sizeOfType, typeName, U64, VOID } from './types';
 
 type Stream = 'stdout' | 'stderr';
@@ -205,6 +205,14 @@ export const HOST_BUILTINS: Record<string, FreeBuiltin> = {
       const q = cString(y(f)).slice(0, n);
       return p === q ? 0 : p < q ? -1 : 1;
     }, S32);
+  }),
+  // Files: a program may mention them (a harness that dumps its output when given a path), but the
+  // simulator does no I/O: reaching one stops the run, naming it.
+  ...cases(['fopen', 'fclose', 'fread', 'fwrite', 'fgets', 'fscanf', 'scanf', 'fseek', 'ftell', 'remove'], (k, name) => {
+    const loc = locOf(k.n);
+    return V(() => {
+      throw new SimError(`${name} (the simulator reads and writes no files)`, loc, 'unsupported');
+    }, name === 'fopen' ? ptr(VOID) : S32);
   }),
   rand: () => V((f) => hostOf(f).rand.next(), S32),
   srand: (k, _name, _ns, a) => {

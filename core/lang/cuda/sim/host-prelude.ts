@@ -68,6 +68,7 @@ enum { CU_TENSOR_MAP_L2_PROMOTION_NONE = 0, CU_TENSOR_MAP_L2_PROMOTION_L2_64B = 
 using CUtensorMapFloatOOBfill = int;
 enum { CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE = 0, CU_TENSOR_MAP_FLOAT_OOB_FILL_NAN_REQUEST_ZERO_FMA = 1 };
 enum { RAND_MAX = 2147483647, EXIT_SUCCESS = 0, EXIT_FAILURE = 1 };
+struct FILE { int __fd; };
 namespace std {
 template <typename T>
 struct vector {

@@ -224,7 +224,11 @@ export class CudaProgram {
       this.hostEx = new HostExecutor(compiler, inst, () => this.nextId++, this.host);
     } catch (e) {
       if (!(e instanceof SimError)) throw e;
-      this.finish('error', reportOf(e, req.file), undefined);
+      const rep = reportOf(e, req.file);
+      // A construct the grammar could not read is the likely cause: say where.
+      const bad = firstSyntaxError(tree.rootNode);
+      if (bad) rep.message += ` (the file has a syntax error at ${path.basename(req.file)}:${bad.startPosition.row + 1}: '${bad.text.slice(0, 40)}')`;
+      this.finish('error', rep, undefined);
     }
   }
 
@@ -289,7 +293,9 @@ export class CudaProgram {
     this.finishedSteps += s.machine.steps;
     if (s.kind === 'host') {
       if (r.status === 'completed') return;
-      this.finish(r.status, r.report);
+      // Host code's one thread is `host`, not a lane of a block; a step limit there is the program's.
+      const rep = r.report && { ...r.report, message: r.report.message.replace(/block 0 · warp 0 · lane 0 · host/g, 'host code').replace('without the kernel finishing', 'without the program finishing') };
+      this.finish(r.status, rep);
       return;
     }
     this.host.deviceCycles += s.machine.cycles;
@@ -417,6 +423,16 @@ function failing(e: SimError): Executor {
       throw e;
     },
   };
+}
+
+function firstSyntaxError(n: SyntaxNode): SyntaxNode | undefined {
+  if (!n.hasError) return undefined;
+  if (n.type === 'ERROR' || n.isMissing) return n;
+  for (const ch of n.children) {
+    const found = ch && firstSyntaxError(ch);
+    if (found) return found;
+  }
+  return n.type === 'ERROR' ? n : undefined;
 }
 
 /** A compile error in host code: "not supported by the simulator: X at FILE:LINE" (the header's name when X is in one). */
