@@ -42,9 +42,9 @@ Runs one CUDA kernel launch (.cu, .cuh) or a Croqtile program (.co) on Phaseflip
 every thread, mbarrier phase and asynchronous copy is simulated, no GPU needed. It reports
 whether the kernel completed, deadlocked (and who waits on what), misused a barrier or raced.
 
-Whole programs: a .cu file that defines main(), run without --kernel, runs from main() like the
-binary nvcc would build (host code, its launches, its checks). Stdout is the program's stdout;
-its stderr, the simulator's report and a summary go to stderr. Exit status: the program's exit
+Whole programs: a .cu file that defines main(), run without --kernel, --grid, --block and --arg,
+runs from main() like the binary nvcc would build (host code, its launches, its checks). Stdout
+is the program's stdout; its stderr, the simulator's report and a summary go to stderr. Exit status: the program's exit
 code when it ran to its end (a kernel that raced: 1), 1 for a deadlock (the GPU would hang),
 2 for what the simulator cannot run. Pass the program's build defines with -D (-DHARNESS).
 
@@ -401,9 +401,13 @@ function buildRequest(args: SimArgs): SimulateRequest {
   return { ...launch, text, latencies: args.latencies, compile: args.compile };
 }
 
-/** A CUDA file with main() and no --kernel runs as a whole program (its host code launches its kernels). */
+/**
+ * A CUDA file with main() and no --kernel runs as a whole program (its host code launches its
+ * kernels); given a launch geometry or arguments, it launches its one kernel as before.
+ */
 function isProgram(args: SimArgs, file: string, text: string): boolean {
-  return args.kernel === undefined && /\.(cu|cuh|cpp|cc|cxx)$/i.test(file) && definesMain(text);
+  const launch = args.grid !== undefined || args.block !== undefined || args.args.length > 0 || args.dynamicSmem !== undefined;
+  return args.kernel === undefined && !launch && /\.(cu|cuh|cpp|cc|cxx)$/i.test(file) && definesMain(text);
 }
 
 /** A `:file(...)` argument larger than this is refused (a device or a runaway file must not fill memory). */

@@ -95,7 +95,8 @@ export async function resolveConfiguration(input: DebugConfigurationLike, ctx: R
   config.name ??= 'Debug kernel';
   if (config.program === undefined && ctx.activeProgram) config.program = ctx.activeProgram;
   // A whole program (main, no kernel named) runs from main(): its launches come from its host code.
-  const whole = typeof config.program === 'string' && config.kernel === undefined && ctx.isWholeProgram ? await ctx.isWholeProgram(config.program) : false;
+  const launch = config.kernel !== undefined || config.grid !== undefined || config.block !== undefined || config.args !== undefined;
+  const whole = typeof config.program === 'string' && !launch && ctx.isWholeProgram ? await ctx.isWholeProgram(config.program) : false;
   if (typeof config.program === 'string' && config.program.trim() && !whole) {
     const templates = (await ctx.templatesOf(config.program)).filter((t) => !t.unsupported);
     const wanted = typeof config.kernel === 'string' ? config.kernel : undefined;

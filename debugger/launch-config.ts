@@ -80,7 +80,7 @@ export function planLaunch(args: PhaseflipLaunchArguments, defaultCwd: string = 
       schedule: args.schedule,
       maxSteps: args.maxSteps,
       // A CUDA file with main() and no kernel: the whole program, launched by its host code.
-      program: args.kernel === undefined && launchLanguage(programPath) === 'cuda' && definesMain(text),
+      program: args.kernel === undefined && args.grid === undefined && args.block === undefined && args.args === undefined && launchLanguage(programPath) === 'cuda' && definesMain(text),
     }),
   );
   launch.args.forEach((spec, i) => {

@@ -52,6 +52,12 @@ describe('phaseflip sim on a whole program', () => {
     expect(r.code).toBe(0);
   }, 60_000);
 
+  it('with a launch geometry and no --kernel, the file\'s one kernel runs as before', async () => {
+    const r = await sim([at('bad_launch.cu'), '--grid', '1', '--block', '32', '--dynamic-smem', '128', '--arg', 'out=s32[32]', '--arg', 'n=32', '--arg', 'base=1']);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/^status: completed/);
+  }, 60_000);
+
   it('with --kernel, the file runs as one launch as before (main is ignored)', async () => {
     const r = await sim([at('bad_launch.cu'), '--kernel', 'fill_kernel', '--grid', '1', '--block', '32', '--dynamic-smem', '128', '--arg', 'out=s32[32]', '--arg', 'n=32', '--arg', 'base=1']);
     expect(r.code).toBe(0);

@@ -32,9 +32,9 @@ import { DEFAULT_DYNAMIC_SMEM, HostState, type KernelLaunch, ProgramExit } from 
 import { type BlockCtx, type CompiledFn, Frame, type Instr, storePointer, ThreadCtx } from './runtime';
 import type { TemplateBinding } from './templates';
 
-/** Whether a request runs a whole program: no kernel named, and the file defines `main`. */
+/** Whether a request runs a whole program: no kernel, geometry or arguments given, and the file defines `main`. */
 export function isWholeProgram(req: SimulateRequest): boolean {
-  return req.kernel === undefined && definesMain(req.text);
+  return req.kernel === undefined && req.grid === undefined && req.block === undefined && !req.args?.length && definesMain(req.text);
 }
 
 /** One segment of a program, handed to whoever runs it (`simulate` to its end, the debugger step by step). */
