@@ -321,6 +321,11 @@ export async function runSim(argv: readonly string[], io: Streams, deps: SimDeps
     throw e;
   }
 
+  const program = isProgram(args, req.file, req.text);
+  if (program && args.dumps.length) {
+    io.stderr(`phaseflip: --dump writes a kernel argument's buffer; a whole program has none (its host code owns its memory)\n`);
+    return EXIT_ERROR;
+  }
   const progress = deps.stderrIsTTY ? new Progress(io.stderr, deps.now ?? Date.now) : undefined;
   let streamed = false;
   req.onProgress = progress && ((steps, max) => progress.update(steps, max));
@@ -345,7 +350,7 @@ export async function runSim(argv: readonly string[], io: Streams, deps: SimDeps
   }
   progress?.clear();
 
-  if (isProgram(args, req.file, req.text)) {
+  if (program) {
     // A whole program: stdout is the program's, exactly; the simulator speaks on stderr.
     if (args.json) io.stdout(formatProgramJson(result));
     else {

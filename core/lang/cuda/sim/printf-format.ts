@@ -13,7 +13,8 @@ export type PrintfArg = number | string | bigint | null | undefined;
 export function formatPrintf(fmt: string, args: readonly PrintfArg[], strOf: (v: PrintfArg) => string = (v) => String(v)): string {
   let i = 0;
   const next = (): PrintfArg => args[i++];
-  return fmt.replace(/%([-+ 0#]*)(\d+|\*)?(?:\.(\d*|\*))?(hh|h|ll|l|L|z|j|t|q)?([diouxXfFeEgGcsp%n])/g, (_m, flags: string, width: string | undefined, precText: string | undefined, len: string | undefined, conv: string) => {
+  // A width never starts with 0 (that is the flag), which keeps the pattern linear on runs of zeros.
+  return fmt.replace(/%([-+ 0#]*)([1-9]\d*|\*)?(?:\.(\d*|\*))?(hh|h|ll|l|L|z|j|t|q)?([diouxXfFeEgGcsp%n])/g, (_m, flags: string, width: string | undefined, precText: string | undefined, len: string | undefined, conv: string) => {
     if (conv === '%') return '%';
     let left = flags.includes('-');
     let w = 0;
@@ -212,13 +213,20 @@ function general(a: number, prec: number, alt: boolean, upper: boolean): string 
   let s: string;
   if (P > exp && exp >= -4) {
     s = fixed(a, P - 1 - exp, alt);
-    if (!alt && s.includes('.')) s = s.replace(/\.?0+$/, '');
-    return s;
+    return alt ? s : trimZeros(s);
   }
   const { digits } = significand(a, P - 1);
-  let m = mantissa(digits, alt);
-  if (!alt && m.includes('.')) m = m.replace(/\.?0+$/, '');
-  return m + expPart(exp, upper);
+  const m = mantissa(digits, alt);
+  return (alt ? m : trimZeros(m)) + expPart(exp, upper);
+}
+
+/** %g's trailing zeros (and a bare point) removed from a number with a fraction. */
+function trimZeros(s: string): string {
+  if (!s.includes('.')) return s;
+  let end = s.length;
+  while (s.charCodeAt(end - 1) === 48) end--;
+  if (s[end - 1] === '.') end--;
+  return s.slice(0, end);
 }
 
 /** The bytes of a NUL-terminated string at `p` (a `const char*`), or a JS string as it is. */
