@@ -198,8 +198,6 @@ function methodCall(c: CompilerContext, cx: FnCx, callee: SyntaxNode, argNodes: 
     if (!md) fail(`${t.def.name} has no member function '${mname}'`, callee);
     return c.callUser(cx, md, argNodes, n, targs, selfFn);
   }
-  const h = cx.host ? c.host?.method(c, cx, t, selfFn, mname, argNodes, n) : undefined;
-  if (h) return h;
   const b = compileMethodCall(c, cx, t, selfFn, mname, argNodes, n, targs);
   if (b) return b;
   unsupported(`member function '${mname}' of ${typeName(t)}`, n);

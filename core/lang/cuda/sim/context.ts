@@ -135,16 +135,14 @@ export function ownerOf(cx: FnCx): { def: StructDef; depth: number } | undefined
 }
 
 /**
- * What a whole program adds to the compiler for host code (host-builtins.ts and its siblings):
- * library calls, kernel launches and `new`/`delete`, host library types, and their member functions.
+ * What a whole program adds to the compiler for host code (host-hooks.ts): library calls by name,
+ * and the expressions only host code has (kernel launches, `new`/`delete`, `v[i]` on std::vector).
  * Each gives undefined when the construct is not theirs. Only host functions (`FnCx.host`) consult
- * `call`, `expr` and `method`; `type` serves both (a kernel may take a host-declared struct).
+ * them; the host library's types come from a prelude parsed ahead of the file (host-prelude.ts).
  */
 export interface HostHooks {
   call(c: CompilerContext, cx: FnCx, fullName: string, argNodes: SyntaxNode[], n: SyntaxNode, targs?: SyntaxNode[]): Ex | undefined;
   expr(c: CompilerContext, cx: FnCx, n: SyntaxNode): Ex | undefined;
-  type(c: CompilerContext, cx: FnCx, text: string, n: SyntaxNode): CType | undefined;
-  method(c: CompilerContext, cx: FnCx, t: CType, self: Fn, name: string, argNodes: SyntaxNode[], n: SyntaxNode): Ex | undefined;
 }
 
 /** A declarator applied to its base type. */

@@ -453,8 +453,6 @@ function namedType(c: CompilerContext, cx: FnCx, raw: string, n: SyntaxNode): CT
   const base = text.replace(/<[\s\S]*$/, '');
   const sd = c.structDef(cx, lastName(base), n) ?? c.structDef(cx, base, n);
   if (sd) return { k: 'struct', def: sd };
-  const host = c.host?.type(c, cx, text, n);
-  if (host) return host;
   unsupported(`type '${text}'${missingIncludesNote(c.missingIncludes)}`, n);
 }
 

@@ -43,14 +43,6 @@ export class ProgramHooks implements HostHooks {
     }
     return undefined;
   }
-
-  type(): undefined {
-    return undefined;
-  }
-
-  method(): undefined {
-    return undefined;
-  }
 }
 
 /** `dim3(x[, y[, z]])` as a value (`k<<<dim3(4, 2), dim3(128)>>>`, `cfg.gridDim = dim3(4)`): a temporary, missing sizes 1. */
