@@ -1,6 +1,9 @@
 // Whole programs beyond the GPU-recorded ones (programs.test.ts): glibc's printf and rand, the CUDA
 // runtime's error rules, a race in a kernel of a program that completes, cudaLaunchKernelEx's cluster
 // attribute, cuTensorMapEncodeTiled writing the map, assert's message, and unsupported host code.
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { formatPrintf } from '../../../core/lang/cuda/sim/printf-format';
 import { GlibcRand } from '../../../core/lang/cuda/sim/host-runtime';
@@ -202,5 +205,32 @@ int main(int argc, char** argv) {
 }
 `, '/tmp/symbols.cu');
     expect(r.stdout).toBe('./symbols 1 NVIDIA H200 sm_90 132 SMs\n2.0 8.0 4 9 -1 -42\n');
+  });
+
+  it('host helpers and macros from a project header (an error check with #x and __LINE__)', async () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'phaseflip-program-'));
+    writeFileSync(path.join(dir, 'check.h'), `#pragma once
+#include <cstdio>
+#define CUDA_CHECK(x) check_cuda((x), #x, __LINE__)
+inline int check_cuda(cudaError_t e, const char* what, int line) {
+  if (e != cudaSuccess) printf("%s failed at line %d: %s\\n", what, line, cudaGetErrorString(e));
+  return e != cudaSuccess;
+}
+`);
+    const file = path.join(dir, 'main.cu');
+    const text = `#include "check.h"
+__global__ void k(int* p) { p[threadIdx.x] = threadIdx.x; }
+int main() {
+  int* d;
+  CUDA_CHECK(cudaMalloc(&d, 64 * sizeof(int)));
+  k<<<1, 2048>>>(d);
+  int bad = CUDA_CHECK(cudaGetLastError());
+  return bad;
+}
+`;
+    writeFileSync(file, text);
+    const r = await simulate({ file, text });
+    expect(r.stdout).toBe('cudaGetLastError() failed at line 7: invalid argument\n');
+    expect(r.exitCode).toBe(1);
   });
 });

@@ -201,16 +201,21 @@ export class CudaProgram {
       registerHeaderTree(prelude, HOST_PRELUDE_FILE);
       roots.push(prelude.rootNode);
     }
-    for (const file of unit.deviceHeaders()) {
-      const tree = parseWhole(parser, file.pre.parseText);
+    // Host code as the compiler sees it: macros expanded, local constructor calls read as such.
+    const hostText = (text: string, file: string) => {
+      const expanded = expandFunctionMacros(text, unit.tu.macros, file);
+      const first = parseWhole(parser, expanded);
+      const rewritten = first ? rewriteVexingParses(expanded, first.rootNode) : expanded;
+      return rewritten === expanded ? first : parseWhole(parser, rewritten);
+    };
+    // Every project header: a harness's host helpers (error checks, references) live there too.
+    for (const file of unit.projectHeaders()) {
+      const tree = hostText(file.pre.parseText, file.path);
       if (!tree) continue;
       registerHeaderTree(tree, file.path);
       roots.push(tree.rootNode);
     }
-    const expanded = expandFunctionMacros(unit.parseText, unit.tu.macros, req.file);
-    const first = parseWhole(parser, expanded);
-    const rewritten = first ? rewriteVexingParses(expanded, first.rootNode) : expanded;
-    const tree = rewritten === expanded ? first : parseWhole(parser, rewritten);
+    const tree = hostText(unit.parseText, req.file);
     if (!tree) throw new SimError(`${req.file}: could not parse the file`);
     const compiler = new Compiler(tree.rootNode, () => this.nextId++, roots);
     compiler.missingIncludes = unit.tu.missing.filter((m) => !m.angled).map((m) => `"${m.spelling}"`);
