@@ -233,4 +233,20 @@ int main() {
     expect(r.stdout).toBe('cudaGetLastError() failed at line 7: invalid argument\n');
     expect(r.exitCode).toBe(1);
   });
+
+  it('pinned host memory (cudaMallocHost) is mapped for kernels, unlike malloc', async () => {
+    const r = await run(`#include <cstdio>
+__global__ void k(int* p) { p[threadIdx.x] = threadIdx.x * 2; }
+int main() {
+  int* h;
+  cudaMallocHost(&h, 32 * sizeof(int));
+  k<<<1, 32>>>(h);
+  cudaError_t e = cudaDeviceSynchronize();
+  printf("%s %d\\n", cudaGetErrorString(e), h[31]);
+  return cudaFreeHost(h);
+}
+`);
+    expect(r.stdout).toBe('no error 62\n');
+    expect(r.exitCode).toBe(0);
+  });
 });

@@ -72,6 +72,8 @@ export const CUDA_RUNTIME_BUILTINS: Record<string, FreeBuiltin> = {
       if (h.sticky) return h.sticky;
       const n = size(f);
       const p = host ? h.malloc(n, `${target} (${name})`) : h.cudaMalloc(n, target);
+      // Pinned host memory is mapped for the device (unified addressing): kernels may use it.
+      if (host) h.pinned.add(p.buf);
       const q = out(f) as Pointer;
       storePointer(q.buf, q.offset, p);
       return ok(h);
@@ -88,6 +90,7 @@ export const CUDA_RUNTIME_BUILTINS: Record<string, FreeBuiltin> = {
       const set = name === 'cudaFreeHost' ? h.heap : h.device;
       if (!set.has(q.buf) || q.offset !== 0) return h.result(INVALID_VALUE);
       set.delete(q.buf);
+      h.pinned.delete(q.buf);
       return ok(h);
     }, S32);
   }),

@@ -336,7 +336,7 @@ export class CudaProgram {
     let executor: Executor;
     try {
       const inst = compiler.instantiate(decl, l.binding as TemplateBinding, decl.node);
-      executor = new CudaExecutor(compiler, inst, l.args.map((a, i) => deviceArg(a, inst.params[i]?.name ?? `#${i}`, () => this.nextId++)), () => this.nextId++);
+      executor = new CudaExecutor(compiler, inst, l.args.map((a, i) => deviceArg(a, inst.params[i]?.name ?? `#${i}`, this.host.pinned, () => this.nextId++)), () => this.nextId++);
     } catch (e) {
       if (!(e instanceof SimError)) throw e;
       executor = failing(e);
@@ -407,12 +407,13 @@ export class CudaProgram {
 }
 
 /**
- * A kernel argument as the device sees it: a host pointer (malloc, a stack array) becomes a pointer
- * into nothing, so the kernel's first access faults as the GPU's illegal address does.
+ * A kernel argument as the device sees it: a host pointer (malloc, new, a stack array; not pinned
+ * memory, which is mapped) becomes a pointer into nothing, so the kernel's first access faults as the
+ * GPU's illegal address does (programs/host_pointer.cu).
  */
-function deviceArg(v: unknown, param: string, id: () => number): unknown {
+function deviceArg(v: unknown, param: string, pinned: ReadonlySet<Buffer>, id: () => number): unknown {
   const p = v as Pointer | null;
-  if (p && typeof p === 'object' && 'buf' in p && p.buf.space !== 'global' && p.buf.space !== 'const') {
+  if (p && typeof p === 'object' && 'buf' in p && p.buf.space !== 'global' && p.buf.space !== 'const' && !pinned.has(p.buf)) {
     return { buf: new Buffer(id(), `host memory '${p.buf.name}' (a host pointer passed as '${param}')`, 'host', 0), offset: p.offset };
   }
   return v;

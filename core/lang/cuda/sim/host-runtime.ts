@@ -117,6 +117,8 @@ export class HostState {
   /** Live device allocations (cudaMalloc) and host allocations (malloc/new), by buffer. */
   readonly device = new Set<Buffer>();
   readonly heap = new Set<Buffer>();
+  /** Host allocations the device may access too (cudaMallocHost, cudaHostAlloc). */
+  readonly pinned = new Set<Buffer>();
   /** Handles of streams and events; an event's value is the simulated cycle it was recorded at. */
   private nextHandle = 1;
   readonly streams = new Set<number>();
