@@ -16,7 +16,7 @@ export function programSummary(result: SimulateResult, file: string): string {
   return `phaseflip: ${file}: ${result.message.trimEnd()}\n`;
 }
 
-/** --json for a whole program: status, message, the report, exit code, stdout, stderr, kernels that failed. */
+/** --json for a whole program: status, message, the report, exit code, stdout, stderr, kernels that failed, device allocations. */
 export function formatProgramJson(result: SimulateResult): string {
   const doc = {
     status: result.status,
@@ -26,6 +26,7 @@ export function formatProgramJson(result: SimulateResult): string {
     stdout: result.stdout,
     stderr: result.stderr ?? '',
     launchFailures: result.launchFailures ?? [],
+    buffers: result.buffers.map((b) => ({ name: b.name, dtype: b.dtype, shape: b.shape, checksum: b.checksum })),
     phaseFlips: result.phaseFlips,
     cycles: result.cycles,
     steps: result.steps,

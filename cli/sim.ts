@@ -322,10 +322,6 @@ export async function runSim(argv: readonly string[], io: Streams, deps: SimDeps
   }
 
   const program = isProgram(args, req.file, req.text);
-  if (program && args.dumps.length) {
-    io.stderr(`phaseflip: --dump writes a kernel argument's buffer; a whole program has none (its host code owns its memory)\n`);
-    return EXIT_ERROR;
-  }
   const progress = deps.stderrIsTTY ? new Progress(io.stderr, deps.now ?? Date.now) : undefined;
   let streamed = false;
   req.onProgress = progress && ((steps, max) => progress.update(steps, max));
@@ -359,7 +355,10 @@ export async function runSim(argv: readonly string[], io: Streams, deps: SimDeps
       io.stderr(programSummary(result, args.file ?? req.file));
     }
     const exit = programExitCode(result);
-    if (args.trace && !writeTrace(args.trace, result, req, (line) => io.stderr(`phaseflip: ${line}\n`), !args.json)) return EXIT_ERROR;
+    const say = (line: string) => io.stderr(`phaseflip: ${line}\n`);
+    if (args.trace && !writeTrace(args.trace, result, req, say, !args.json)) return EXIT_ERROR;
+    // A program's buffers are its live device allocations, by the variable each was made for.
+    for (const dump of args.dumps) if (!writeDump(dump, result, say, false)) return EXIT_ERROR;
     return exit;
   }
 

@@ -2,7 +2,10 @@
 // the real simulator: stdout is exactly the program's, the summary goes to stderr, the exit status is
 // the program's own (1 for a deadlock, where the GPU hangs), -D defines reach the program, and --json
 // carries stdout, stderr and the exit code.
+import { mkdtempSync, readFileSync } from 'node:fs';
+import * as os from 'node:os';
 import * as path from 'node:path';
+import { parseNpy } from '../../core/sim/npy';
 import { describe, expect, it } from 'vitest';
 import { runSim } from '../../cli/sim';
 
@@ -50,6 +53,17 @@ describe('phaseflip sim on a whole program', () => {
     expect(doc.stdout).toMatch(/^launch with 2048 threads: invalid argument \(code 1\)\n/);
     expect(doc.stderr).toBe('');
     expect(r.code).toBe(0);
+  }, 60_000);
+
+  it('--dump writes a device allocation by the variable it was made for, typed by its pointer', async () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'phaseflip-dump-'));
+    const file = path.join(dir, 'out.npy');
+    const r = await sim([at('tma_ring_program.cu'), '--dump', `d_out=${file}`]);
+    expect(r.code).toBe(0);
+    const npy = parseNpy(readFileSync(file));
+    expect(npy.dtype).toBe('f32');
+    expect(npy.shape).toEqual([128]);
+    expect(new DataView(npy.bytes.buffer, npy.bytes.byteOffset).getFloat32(0, true)).toBe(-18.5);
   }, 60_000);
 
   it('with a launch geometry and no --kernel, the file\'s one kernel runs as before', async () => {

@@ -16,6 +16,7 @@ import type { Frame } from './runtime';
 import { loader, storePointer, storer } from './runtime';
 import { unsupported } from './syntax';
 import { S32 } from './types';
+import type { DType } from '../../../sim/dtypes';
 
 const STRING = { k: 'obj' as const, obj: 'string' as const };
 const INVALID_VALUE = 1;
@@ -67,11 +68,12 @@ export const CUDA_RUNTIME_BUILTINS: Record<string, FreeBuiltin> = {
     const size = asNum(k, args(k, [a[1]])[0], 'u64');
     const target = a[0].text.replace(/^\(\s*void\s*\*\*\s*\)\s*/, '').replace(/^&\s*/, '');
     const host = name === 'cudaMallocHost' || name === 'cudaHostAlloc';
+    const dtype = pointeeOfOut(k, a[0]);
     return V((f) => {
       const h = hostOf(f);
       if (h.sticky) return h.sticky;
       const n = size(f);
-      const p = host ? h.malloc(n, `${target} (${name})`) : h.cudaMalloc(n, target);
+      const p = host ? h.malloc(n, `${target} (${name})`) : h.cudaMalloc(n, target, dtype);
       // Pinned host memory is mapped for the device (unified addressing): kernels may use it.
       if (host) h.pinned.add(p.buf);
       const q = out(f) as Pointer;
@@ -264,6 +266,21 @@ function symbolAddress(k: BuiltinCx, node: SyntaxNode): Fn {
   if (e.t.k === 'arr') return k.c.decayFn(e);
   if (!e.lv || e.lv.k !== 'mem') unsupported(`'${node.text}' as a symbol (a __device__ or __constant__ variable is expected)`, node);
   return k.c.addressOf(e, node);
+}
+
+/** The element type of the pointer an allocation's out-parameter names (`&d` or `(void**)&d`, d a `float*`): f32. */
+function pointeeOfOut(k: BuiltinCx, node: SyntaxNode): DType | undefined {
+  let n: SyntaxNode | null = node;
+  while (n && (n.type === 'cast_expression' || n.type === 'parenthesized_expression')) n = n.type === 'cast_expression' ? n.childForFieldName('value') : n.namedChildren[0];
+  if (n?.type !== 'pointer_expression' || n.childForFieldName('operator')?.text !== '&') return undefined;
+  const inner = n.childForFieldName('argument');
+  if (!inner) return undefined;
+  try {
+    const t = k.c.typeOf(k.cx, inner);
+    return t.k === 'ptr' && t.to.k === 'num' ? t.to.dt : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /** The kernel a runtime call names (`k`, `k<128>`, `(void*)k`), by its declared name. */

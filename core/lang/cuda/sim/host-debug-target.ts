@@ -71,8 +71,9 @@ class ProgramDebugProgram implements DebugProgram {
     return this.program.steps;
   }
 
-  get buffers(): [] {
-    return [];
+  /** Device allocations (cudaMalloc) by the variable each was made for: the Globals view. */
+  get buffers(): CudaProgram['buffers'] {
+    return this.program.buffers;
   }
 
   get launches(): readonly Machine[] {

@@ -19,9 +19,9 @@ import { loadCudaLanguage, Parser, parseWhole, type SyntaxNode } from '../parser
 import { registerHeaderTree } from '../syntax-nodes';
 import { buildCudaUnit } from '../unit';
 import { DEFAULT_MAX_STEPS, type Executor, Machine, type RunResult, type SimBlock, SimError, type SimReport, type SimThread } from '../../../sim/machine';
-import { Buffer, type Pointer } from '../../../sim/memory';
+import { Buffer, checksum, type Pointer } from '../../../sim/memory';
 import { withCommas } from '../../../sim/format';
-import type { PreparedSimulation, SimulateRequest, SimulateResult } from '../../../sim/run';
+import type { NamedBuffer, PreparedSimulation, SimulateRequest, SimulateResult } from '../../../sim/run';
 import { definesMain, MAX_STDOUT } from '../../../sim/run';
 import { Compiler, type FnInst } from './compile';
 import { CudaExecutor, type FrameInfo } from './executor';
@@ -237,6 +237,15 @@ export class CudaProgram {
     }
   }
 
+  /**
+   * The device allocations (cudaMalloc), by the variable each was made for and typed by its pointer;
+   * of several made for one name, the last (freed ones keep their last contents).
+   */
+  get buffers(): NamedBuffer[] {
+    const byName = new Map(this.host.allocations.map((b) => [b.name, b]));
+    return [...byName.values()].map((b) => ({ name: b.name, dtype: b.dtype ?? 'u8', shape: b.shape ?? [b.size], buffer: b }));
+  }
+
   /** Statements run so far: every ended segment, host and kernels. */
   get steps(): number {
     return this.finishedSteps;
@@ -396,7 +405,7 @@ export class CudaProgram {
       cycles: kernels.reduce((a, m) => a + m.cycles, 0),
       steps: this.finishedSteps,
       barriers: kernels.flatMap((m) => m.barrierStates()),
-      buffers: [],
+      buffers: this.buffers.map((b) => ({ name: b.name, dtype: b.dtype, shape: b.shape, checksum: checksum(b.buffer), buffer: b.buffer })),
       stdout,
       stderr: h.stderr,
       exitCode: status === 'completed' ? (exitCode ?? 0) : undefined,

@@ -3,6 +3,7 @@
 // sticky error, streams, events as simulated time, per-kernel attributes). The builtins that read
 // and change it live in host-builtins.ts and cuda-runtime-builtins.ts; the program runner
 // (host-program.ts) owns one per run and reaches it from a frame through the host executor.
+import { type DType, sizeOf } from '../../../sim/dtypes';
 import { Buffer, type Pointer } from '../../../sim/memory';
 import { SimError } from '../../../sim/machine';
 import type { Frame } from './runtime';
@@ -116,6 +117,8 @@ export class HostState {
   pending = 0;
   /** Live device allocations (cudaMalloc) and host allocations (malloc/new), by buffer. */
   readonly device = new Set<Buffer>();
+  /** Every device allocation made, freed ones too, in order (what a run's buffers list). */
+  readonly allocations: Buffer[] = [];
   readonly heap = new Set<Buffer>();
   /** Host allocations the device may access too (cudaMallocHost, cudaHostAlloc). */
   readonly pinned = new Set<Buffer>();
@@ -154,10 +157,15 @@ export class HostState {
     return { buf, offset: 0 };
   }
 
-  cudaMalloc(size: number, name: string): Pointer {
+  /** A device allocation, typed by the pointer it is made for (`float* d` → f32), so views and dumps decode it. */
+  cudaMalloc(size: number, name: string, dtype?: DType): Pointer {
     if (!Number.isFinite(size) || size < 0 || size > MAX_HOST_ALLOCATION) throw new SimError(`cudaMalloc of ${size} bytes for '${name}': more than the simulator's device memory allows (${MAX_HOST_ALLOCATION})`);
-    const buf = new Buffer(this.newId(), name, 'global', Math.max(0, Math.floor(size)));
+    const bytes = Math.floor(size);
+    const es = dtype ? sizeOf(dtype) : 0;
+    const typed = es && bytes % es === 0 ? dtype : undefined;
+    const buf = new Buffer(this.newId(), name, 'global', bytes, undefined, typed, typed ? [bytes / es] : undefined);
     this.device.add(buf);
+    this.allocations.push(buf);
     return { buf, offset: 0 };
   }
 
