@@ -249,4 +249,21 @@ int main() {
     expect(r.stdout).toBe('no error 62\n');
     expect(r.exitCode).toBe(0);
   });
+
+  it('a __host__ __device__ function runs in host code and in kernels, printing from both', async () => {
+    const r = await run(`#include <cstdio>
+__host__ __device__ int twice(int x) { printf("twice %d\\n", x); return 2 * x; }
+__global__ void k(int* o) { o[0] = twice(21); }
+int main() {
+  int* d; int h = 0;
+  cudaMalloc(&d, 4);
+  printf("host %d\\n", twice(5));
+  k<<<1, 1>>>(d);
+  cudaMemcpy(&h, d, 4, cudaMemcpyDeviceToHost);
+  printf("device %d\\n", h);
+  return 0;
+}
+`);
+    expect(r.stdout).toBe('twice 5\nhost 10\ntwice 21\ndevice 42\n');
+  });
 });

@@ -282,6 +282,10 @@ export class CudaProgram {
       trace: this.req.trace,
       continueOnMisuse: this.opts.continueOnMisuse,
     });
+    // A `__host__ __device__` function's printf, called from host code, prints as device code does.
+    m.listeners.push((e) => {
+      if (e.kind === 'print') this.host.out(e.text);
+    });
     return this.start('host', m, this.segments.some((s) => s.kind === 'host') ? 'host code of main (after the launch)' : 'host code of main');
   }
 
