@@ -22,6 +22,7 @@ import {
   type TraceThread,
   bindNpyFile,
   buildTimeline,
+  definesMain,
   numberRanges,
   readRegularFile,
   simulate as simulateRequest,
@@ -35,6 +36,7 @@ import {
 import { COMPILE_FLAGS_HELP, takeCompileFlag } from './compile-args';
 import { EXIT_ERROR, EXIT_FINDINGS, EXIT_OK, UsageError, describeError } from './errors';
 import { readSource } from './files';
+import { formatProgramJson, programExitCode, programSummary } from './sim-program';
 import type { Streams } from './streams';
 
 export const SIM_HELP = `Usage: phaseflip sim FILE [options]
@@ -42,6 +44,12 @@ export const SIM_HELP = `Usage: phaseflip sim FILE [options]
 Runs one CUDA kernel launch (.cu, .cuh) or a Croqtile program (.co) on Phaseflip's simulator:
 every thread, mbarrier phase and asynchronous copy is simulated, no GPU needed. It reports
 whether the kernel completed, deadlocked (and who waits on what), misused a barrier or raced.
+
+Whole programs: a .cu file that defines main(), run without --kernel, --grid, --block and --arg,
+runs from main() like the binary nvcc would build (host code, its launches, its checks). Stdout
+is the program's stdout; its stderr, the simulator's report and a summary go to stderr. Exit status: the program's exit
+code when it ran to its end (a kernel that raced: 1), 1 for a deadlock (the GPU would hang),
+2 for what the simulator cannot run. Pass the program's build defines with -D (-DHARNESS).
 
 Options:
   --kernel NAME            the __global__ kernel or Croqtile __co__ function to run
@@ -342,6 +350,7 @@ export async function runSim(argv: readonly string[], io: Streams, deps: SimDeps
     throw e;
   }
 
+  const program = isProgram(args, req.file, req.text);
   const progress = deps.stderrIsTTY ? new Progress(io.stderr, deps.now ?? Date.now) : undefined;
   let streamed = false;
   req.onProgress = progress && ((steps, max) => progress.update(steps, max));
@@ -368,6 +377,22 @@ export async function runSim(argv: readonly string[], io: Streams, deps: SimDeps
   }
   progress?.clear();
 
+  if (program) {
+    // A whole program: stdout is the program's, exactly; the simulator speaks on stderr.
+    if (args.json) io.stdout(formatProgramJson(result));
+    else {
+      if (!streamed && result.stdout) io.stdout(result.stdout);
+      if (result.stderr) io.stderr(result.stderr);
+      io.stderr(programSummary(result, args.file ?? req.file));
+    }
+    const exit = programExitCode(result);
+    const say = (line: string) => io.stderr(`phaseflip: ${line}\n`);
+    if (args.trace && !writeTrace(args.trace, result, req, say, !args.json)) return EXIT_ERROR;
+    // A program's buffers are its live device allocations, by the variable each was made for.
+    for (const dump of args.dumps) if (!writeDump(dump, result, say, false)) return EXIT_ERROR;
+    return exit;
+  }
+
   io.stdout(args.json ? formatJson(result) : formatText(result, { file: args.file, kernel: args.kernel, seed: req.seed, schedule: req.schedule }, streamed));
   let exit = exitCodeFor(result);
   const say = (line: string) => io.stderr(`phaseflip: ${line}\n`);
@@ -388,6 +413,12 @@ function buildRequest(args: SimArgs): SimulateRequest {
   const file = args.file;
   if (file === undefined) throw new UsageError('no file given: phaseflip sim FILE --kernel NAME --grid X --block X');
   const count = (text: string | undefined) => (text === undefined ? undefined : countValue(text));
+  let text: string;
+  try {
+    text = readSource(file);
+  } catch (e) {
+    throw new InputError(`cannot read ${file}: ${describeError(e)}`);
+  }
   let launch;
   try {
     launch = validateLaunch({
@@ -401,19 +432,23 @@ function buildRequest(args: SimArgs): SimulateRequest {
       seed: count(args.seed),
       schedule: args.schedule,
       maxSteps: count(args.maxSteps),
+      program: isProgram(args, file, text),
     });
   } catch (e) {
     if (e instanceof LaunchRequestError) throw new UsageError(flagMessage(e.problem, args));
     throw e;
   }
-  let text: string;
-  try {
-    text = readSource(file);
-  } catch (e) {
-    throw new InputError(`cannot read ${file}: ${describeError(e)}`);
-  }
   for (const spec of launch.args) if (spec.kind === 'buffer' && spec.init.kind === 'file') readNpyInput(spec);
   return { ...launch, text, latencies: args.latencies, compile: args.compile };
+}
+
+/**
+ * A CUDA file with main() and no --kernel runs as a whole program (its host code launches its
+ * kernels); given a launch geometry or arguments, it launches its one kernel as before.
+ */
+function isProgram(args: SimArgs, file: string, text: string): boolean {
+  const launch = args.grid !== undefined || args.block !== undefined || args.args.length > 0 || args.dynamicSmem !== undefined;
+  return args.kernel === undefined && !launch && /\.(cu|cuh|cpp|cc|cxx)$/i.test(file) && definesMain(text);
 }
 
 /** A `:file(...)` argument larger than this is refused (a device or a runaway file must not fill memory). */

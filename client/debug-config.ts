@@ -72,13 +72,16 @@ export interface ResolveContext {
   activeProgram?: string;
   /** Templates of the configuration's program (or the active document), by kernel. */
   templatesOf: (program: string) => Promise<LaunchTemplate[]>;
+  /** Whether the program is a whole CUDA program (it defines main): without a kernel it runs from main. */
+  isWholeProgram?: (program: string) => Promise<boolean>;
   defaults: SimulatorDefaults;
 }
 
 /**
  * Completes a configuration before launch: an empty one (F5 without launch.json) becomes a launch of
  * the active file's first kernel; `kernel`, `grid`, `block`, `args` and `dynamicSmem` missing from a
- * configuration come from its kernel's template; simulator settings fill `schedule`, `seed`,
+ * configuration come from its kernel's template (unless the program defines main and no kernel is
+ * named: the whole program runs); simulator settings fill `schedule`, `seed`,
  * `maxSteps` and `stopOnEntry`. Values the user wrote are never replaced; the session validates them.
  */
 export async function resolveConfiguration(input: DebugConfigurationLike, ctx: ResolveContext): Promise<Resolution> {
@@ -92,7 +95,10 @@ export async function resolveConfiguration(input: DebugConfigurationLike, ctx: R
   config.request ??= 'launch';
   config.name ??= 'Debug kernel';
   if (config.program === undefined && ctx.activeProgram) config.program = ctx.activeProgram;
-  if (typeof config.program === 'string' && config.program.trim()) {
+  // A whole program (main, no kernel named) runs from main(): its launches come from its host code.
+  const launch = config.kernel !== undefined || config.grid !== undefined || config.block !== undefined || config.args !== undefined;
+  const whole = typeof config.program === 'string' && !launch && ctx.isWholeProgram ? await ctx.isWholeProgram(config.program) : false;
+  if (typeof config.program === 'string' && config.program.trim() && !whole) {
     const templates = (await ctx.templatesOf(config.program)).filter((t) => !t.unsupported);
     const wanted = typeof config.kernel === 'string' ? config.kernel : undefined;
     const template = wanted ? templates.find((t) => t.kernel === wanted) : templates[0];

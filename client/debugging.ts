@@ -5,7 +5,7 @@
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { type LaunchTemplate, launchTemplates } from '../core/index';
+import { definesMain, type LaunchTemplate, launchTemplates } from '../core/index';
 import {
   configurationsFor,
   DEBUG_TYPE,
@@ -95,6 +95,16 @@ export class PhaseflipConfigurationProvider implements vscode.DebugConfiguration
     const result = await resolveConfiguration(config as DebugConfigurationLike, {
       activeProgram: doc && !doc.isUntitled ? doc.fileName : undefined,
       templatesOf: (program) => this.templates.of(base && !path.isAbsolute(program) ? path.resolve(base, program) : program),
+      isWholeProgram: async (program) => {
+        const file = base && !path.isAbsolute(program) ? path.resolve(base, program) : program;
+        if (!/\.(cu|cuh|cpp|cc|cxx)$/i.test(file)) return false;
+        const open = vscode.workspace.textDocuments.find((d) => d.fileName === file);
+        try {
+          return definesMain(open ? open.getText() : await fs.readFile(file, 'utf8'));
+        } catch {
+          return false;
+        }
+      },
       defaults,
     });
     if (!result.config) {

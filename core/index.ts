@@ -61,6 +61,7 @@ export { preloadParsers } from './preload';
 
 // Simulate: run a whole request, its result, and the machine's defaults and errors.
 export { simulate } from './simulate';
+export { definesMain } from './sim/run';
 export type { ArgSpec, BarrierSummary, SimulateRequest, SimulateResult } from './sim/run';
 export { DEFAULT_LATENCIES, DEFAULT_MAX_STEPS, SimError } from './sim/machine';
 export type { Dim3, LaunchField, Latencies, SchedulePolicy } from './sim/machine';

@@ -44,6 +44,8 @@ export interface LaunchDescription {
   seed?: unknown;
   schedule?: unknown;
   maxSteps?: unknown;
+  /** A whole program (no kernel named, the file defines main): its launches come from its host code. */
+  program?: boolean;
 }
 
 /** A validated launch: everything the simulator needs except the program's text. */
@@ -171,7 +173,7 @@ export function validateLaunch(desc: LaunchDescription): LaunchRequest {
   if (desc.schedule !== undefined && !isSchedule(desc.schedule)) fail({ kind: 'choice', field: 'schedule', value: desc.schedule });
   const maxSteps = integer('maxSteps');
 
-  if (language === 'cuda') {
+  if (language === 'cuda' && !desc.program) {
     const missing = (['grid', 'block'] as const).filter((f) => desc[f] === undefined);
     if (missing.length) fail({ kind: 'required', field: missing[0], missing });
   }

@@ -5,7 +5,7 @@
 // fix. File reading (the program, `:file(x.npy)` inputs) happens here, in the face, never in core/.
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { type ArgSpec, type LaunchField, LaunchRequestError, SimError, type SimulateRequest, bindNpyFile, launchLanguage, readRegularFile, readRegularText, validateLaunch } from '../core/index';
+import { type ArgSpec, type LaunchField, LaunchRequestError, SimError, type SimulateRequest, bindNpyFile, definesMain, launchLanguage, readRegularFile, readRegularText, validateLaunch } from '../core/index';
 
 /** What a user writes in launch.json (type `phaseflip`, request `launch`). */
 export interface PhaseflipLaunchArguments {
@@ -86,6 +86,8 @@ export function planLaunch(args: PhaseflipLaunchArguments, defaultCwd: string = 
       seed: args.seed,
       schedule: args.schedule,
       maxSteps: args.maxSteps,
+      // A CUDA file with main() and no kernel: the whole program, launched by its host code.
+      program: args.kernel === undefined && args.grid === undefined && args.block === undefined && args.args === undefined && launchLanguage(programPath) === 'cuda' && definesMain(text),
     }),
   );
   launch.args.forEach((spec, i) => {

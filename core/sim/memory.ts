@@ -3,7 +3,7 @@
 // never a silent read of someone else's data.
 import { type DType, load, sizeOf, store } from './dtypes';
 
-export type Space = 'global' | 'shared' | 'local' | 'const';
+export type Space = 'global' | 'shared' | 'local' | 'const' | 'host';
 
 export class Buffer {
   readonly bytes: Uint8Array;

@@ -98,9 +98,23 @@ export interface SimulateResult {
   barriers: BarrierSummary[];
   buffers: { name: string; dtype: DType; shape: number[]; checksum: string; buffer: Buffer }[];
   stdout: string;
+  /** A whole program's stderr (its own, and the simulator's reports of kernels that failed). */
+  stderr?: string;
+  /** A whole program's exit code, when it ran to its end. */
+  exitCode?: number;
+  /** A whole program's kernels that failed (the host saw a launch failure): the simulator's reports. */
+  launchFailures?: string[];
   trace?: TraceEvent[];
   /** Who each thread is (for trace tracks and reports), present when tracing. */
   threads?: { block: number; warp: number; lane: number; role?: string }[];
+}
+
+/**
+ * Whether a C/C++ source defines `main`: with no kernel named, such a file runs as a whole program
+ * (its host code launches its kernels), not as one launch.
+ */
+export function definesMain(text: string): boolean {
+  return /(^|[\s;}])int\s+main\s*\(/.test(text);
 }
 
 const SLICE = 500_000;

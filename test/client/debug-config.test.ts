@@ -70,6 +70,15 @@ describe('resolveConfiguration', () => {
     });
   });
 
+  it('runs a whole program (a file with main and no kernel named) from main: no kernel, geometry or args filled', async () => {
+    const whole = { ...ctx('/w/harness.cu'), isWholeProgram: async (p: string) => p === '/w/harness.cu' };
+    const r = await resolveConfiguration({}, whole);
+    expect(r.config).toEqual({ type: 'phaseflip', request: 'launch', name: 'Debug kernel', program: '/w/harness.cu', schedule: 'round-robin', seed: 9, maxSteps: 50_000_000, stopOnEntry: false });
+    // Naming a kernel still launches that kernel alone.
+    const one = await resolveConfiguration({ program: '/w/harness.cu', kernel: 'second' }, whole);
+    expect(one.config).toMatchObject({ kernel: 'second', block: [64, 2, 1] });
+  });
+
   it('says what to do when there is nothing to debug', async () => {
     const r = await resolveConfiguration({}, ctx(undefined));
     expect(r.config).toBeUndefined();

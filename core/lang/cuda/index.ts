@@ -9,7 +9,7 @@ import { HeaderCache } from './unit';
 import { cudaLaunchTemplates } from './launch-template';
 import { foldConstant } from './constants';
 import { loadCudaLanguage, Parser } from './parser';
-import { cudaDebugProgram } from './sim/debug-target';
+import { cudaProgramDebugFactory } from './sim/host-debug-target';
 import { prepareCudaSimulation } from './sim';
 
 /** CUDA's own reserved words and the built-in objects inline values never show. */
@@ -48,7 +48,7 @@ export const cuda: Language = {
   },
   launchTemplates: cudaLaunchTemplates,
   prepareSimulation: prepareCudaSimulation,
-  debugProgram: cudaDebugProgram,
+  debugProgram: cudaProgramDebugFactory,
 };
 
 /**

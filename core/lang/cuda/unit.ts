@@ -188,6 +188,11 @@ export class CudaUnit {
     return this.tu.main.pre.kernelMacros;
   }
 
+  /** Every header of the project (not the toolkit's or the system's): a whole program's host helpers live there too. */
+  projectHeaders(): readonly TranslationUnitFile[] {
+    return this.headers;
+  }
+
   /** The headers (not the toolkit's) that hold device code: what the simulator compiles with the file. */
   deviceHeaders(): TranslationUnitFile[] {
     // The written text too: the parse text blanks specifier macros (`CUTE_DEVICE`, `PF_DEVICE`), so a

@@ -23,6 +23,7 @@ export function instantiate(c: CompilerContext, decl: FnDecl, tbind: Map<string,
   // Template arguments with their declared types, and an out-of-class member's names for its class's arguments.
   for (const [k, v] of decl.outer ?? []) cx.scopes[0].set(k, v);
   if (decl.tparams && tbind.size) for (const [k, v] of templateScope(c, templateParams(decl.tparams), tbind)) cx.scopes[0].set(k, v);
+  cx.host = !!c.host && isHostFunction(decl);
   const inst: FnInst = { decl, fn: cx.fn, ret: VOID, params: [] };
   c.instances.set(key, inst);
   try {
@@ -34,6 +35,14 @@ export function instantiate(c: CompilerContext, decl: FnDecl, tbind: Map<string,
     throw e;
   }
   return inst;
+}
+
+/** A function host code runs: neither `__global__` nor `__device__` (a `__host__ __device__` one counts as device code). */
+function isHostFunction(decl: FnDecl): boolean {
+  if (decl.owner?.name.startsWith('std::')) return true;
+  const body = decl.node.childForFieldName('body');
+  const head = decl.node.text.slice(0, body ? body.startIndex - decl.node.startIndex : undefined);
+  return !/\b__(global|device)__\b/.test(head);
 }
 
 function compileFunction(c: CompilerContext, decl: FnDecl, cx: FnCx, inst: FnInst, fd: SyntaxNode, at: SyntaxNode): void {
@@ -126,6 +135,10 @@ function namedScalarType(c: CompilerContext, cx: FnCx, name: string): CType | un
 }
 
 export function call(c: CompilerContext, cx: FnCx, n: SyntaxNode): Ex {
+  if (cx.host && c.host) {
+    const launch = c.host.expr(c, cx, n);
+    if (launch) return launch;
+  }
   const fnNode = requiredField(n, 'function');
   const argsNode = requiredField(n, 'arguments');
   const argNodes = named(argsNode);
@@ -193,6 +206,8 @@ export function call(c: CompilerContext, cx: FnCx, n: SyntaxNode): Ex {
   // `int32_t(x)`, `Alias(x)`: a functional cast to a type named by an identifier.
   const castTo = !user && argNodes.length === 1 && !targs ? namedScalarType(c, cx, fullName) : undefined;
   if (castTo) return c.cast(cx, castTo, c.expr(cx, argNodes[0]), n);
+  const h = cx.host ? c.host?.call(c, cx, fullName, argNodes, n, targs) : undefined;
+  if (h) return h;
   const b = compileBuiltinCall(c, cx, fullName, argNodes, n, targs);
   if (b) return b;
   if (user) return c.callUser(cx, user, argNodes, n, targs);
@@ -320,6 +335,7 @@ export function lambda(c: CompilerContext, cx: FnCx, n: SyntaxNode): Ex {
   const id = freshId();
   const name = `lambda@${n.startPosition.row + 1}`;
   const lcx = new FnCx(name, cx, new Map(), undefined, locOf(n, name));
+  lcx.host = cx.host;
   const info: LambdaInfo = { id, fn: lcx.fn, ret: VOID, params: [] };
   c.lambdas.set(id, info);
   const decl = n.childForFieldName('declarator');
@@ -372,7 +388,8 @@ function deduce(tn: SyntaxNode, decl: SyntaxNode | null, arg: CType, names: { na
     cur = cur.childForFieldName('declarator') ?? named(cur).find((x) => x.type.endsWith('declarator') || x.type === 'identifier') ?? null;
   }
   if (isParam && !out.has(tname)) out.set(tname, ref ? t : decay(t));
-  // `Ring<S>& r` given a Ring<4>: S is 4 (and a `Ring<T>` gives T).
+  // `Ring<S>& r` given a Ring<4>: S is 4 (and a `Ring<T>` gives T); `ns::Ring<S>` alike.
+  while (tn.type === 'qualified_identifier' && tn.childForFieldName('name')) tn = tn.childForFieldName('name')!;
   if (tn.type === 'template_type' && t.k === 'struct' && t.def.template?.name === tn.childForFieldName('name')?.text) {
     named(requiredField(tn, 'arguments')).forEach((a, i) => {
       const v = t.def.template!.args[i];

@@ -15,7 +15,7 @@ import type { SyntaxNode } from '../parser';
 import type { Buffer } from '../../../sim/memory';
 import * as calls from './calls';
 import * as construction from './construction';
-import type { CallTarget, CompilerContext, DeclaratorInfo, Ex, Fn, FnCx, FnDecl, FnInst, LambdaInfo, LV, SharedVar, StructTemplate, Sym } from './context';
+import type { CallTarget, CompilerContext, DeclaratorInfo, Ex, Fn, FnCx, FnDecl, FnInst, HostHooks, LambdaInfo, LV, SharedVar, StructTemplate, Sym } from './context';
 import * as declarations from './declarations';
 import * as expressions from './expressions';
 import * as lvalues from './lvalues';
@@ -52,6 +52,7 @@ export class Compiler implements CompilerContext {
   readonly fileDeclarations: SyntaxNode[] = [];
   missingIncludes: readonly string[] = [];
   readonly defines = new Map<string, SyntaxNode>();
+  host?: HostHooks;
   private fileReady = false;
 
   /** `headers`: the roots of the translation unit's headers, in inclusion order (the file's own declarations come last and win). */

@@ -93,6 +93,8 @@ export class FnCx {
   addrTaken = new Set<string>();
   /** A while/do condition whose probe is retried: try_wait/test_wait there block until done. */
   retryProbe?: SyntaxNode;
+  /** Host code (a whole program's `main` and the host functions it calls): host builtins apply. */
+  host = false;
   readonly fn: CompiledFn;
   constructor(
     readonly name: string,
@@ -130,6 +132,17 @@ export function ownerOf(cx: FnCx): { def: StructDef; depth: number } | undefined
   let d = 0;
   for (let c: FnCx | null = cx; c; c = c.parent, d++) if (c.owner) return { def: c.owner, depth: d };
   return undefined;
+}
+
+/**
+ * What a whole program adds to the compiler for host code (host-hooks.ts): library calls by name,
+ * and the expressions only host code has (kernel launches, `new`/`delete`, `v[i]` on std::vector).
+ * Each gives undefined when the construct is not theirs. Only host functions (`FnCx.host`) consult
+ * them; the host library's types come from a prelude parsed ahead of the file (host-prelude.ts).
+ */
+export interface HostHooks {
+  call(c: CompilerContext, cx: FnCx, fullName: string, argNodes: SyntaxNode[], n: SyntaxNode, targs?: SyntaxNode[]): Ex | undefined;
+  expr(c: CompilerContext, cx: FnCx, n: SyntaxNode): Ex | undefined;
 }
 
 /** A declarator applied to its base type. */
@@ -176,6 +189,8 @@ export interface CompilerContext {
   readonly defines: Map<string, SyntaxNode>;
   /** The id of a new global buffer. */
   newGlobalId(): number;
+  /** Set when a whole program runs (harness mode): what host code may use beyond device code. */
+  host?: HostHooks;
 
   // Declarations and types (declarations.ts).
   prepareFileScope(): void;

@@ -98,11 +98,13 @@ class CudaDebugProgram implements DebugProgram {
   }
 }
 
-class CudaDebugTarget implements DebugTarget {
-  readonly index = 0;
-  readonly title = 'the kernel';
-
-  constructor(readonly machine: Machine) {}
+export class CudaDebugTarget implements DebugTarget {
+  constructor(
+    readonly machine: Machine,
+    /** 0 for the first launch (a whole program's segments count on from there). */
+    readonly index = 0,
+    readonly title = 'the kernel',
+  ) {}
 
   /** The CUDA executor; undefined when the kernel failed to compile (its launch faults at once). */
   get executor(): CudaExecutor | undefined {

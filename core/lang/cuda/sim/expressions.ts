@@ -73,7 +73,7 @@ export function expr(c: CompilerContext, cx: FnCx, n: SyntaxNode): Ex {
     case 'field_expression':
       return field(c, cx, n);
     case 'subscript_expression':
-      return subscript(c, cx, n);
+      return (cx.host && c.host?.expr(c, cx, n)) || subscript(c, cx, n);
     case 'pointer_expression':
       return pointerExpr(c, cx, n);
     case 'unary_expression':
@@ -121,7 +121,12 @@ export function expr(c: CompilerContext, cx: FnCx, n: SyntaxNode): Ex {
       break;
     }
     case 'new_expression':
+    case 'delete_expression': {
+      const h = cx.host ? c.host?.expr(c, cx, n) : undefined;
+      if (h) return h;
+      if (n.type === 'delete_expression') unsupported(`expression '${n.type}'`, n);
       return compileBuiltinCall(c, cx, 'operator new', [], n) ?? unsupported('new', n);
+    }
     case 'gnu_asm_expression':
       return compileBuiltinCall(c, cx, 'asm', [], n) ?? unsupported('asm', n);
     case 'template_function':
@@ -132,7 +137,6 @@ export function expr(c: CompilerContext, cx: FnCx, n: SyntaxNode): Ex {
       break;
     case 'user_defined_literal':
     case 'compound_literal_expression':
-    case 'delete_expression':
     case 'throw_expression':
     default:
       unsupported(`expression '${n.type}'`, n);

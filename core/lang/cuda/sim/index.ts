@@ -45,14 +45,19 @@ import { declaredClusterDims } from './cluster-dims';
 import { chooseKernel } from './kernel-instances';
 import { type TemplateBinding, templateParams, templateScope } from './templates';
 import { CudaExecutor } from './executor';
+import { isWholeProgram, prepareCudaProgram } from './host-program';
 import type { Executor } from '../../../sim/machine';
 import { type CType, isFloatDt, isNum, isTensorMapType, tensorMapType, typeName } from './types';
 
 export { CudaExecutor, type FrameInfo, type LocalInfo } from './executor';
 export { chooseKernel, type KernelChoice, type KernelInstance, kernelInstantiations, parseKernelName } from './kernel-instances';
 
-/** What `simulate` runs for a CUDA request: its one launch, run to the end on demand. */
+/**
+ * What `simulate` runs for a CUDA request: its one launch, run to the end on demand, or the whole
+ * program from its main() when no kernel is named and the file has one (host-program.ts).
+ */
 export async function prepareCudaSimulation(req: SimulateRequest): Promise<PreparedSimulation> {
+  if (isWholeProgram(req)) return prepareCudaProgram(req);
   const launch = await prepareCudaLaunch(req);
   return { run: () => runLaunch(launch, req) };
 }

@@ -137,6 +137,7 @@ export function convertTo(c: CompilerContext, e: Ex, t: CType, n: SyntaxNode): E
     if (from.k === 'ptr') return { t, ev: e.ev };
     if (from.k === 'arr') return { t, ev: c.decayFn(e) };
     if (from.k === 'obj' && from.obj === 'nullptr') return { t, ev: () => null };
+    if (from.k === 'obj' && from.obj === 'string') return { t, ev: stringPointer(c, e.ev) };
     if (isNum(from)) {
       if (e.cv === 0) return { t, ev: () => null };
       const ev = e.ev;
@@ -172,4 +173,21 @@ export function slotReader(depth: number, idx: number): Fn {
   if (depth === 0) return (f) => f.v[idx];
   if (depth === 1) return (f) => (f.env as Frame).v[idx];
   return (f) => envOf(f, depth).v[idx];
+}
+
+/** A string literal as a `const char*`: its bytes and a NUL in a read-only buffer, one per distinct text. */
+function stringPointer(c: CompilerContext, ev: Fn): Fn {
+  const made = new Map<string, Pointer>();
+  return (f) => {
+    const s = String(ev(f));
+    let p = made.get(s);
+    if (!p) {
+      const bytes = new TextEncoder().encode(s);
+      const buf = new Buffer(c.newGlobalId(), JSON.stringify(s), 'const', bytes.length + 1, undefined, 's8', [bytes.length + 1]);
+      buf.bytes.set(bytes);
+      p = { buf, offset: 0 };
+      made.set(s, p);
+    }
+    return p;
+  };
 }
