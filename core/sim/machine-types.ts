@@ -60,8 +60,6 @@ export interface MachineOptions {
   trace?: boolean;
   /** Keep running after a misuse or race instead of stopping (the debugger's choice). */
   continueOnMisuse?: boolean;
-  /** Cluster dimensions the launch asked for (cudaLaunchKernelEx's cluster attribute), in blocks. */
-  cluster?: Dim3;
 }
 
 export type ThreadStatus = 'ready' | 'blocked' | 'done' | 'faulted';

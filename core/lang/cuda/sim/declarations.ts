@@ -10,7 +10,7 @@ import { type CompilerContext, type DeclaratorInfo, type Ex, type FnDecl, FnCx, 
 import { type Frame, storer } from './runtime';
 import { allChildren, type DeclQuals, declQualifiers, fail, findFunctionDeclarator, findNode, innermostName, lastName, locOf, missingIncludesNote, named, unsupported, requiredField } from './syntax';
 import { PIPELINE_ROLE_TYPE, PIPELINE_TYPE, sharedStateDef } from './pipeline-builtins';
-import { snippetConstant } from './snippets';
+import { keptSnippet, snippetConstant } from './snippets';
 import { templateArg, templateParams, templateScope } from './templates';
 import { alignOfType, convFn, type CType, decay, elemDtype, isNum, layoutStruct, num, ptr, S32, shapeOf, sizeOfType, type StructDef, tensorMapType, U64, vectorType, VOID } from './types';
 
@@ -695,10 +695,36 @@ export function declaration(c: CompilerContext, cx: FnCx, n: SyntaxNode): void {
   const base = c.baseType(cx, tn);
   for (const dn of n.childrenForFieldName('declarator')) {
     if (!dn) continue;
-    if (dn.type === 'function_declarator') continue;
+    if (dn.type === 'function_declarator') {
+      // `std::vector<float> a(M * K);` reads as a prototype to the grammar (C++'s most vexing parse), but a
+      // "parameter" naming a variable makes it a constructor call: declare it as `T a{M * K};` would be.
+      const ctor = constructorReadAsPrototype(c, cx, tn, dn);
+      if (ctor) c.declareVar(cx, c.declarator(cx, base, ctor), quals, n);
+      continue;
+    }
     const info = c.declarator(cx, base, dn);
     c.declareVar(cx, info, quals, n);
   }
+}
+
+/**
+ * The declarator `name{args}` for a local `T name(args)` whose parenthesised list cannot be parameters
+ * (one of its "types" is a variable in scope), parsed from a rewritten text; undefined for a real prototype.
+ */
+function constructorReadAsPrototype(c: CompilerContext, cx: FnCx, tn: SyntaxNode, dn: SyntaxNode): SyntaxNode | undefined {
+  const name = dn.childForFieldName('declarator');
+  const params = dn.childForFieldName('parameters');
+  if (!name || name.type !== 'identifier' || !params) return undefined;
+  const namesValue = named(params).some((p) => {
+    const t = p.childForFieldName('type');
+    if (!t || (t.type !== 'type_identifier' && t.type !== 'identifier')) return false;
+    const sym = c.lookup(cx, t.text)?.sym;
+    return sym !== undefined && sym.k !== 'type';
+  });
+  if (!namesValue) return undefined;
+  const inner = params.text.slice(1, -1);
+  const root = keptSnippet(dn, `void __phaseflip_ctor() { ${tn.text} ${name.text}{${inner}}; }`);
+  return root ? findNode(root, 'init_declarator') ?? undefined : undefined;
 }
 
 export function declareVar(c: CompilerContext, cx: FnCx, info: { name: string; type: CType; ref: boolean; init?: SyntaxNode }, quals: DeclQuals, n: SyntaxNode): void {

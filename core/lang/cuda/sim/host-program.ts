@@ -19,7 +19,7 @@ import { loadCudaLanguage, Parser, parseWhole, type SyntaxNode } from '../parser
 import { registerHeaderTree } from '../syntax-nodes';
 import { buildCudaUnit } from '../unit';
 import { DEFAULT_MAX_STEPS, type Executor, Machine, type RunResult, type SimBlock, SimError, type SimReport, type SimThread } from '../../../sim/machine';
-import { Buffer, checksum, type Pointer } from '../../../sim/memory';
+import { Buffer, checksum, copyBytes, type Pointer } from '../../../sim/memory';
 import { withCommas } from '../../../sim/format';
 import type { NamedBuffer, PreparedSimulation, SimulateRequest, SimulateResult } from '../../../sim/run';
 import { definesMain, MAX_STDOUT } from '../../../sim/run';
@@ -31,6 +31,7 @@ import { HOST_PRELUDE, HOST_PRELUDE_FILE } from './host-prelude';
 import { DEFAULT_DYNAMIC_SMEM, HostState, type KernelLaunch, ProgramExit } from './host-runtime';
 import { type BlockCtx, type CompiledFn, Frame, type Instr, storePointer, ThreadCtx } from './runtime';
 import type { TemplateBinding } from './templates';
+import { type CType, sizeOfType } from './types';
 
 /** Whether a request runs a whole program: no kernel, geometry or arguments given, and the file defines `main`. */
 export function isWholeProgram(req: SimulateRequest): boolean {
@@ -146,11 +147,20 @@ export interface CudaProgramOptions {
 }
 
 /** A whole CUDA program: its segments one after another (see the header). */
+/**
+ * A whole program's default step budget: host code legitimately loops far longer than a kernel (a CPU
+ * reference GEMM is tens of millions of statements), so it is not held to the kernels' 50 M.
+ */
+export const HOST_MAX_STEPS = 2_000_000_000;
+
 export class CudaProgram {
   readonly launches: Machine[] = [];
   readonly segments: ProgramSegment[] = [];
   readonly host: HostState;
+  /** The whole program's budget: `maxSteps` when given, else HOST_MAX_STEPS. */
   private readonly maxSteps: number;
+  /** Without an explicit budget each kernel launch gets the kernels' default of its own (a spin loop is a kernel's). */
+  private readonly kernelMaxSteps: number | undefined;
   private hostEx?: HostExecutor;
   private running?: ProgramSegment;
   private pendingKernel?: ProgramSegment;
@@ -166,7 +176,8 @@ export class CudaProgram {
     readonly req: SimulateRequest,
     private readonly opts: CudaProgramOptions,
   ) {
-    this.maxSteps = req.maxSteps ?? DEFAULT_MAX_STEPS;
+    this.maxSteps = req.maxSteps ?? HOST_MAX_STEPS;
+    this.kernelMaxSteps = req.maxSteps === undefined ? DEFAULT_MAX_STEPS : undefined;
     let outLen = 0;
     this.host = new HostState(
       () => this.nextId++,
@@ -323,7 +334,9 @@ export class CudaProgram {
       return;
     }
     const rep = r.report;
-    if (r.status === 'deadlock' || r.status === 'step-limit' || !rep || rep.kind === 'unsupported') {
+    // A tx-count underflow leaves the phase unable to complete: the GPU hangs there (gemm/bug_tail_expect_tx), it does not fault.
+    const hangs = rep?.misuse?.kind === 'tx-underflow';
+    if (r.status === 'deadlock' || r.status === 'step-limit' || !rep || rep.kind === 'unsupported' || hangs) {
       // The GPU would hang (deadlock), or the simulator cannot go on: the program ends here.
       this.finish(r.status, rep, rep && `${s.title}: ${rep.message}`);
       return;
@@ -349,7 +362,10 @@ export class CudaProgram {
     let executor: Executor;
     try {
       const inst = compiler.instantiate(decl, l.binding as TemplateBinding, decl.node);
-      executor = new CudaExecutor(compiler, inst, l.args.map((a, i) => deviceArg(a, inst.params[i]?.name ?? `#${i}`, this.host.pinned, () => this.nextId++)), () => this.nextId++);
+      const cuda = new CudaExecutor(compiler, inst, l.args.map((a, i) => deviceArg(a, inst.params[i]?.name ?? `#${i}`, inst.params[i]?.type, this.host.pinned, () => this.nextId++)), () => this.nextId++);
+      // Every live device allocation is reachable by address (tensor maps and integer-cast pointers name buffers by id).
+      for (const b of this.host.allocations) if (b.space === 'global') cuda.registerBuffer(b);
+      executor = cuda;
     } catch (e) {
       if (!(e instanceof SimError)) throw e;
       executor = failing(e);
@@ -361,7 +377,7 @@ export class CudaProgram {
       cluster: l.cluster,
       seed: this.req.seed,
       schedule: this.req.schedule,
-      maxSteps: Math.max(1, this.maxSteps - this.finishedSteps - (this.running?.machine.steps ?? 0)),
+      maxSteps: Math.max(1, Math.min(this.kernelMaxSteps ?? Infinity, this.maxSteps - this.finishedSteps - (this.running?.machine.steps ?? 0))),
       latencies: this.req.latencies,
       trace: this.req.trace,
       detectRaces: this.req.detectRaces,
@@ -424,8 +440,16 @@ export class CudaProgram {
  * memory, which is mapped) becomes a pointer into nothing, so the kernel's first access faults as the
  * GPU's illegal address does (programs/host_pointer.cu).
  */
-function deviceArg(v: unknown, param: string, pinned: ReadonlySet<Buffer>, id: () => number): unknown {
+function deviceArg(v: unknown, param: string, type: CType | undefined, pinned: ReadonlySet<Buffer>, id: () => number): unknown {
   const p = v as Pointer | null;
+  if (type?.k === 'struct' && p && typeof p === 'object' && 'buf' in p) {
+    // A struct passed by value (a `const __grid_constant__ CUtensorMap`, a params struct): the launch copies
+    // its bytes into the kernel's parameter space then, as CUDA does, so later host writes do not reach it.
+    const size = sizeOfType(type);
+    const copy = new Buffer(id(), param, 'const', size);
+    copyBytes({ buf: copy, offset: 0 }, p, size);
+    return { buf: copy, offset: 0 };
+  }
   if (p && typeof p === 'object' && 'buf' in p && p.buf.space !== 'global' && p.buf.space !== 'const' && !pinned.has(p.buf)) {
     return { buf: new Buffer(id(), `host memory '${p.buf.name}' (a host pointer passed as '${param}')`, 'host', 0), offset: p.offset };
   }
@@ -476,7 +500,7 @@ function runProgram(program: CudaProgram, req: SimulateRequest): SimulateResult 
     for (;;) {
       const r = m.run({ untilSteps: m.steps + SLICE });
       if (r.status === 'paused') {
-        req.onProgress?.(program.steps + m.steps, req.maxSteps ?? DEFAULT_MAX_STEPS);
+        req.onProgress?.(program.steps + m.steps, req.maxSteps ?? HOST_MAX_STEPS);
         continue;
       }
       // A race in a kernel: noted, and the kernel runs on (the GPU does not stop for it).

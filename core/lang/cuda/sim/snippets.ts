@@ -20,6 +20,22 @@ export function withSnippet<T>(at: SyntaxNode, code: string, use: (root: SyntaxN
   }
 }
 
+/**
+ * Parses `code` with the grammar of `at`'s tree and keeps the tree alive (closures compiled from it
+ * keep its nodes for their locations): for rewrites of a declaration the grammar read the other way.
+ */
+export function keptSnippet(at: SyntaxNode, code: string): SyntaxNode | undefined {
+  const parser = new Parser();
+  parser.setLanguage(at.tree.language);
+  const tree = parser.parse(code);
+  parser.delete();
+  if (!tree || tree.rootNode.hasError) {
+    tree?.delete();
+    return undefined;
+  }
+  return tree.rootNode;
+}
+
 /** A file-scope evaluation context. */
 export function fileContext(c: CompilerContext): FnCx {
   c.prepareFileScope();
