@@ -385,7 +385,7 @@ export const CUDA_CATALOGUE: Readonly<Record<string, CatalogueEntry>> = {
   'tcgen05.relinquish_alloc_permit': ptx({}),
   'tcgen05.ld': ptx({ op: 'tmem-access' }),
   'tcgen05.st': ptx({ op: 'tmem-access' }),
-  'tcgen05.cp': ptx({ op: 'tmem-access', simulated: false, simNote: 'shared-to-tensor-memory copies are not modelled' }),
+  'tcgen05.cp': ptx({ op: 'tmem-access' }),
   'tcgen05.shift': ptx({ op: 'tmem-access', simulated: false, simNote: 'tensor-memory shifts are not modelled' }),
   'tcgen05.wait::ld': ptx({ op: 'tmem-wait' }),
   'tcgen05.wait::st': ptx({ op: 'tmem-wait' }),

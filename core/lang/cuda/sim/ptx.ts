@@ -470,6 +470,7 @@ export const SIM_PTX_HANDLERS: Readonly<Record<string, Handler>> = {
   'tcgen05.relinquish_alloc_permit': tcgen05,
   'tcgen05.ld': tcgen05,
   'tcgen05.st': tcgen05,
+  'tcgen05.cp': tcgen05,
   'tcgen05.wait::ld': tcgen05,
   'tcgen05.wait::st': tcgen05,
   'tcgen05.fence::before_thread_sync': tcgen05,
@@ -717,6 +718,8 @@ function tcgen05Op(parts: string[], mn: string, o: string[], reg: (n: string) =>
     case 'ld':
     case 'st':
       return tmemLoadStore(what, parts, mn, o, reg, n);
+    case 'cp':
+      return tmemCopy(parts, mn, o, reg, n);
   }
   void cx;
   unsupported(`PTX instruction '${mn}'`, n);
@@ -789,6 +792,65 @@ function tmemLoadStore(op: 'ld' | 'st', parts: string[], mn: string, o: string[]
     return pc + 1;
   };
 }
+
+/**
+ * The source rows of a tcgen05.cp shape and the TMEM lanes (offsets from the address's lane) each one
+ * lands in: the ISA's shapes as CUTLASS's SM100_UTCCP_* traits lay them out. `.warpx4` copies its
+ * 32 rows into each warp's quarter of the lanes; `.warpx2::02_13` rows 0-31 into quarters 0 and 2 and
+ * rows 32-63 into 1 and 3; `.warpx2::01_23` rows 0-31 into quarters 0 and 1, rows 32-63 into 2 and 3.
+ */
+const TMEM_COPY_SHAPES: Record<string, { rows: number; bits: number; lanes: (row: number) => number[] }> = {
+  '128x256b': { rows: 128, bits: 256, lanes: (r) => [r] },
+  '128x128b': { rows: 128, bits: 128, lanes: (r) => [r] },
+  '32x128b.warpx4': { rows: 32, bits: 128, lanes: (r) => [r, r + 32, r + 64, r + 96] },
+  '64x128b.warpx2::02_13': { rows: 64, bits: 128, lanes: (r) => [r, r + 64] },
+  '64x128b.warpx2::01_23': { rows: 64, bits: 128, lanes: (r) => [(r & 31) + 64 * (r >> 5), (r & 31) + 64 * (r >> 5) + 32] },
+};
+
+/**
+ * tcgen05.cp.cta_group::1.SHAPE [taddr], s-desc: an asynchronous copy of a matrix in shared memory
+ * (the descriptor's K-major canonical layout, row i of `bits` bits) into tensor memory, row i into the
+ * lanes the shape names from the address's lane, 32 bits a column from its column. It runs in the
+ * issuing thread's tcgen05 order, so an MMA issued after it reads what it wrote, and tcgen05.commit
+ * tracks it like an MMA.
+ */
+function tmemCopy(parts: string[], mn: string, o: string[], reg: (n: string) => number, n: SyntaxNode): PInstr {
+  if (!parts.includes('cta_group::1')) unsupported(`PTX instruction '${mn}' (only .cta_group::1 is modelled)`, n);
+  if (parts.some((x) => /^b\d+x16/.test(x))) unsupported(`PTX instruction '${mn}' (decompression of 4- and 6-bit source formats)`, n);
+  const key = parts.slice(parts.indexOf('cta_group::1') + 1).join('.');
+  const shape = TMEM_COPY_SHAPES[key];
+  if (!shape) unsupported(`PTX instruction '${mn}' (the modelled shapes are ${Object.keys(TMEM_COPY_SHAPES).map((x) => `.${x}`).join(', ')}; .4x256b is not)`, n);
+  const a = valueOf((o[0] ?? fail(`${mn}: expected [taddr], s-desc`, n)).replace(/[[\]]/g, ''), reg);
+  const desc = valueOf(o[1] ?? fail(`${mn}: expected [taddr], s-desc`, n), reg);
+  const words = shape.bits / 32;
+  return (f, r, pc) => {
+    const { m, t, blk } = f.ts;
+    const addr = Number(a(r, f)) >>> 0;
+    const lane0 = addr >>> 16;
+    const col0 = addr & 0xffff;
+    const d = smemDesc(desc(r, f) as number | bigint, mn);
+    const last = Math.max(...Array.from({ length: shape.rows }, (_, i) => Math.max(...shape.lanes(i))));
+    if (lane0 + last >= TMEM_LANES || col0 + words > TMEM_COLS) throw new SimError(`${mn}: lanes ${lane0}..${lane0 + last}, columns ${col0}..${col0 + words - 1} are outside tensor memory`, undefined, 'oob');
+    markProducer(t);
+    const op = m.asyncIssue(t, 'tcgen05', `tcgen05.cp .${key}`, m.lat.tcgen05, (mm: Machine) => {
+      const tm = tmemOf(blk);
+      const read: number[] = [];
+      for (let i = 0; i < shape.rows; i++)
+        for (let w = 0; w < words; w++) {
+          const sa = elementAddress(d, true, 4, i, w);
+          const p = fromSharedAddress(blk, sa);
+          read.push(sa);
+          const v = loadU32(p.buf, p.offset);
+          for (const ln of shape.lanes(i)) tm[(lane0 + ln) * TMEM_COLS + col0 + w] = v;
+        }
+      for (const x of sharedChunks(blk, read)) mm.accessAsync(op, x.buf, x.offset, x.size, false);
+    });
+    m.asyncEffects(op, { writesTmem: true });
+    return pc + 1;
+  };
+}
+
+const loadU32 = loader('u32');
 
 /** A tcgen05 operand descriptor (core/sim/wgmma.ts decodeUmmaDescriptor), refused with the instruction's name. */
 function smemDesc(desc: number | bigint, what: string): MatrixDescriptor {
