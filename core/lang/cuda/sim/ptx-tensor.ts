@@ -167,7 +167,8 @@ export function issueTensorMulticast(ts: ThreadCtx, mapRef: unknown, at: Coords,
     const w = peerWindow(ts, rank, what);
     return { rank, dst: fromSharedAddress(w, dstWin), barrier: barrierAt(m, fromSharedAddress(w, barWin), what) };
   });
-  for (const target of targets) check(map, coords, { p: target.dst, addr: dstWin }, 'load', what);
+  // The faults depend on the map, the coordinates and the window address: the same in every CTA.
+  if (targets.length) check(map, coords, { p: targets[0].dst, addr: dstWin }, 'load', what);
   const bytes = tensorBoxBytes(map);
   for (const target of targets) markProducer(t, target.barrier);
   const first = targets[0];
