@@ -145,6 +145,15 @@ __global__ void k(const __grid_constant__ CUtensorMap t, uint32_t* out) {
     expect(r.message).toMatch(/tile/);
   });
 
+  it('reports a multicast into a CTA that already exited (undefined behaviour: a launch failure on the GPU)', async () => {
+    // Rank 0 leaves right after the cluster barrier; rank 1's box is still due to land in it.
+    const src = multicastKernel('0x3').replace('  csync();\n  if (threadIdx.x == 0 && rank() == 1)', '  csync();\n  if (rank() == 0) return;\n  if (threadIdx.x == 0 && rank() == 1)');
+    expect(src).toContain('if (rank() == 0) return;');
+    const r = await runKernel(src, { args: mcArgs, grid: [2, 1, 1], cluster: [2, 1, 1] });
+    expect(r.status).toBe('error');
+    expect(r.message).toMatch(/cp\.async\.bulk\.tensor.* targets CTA rank 0 of its cluster, which already exited/);
+  });
+
   it('stops on a CTA mask naming ranks the cluster lacks, or none', async () => {
     let r = await runKernel(multicastKernel('0x4'), { args: mcArgs, grid: [2, 1, 1], cluster: [2, 1, 1] });
     expect(r.status).toBe('error');
