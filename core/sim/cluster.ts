@@ -89,6 +89,7 @@ export class ClusterLayout {
     if (m >>> this.size !== 0 || m > 0xffff) throw new SimError(`${what}: CTA mask 0x${m.toString(16)} names CTA ranks beyond the cluster's ${this.size} (ranks 0..${this.size - 1})`);
     const ranks: number[] = [];
     for (let r = 0; r < this.size; r++) if (m & (1 << r)) ranks.push(r);
+    if (ranks.length === 0) throw new SimError(`${what}: CTA mask 0 names no CTA (the operation would reach none)`);
     return ranks;
   }
 }

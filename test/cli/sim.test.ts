@@ -307,6 +307,16 @@ describe('errors raised by the simulator before it runs', () => {
   });
 });
 
+describe('phaseflip sim: an unsupported construct inside a header', () => {
+  it('names the header and its line (an .im2col tensor copy in a helper found through -I); exit 2', async () => {
+    const fixture = path.join(__dirname, '../fixtures/sim/unsupported-in-header');
+    let stdout = '';
+    const code = await runSim([path.join(fixture, 'im2col_in_header.cu'), '--kernel', 'k', '--grid', '1', '--block', '32', '-I', path.join(fixture, 'include'), '--arg', 'A=f32[4,8,32]', '--arg', 't=tensormap(A,box=[32,1,1])', '--arg', 'out=f32[32]'], { stdout: (s) => void (stdout += s), stderr: (s) => void (stdout += s) });
+    expect(code).toBe(2);
+    expect(stdout).toContain("not supported by the simulator: PTX instruction 'cp.async.bulk.tensor.3d.shared::cluster.global.im2col.mbarrier::complete_tx::bytes' (im2col mode; only tile mode is modelled) at line 5 ← tma_im2col tma_helpers.cuh:7\n");
+  });
+});
+
 describe('outcomes: the kernel\'s own failures against what the simulator could not do', () => {
   const ended = (kind: string, message: string) => ({ status: 'error' as const, report: { kind: kind as 'error', message, threads: [] } });
   it('a trap, a null pointer or an out-of-bounds access is the kernel\'s fault (exit 1); an internal error or an unsupported construct is not (exit 2)', () => {

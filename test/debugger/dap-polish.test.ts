@@ -151,6 +151,21 @@ __global__ void k(float* out) {
     expect(info.body.description).toContain('(in the header odd.cuh');
     expect(info.body.details?.message).toContain("not supported by the simulator: call to '__vibrate'");
   }, 60_000);
+
+  it('an unsupported PTX instruction in a header helper (an .im2col tensor copy): the stop names the header and opens its line', async () => {
+    // test/fixtures/sim/unsupported-in-header: its compile_flags.txt (-Iinclude) is found by itself.
+    const fixture = path.join(__dirname, '../fixtures/sim/unsupported-in-header');
+    const header = path.join(fixture, 'include/tma_helpers.cuh');
+    const c = (dc = await startAdapter());
+    const stop = await launch(c, { program: path.join(fixture, 'im2col_in_header.cu'), kernel: 'k', grid: 1, block: 32, args: ['A=f32[4,8,32]', 't=tensormap(A,box=[32,1,1])', 'out=f32[32]'] });
+    expect(stop?.body).toMatchObject({ reason: 'exception' });
+    const d = stop!.body.description!;
+    expect(d).toContain("not supported by the simulator: PTX instruction 'cp.async.bulk.tensor.3d.shared::cluster.global.im2col.mbarrier::complete_tx::bytes' (im2col mode; only tile mode is modelled) at line 5 ← tma_im2col tma_helpers.cuh:7");
+    expect(d).toContain(`(in the header tma_helpers.cuh, ${header})`);
+    const fs = await frames(c, stop!.body.threadId!);
+    expect(fs[0].source?.path).toBe(header);
+    expect(fs[0].line).toBe(7);
+  }, 60_000);
 });
 
 describe('phaseflip dap: the launch configuration at the start', () => {

@@ -5,14 +5,18 @@
 // box moves on the machine's asynchronous engine and lands at issue time + the bulk-copy latency (the
 // language-free walk, fill and swizzle are core/sim/tensor-copy.ts). A load completes its box's bytes
 // on the mbarrier; a store or reduction joins the thread's bulk group (cp.async.bulk.commit_group /
-// wait_group, as the non-tensor bulk store does).
+// wait_group, as the non-tensor bulk store does). A load with .multicast::cluster lands its box at the
+// same CTA-relative offset in every CTA of its mask, each CTA's barrier at the barrier's offset getting
+// complete_tx of the whole box (core/sim/cluster.ts deliverMulticast, as the non-tensor multicast).
 import type { SyntaxNode } from '../parser';
-import { type Machine, type SimBarrier, SimError } from '../../../sim/machine';
+import { deliverMulticast, type MulticastTarget } from '../../../sim/cluster';
+import { type AsyncOp, type Machine, type SimBarrier, SimError } from '../../../sim/machine';
 import type { Pointer } from '../../../sim/memory';
 import { type ByteRanges, loadTensorBox, reduceTypeError, storeTensorBox, TENSOR_REDUCE_OPS, type TensorReduceOp, tensorBoxBytes, tensorCopyFault } from '../../../sim/tensor-copy';
 import { readTensorMap, type TensorMapSpec } from '../../../sim/tensor-map';
 import { barrierAt, markProducer } from './barrier-runtime';
-import { type Frame, fromGenericAddress, sharedAddress, type ThreadCtx, toSharedPointer } from './runtime';
+import { peerWindow, windowAddress } from './cluster-runtime';
+import { type Frame, fromGenericAddress, fromSharedAddress, sharedAddress, type ThreadCtx, toSharedPointer } from './runtime';
 import { fail, unsupported } from './syntax';
 
 type Regs = unknown[];
@@ -38,7 +42,6 @@ export function tensorPtxOp(s: TensorPtxSite): PInstr {
   // Hints and proxy fences: no effect on values (the simulator's maps are read where they are).
   if (parts[0] === 'prefetch' || parts[0] === 'fence' || parts.includes('prefetch')) return next;
   if (parts.includes('im2col') || parts.some((p) => p.startsWith('im2col'))) unsupported(`PTX instruction '${mn}' (im2col mode; only tile mode is modelled)`, n);
-  if (parts.some((p) => p.startsWith('multicast'))) unsupported(`PTX instruction '${mn}' (multicast to the CTAs of a cluster is not modelled)`, n);
   if (parts.includes('cta_group::2')) unsupported(`PTX instruction '${mn}' (cta_group::2 pairs are not modelled)`, n);
   if (parts.some((p) => p.startsWith('tile::'))) unsupported(`PTX instruction '${mn}' (the tile::gather4 / tile::scatter4 modes; plain tile mode is modelled)`, n);
   const dim = parts.find((p) => /^[1-5]d$/.test(p));
@@ -55,11 +58,23 @@ export function tensorPtxOp(s: TensorPtxSite): PInstr {
     return { map: s.value(m[1]), coords };
   };
   const coordsOf = (cs: Operand[], r: Regs, f: Frame) => cs.map((c) => Number(c(r, f)) | 0);
+  const multicast = parts.includes('multicast::cluster');
+  if (multicast && !toShared) fail(`${mn}: .multicast::cluster is a form of the load into shared memory`, n);
   if (toShared) {
     if (reduce) fail(`${mn}: a reduction goes to global memory`, n);
     const dst = s.address(s.o[0]);
     const b = box(1);
     const bar = s.address(s.o[2] ?? fail(`${mn}: the mbarrier operand is missing`, n));
+    if (multicast) {
+      const mask = s.value(s.o[3] ?? fail(`${mn}: the ctaMask operand of .multicast::cluster is missing`, n));
+      return (f, r, pc) => {
+        const ts = f.ts;
+        const dstWin = windowAddress(ts, dst.base(r, f), dst.off, mn);
+        const barWin = windowAddress(ts, bar.base(r, f), bar.off, mn);
+        issueTensorMulticast(ts, b.map(r, f), coordsOf(b.coords, r, f), dstWin, barWin, Number(mask(r, f)), 'cp.async.bulk.tensor');
+        return pc + 1;
+      };
+    }
     return (f, r, pc) => {
       const blk = f.ts.blk;
       const d = shared(f, dst.base(r, f), dst.off);
@@ -136,6 +151,30 @@ export function issueTensorLoad(ts: ThreadCtx, mapRef: unknown, at: Coords, dst:
     const r = loadTensorBox(map, coords, dst.p, dst.addr);
     report(mm, op, dst.p.buf, r.written, true);
     mm.mbCompleteTx(bar, bytes, op);
+  });
+}
+
+/**
+ * Issues a tile-mode load multicast to the CTAs of `mask`: the box at `coords` lands at shared window
+ * address `dstWin` of every one of them (swizzled by that address) and each one's barrier at `barWin`
+ * gets complete_tx of the box's bytes. The window addresses are CTA-relative, the same in every CTA.
+ */
+export function issueTensorMulticast(ts: ThreadCtx, mapRef: unknown, at: Coords, dstWin: number, barWin: number, mask: number, what: string): void {
+  const { m, t } = ts;
+  const map = tensorMapAt(ts, mapRef, what);
+  const coords = coordsFor(at, map);
+  const targets: MulticastTarget[] = m.clusters.ranksOfMask(mask, what).map((rank) => {
+    const w = peerWindow(ts, rank, what);
+    return { rank, dst: fromSharedAddress(w, dstWin), barrier: barrierAt(m, fromSharedAddress(w, barWin), what) };
+  });
+  // The faults depend on the map, the coordinates and the window address: the same in every CTA.
+  if (targets.length) check(map, coords, { p: targets[0].dst, addr: dstWin }, 'load', what);
+  const bytes = tensorBoxBytes(map);
+  for (const target of targets) markProducer(t, target.barrier);
+  const first = targets[0];
+  const label = `${what} multicast {${coords.join(', ')}} ${bytes} B → ${first.dst.buf.name} (CTA ranks ${targets.map((x) => x.rank).join(',')}; complete_tx on ${first.barrier!.label.replace(/ \(CTA rank \d+\)$/, '')})`;
+  const op: AsyncOp = m.asyncIssue(t, 'bulk', label, m.lat.bulkCopy, (mm: Machine) => {
+    deliverMulticast(mm, op, targets, bytes, (target) => void loadTensorBox(map, coords, target.dst, dstWin));
   });
 }
 

@@ -16,6 +16,7 @@ import { tensorPtxOp } from './ptx-tensor';
 import { electSync, fenceProxyAsync, griddepcontrol, nanosleep, setmaxnreg, tcgen05Dealloc, timerRegister } from './ptx-misc';
 import { asmRegisterUse, ldmatrix, type PtxSite, sharedChunks, stmatrix, wgmmaCommit, wgmmaFence, wgmmaMmaAsync, wgmmaWait } from './ptx-wgmma';
 import { decodeUmmaDescriptor, elementAddress, type MatrixDescriptor } from '../../../sim/wgmma';
+import { TMEM_LDST_SHAPES, TMEM_REPEATS, tmemCell, tmemLanes, tmemRegisters } from '../../../sim/tmem-fragment';
 import { type ClusterSite, clusterPtx, clusterRegister } from './ptx-cluster';
 import { fail, named, unsupported, requiredField } from './syntax';
 import { type BlockCtx, type Frame, fromGenericAddress, fromSharedAddress, liveMask, loader, storer, type ThreadCtx, toSharedPointer } from './runtime';
@@ -468,6 +469,8 @@ export const SIM_PTX_HANDLERS: Readonly<Record<string, Handler>> = {
   'tcgen05.dealloc': tcgen05,
   'tcgen05.relinquish_alloc_permit': tcgen05,
   'tcgen05.ld': tcgen05,
+  'tcgen05.st': tcgen05,
+  'tcgen05.cp': tcgen05,
   'tcgen05.wait::ld': tcgen05,
   'tcgen05.wait::st': tcgen05,
   'tcgen05.fence::before_thread_sync': tcgen05,
@@ -712,29 +715,142 @@ function tcgen05Op(parts: string[], mn: string, o: string[], reg: (n: string) =>
         return pc + 1;
       };
     }
-    case 'ld': {
-      const shape = parts.find((x) => /^\d+x\d+b$/.test(x));
-      const rep = parts.find((x) => /^x\d+$/.test(x));
-      if (shape !== '32x32b' || !rep) unsupported(`PTX instruction '${mn}' (only the 32x32b shape is modelled)`, n);
-      const cnt = Number(rep.slice(1));
-      const dsts = o[0].replace(/[{}]/g, '').split(',').map((x) => reg(x.trim()));
-      if (dsts.length !== cnt) fail(`${mn}: ${dsts.length} destination registers for .x${cnt}`, n);
-      const a = valueOf(o[1].replace(/[[\]]/g, ''), reg);
-      return (f, r, pc) => {
-        const tm = tmemOf(f.ts.blk);
-        const addr = Number(a(r, f)) >>> 0;
-        const lane = (addr >>> 16) + f.ts.t.lane;
-        const col = addr & 0xffff;
-        if (lane >= TMEM_LANES || col + cnt > TMEM_COLS) throw new SimError(`tcgen05.ld: lane ${lane}, columns ${col}..${col + cnt - 1} are outside tensor memory`, undefined, 'oob');
-        if ((f.ts.t.warp % 4) * 32 !== (addr >>> 16)) throw new SimError(`tcgen05.ld: warp ${f.ts.t.warp} may only access TMEM lanes ${(f.ts.t.warp % 4) * 32}..${(f.ts.t.warp % 4) * 32 + 31}`);
-        for (let i = 0; i < cnt; i++) r[dsts[i]] = tm[lane * TMEM_COLS + col + i];
-        return pc + 1;
-      };
-    }
+    case 'ld':
+    case 'st':
+      return tmemLoadStore(what, parts, mn, o, reg, n);
+    case 'cp':
+      return tmemCopy(parts, mn, o, reg, n);
   }
   void cx;
   unsupported(`PTX instruction '${mn}'`, n);
 }
+
+/**
+ * tcgen05.ld.sync.aligned.SHAPE.xN.b32 {r…}, [taddr][, immHalfSplitoff] and
+ * tcgen05.st.sync.aligned.SHAPE.xN.b32 [taddr][, immHalfSplitoff], {r…}: each thread moves its registers
+ * to or from the cells the ISA's fragment table gives it (core/sim/tmem-fragment.ts). Like the
+ * hardware's, the move is complete by tcgen05.wait::ld / ::st; the simulator does it at once.
+ */
+function tmemLoadStore(op: 'ld' | 'st', parts: string[], mn: string, o: string[], reg: (n: string) => number, n: SyntaxNode): PInstr {
+  const shape = TMEM_LDST_SHAPES.find((x) => parts.includes(x));
+  if (!shape) unsupported(`PTX instruction '${mn}' (shape; the modelled ones are ${TMEM_LDST_SHAPES.map((x) => `.${x}`).join(' ')})`, n);
+  if (parts.some((x) => x.startsWith('pack::') || x.startsWith('unpack::'))) unsupported(`PTX instruction '${mn}' (16-bit packing)`, n);
+  if (parts.some((x) => x.startsWith('red') || x === 'min' || x === 'max')) unsupported(`PTX instruction '${mn}' (load with reduction)`, n);
+  const num = Number(/^x(\d+)$/.exec(parts.find((x) => /^x\d+$/.test(x)) ?? '')?.[1]);
+  if (!TMEM_REPEATS.includes(num as (typeof TMEM_REPEATS)[number])) fail(`${mn}: the repetition .x1 … .x128 is missing or invalid`, n);
+  const split = shape === '16x32bx2';
+  // ld: {regs}, [taddr][, imm]; st: [taddr][, imm], {regs}.
+  const regsOp = op === 'ld' ? o[0] : o[o.length - 1];
+  const addrOp = op === 'ld' ? o[1] : o[0];
+  const immOp = split ? (op === 'ld' ? o[2] : o[1]) : undefined;
+  if (!regsOp || !addrOp || (split && !immOp)) fail(`${mn}: expected ${op === 'ld' ? `{r…}, [taddr]${split ? ', immHalfSplitoff' : ''}` : `[taddr]${split ? ', immHalfSplitoff' : ''}, {r…}`}`, n);
+  const regs = regsOp.replace(/[{}]/g, '').split(',').map((x) => x.trim());
+  const count = tmemRegisters(shape, num);
+  if (regs.length !== count) fail(`${mn}: ${regs.length} registers, the shape and .x${num} need ${count}`, n);
+  const dsts = op === 'ld' ? regs.map((x) => reg(x)) : [];
+  const srcs = op === 'st' ? regs.map((x) => valueOf(x, reg)) : [];
+  const a = valueOf(addrOp.replace(/[[\]]/g, ''), reg);
+  const imm = immOp ? valueOf(immOp, reg) : undefined;
+  const lanes = tmemLanes(shape);
+  /** The index in tensor memory of register `j` of thread `l`. */
+  const cellOf = (warp: number, addr: number, half: number, l: number, j: number): number => {
+    const lane0 = addr >>> 16;
+    const slab = (warp % 4) * 32;
+    if (lane0 < slab || lane0 + lanes > slab + 32) throw new SimError(`tcgen05.${op}: warp ${warp} may only access TMEM lanes ${slab}..${slab + 31}; .${shape} from lane ${lane0} reaches lane ${lane0 + lanes - 1}`);
+    const c = tmemCell(shape, l, j, half);
+    const ln = lane0 + c.lane;
+    const col = (addr & 0xffff) + c.col;
+    if (ln >= TMEM_LANES || col >= TMEM_COLS) throw new SimError(`tcgen05.${op}: lane ${ln}, column ${col} is outside tensor memory`, undefined, 'oob');
+    return ln * TMEM_COLS + col;
+  };
+  if (op === 'ld')
+    return (f, r, pc) => {
+      const tm = tmemOf(f.ts.blk);
+      const addr = Number(a(r, f)) >>> 0;
+      const half = imm ? Number(imm(r, f)) : 0;
+      for (let j = 0; j < count; j++) r[dsts[j]] = tm[cellOf(f.ts.t.warp, addr, half, f.ts.t.lane, j)];
+      return pc + 1;
+    };
+  // A store is one warp-wide write (.sync.aligned): the lanes meet, and the one that completes the
+  // meeting writes every lane's registers, so no lane reads tensor memory the others have not yet written.
+  const written = new WeakSet<object>();
+  return (f, r, pc) => {
+    const { m, t } = f.ts;
+    const mine = { addr: Number(a(r, f)) >>> 0, half: imm ? Number(imm(r, f)) : 0, regs: srcs.map((v) => Number(v(r, f)) >>> 0) };
+    const all = m.warpExchange(t, 0xffffffff, mine as unknown as number) as unknown as (typeof mine | undefined)[] | undefined;
+    if (!all) return BLOCK;
+    if (!written.has(all)) {
+      written.add(all);
+      const tm = tmemOf(f.ts.blk);
+      for (let l = 0; l < 32; l++) {
+        const x = all[l];
+        if (!x) throw new SimError(`tcgen05.st: lane ${l} of warp ${t.warp} did not execute it (.sync.aligned: every lane of the warp must)`);
+        if (x.addr !== mine.addr || x.half !== mine.half) throw new SimError(`tcgen05.st: lanes of warp ${t.warp} give different addresses (0x${x.addr.toString(16)} at lane ${l}, 0x${mine.addr.toString(16)} at lane ${t.lane}); the address must be the same in every lane`);
+        for (let j = 0; j < count; j++) tm[cellOf(t.warp, x.addr, x.half, l, j)] = x.regs[j];
+      }
+    }
+    return pc + 1;
+  };
+}
+
+/**
+ * The source rows of a tcgen05.cp shape and the TMEM lanes (offsets from the address's lane) each one
+ * lands in: the ISA's shapes as CUTLASS's SM100_UTCCP_* traits lay them out. `.warpx4` copies its
+ * 32 rows into each warp's quarter of the lanes; `.warpx2::02_13` rows 0-31 into quarters 0 and 2 and
+ * rows 32-63 into 1 and 3; `.warpx2::01_23` rows 0-31 into quarters 0 and 1, rows 32-63 into 2 and 3.
+ */
+const TMEM_COPY_SHAPES: Record<string, { rows: number; bits: number; lanes: (row: number) => number[] }> = {
+  '128x256b': { rows: 128, bits: 256, lanes: (r) => [r] },
+  '128x128b': { rows: 128, bits: 128, lanes: (r) => [r] },
+  '32x128b.warpx4': { rows: 32, bits: 128, lanes: (r) => [r, r + 32, r + 64, r + 96] },
+  '64x128b.warpx2::02_13': { rows: 64, bits: 128, lanes: (r) => [r, r + 64] },
+  '64x128b.warpx2::01_23': { rows: 64, bits: 128, lanes: (r) => [(r & 31) + 64 * (r >> 5), (r & 31) + 64 * (r >> 5) + 32] },
+};
+
+/**
+ * tcgen05.cp.cta_group::1.SHAPE [taddr], s-desc: an asynchronous copy of a matrix in shared memory
+ * (the descriptor's K-major canonical layout, row i of `bits` bits) into tensor memory, row i into the
+ * lanes the shape names from the address's lane, 32 bits a column from its column. It runs in the
+ * issuing thread's tcgen05 order, so an MMA issued after it reads what it wrote, and tcgen05.commit
+ * tracks it like an MMA.
+ */
+function tmemCopy(parts: string[], mn: string, o: string[], reg: (n: string) => number, n: SyntaxNode): PInstr {
+  if (!parts.includes('cta_group::1')) unsupported(`PTX instruction '${mn}' (only .cta_group::1 is modelled)`, n);
+  if (parts.some((x) => /^b\d+x16/.test(x))) unsupported(`PTX instruction '${mn}' (decompression of 4- and 6-bit source formats)`, n);
+  const key = parts.slice(parts.indexOf('cta_group::1') + 1).join('.');
+  const shape = TMEM_COPY_SHAPES[key];
+  if (!shape) unsupported(`PTX instruction '${mn}' (the modelled shapes are ${Object.keys(TMEM_COPY_SHAPES).map((x) => `.${x}`).join(', ')}; .4x256b is not)`, n);
+  const a = valueOf((o[0] ?? fail(`${mn}: expected [taddr], s-desc`, n)).replace(/[[\]]/g, ''), reg);
+  const desc = valueOf(o[1] ?? fail(`${mn}: expected [taddr], s-desc`, n), reg);
+  const words = shape.bits / 32;
+  return (f, r, pc) => {
+    const { m, t, blk } = f.ts;
+    const addr = Number(a(r, f)) >>> 0;
+    const lane0 = addr >>> 16;
+    const col0 = addr & 0xffff;
+    const d = smemDesc(desc(r, f) as number | bigint, mn);
+    const last = Math.max(...Array.from({ length: shape.rows }, (_, i) => Math.max(...shape.lanes(i))));
+    if (lane0 + last >= TMEM_LANES || col0 + words > TMEM_COLS) throw new SimError(`${mn}: lanes ${lane0}..${lane0 + last}, columns ${col0}..${col0 + words - 1} are outside tensor memory`, undefined, 'oob');
+    markProducer(t);
+    const op = m.asyncIssue(t, 'tcgen05', `tcgen05.cp .${key}`, m.lat.tcgen05, (mm: Machine) => {
+      const tm = tmemOf(blk);
+      const read: number[] = [];
+      for (let i = 0; i < shape.rows; i++)
+        for (let w = 0; w < words; w++) {
+          const sa = elementAddress(d, true, 4, i, w);
+          const p = fromSharedAddress(blk, sa);
+          read.push(sa);
+          const v = loadU32(p.buf, p.offset);
+          for (const ln of shape.lanes(i)) tm[(lane0 + ln) * TMEM_COLS + col0 + w] = v;
+        }
+      for (const x of sharedChunks(blk, read)) mm.accessAsync(op, x.buf, x.offset, x.size, false);
+    });
+    m.asyncEffects(op, { writesTmem: true });
+    return pc + 1;
+  };
+}
+
+const loadU32 = loader('u32');
 
 /** A tcgen05 operand descriptor (core/sim/wgmma.ts decodeUmmaDescriptor), refused with the instruction's name. */
 function smemDesc(desc: number | bigint, what: string): MatrixDescriptor {

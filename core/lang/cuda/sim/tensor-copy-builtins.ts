@@ -7,7 +7,8 @@ import { SimError } from '../../../sim/machine';
 import { TENSOR_REDUCE_OPS, type TensorReduceOp } from '../../../sim/tensor-copy';
 import { args, asNum, asPtr, barArg, type BuiltinCx, cases, type FreeBuiltin, noTags, V } from './builtin-operands';
 import type { Fn } from './context';
-import { type Coords, issueTensorLoad, issueTensorStore, sharedAt } from './ptx-tensor';
+import { windowAddress } from './cluster-runtime';
+import { type Coords, issueTensorLoad, issueTensorMulticast, issueTensorStore, sharedAt } from './ptx-tensor';
 import { type Frame, loader } from './runtime';
 import { unsupported } from './syntax';
 import type { Pointer } from '../../../sim/memory';
@@ -61,7 +62,17 @@ export const TENSOR_COPY_BUILTINS: Record<string, FreeBuiltin> = {
   ...cases(['cp_async_bulk_tensor'], (k, _name, _ns, raw) => {
     if (raw.some((x) => /cta_group_2/.test(x.text))) unsupported('cuda::ptx::cp_async_bulk_tensor with cta_group_2 (CTA pairs are not modelled)', k.n);
     const a = noTags(k, raw);
-    if (a.length === 5) unsupported('cuda::ptx::cp_async_bulk_tensor with a ctaMask (multicast to the CTAs of a cluster is not modelled)', k.n);
+    if (a.length === 5) {
+      // (dst, map, coords, bar, ctaMask): .multicast::cluster
+      const [dst, map, bar] = args(k, [a[0], a[1], a[3]]).map((e) => asPtr(k, e));
+      const at = coordsArg(k, a[2]);
+      const mask = asNum(k, args(k, [a[4]])[0], 'u16');
+      return V((f) => {
+        const ts = f.ts;
+        issueTensorMulticast(ts, map(f), at(f), windowAddress(ts, dst(f), 0, PTX_LOAD), windowAddress(ts, bar(f), 0, PTX_LOAD), Number(mask(f)), PTX_LOAD);
+        return 0;
+      });
+    }
     if (a.length === 4) {
       const [dst, map] = args(k, a.slice(0, 2)).map((e) => asPtr(k, e));
       const at = coordsArg(k, a[2]);

@@ -1,7 +1,8 @@
 // Reports from code that lives in a header of the kernel's translation unit name that header and its
 // line (`ring.cuh:7`), not a line of the kernel's own file: an unsupported construct inside a template
-// struct's member function, and the wait a deadlock is stuck in inside a header's helper.
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+// struct's member function, an unsupported inline-PTX instruction (an .im2col tensor copy) inside a
+// header's helper, and the wait a deadlock is stuck in inside a header's helper.
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -66,6 +67,20 @@ __global__ void k(int* out) {
     // The kernel's call (line 4, c.advance()) first, then the method's line in the header.
     expect(r.message).toBe('not supported by the simulator: goto at line 4 ← advance ring.cuh:10');
     expect(r.report?.loc?.file).toBe(path.join(tmp, 'include/pf/ring.cuh'));
+  });
+
+  it('an unsupported PTX instruction in a header helper (an .im2col tensor copy) is reported at tma_helpers.cuh:7 (its compile_flags.txt found by itself)', async () => {
+    // test/fixtures/sim/unsupported-in-header: the kernel's line 5 calls the helper of include/tma_helpers.cuh.
+    const fixture = path.join(__dirname, '../../../fixtures/sim/unsupported-in-header');
+    const file = path.join(fixture, 'im2col_in_header.cu');
+    const r = await runKernel(readFileSync(file, 'utf8'), { file, args: ['A=f32[4,8,32]', 't=tensormap(A,box=[32,1,1])', 'out=f32[32]'] });
+    expect(r.status, r.message).toBe('error');
+    expect(r.report?.kind).toBe('unsupported');
+    expect(r.message).toBe(
+      "not supported by the simulator: PTX instruction 'cp.async.bulk.tensor.3d.shared::cluster.global.im2col.mbarrier::complete_tx::bytes' (im2col mode; only tile mode is modelled) at line 5 ← tma_im2col tma_helpers.cuh:7",
+    );
+    expect(r.report?.loc?.file).toBe(path.join(fixture, 'include/tma_helpers.cuh'));
+    expect(r.report?.loc?.line).toBe(6);
   });
 
   it('the same kernel without the include directory says which include was not found', async () => {

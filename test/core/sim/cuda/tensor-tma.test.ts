@@ -1,6 +1,7 @@
 // Tensor TMA in the CUDA executor, beyond the GPU fixtures (test/fixtures/sim/gpu/tma): binding
 // CUtensorMap parameters, the map travelling as a by-value copy, 4- and 5-D boxes, races on a box read
-// before its barrier, and the clear refusals (im2col, multicast, a buffer given for a map).
+// before its barrier, multicast to the CTAs of a cluster (its mask errors), and the clear refusals (im2col,
+// cta_group::2, a buffer given for a map).
 import { describe, expect, it } from 'vitest';
 import { runKernel, values } from './helpers';
 
@@ -71,7 +72,7 @@ __global__ void k(const __grid_constant__ CUtensorMap t, float* out) {
     expect(r.message).toMatch(/tile/);
   });
 
-  it('refuses im2col and multicast copies with a clear message', async () => {
+  it('refuses im2col, gather4 and cta_group::2 copies with a clear message', async () => {
     const copy = (mn: string, extra = '') => `${PRELUDE}
 __global__ void k(const __grid_constant__ CUtensorMap t) {
   __shared__ alignas(128) float tile[32];
@@ -81,20 +82,85 @@ __global__ void k(const __grid_constant__ CUtensorMap t) {
     const args = ['A=f32[8,32]', 't=tensormap(A,box=[32,1])'];
     let r = await runKernel(copy('cp.async.bulk.tensor.2d.shared::cluster.global.im2col.mbarrier::complete_tx::bytes'), { args });
     expect(r.message).toMatch(/not supported by the simulator: PTX instruction 'cp\.async\.bulk\.tensor\.2d\.shared::cluster\.global\.im2col\.mbarrier::complete_tx::bytes' \(im2col mode/);
-    r = await runKernel(copy('cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes.multicast::cluster', ', %5'), { args });
-    expect(r.message).toMatch(/not supported by the simulator: PTX instruction .*multicast::cluster' \(multicast to the CTAs of a cluster/);
+    r = await runKernel(copy('cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes.multicast::cluster.cta_group::2', ', %5'), { args });
+    expect(r.message).toMatch(/not supported by the simulator: PTX instruction .*cta_group::2' \(cta_group::2 pairs/);
     r = await runKernel(copy('cp.async.bulk.tensor.2d.shared::cluster.global.tile::gather4.mbarrier::complete_tx::bytes'), { args });
     expect(r.message).toMatch(/\(the tile::gather4 \/ tile::scatter4 modes/);
-    const multicastCall = `#include <cuda/ptx>
-#include <cuda.h>
-__global__ void k(const __grid_constant__ CUtensorMap t) {
-  __shared__ alignas(128) float tile[32];
+  });
+
+  // Two-CTA clusters: rank 1 multicasts an 8-row box (128B swizzle) to the CTAs of `mask`; each
+  // receiving CTA armed expect_tx of the box before the cluster barrier and dumps its raw tile.
+  const multicastKernel = (mask: string, opts: { readEarly?: boolean; cpp?: boolean } = {}) => `${PRELUDE}
+#include <cuda/ptx>
+__device__ uint32_t rank() { uint32_t r; asm volatile("mov.u32 %0, %%cluster_ctarank;" : "=r"(r)); return r; }
+__device__ void csync() { asm volatile("barrier.cluster.arrive.release.aligned;\\n barrier.cluster.wait.acquire.aligned;" ::: "memory"); }
+__global__ void k(const __grid_constant__ CUtensorMap t, uint32_t* out) {
+  __shared__ alignas(1024) uint32_t tile[256];
   __shared__ uint64_t bar;
-  const int32_t c[2] = {0, 0};
-  cuda::ptx::cp_async_bulk_tensor(cuda::ptx::space_cluster, cuda::ptx::space_global, tile, &t, c, &bar, (uint16_t)3);
+  const uint16_t mask = ${mask};
+  const bool receives = (mask >> rank()) & 1;
+  if (threadIdx.x == 0) { init(&bar); if (receives) expect_tx(&bar, 1024); }
+  csync();
+  if (threadIdx.x == 0 && rank() == 1) {
+    ${
+      opts.cpp
+        ? 'const int32_t c[2] = {0, 2}; cuda::ptx::cp_async_bulk_tensor(cuda::ptx::space_cluster, cuda::ptx::space_global, tile, &t, c, &bar, mask);'
+        : 'asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes.multicast::cluster [%0], [%1, {%2, %3}], [%4], %5;" :: "r"(smem(tile)), "l"(&t), "r"(0), "r"(2), "r"(smem(&bar)), "h"(mask) : "memory");'
+    }
+  }
+  ${opts.readEarly ? 'out[blockIdx.x * 256 + threadIdx.x] = tile[threadIdx.x];' : ''}
+  if (receives) wait(&bar);
+  for (int i = threadIdx.x; i < 256; i += 32) out[blockIdx.x * 256 + i] = tile[i];
+  csync();
 }`;
-    r = await runKernel(multicastCall, { args });
-    expect(r.message).toMatch(/not supported by the simulator: cuda::ptx::cp_async_bulk_tensor with a ctaMask \(multicast/);
+  const mcArgs = ['A=u32[16,32]:iota', 't=tensormap(A,box=[32,8],swizzle=128B)', 'out=u32[512]'];
+  const swizzledBox = () => {
+    const want = new Array<number>(256);
+    for (let j = 0; j < 8; j++) for (let i = 0; i < 32; i++) {
+      const a = (j * 32 + i) * 4;
+      want[(a ^ (((a >> 7) & 7) << 4)) / 4] = (2 + j) * 32 + i;
+    }
+    return want;
+  };
+
+  it('multicasts a box to the CTAs of its mask only, each barrier completing on the whole box (inline PTX and cuda::ptx)', async () => {
+    for (const cpp of [false, true]) {
+      // Mask 0b01: the issuing CTA (rank 1) is not a receiver; rank 0 gets the box, rank 1's tile stays zero.
+      let r = await runKernel(multicastKernel('0x1', { cpp }), { args: mcArgs, grid: [2, 1, 1], cluster: [2, 1, 1] });
+      expect(r.status, r.message).toBe('completed');
+      let out = values(r, 'out');
+      expect(out.slice(0, 256)).toEqual(swizzledBox());
+      expect(out.slice(256)).toEqual(new Array(256).fill(0));
+      r = await runKernel(multicastKernel('0x3', { cpp }), { args: mcArgs, grid: [2, 1, 1], cluster: [2, 1, 1] });
+      expect(r.status, r.message).toBe('completed');
+      out = values(r, 'out');
+      expect(out.slice(0, 256)).toEqual(swizzledBox());
+      expect(out.slice(256)).toEqual(swizzledBox());
+    }
+  });
+
+  it('reports a race when a receiving CTA reads the box before its barrier completes', async () => {
+    const r = await runKernel(multicastKernel('0x3', { readEarly: true }), { args: mcArgs, grid: [2, 1, 1], cluster: [2, 1, 1], latencies: { bulkCopy: 5 }, schedule: 'adversarial' });
+    expect(r.status, r.message).toBe('race');
+    expect(r.message).toMatch(/tile/);
+  });
+
+  it('reports a multicast into a CTA that already exited (undefined behaviour: a launch failure on the GPU)', async () => {
+    // Rank 0 leaves right after the cluster barrier; rank 1's box is still due to land in it.
+    const src = multicastKernel('0x3').replace('  csync();\n  if (threadIdx.x == 0 && rank() == 1)', '  csync();\n  if (rank() == 0) return;\n  if (threadIdx.x == 0 && rank() == 1)');
+    expect(src).toContain('if (rank() == 0) return;');
+    const r = await runKernel(src, { args: mcArgs, grid: [2, 1, 1], cluster: [2, 1, 1] });
+    expect(r.status).toBe('error');
+    expect(r.message).toMatch(/cp\.async\.bulk\.tensor.* targets CTA rank 0 of its cluster, which already exited/);
+  });
+
+  it('stops on a CTA mask naming ranks the cluster lacks, or none', async () => {
+    let r = await runKernel(multicastKernel('0x4'), { args: mcArgs, grid: [2, 1, 1], cluster: [2, 1, 1] });
+    expect(r.status).toBe('error');
+    expect(r.message).toMatch(/CTA mask 0x4 names CTA ranks beyond the cluster's 2/);
+    r = await runKernel(multicastKernel('0x0'), { args: mcArgs, grid: [2, 1, 1], cluster: [2, 1, 1] });
+    expect(r.status).toBe('error');
+    expect(r.message).toMatch(/CTA mask 0 names no CTA/);
   });
 
   it('binds CUtensorMap parameters only to tensormap(…) and says how to give one', async () => {
