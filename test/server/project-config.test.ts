@@ -55,6 +55,28 @@ describe('language server: .phaseflip.json', () => {
     expect(after.diagnostics.filter((d) => d.code === 'PF403')).toEqual([]);
   });
 
+  it('unsaved edits to an open .phaseflip.json are not used (as clangd with .clangd): the saved file is (docs/configuration.md)', async () => {
+    write('u/.phaseflip.json', JSON.stringify({ rules: { PF403: 'error' } }));
+    const uri = write('u/k.cu', BUG);
+    const configUri = uriOf('u/.phaseflip.json');
+    await client.open(configUri, JSON.stringify({ rules: { PF403: 'off' } }), 'json');
+    await client.open(uri, BUG);
+    const first = await client.waitForDiagnostics(uri, (p) => p.diagnostics.some((d) => d.code === 'PF403'));
+    expect(first.diagnostics.find((d) => d.code === 'PF403')!.severity).toBe(ERROR);
+    // An edit of the document re-lints it: the unsaved config text still does not apply.
+    let mark = client.diagnostics.length;
+    await client.change(uri, 2, [{ text: `${BUG}\n` }]);
+    const edited = await client.waitForDiagnostics(uri, (p) => p.version === 2, 20_000, mark);
+    expect(edited.diagnostics.find((d) => d.code === 'PF403')?.severity).toBe(ERROR);
+    // Saved (the watcher reports the change on disk): now it applies.
+    write('u/.phaseflip.json', JSON.stringify({ rules: { PF403: 'off' } }));
+    mark = client.diagnostics.length;
+    await client.connection.sendNotification('workspace/didChangeWatchedFiles', { changes: [{ uri: configUri, type: 2 }] });
+    const saved = await client.waitForDiagnostics(uri, () => true, 20_000, mark);
+    expect(saved.diagnostics.filter((d) => d.code === 'PF403')).toEqual([]);
+    await client.close(configUri);
+  });
+
   it('a file it excludes gets no diagnostics, while symbols still answer', async () => {
     write('b/.phaseflip.json', JSON.stringify({ exclude: ['vendor/'] }));
     const uri = write('b/vendor/v.cu', BUG);
