@@ -39,6 +39,9 @@ export type { InlineValueName } from './lang/inline-values';
 
 // Code lenses and F5 without launch.json: launch templates derived from a kernel's signature.
 export { launchTemplates } from './languages';
+// The code lens above a kernel whose language gives its extent (a tilus Script): autotune space, barriers, findings.
+export { kernelOverviews } from './kernel-overview';
+export type { KernelOverview } from './kernel-overview';
 export { LAUNCH_PROVENANCE_KEYS, launchConfiguration } from './sim/launch-template';
 export type { LaunchConfiguration, LaunchTemplate } from './sim/launch-template';
 
