@@ -77,6 +77,29 @@ describe('language server: .phaseflip.json', () => {
     await client.close(configUri);
   });
 
+  it('its launch shapes and include paths reach the analysis, as on the command line', async () => {
+    write('s/.phaseflip.json', JSON.stringify({ launch: { k: { block: 128 } }, includePaths: ['inc'] }));
+    write('s/inc/count.h', '#define ARRIVALS 64\n');
+    const text = `#include <cuda/barrier>
+#include "count.h"
+__global__ void k(float* out) {
+  __shared__ cuda::barrier<cuda::thread_scope_block> bar;
+  if (threadIdx.x == 0) init(&bar, ARRIVALS);
+  __syncthreads();
+  bar.arrive_and_wait();
+  out[threadIdx.x] = 1.f;
+}
+`;
+    const uri = write('s/k.cu', text);
+    await client.open(uri, text);
+    const d = await client.waitForDiagnostics(uri, (p) => p.diagnostics.some((x) => x.code === 'PF401'));
+    const pf401 = d.diagnostics.find((x) => x.code === 'PF401')!;
+    // An error at the configured 128 threads (64 arrivals expected): the header was found and the shape applied.
+    expect(pf401.severity).toBe(ERROR);
+    expect(pf401.message).toMatch(/^128 threads execute this arrive/);
+    expect(d.diagnostics.filter((x) => /include/i.test(x.message))).toEqual([]);
+  });
+
   it('a file it excludes gets no diagnostics, while symbols still answer', async () => {
     write('b/.phaseflip.json', JSON.stringify({ exclude: ['vendor/'] }));
     const uri = write('b/vendor/v.cu', BUG);
