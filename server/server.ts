@@ -53,6 +53,7 @@ import {
   launchTemplates,
   loadEngine,
   mergeDuplicateFinding,
+  notOfLanguage,
   suppressionFix,
 } from '../core/index';
 import {
@@ -675,8 +676,11 @@ export class PhaseflipServer {
   private onInlineValue(params: InlineValueParams): InlineValue[] {
     const doc = this.documents.get(params.textDocument.uri);
     if (!doc) return [];
+    const text = this.textOf(doc);
+    // A Python file that does not import tilus is not ours: another debugger's session gets nothing from us there.
+    if (notOfLanguage(doc.language, text) !== undefined) return [];
     const stop = params.context.stoppedLocation.end.line;
-    return inlineValueNames(this.textOf(doc), doc.language, stop, params.range.start.line, params.range.end.line).map((n) =>
+    return inlineValueNames(text, doc.language, stop, params.range.start.line, params.range.end.line).map((n) =>
       InlineValueVariableLookup.create({ start: { line: n.line, character: n.start }, end: { line: n.line, character: n.end } }, n.name, true),
     );
   }
