@@ -107,7 +107,7 @@ export interface KernelCoverage {
    * one: the editor summarises the barriers and findings inside it in a code lens (core/kernel-overview.ts).
    */
   extent?: Range;
-  /** tilus: the Script's autotune space: its combinations, and how many were analysed (the first ones, past the budget). */
+  /** tilus, for a Script with `@tilus.autotune`: its combinations, and how many were analysed (the first ones, past the budget). */
   autotune?: { combinations: number; analysed: number };
 }
 

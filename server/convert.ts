@@ -249,11 +249,9 @@ export function toOverviewLenses(overviews: KernelOverview[], uri: string, peekC
     const range: LspRange = { start: position, end: position };
     const at = (ranges: Range[]) => ranges.map((r) => ({ uri, range: toLspRange(r) }));
     const space = o.autotune
-      ? o.autotune.combinations <= 1
-        ? 'no autotune'
-        : o.autotune.analysed < o.autotune.combinations
-          ? `${o.autotune.analysed} of ${o.autotune.combinations} autotune combinations analysed`
-          : `${plural(o.autotune.combinations, 'autotune combination')} analysed`
+      ? o.autotune.analysed < o.autotune.combinations
+        ? `${o.autotune.analysed} of ${o.autotune.combinations} autotune combinations analysed`
+        : `${plural(o.autotune.combinations, 'autotune combination')} analysed`
       : undefined;
     const barriers = plural(o.barriers.length, 'barrier');
     const summary = [space, barriers, ...(o.findings.length ? [] : ['no findings'])].filter(Boolean).join(' · ');

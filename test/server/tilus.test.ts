@@ -119,7 +119,7 @@ describe('language server: code lenses above tilus Scripts', () => {
     expect(got.map((l) => [l.range.start.line, l.command?.title])).toEqual([
       [lineOf(BUGGY, '@tilus.autotune'), '4 autotune combinations analysed · 2 barriers'],
       [lineOf(BUGGY, '@tilus.autotune'), '1 finding (PF201)'],
-      [lineOf(two, 'class Untuned'), 'no autotune · 2 barriers · no findings'],
+      [lineOf(two, 'class Untuned'), '2 barriers · no findings'],
     ]);
 
     const plain = 'file:///tilus-lens/plain.py';

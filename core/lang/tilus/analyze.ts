@@ -124,7 +124,7 @@ export function analyzeTilus(text: string, options: LintOptions): { result: Anal
       barrierOps,
       notUnderstood: notUnderstood.length,
       extent: set.script.range,
-      autotune: { combinations: set.total, analysed },
+      ...(set.script.autotune.length ? { autotune: { combinations: set.total, analysed } } : {}),
     });
     for (const n of notUnderstood) notes.push({ kind: 'unresolved-helper', message: n.what, range: n.range });
     if (set.total > analysed) {

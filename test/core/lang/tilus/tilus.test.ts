@@ -292,6 +292,17 @@ describe('tilus kernel overviews (the code lens above each Script)', () => {
     doc.dispose();
   });
 
+  it('a Script without @tilus.autotune has no autotune space; one with a single value has one combination', async () => {
+    const untuned = BUGGY.replace('@tilus.autotune("num_stages", [2, 4])\n@tilus.autotune("block_k", [32, 64])\n', '').replace('def __init__(self, num_stages, block_k,', 'def __init__(self, num_stages=2, block_k=64,');
+    const doc = (await getEngine()).openDocument('tilus', untuned);
+    expect(kernelOverviews(doc.analyze())[0]).toMatchObject({ name: 'TmaPipeline', barriers: [{ name: 'full' }, { name: 'empty' }] });
+    expect(kernelOverviews(doc.analyze())[0]!.autotune).toBeUndefined();
+    doc.dispose();
+    const single = (await getEngine()).openDocument('tilus', BUGGY.replace('@tilus.autotune("num_stages", [2, 4])', '@tilus.autotune("num_stages", [4])'));
+    expect(kernelOverviews(single.analyze())[0]!.autotune).toEqual({ combinations: 2, analysed: 2 });
+    single.dispose();
+  });
+
   it('CUDA kernels have no extent, so no overview (their lenses launch them)', async () => {
     const doc = (await getEngine()).openDocument('cuda', readFileSync(path.join(ROOT, 'examples/bugs/producer_missing_bootstrap.cu'), 'utf8'));
     expect(kernelOverviews(doc.analyze())).toEqual([]);
