@@ -34,7 +34,7 @@ export { parseLaunchFlag, parseLaunchSettings } from './project/launch-settings'
 export type { LaunchSetting } from './project/launch-settings';
 
 // Inline values: the names an editor shows values for while a debug session is stopped.
-export { headerHoldsCode, inlineValueNames, languageForEditorId, languageForHeader, lintedExtensions, notOfLanguage } from './languages';
+export { headerHoldsCode, inlineValueNames, languageForEditorId, languageForHeader, lineComment, lintedExtensions, notOfLanguage } from './languages';
 export type { InlineValueName } from './lang/inline-values';
 
 // Code lenses and F5 without launch.json: launch templates derived from a kernel's signature.

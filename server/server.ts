@@ -51,6 +51,7 @@ import {
   languageForHeader,
   languageForPath,
   launchTemplates,
+  lineComment,
   loadEngine,
   mergeDuplicateFinding,
   notOfLanguage,
@@ -487,7 +488,7 @@ export class PhaseflipServer {
       }
     }
     this.setForeign(doc, inHeaders);
-    doc.findings = this.withSuppressionFixes(own, this.textOf(doc));
+    doc.findings = this.withSuppressionFixes(own, this.textOf(doc), lineComment(doc.language));
     doc.findingsVersion = version;
     this.publish(doc, (result.notes ?? []).filter((n) => n.range.file === undefined));
     this.refreshOverviewLenses(doc);
@@ -506,7 +507,7 @@ export class PhaseflipServer {
     for (const list of (doc.path ? this.foreign.get(doc.path) : undefined)?.values() ?? []) {
       for (const f of list) {
         const moved: Finding = { ...f, range: { start: f.range.start, end: f.range.end }, related: [...f.related] };
-        const fix = suppressionFix((lines ??= this.textOf(doc).split('\n')), moved);
+        const fix = suppressionFix((lines ??= this.textOf(doc).split('\n')), moved, lineComment(doc.language));
         const local: Finding = fix ? { ...moved, fixes: [...moved.fixes, fix] } : moved;
         const key = findingKey(local);
         const kept = byKey.get(key);
@@ -524,11 +525,11 @@ export class PhaseflipServer {
   }
 
   /** Each finding with the quick fix that suppresses it on its line (after its own fixes, never preferred). */
-  private withSuppressionFixes(findings: Finding[], text: string): Finding[] {
+  private withSuppressionFixes(findings: Finding[], text: string, comment: string): Finding[] {
     if (findings.length === 0) return findings;
     const lines = text.split('\n');
     return findings.map((f) => {
-      const fix = suppressionFix(lines, f);
+      const fix = suppressionFix(lines, f, comment);
       return fix ? { ...f, fixes: [...f.fixes, fix] } : f;
     });
   }

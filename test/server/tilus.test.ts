@@ -33,6 +33,10 @@ describe('language server: tilus (Python) documents', () => {
     expect(d.diagnostics.map((x) => x.code)).toEqual(['PF410']);
     const actions = await client.codeActions(uri, d.diagnostics[0]!.range, d.diagnostics);
     expect(JSON.stringify(actions)).toContain('single_thread');
+    // The suppression quick fix writes a Python comment.
+    const suppress = (actions ?? []).find((a) => a.title.startsWith('Suppress PF410')) as { title: string; edit?: unknown } | undefined;
+    expect(suppress?.title).toBe('Suppress PF410 on this line (# phaseflip-ignore)');
+    expect(JSON.stringify(suppress?.edit)).toMatch(/"newText":" *# phaseflip-ignore PF410: \\n"/);
     const line = BUG.split('\n').findIndex((l) => l.includes('self.mbarrier.wait(empty'));
     const hover = await client.hover(uri, { line, character: BUG.split('\n')[line]!.indexOf('wait') + 1 });
     expect(JSON.stringify(hover)).toContain('phase');
