@@ -20,7 +20,8 @@ Usage:
                                      headers holding device code; node_modules and dot directories
                                      are skipped; a header named explicitly is always linted)
   phaseflip rules [--format json]    list the rules: code, id, family, summary
-  phaseflip ir FILE                  print the kernel IR Phaseflip builds for a .cu/.cuh/.co file or header
+  phaseflip ir FILE                  print the kernel IR Phaseflip builds for a .cu/.cuh/.co file,
+                                     a header or a tilus .py file
   phaseflip sim FILE [options]       run a kernel on the simulator and report whether it completes,
                                      deadlocks, misuses a barrier or races ('phaseflip sim --help')
   phaseflip lsp [--stdio | --node-ipc | --socket=PORT | --pipe=NAME]
