@@ -1,6 +1,6 @@
 // The command line: `phaseflip lint|rules|ir|sim|lsp|dap|--help|--version`. cli/main.ts runs it.
 import * as path from 'node:path';
-import { type ExplicitFlags, Project, languageForHeader, languageForPath, loadEngine } from '../core/index';
+import { type ExplicitFlags, Project, languageForHeader, languageForPath, loadEngine, notOfLanguage } from '../core/index';
 import { version } from '../package.json';
 import { COMPILE_FLAGS_HELP, takeCompileFlag } from './compile-args';
 import { EXIT_ERROR, EXIT_OK, UsageError } from './errors';
@@ -20,7 +20,8 @@ Usage:
                                      headers holding device code; node_modules and dot directories
                                      are skipped; a header named explicitly is always linted)
   phaseflip rules [--format json]    list the rules: code, id, family, summary
-  phaseflip ir FILE                  print the kernel IR Phaseflip builds for a .cu/.cuh/.co file or header
+  phaseflip ir FILE                  print the kernel IR Phaseflip builds for a .cu/.cuh/.co file,
+                                     a header or a tilus .py file
   phaseflip sim FILE [options]       run a kernel on the simulator and report whether it completes,
                                      deadlocks, misuses a barrier or races ('phaseflip sim --help')
   phaseflip lsp [--stdio | --node-ipc | --socket=PORT | --pipe=NAME]
@@ -102,12 +103,18 @@ export async function main(argv: readonly string[], io: Streams, servers?: Proto
         if (files.length !== 1) throw new UsageError('ir takes exactly one file (and -I/-D/--compile-commands/--cuda-arch flags)');
         const file = files[0]!;
         const language = languageForPath(file) ?? languageForHeader(file);
-        if (!language) throw new UsageError(`'${file}' is not a .cu, .cuh or .co file or a C/C++ header`);
+        if (!language) throw new UsageError(`'${file}' is not a .cu, .cuh or .co file, a C/C++ header or a tilus .py file`);
         let text: string;
         try {
           text = readSource(file);
         } catch (e) {
           io.stderr(`phaseflip: cannot read '${file}': ${e instanceof Error ? e.message : String(e)}\n`);
+          return EXIT_ERROR;
+        }
+        // A Python file without tilus has no IR to show: say so, as lint does.
+        const foreign = notOfLanguage(language, text);
+        if (foreign) {
+          io.stderr(`phaseflip: ${file}: ${foreign}\n`);
           return EXIT_ERROR;
         }
         const engine = await loadEngine({ wasmDir: bundleDir(), project: new Project({ explicit: compile }) });

@@ -191,7 +191,8 @@ export function runLint(engine: Engine, args: LintArgs, info: { version: string;
     // a file that was linted (whichever argument reached it first).
     const real = realpathOr(arg);
     const under = real.endsWith(path.sep) ? real : real + path.sep;
-    if (linted.some((f) => f === real || f.startsWith(under)) || unreadable.some((e) => e.startsWith(`cannot read ${arg}:`))) continue;
+    // A named file already reported (unreadable, or not of its language: a Python file without tilus) is not reported twice.
+    if (linted.some((f) => f === real || f.startsWith(under)) || unreadable.some((e) => e.startsWith(`cannot read ${arg}:`) || e.startsWith(`${arg}: `))) continue;
     const skipped = excluded.get(arg);
     const why = skipped ? `; ${skipped.count} ${skipped.count === 1 ? 'file was' : 'files were'} left out by the exclude patterns of ${[...skipped.configs].join(', ')}` : '';
     errors.push(`found nothing to lint in ${arg}: looked for ${lintedFilesInWords()}${why}`);

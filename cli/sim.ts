@@ -294,7 +294,7 @@ const FLAGS: Record<LaunchProblem['field'], string> = {
 function flagMessage(p: LaunchProblem, args: SimArgs): string {
   switch (p.kind) {
     case 'language':
-      return p.linted ? `don't know how to simulate ${p.file}: ${p.linted} files are linted (phaseflip lint), not simulated; expected a .cu, .cuh or .co file` : `don't know how to simulate ${p.file}: expected a .cu, .cuh or .co file`;
+      return p.linted ? `not supported by the simulator: ${p.linted} file ${p.file} (${p.linted} files are linted with phaseflip lint, not simulated; the simulator runs .cu, .cuh and .co files)` : `don't know how to simulate ${p.file}: expected a .cu, .cuh or .co file`;
     case 'required':
       return `a CUDA launch needs ${p.missing.map((f) => FLAGS[f]).join(' and ')} (e.g. --grid 1 --block 128)`;
     case 'dims':
@@ -343,7 +343,7 @@ export async function runSim(argv: readonly string[], io: Streams, deps: SimDeps
       return EXIT_ERROR;
     }
     if (e instanceof InputError) {
-      if (argv.includes('--json')) io.stdout(formatJson(failedRun(e.message), 'bad-input'));
+      if (argv.includes('--json')) io.stdout(formatJson(failedRun(e.message), e.outcome));
       io.stderr(`phaseflip: ${e.message}\n`);
       return EXIT_ERROR;
     }
@@ -406,8 +406,18 @@ export async function runSim(argv: readonly string[], io: Streams, deps: SimDeps
   return exit;
 }
 
-/** Bad input discovered while preparing the run (unreadable files, mismatched .npy): exit 2, no usage hint. */
-class InputError extends Error {}
+/**
+ * Bad input discovered while preparing the run (unreadable files, mismatched .npy), or a file of a language the
+ * simulator does not run (a tilus script): exit 2, no usage hint, and with --json the result object.
+ */
+class InputError extends Error {
+  constructor(
+    message: string,
+    readonly outcome: 'bad-input' | 'unsupported' = 'bad-input',
+  ) {
+    super(message);
+  }
+}
 
 function buildRequest(args: SimArgs): SimulateRequest {
   const file = args.file;
@@ -435,7 +445,11 @@ function buildRequest(args: SimArgs): SimulateRequest {
       program: isProgram(args, file, text),
     });
   } catch (e) {
-    if (e instanceof LaunchRequestError) throw new UsageError(flagMessage(e.problem, args));
+    if (e instanceof LaunchRequestError) {
+      // A file Phaseflip lints but cannot simulate is no mistake of the command line: the run is unsupported.
+      if (e.problem.kind === 'language' && e.problem.linted) throw new InputError(flagMessage(e.problem, args), 'unsupported');
+      throw new UsageError(flagMessage(e.problem, args));
+    }
     throw e;
   }
   for (const spec of launch.args) if (spec.kind === 'buffer' && spec.init.kind === 'file') readNpyInput(spec);

@@ -135,6 +135,34 @@ export function defaultBlock(config: DebugConfigurationLike): number | number[] 
   return typeof config.block === 'number' || Array.isArray(config.block) ? (config.block as number | number[]) : undefined;
 }
 
+/** The button of the notice that a launch ran with a default block. */
+export const EDIT_BLOCK = 'Edit Block Size…';
+
+/** The notice shown after "Debug kernel" started a launch whose block is a default (`defaultBlock`). */
+export function defaultBlockNotice(config: DebugConfigurationLike, block: number | number[]): string {
+  const shown = Array.isArray(block) ? block.join(',') : String(block);
+  return `Phaseflip: ${String(config.kernel ?? 'the kernel')} runs with block ${shown}, a default: nothing in the file says how it is launched (no launch, __launch_bounds__ or blockDim check).`;
+}
+
+/** Most threads a block may have (the launch is refused past it). */
+const MAX_BLOCK_THREADS = 1024;
+
+/** A block size the user typed (`X` or `X,Y,Z`): its dimensions, or why it is not one (for the input box). */
+export function parseBlockSize(text: string): number[] | { problem: string } {
+  const problem = { problem: `a positive size X or X,Y,Z with X·Y·Z ≤ ${MAX_BLOCK_THREADS}` };
+  if (!/^\s*\d+\s*(,\s*\d+\s*){0,2}$/.test(text)) return problem;
+  const dims = text.split(',').map((d) => Number(d.trim()));
+  if (dims.some((d) => d <= 0) || dims.reduce((n, d) => n * d, 1) > MAX_BLOCK_THREADS) return problem;
+  return dims;
+}
+
+/** `config` run again with the block the user typed: no longer a default, so no notice follows it. */
+export function withEditedBlock(config: DebugConfigurationLike, dims: number[]): DebugConfigurationLike {
+  const edited: DebugConfigurationLike = { ...config, block: dims.length === 1 ? dims[0] : dims, blockSource: 'the size you typed' };
+  delete edited.blockDefault;
+  return edited;
+}
+
 /** One configuration per launchable kernel, for launch.json's initial and dynamic lists. */
 export function configurationsFor(templates: LaunchTemplate[], program: string): LaunchConfiguration[] {
   return templates.filter((t) => !t.unsupported).map((t) => launchConfiguration(t, program));

@@ -11,12 +11,16 @@ import {
   DEBUG_TYPE,
   type DebugConfigurationLike,
   defaultBlock,
+  defaultBlockNotice,
+  EDIT_BLOCK,
   forLaunchJson,
   launchAllowed,
+  parseBlockSize,
   portableProgram,
   readSimulatorDefaults,
   resolveConfiguration,
   withConfiguration,
+  withEditedBlock,
 } from './debug-config';
 
 export const DEBUG_KERNEL_COMMAND = 'phaseflip.debugKernel';
@@ -156,28 +160,25 @@ async function pickConfiguration(templates: KernelTemplates): Promise<DebugConfi
   return picked?.config;
 }
 
-const EDIT_BLOCK = 'Edit Block Size…';
-
 /** After a launch with a default block: offers to run again with a block the user types. */
 async function offerBlockEdit(config: DebugConfigurationLike, folder: vscode.WorkspaceFolder | undefined, block: number | number[]): Promise<void> {
-  const shown = Array.isArray(block) ? block.join(',') : String(block);
-  const choice = await vscode.window.showInformationMessage(
-    `Phaseflip: ${String(config.kernel ?? 'the kernel')} runs with block ${shown}, a default: nothing in the file says how it is launched (no launch, __launch_bounds__ or blockDim check).`,
-    EDIT_BLOCK,
-  );
+  const choice = await vscode.window.showInformationMessage(defaultBlockNotice(config, block), EDIT_BLOCK);
   if (choice !== EDIT_BLOCK) return;
   const typed = await vscode.window.showInputBox({
     title: 'Threads per block',
     prompt: 'X or X,Y,Z (at most 1024 threads)',
-    value: shown,
-    validateInput: (v) => (/^\s*\d+\s*(,\s*\d+\s*){0,2}$/.test(v) && v.split(',').reduce((n, d) => n * Number(d), 1) <= 1024 && v.split(',').every((d) => Number(d) > 0) ? undefined : 'a positive size X or X,Y,Z with X·Y·Z ≤ 1024'),
+    value: Array.isArray(block) ? block.join(',') : String(block),
+    validateInput: (v) => {
+      const parsed = parseBlockSize(v);
+      return Array.isArray(parsed) ? undefined : parsed.problem;
+    },
   });
   if (typed === undefined) return;
-  const dims = typed.split(',').map((d) => Number(d.trim()));
-  const edited: DebugConfigurationLike = { ...config, block: dims.length === 1 ? dims[0] : dims, blockSource: 'the size you typed', blockDefault: undefined };
+  const dims = parseBlockSize(typed);
+  if (!Array.isArray(dims)) return;
   const running = vscode.debug.activeDebugSession;
   if (running?.type === DEBUG_TYPE) await vscode.debug.stopDebugging(running);
-  await vscode.debug.startDebugging(folder, edited as vscode.DebugConfiguration);
+  await vscode.debug.startDebugging(folder, withEditedBlock(config, dims) as vscode.DebugConfiguration);
 }
 
 export function registerDebugging(context: vscode.ExtensionContext, templates: KernelTemplates): void {

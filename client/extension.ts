@@ -1,11 +1,13 @@
 // VS Code client: starts the bundled language server (dist/server.js) over Node IPC and lets
 // vscode-languageclient do the rest (diagnostics, hovers, quick fixes, code lenses); registers the
-// inline debug adapter, the launch configuration provider, the code lens commands, the barrier
+// inline debug adapter, the launch configuration provider, the code lens commands (debug, add to
+// launch.json, peek at a tilus Script's barriers or findings), the barrier
 // timeline panel and the walkthrough's commands.
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { registerInlineDebugAdapter } from './debug';
 import { KernelTemplates, registerDebugging } from './debugging';
+import { registerPeekLocations } from './peek-locations';
 import { registerTimelinePanel } from './timeline-panel';
 import { registerWalkthrough } from './walkthrough';
 import {
@@ -24,6 +26,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   registerDebugging(context, templates);
   registerTimelinePanel(context);
   registerWalkthrough(context, templates);
+  registerPeekLocations(context);
 
   const module = context.asAbsolutePath(path.join('dist', 'server.js'));
   const serverOptions: ServerOptions = {

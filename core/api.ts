@@ -102,6 +102,13 @@ export interface KernelCoverage {
   barrierOps: number;
   /** Distinct calls that look like barrier operations but resolved to nothing; each has an `unresolved-helper` note. */
   notUnderstood: number;
+  /**
+   * The kernel's whole definition, decorators included (tilus: the Script class), when the language gives
+   * one: the editor summarises the barriers and findings inside it in a code lens (core/kernel-overview.ts).
+   */
+  extent?: Range;
+  /** tilus, for a Script with `@tilus.autotune`: its combinations, and how many were analysed (the first ones, past the budget). */
+  autotune?: { combinations: number; analysed: number };
 }
 
 export interface AnalysisResult {

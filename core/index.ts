@@ -34,11 +34,14 @@ export { parseLaunchFlag, parseLaunchSettings } from './project/launch-settings'
 export type { LaunchSetting } from './project/launch-settings';
 
 // Inline values: the names an editor shows values for while a debug session is stopped.
-export { headerHoldsCode, inlineValueNames, languageForEditorId, languageForHeader, lintedExtensions, notOfLanguage } from './languages';
+export { headerHoldsCode, inlineValueNames, languageForEditorId, languageForHeader, lineComment, lintedExtensions, notOfLanguage } from './languages';
 export type { InlineValueName } from './lang/inline-values';
 
 // Code lenses and F5 without launch.json: launch templates derived from a kernel's signature.
 export { launchTemplates } from './languages';
+// The code lens above a kernel whose language gives its extent (a tilus Script): autotune space, barriers, findings.
+export { kernelOverviews } from './kernel-overview';
+export type { KernelOverview } from './kernel-overview';
 export { LAUNCH_PROVENANCE_KEYS, launchConfiguration } from './sim/launch-template';
 export type { LaunchConfiguration, LaunchTemplate } from './sim/launch-template';
 

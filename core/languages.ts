@@ -70,6 +70,11 @@ export function notOfLanguage(language: LanguageId, text: string): string | unde
   return l.codeRequired !== undefined && !l.holdsCode(text) ? `not a ${l.id} file (${l.codeRequired}): nothing to lint` : undefined;
 }
 
+/** What starts a line comment in `language` (`//`, `#`). */
+export function lineComment(language: LanguageId): string {
+  return languageById(language).lineComment;
+}
+
 /** The language of a VS Code document language id (`cuda-cpp`, `croqtile`), if it is one of ours. */
 export function languageForEditorId(languageId: string): LanguageId | undefined {
   return BY_EDITOR_ID.get(languageId);

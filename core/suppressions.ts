@@ -231,23 +231,23 @@ function directiveFinding(meta: DirectiveRuleMeta, severity: Severity, range: Ra
 
 /**
  * The quick fix that suppresses `finding` where it is reported: the code added to a directive standing on the line
- * before, else a new `// phaseflip-ignore CODE: ` line above with the line's indentation. The reason is left for
+ * before, else a new `// phaseflip-ignore CODE: ` line (`#` in Python: `comment`) above with the line's indentation. The reason is left for
  * the user to write after the colon (until then, PF001 says so). `lines` is the document's text split at `\n`.
  * Undefined for the directives' own findings and for a finding outside the document (another file's).
  */
-export function suppressionFix(lines: readonly string[], finding: Finding): Fix | undefined {
+export function suppressionFix(lines: readonly string[], finding: Finding, comment = '//'): Fix | undefined {
   if (finding.range.file !== undefined || DIRECTIVE_RULES.some((d) => d.code === finding.code)) return undefined;
   const line = finding.range.start.line;
   const target = lines[line];
   if (target === undefined) return undefined;
-  const title = `Suppress ${finding.code} on this line (// phaseflip-ignore)`;
+  const title = `Suppress ${finding.code} on this line (${comment} phaseflip-ignore)`;
   const above = line > 0 ? parseSuppressions(lines[line - 1]!).find((d) => d.kind === 'line') : undefined;
-  if (above && lines[line - 1]!.trim().startsWith('//') && !above.codes.some((c) => c.code === finding.code)) {
+  if (above && lines[line - 1]!.trim().startsWith(comment) && !above.codes.some((c) => c.code === finding.code)) {
     const last = above.codes[above.codes.length - 1];
     const at = { line: line - 1, character: last ? last.range.end.character : above.range.start.character + 'phaseflip-ignore'.length };
     return { title, edits: [{ range: { start: at, end: at }, newText: last ? `, ${finding.code}` : ` ${finding.code}` }] };
   }
   const indent = /^[ \t]*/.exec(target)![0];
   const start = { line, character: 0 };
-  return { title, edits: [{ range: { start, end: start }, newText: `${indent}// phaseflip-ignore ${finding.code}: \n` }] };
+  return { title, edits: [{ range: { start, end: start }, newText: `${indent}${comment} phaseflip-ignore ${finding.code}: \n` }] };
 }

@@ -28,6 +28,7 @@ import {
   type Finding,
   type Fix,
   type HoverInfo,
+  type KernelOverview,
   type LaunchTemplate,
   type Position,
   type Range,
@@ -230,6 +231,35 @@ export function toCodeLenses(templates: LaunchTemplate[], uri: string, debugComm
     const config = launchConfiguration(t, programOf(uri));
     lenses.push({ range, command: { title: 'Debug kernel', command: debugCommand, arguments: [config, uri] } });
     lenses.push({ range, command: { title: 'Add to launch.json', command: addCommand, arguments: [config, uri] } });
+  }
+  return lenses;
+}
+
+/**
+ * The lenses above a kernel that `kernelOverviews` summarises (a tilus Script): its autotune space and
+ * barriers, peeking at the barriers' allocations (whose hovers show each protocol); and, when it has any,
+ * its findings, peeking at them. Each runs `peekCommand` with the document URI, the lens position and the
+ * locations (LSP `Location`s).
+ */
+export function toOverviewLenses(overviews: KernelOverview[], uri: string, peekCommand: string): CodeLens[] {
+  const lenses: CodeLens[] = [];
+  const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
+  for (const o of overviews) {
+    const position: LspPosition = { line: o.line, character: 0 };
+    const range: LspRange = { start: position, end: position };
+    const at = (ranges: Range[]) => ranges.map((r) => ({ uri, range: toLspRange(r) }));
+    const space = o.autotune
+      ? o.autotune.analysed < o.autotune.combinations
+        ? `${o.autotune.analysed} of ${o.autotune.combinations} autotune combinations analysed`
+        : `${plural(o.autotune.combinations, 'autotune combination')} analysed`
+      : undefined;
+    const barriers = plural(o.barriers.length, 'barrier');
+    const summary = [space, barriers, ...(o.findings.length ? [] : ['no findings'])].filter(Boolean).join(' · ');
+    lenses.push({ range, command: { title: summary, command: peekCommand, arguments: [uri, position, at(o.barriers.map((b) => b.selectionRange))] } });
+    if (o.findings.length) {
+      const codes = [...new Set(o.findings.map((f) => f.code))].join(', ');
+      lenses.push({ range, command: { title: `${plural(o.findings.length, 'finding')} (${codes})`, command: peekCommand, arguments: [uri, position, at(o.findings.map((f) => f.range))] } });
+    }
   }
   return lenses;
 }

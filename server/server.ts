@@ -47,11 +47,14 @@ import {
   headerHoldsCode,
   inlineValueNames,
   isExcludedByConfig,
+  kernelOverviews,
   languageForHeader,
   languageForPath,
   launchTemplates,
+  lineComment,
   loadEngine,
   mergeDuplicateFinding,
+  notOfLanguage,
   suppressionFix,
 } from '../core/index';
 import {
@@ -65,6 +68,7 @@ import {
   toContentChanges,
   toCodeLenses,
   toCorePosition,
+  toOverviewLenses,
   toDiagnostic,
   toDocumentSymbol,
   toHover,
@@ -113,6 +117,8 @@ export interface ServerOptions {
 /** Command ids the client registers; the code lenses carry a launch configuration to them. */
 export const DEBUG_KERNEL_COMMAND = 'phaseflip.debugKernel';
 export const ADD_LAUNCH_CONFIGURATION_COMMAND = 'phaseflip.addLaunchConfiguration';
+/** Peeks at locations (uri, position, Location[]): the tilus Script lenses show its barriers or findings with it. */
+export const PEEK_LOCATIONS_COMMAND = 'phaseflip.peekLocations';
 
 interface TrackedDocument {
   uri: string;
@@ -133,6 +139,8 @@ interface TrackedDocument {
   lastError: string | undefined;
   /** Code lenses computed for `version` (a document without edits keeps them; while typing they answer stale). */
   lenses: { version: number; lenses: CodeLens[] } | undefined;
+  /** The overview lenses (tilus Scripts) last answered, as JSON: a lint that changes them asks the client to refresh. */
+  overviewLenses: string | undefined;
   /** Cancels the pending work for when typing pauses (fresh code lenses, the IR hovers read), if any. */
   cancelQuiet: (() => void) | undefined;
   /** The headers its last analysis read: editing or saving one of them lints it again. */
@@ -293,6 +301,7 @@ export class PhaseflipServer {
       findingsVersion: null,
       lastError: undefined,
       lenses: undefined,
+      overviewLenses: undefined,
       cancelQuiet: undefined,
       lastEditAt: -Infinity,
       lastLintMs: 0,
@@ -379,6 +388,7 @@ export class PhaseflipServer {
     doc.cancelQuiet?.();
     doc.cancelQuiet = undefined;
     doc.lenses = undefined;
+    doc.overviewLenses = undefined;
     doc.findings = [];
     doc.notes = [];
     doc.dependencies = new Set();
@@ -478,9 +488,10 @@ export class PhaseflipServer {
       }
     }
     this.setForeign(doc, inHeaders);
-    doc.findings = this.withSuppressionFixes(own, this.textOf(doc));
+    doc.findings = this.withSuppressionFixes(own, this.textOf(doc), lineComment(doc.language));
     doc.findingsVersion = version;
     this.publish(doc, (result.notes ?? []).filter((n) => n.range.file === undefined));
+    this.refreshOverviewLenses(doc);
   }
 
   /** Sends a document's diagnostics: its own findings, those other documents found in it, its notes. */
@@ -496,7 +507,7 @@ export class PhaseflipServer {
     for (const list of (doc.path ? this.foreign.get(doc.path) : undefined)?.values() ?? []) {
       for (const f of list) {
         const moved: Finding = { ...f, range: { start: f.range.start, end: f.range.end }, related: [...f.related] };
-        const fix = suppressionFix((lines ??= this.textOf(doc).split('\n')), moved);
+        const fix = suppressionFix((lines ??= this.textOf(doc).split('\n')), moved, lineComment(doc.language));
         const local: Finding = fix ? { ...moved, fixes: [...moved.fixes, fix] } : moved;
         const key = findingKey(local);
         const kept = byKey.get(key);
@@ -514,11 +525,11 @@ export class PhaseflipServer {
   }
 
   /** Each finding with the quick fix that suppresses it on its line (after its own fixes, never preferred). */
-  private withSuppressionFixes(findings: Finding[], text: string): Finding[] {
+  private withSuppressionFixes(findings: Finding[], text: string, comment: string): Finding[] {
     if (findings.length === 0) return findings;
     const lines = text.split('\n');
     return findings.map((f) => {
-      const fix = suppressionFix(lines, f);
+      const fix = suppressionFix(lines, f, comment);
       return fix ? { ...f, fixes: [...f.fixes, fix] } : f;
     });
   }
@@ -605,15 +616,43 @@ export class PhaseflipServer {
       : symbols.map((s) => toSymbolInformation(s, doc.uri));
   }
 
-  /** "Debug kernel" and "Add to launch.json" above every kernel the simulator can launch. */
+  /**
+   * "Debug kernel" and "Add to launch.json" above every kernel the simulator can launch; above a kernel whose
+   * extent the language gives (a tilus Script), its autotune space, barriers and findings.
+   */
   private async onCodeLens(params: CodeLensParams): Promise<CodeLens[]> {
     const doc = this.documents.get(params.textDocument.uri);
     if (!doc || !this.settings.codeLens) return [];
-    if (doc.lenses?.version === doc.version) return doc.lenses.lenses;
+    const overview = this.overviewLenses(doc);
+    doc.overviewLenses = JSON.stringify(overview);
+    if (doc.lenses?.version === doc.version) return [...doc.lenses.lenses, ...overview];
     // While the analysis of newer edits is pending (typing), the last lenses answer: reading the launch
     // templates parses the whole file, so fresh ones are made once edits pause (scheduleQuiet).
-    if (doc.lenses && doc.cancelLint) return doc.lenses.lenses;
-    return (await this.refreshLenses(doc)) ?? [];
+    if (doc.lenses && doc.cancelLint) return [...doc.lenses.lenses, ...overview];
+    return [...((await this.refreshLenses(doc)) ?? []), ...overview];
+  }
+
+  /**
+   * The overview lenses, from the analysis the diagnostics come from (while newer edits wait for theirs, the
+   * last one, as document symbols do); a file its `.phaseflip.json` excludes shows no findings there either.
+   */
+  private overviewLenses(doc: TrackedDocument): CodeLens[] {
+    if (!doc.engine) return [];
+    // Never analysed for a lens request: before the first lint there are none, and that lint asks for a refresh.
+    const result = doc.engine.analysisCurrent ? doc.engine.analyze(this.lintOptions) : doc.engine.lastAnalysis();
+    if (!result?.kernels?.some((k) => k.extent)) return [];
+    const config = doc.path ? this.project.projectConfig(doc.path) : undefined;
+    const excluded = config !== undefined && doc.path !== undefined && isExcludedByConfig(doc.path, config);
+    return toOverviewLenses(kernelOverviews(excluded ? { ...result, findings: [] } : result), doc.uri, PEEK_LOCATIONS_COMMAND);
+  }
+
+  /** After a lint: when the overview lenses the client last got changed (findings came or went), asks it to refresh them. */
+  private refreshOverviewLenses(doc: TrackedDocument): void {
+    if (doc.overviewLenses === undefined || !this.codeLensRefresh || !this.settings.codeLens) return;
+    const next = JSON.stringify(this.overviewLenses(doc));
+    if (next === doc.overviewLenses) return;
+    doc.overviewLenses = next;
+    void this.connection.sendRequest(CodeLensRefreshRequest.type).catch((e: unknown) => this.error(`codeLens/refresh failed: ${describe(e)}`));
   }
 
   /** Makes the code lenses of the document's current text; asks the client to refresh when they changed. */
@@ -638,8 +677,11 @@ export class PhaseflipServer {
   private onInlineValue(params: InlineValueParams): InlineValue[] {
     const doc = this.documents.get(params.textDocument.uri);
     if (!doc) return [];
+    const text = this.textOf(doc);
+    // A Python file that does not import tilus is not ours: another debugger's session gets nothing from us there.
+    if (notOfLanguage(doc.language, text) !== undefined) return [];
     const stop = params.context.stoppedLocation.end.line;
-    return inlineValueNames(this.textOf(doc), doc.language, stop, params.range.start.line, params.range.end.line).map((n) =>
+    return inlineValueNames(text, doc.language, stop, params.range.start.line, params.range.end.line).map((n) =>
       InlineValueVariableLookup.create({ start: { line: n.line, character: n.start }, end: { line: n.line, character: n.end } }, n.name, true),
     );
   }

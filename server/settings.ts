@@ -12,7 +12,7 @@ const MAX_DEBOUNCE_MS = 60_000;
 export interface Settings {
   debounceMs: number;
   rules: Record<string, RuleSetting>;
-  /** `phaseflip.codeLens.enabled`: "Debug kernel" lenses above every kernel. */
+  /** `phaseflip.codeLens.enabled`: "Debug kernel" lenses above every kernel, the overview above every tilus Script. */
   codeLens: boolean;
   /**
    * `phaseflip.includePaths`, `phaseflip.defines`, `phaseflip.compileCommands`, `phaseflip.cudaArch`:

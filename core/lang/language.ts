@@ -28,6 +28,8 @@ export interface Language {
   readonly codeRequired?: string;
   /** VS Code language ids of documents in this language (`cuda-cpp`). */
   readonly editorLanguageIds: readonly string[];
+  /** What starts a comment to the end of the line (`//`, `#`): the suppression quick fix writes its directive with it. */
+  readonly lineComment: string;
   /** How the editor's inline values find this language's functions and keywords. */
   readonly inlineValues: InlineValueSyntax;
   /** Loads what parsing needs (CUDA: the tree-sitter grammar from `wasmDir`); the engine awaits it once. */

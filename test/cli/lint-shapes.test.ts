@@ -1,7 +1,7 @@
 // `phaseflip lint` (the built CLI) with launch shapes: `--launch` gives the block of a kernel launched
 // elsewhere, so an information note becomes the real error; a header line reached from two translation
 // units at two block sizes is reported once, with each kernel, each launch and the other wording.
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -45,6 +45,18 @@ describe('phaseflip lint --launch', () => {
     const right = await runPhaseflip(['lint', '--launch=k.cu:k:block=64', 'k.cu'], dir);
     expect(right.status).toBe(0);
     expect(right.stdout).toBe('');
+  }, 60_000);
+
+  it('.phaseflip.json gives the shape the same way; --launch wins over it', async () => {
+    const project = path.join(dir, 'configured');
+    mkdirSync(project, { recursive: true });
+    writeFileSync(path.join(project, 'k.cu'), KERNEL);
+    writeFileSync(path.join(project, '.phaseflip.json'), JSON.stringify({ launch: { k: { block: 128 } } }));
+    const wrong = await runPhaseflip(['lint', 'k.cu'], project);
+    expect(wrong.status).toBe(1);
+    expect(wrong.stdout).toMatch(/^k\.cu:6:3: error PF401 128 threads execute this arrive/m);
+    const overridden = await runPhaseflip(['lint', '--launch', 'k:block=64', 'k.cu'], project);
+    expect([overridden.status, overridden.stdout]).toEqual([0, '']);
   }, 60_000);
 
   it('a bad --launch is a usage error (exit 2)', async () => {

@@ -1,5 +1,6 @@
 // `phaseflip lint` on Python: a directory walk lints the .py files that import tilus and skips the others
-// silently; a .py named explicitly that does not import tilus is reported as not a tilus file (exit 2).
+// silently; a .py named explicitly that does not import tilus is reported as not a tilus file (exit 2), by
+// `phaseflip ir` too.
 import { spawnSync } from 'node:child_process';
 import { copyFileSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import * as os from 'node:os';
@@ -35,7 +36,8 @@ describe('phaseflip lint on Python files', () => {
 
   it('says a Python file named explicitly is not a tilus file', () => {
     const r = lint('train.py');
-    expect(r.stderr).toContain('train.py: not a tilus file (it does not import tilus): nothing to lint');
+    // Said once, with the run's summary: not also "found nothing to lint in train.py", which is for directories.
+    expect(r.stderr).toBe('phaseflip: train.py: not a tilus file (it does not import tilus): nothing to lint\nno file was linted (1 error)\n');
     expect(r.status).toBe(2);
   });
 
@@ -44,5 +46,18 @@ describe('phaseflip lint on Python files', () => {
     expect(r.stdout).toBe('');
     expect(r.stderr).toContain('0 findings in 1 file');
     expect(r.status).toBe(0);
+  });
+});
+
+describe('phaseflip ir on Python files', () => {
+  const ir = (...args: string[]) => spawnSync(process.execPath, [CLI_JS, 'ir', ...args], { cwd: dir, encoding: 'utf8', timeout: 60_000 });
+
+  it('prints every autotune variant of a tilus Script; a Python file without tilus is said not to be one (exit 2)', () => {
+    const good = ir('good.py');
+    expect(good.status).toBe(0);
+    expect(good.stdout).toMatch(/^# TmaPipeline: \d+ autotune combination\(s\): num_stages=2, block_k=32/m);
+    expect(good.stdout).toMatch(/^kernel TmaPipeline\(/m);
+    const plain = ir('train.py');
+    expect([plain.status, plain.stdout, plain.stderr]).toEqual([2, '', 'phaseflip: train.py: not a tilus file (it does not import tilus): nothing to lint\n']);
   });
 });

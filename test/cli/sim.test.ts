@@ -13,6 +13,7 @@ import { Buffer as SimBuffer, checksum } from '../../core/sim/memory';
 import { parseNpy, toNpy } from '../../core/sim/npy';
 import type { SimulateRequest } from '../../core/sim/run';
 import { fakeSimulate } from './fake-simulate';
+const ROOT = path.join(__dirname, '..', '..');
 
 // Created while the test tables are collected: they name files in it.
 const dir = mkdtempSync(path.join(os.tmpdir(), 'phaseflip-sim-'));
@@ -278,6 +279,17 @@ describe('errors raised by the simulator before it runs', () => {
     expect([unsupported.code, (JSON.parse(unsupported.stdout) as JsonResult).status]).toEqual([2, 'unsupported']);
     const crash = await sim(launch('pipeline', '--json'), { simulate: throwing(new TypeError('x is undefined')) });
     expect([crash.code, (JSON.parse(crash.stdout) as JsonResult).status]).toEqual([2, 'error']);
+  });
+
+  it('a tilus script is not supported by the simulator: said so, unsupported in --json, nothing dumped, exit 2', async () => {
+    writeFileSync(at('script.py'), readFileSync(path.join(ROOT, 'examples/tilus/good/tma_pipeline.py'), 'utf8'));
+    const message = `not supported by the simulator: tilus file ${at('script.py')} (tilus files are linted with phaseflip lint, not simulated; the simulator runs .cu, .cuh and .co files)`;
+    const text = await sim([at('script.py'), '--kernel', 'TmaPipeline']);
+    expect([text.code, text.stdout, text.stderr]).toEqual([2, '', `phaseflip: ${message}\n`]);
+    const json = await sim([at('script.py'), '--kernel', 'TmaPipeline', '--dump', `out=${at('out/tilus.npy')}`, '--json']);
+    expect(json.code).toBe(2);
+    expect(JSON.parse(json.stdout)).toMatchObject({ status: 'unsupported', message, details: null, steps: 0 });
+    expect(existsSync(at('out/tilus.npy'))).toBe(false);
   });
 
   it('an unreadable input is bad-input in --json too, and nothing is dumped', async () => {

@@ -1,19 +1,24 @@
 // The client's launch logic without VS Code: simulator defaults read from settings, configurations
 // completed from the program's kernel templates (user values always win), launch.json updates.
 import { describe, expect, it } from 'vitest';
+import { launchTemplates } from '../../core/index';
 import type { LaunchTemplate } from '../../core/sim/launch-template';
 import {
   configurationsFor,
   defaultBlock,
+  defaultBlockNotice,
+  EDIT_BLOCK,
   forLaunchJson,
   launchAllowed,
   MANAGE_TRUST,
+  parseBlockSize,
   portableProgram,
   RESTRICTED_MODE_PROMPT,
   readSimulatorDefaults,
   resolveConfiguration,
   SIMULATOR_DEFAULTS,
   withConfiguration,
+  withEditedBlock,
 } from '../../client/debug-config';
 
 const TEMPLATES: LaunchTemplate[] = [
@@ -186,5 +191,46 @@ describe('where the block came from', () => {
     const lens = configurationsFor(SOURCED, '/w/x.cu').find((c) => c.kernel === 'third')!;
     expect(lens).toMatchObject({ blockSource: 'the default of 128 threads', blockDefault: true });
     expect(forLaunchJson(lens)).toEqual({ type: 'phaseflip', request: 'launch', name: 'Debug third', program: '/w/x.cu', kernel: 'third', args: [], grid: 1, block: 128 });
+  });
+});
+
+describe('"Debug kernel" offers to edit a block that is a default', () => {
+  const lensConfig = async (text: string) => configurationsFor(await launchTemplates(text, 'cuda', '/w/k.cu'), '/w/k.cu')[0]!;
+
+  it('a kernel whose launch nothing in the file says gets the notice with its button; a derived block does not', async () => {
+    const guessed = await lensConfig('__global__ void k(int* out) { out[threadIdx.x] = 1; }\n');
+    const block = defaultBlock(guessed);
+    expect(block).toBe(128);
+    expect(defaultBlockNotice(guessed, block!)).toBe('Phaseflip: k runs with block 128, a default: nothing in the file says how it is launched (no launch, __launch_bounds__ or blockDim check).');
+    expect(EDIT_BLOCK).toBe('Edit Block Size…');
+    expect(defaultBlockNotice({ type: 'phaseflip', request: 'launch', name: 'n' }, [64, 2, 1])).toContain('the kernel runs with block 64,2,1, a default');
+    for (const derived of [
+      '__global__ void __launch_bounds__(256) k(int* out) { out[threadIdx.x] = 1; }\n',
+      '__global__ void k(int* out) { out[threadIdx.x] = 1; }\nvoid host(int* o) { k<<<1, 64>>>(o); }\n',
+      '__global__ void k(int* out) {\n  if (blockDim.x != 96) return;\n  out[threadIdx.x] = 1;\n}\n',
+    ]) {
+      expect(defaultBlock(await lensConfig(derived)), derived).toBeUndefined();
+    }
+  });
+
+  it('reads the typed size as X or X,Y,Z of at most 1024 threads, and says what it wants otherwise', () => {
+    expect(parseBlockSize('96')).toEqual([96]);
+    expect(parseBlockSize(' 64 , 2 ')).toEqual([64, 2]);
+    expect(parseBlockSize('32,4,8')).toEqual([32, 4, 8]);
+    expect(parseBlockSize('1024')).toEqual([1024]);
+    for (const bad of ['', '0', '1025', '32,0', '64,4,8', '1,2,3,4', 'a', '-32', '32.5', '128;']) {
+      expect(parseBlockSize(bad), bad).toEqual({ problem: 'a positive size X or X,Y,Z with X·Y·Z ≤ 1024' });
+    }
+  });
+
+  it('runs again with the typed block, said to be the user\'s, with no second notice and nothing of it in launch.json', async () => {
+    const guessed = await lensConfig('__global__ void k(int* out) { out[threadIdx.x] = 1; }\n');
+    const one = withEditedBlock(guessed, [96]);
+    expect(one).toMatchObject({ kernel: 'k', program: '/w/k.cu', block: 96, blockSource: 'the size you typed', args: guessed.args });
+    expect('blockDefault' in one).toBe(false);
+    expect(defaultBlock(one)).toBeUndefined();
+    expect(withEditedBlock(guessed, [32, 4]).block).toEqual([32, 4]);
+    expect(forLaunchJson(one)).toEqual({ type: 'phaseflip', request: 'launch', name: 'Debug k', program: '/w/k.cu', kernel: 'k', args: guessed.args, grid: 1, block: 96 });
+    expect(guessed.blockDefault).toBe(true);
   });
 });

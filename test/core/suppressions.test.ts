@@ -8,7 +8,7 @@ import * as path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Project, isKnownRule, loadEngine } from '../../core/index';
 import { parseSuppressions, suppressionFix } from '../../core/suppressions';
-import { lint } from '../helpers/engine';
+import { getEngine, lint } from '../helpers/engine';
 
 const BUG = readFileSync(path.join(__dirname, '../../examples/bugs/continue_skips_release.cu'), 'utf8');
 const lines = BUG.split('\n');
@@ -206,5 +206,39 @@ describe('the quick fix that suppresses a finding', () => {
     const unused = all.find((f) => f.code === 'PF000')!;
     expect(suppressionFix(text.split('\n'), unused)).toBeUndefined();
     expect(suppressionFix(lines, { ...pf403, range: { ...pf403.range, file: '/elsewhere/h.cuh' } })).toBeUndefined();
+  });
+});
+
+describe('suppression directives in tilus (Python) files', () => {
+  const SCRIPT = readFileSync(path.join(__dirname, '../fixtures/tilus/group_arms_stage_without_single_thread.bad.py'), 'utf8');
+  const scriptLines = SCRIPT.split('\n');
+
+  it('a # directive suppresses a finding; an unused one and a file-wide one work as in C-style files', async () => {
+    const [finding] = await lint(SCRIPT, 'tilus');
+    expect(finding!.code).toBe('PF410');
+    const line = finding!.range.start.line;
+    const at = (text: string) => [...scriptLines.slice(0, line), `${/^\s*/.exec(scriptLines[line]!)![0]}${text}`, ...scriptLines.slice(line)].join('\n');
+    expect(await lint(at('# phaseflip-ignore PF410: the group arrives once per thread by design'), 'tilus')).toEqual([]);
+    expect(codes(await lint(at('# phaseflip-ignore PF103: stale'), 'tilus'))).toEqual(['PF000', 'PF410']);
+    expect(await lint(`# phaseflip-ignore-file PF410: reviewed\n${SCRIPT}`, 'tilus')).toEqual([]);
+  });
+
+  it('the quick fix writes a # comment, which Python parses, and applying it with a reason silences the finding', async () => {
+    const [finding] = await lint(SCRIPT, 'tilus');
+    const fix = suppressionFix(scriptLines, finding!, '#')!;
+    expect(fix.title).toBe('Suppress PF410 on this line (# phaseflip-ignore)');
+    const line = finding!.range.start.line;
+    expect(fix.edits).toEqual([{ range: { start: { line, character: 0 }, end: { line, character: 0 } }, newText: `${/^\s*/.exec(scriptLines[line]!)![0]}# phaseflip-ignore PF410: \n` }]);
+    const applied = [...scriptLines.slice(0, line), fix.edits[0]!.newText.replace(/\n$/, 'one arrival per thread is intended'), ...scriptLines.slice(line)].join('\n');
+    const engine = await getEngine();
+    const doc = engine.openDocument('tilus', applied);
+    const result = doc.analyze();
+    doc.dispose();
+    expect(result.syntaxProblems).toEqual([]);
+    expect(result.findings).toEqual([]);
+    // A # directive already above the line gets the code added.
+    const stacked = [...scriptLines.slice(0, line), '            # phaseflip-ignore PF103: reviewed', ...scriptLines.slice(line)];
+    const [again] = (await lint(stacked.join('\n'), 'tilus')).filter((f) => f.code === 'PF410');
+    expect(suppressionFix(stacked, again!, '#')!.edits[0]!.newText).toBe(', PF410');
   });
 });

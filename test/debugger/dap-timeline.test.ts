@@ -1,6 +1,8 @@
 // The barrier timeline over DAP (`phaseflip dap` as a real process): the `phaseflip/timeline`
 // request answers core's timeline model, `phaseflip/timelineChanged` follows every stop, and
 // `phaseflip/travel` moves to a cycle and stops there (the panel's click-to-travel).
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import * as os from 'node:os';
 import * as path from 'node:path';
 import type { DebugClient } from '@vscode/debugadapter-testsupport';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -68,6 +70,29 @@ describe('phaseflip dap: the barrier timeline', () => {
     await c.customRequest('phaseflip/travel', { cycle: later.cursor });
     expect((await fwd)?.body.reason).toBe('step');
     expect((await timeline(c)).cursor!).toBeGreaterThanOrEqual(later.cursor!);
+  }, 60_000);
+
+  it('while the kernel runs, a client that asked for the timeline is told it changed (about once a second) and can read it', async () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'phaseflip-dap-timeline-'));
+    try {
+      const program = path.join(dir, 'spin.cu');
+      // Long enough to run for seconds on the simulator, bounded by maxSteps.
+      writeFileSync(program, '__global__ void spin(int* out) {\n  int x = 0;\n  for (int i = 0; i < 100000000; ++i) x += i;\n  out[threadIdx.x] = x;\n}\n');
+      const c = (dc = await startAdapter());
+      const entry = await launch(c, { program, kernel: 'spin', grid: 1, block: 32, args: ['out=i32[32]'], stopOnEntry: true, maxSteps: 400_000_000 });
+      expect(entry?.body.reason).toBe('entry');
+      await timeline(c);
+      const ticks: { running?: boolean }[] = [];
+      c.on('phaseflip/timelineChanged', (e: { body: { running?: boolean } }) => ticks.push(e.body));
+      const started = Date.now();
+      void c.continueRequest({ threadId: entry!.body.threadId ?? 1 });
+      for (let i = 0; i < 300 && !ticks.some((t) => t.running); i++) await new Promise((r) => setTimeout(r, 20));
+      expect(ticks.some((t) => t.running === true), `no tick in ${Date.now() - started} ms`).toBe(true);
+      // And what it answers then is the picture so far (a request while running is answered).
+      expect((await timeline(c)).end).toBeGreaterThan(0);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   }, 60_000);
 
   it('refuses a travel without a cycle, and a timeline before any launch', async () => {

@@ -50,8 +50,8 @@ describe.skipIf(skipReason !== undefined)('npm pack, then npm install -g of the 
     if (dir) rmSync(dir, { recursive: true, force: true });
   });
 
-  it('packs the launcher, the CLI bundle, the wasm pair and the schema, and no sources, tests or dependencies', () => {
-    for (const f of ['package.json', 'README.md', 'LICENSE', 'bin/phaseflip.js', 'dist/cli.js', 'dist/load-bundle.js', 'dist/tree-sitter.wasm', 'dist/tree-sitter-cuda.wasm', 'schemas/phaseflip.schema.json']) expect(files, f).toContain(f);
+  it('packs the launcher, the CLI bundle, the grammars (CUDA, Python) and the schema, and no sources, tests or dependencies', () => {
+    for (const f of ['package.json', 'README.md', 'LICENSE', 'bin/phaseflip.js', 'dist/cli.js', 'dist/load-bundle.js', 'dist/tree-sitter.wasm', 'dist/tree-sitter-cuda.wasm', 'dist/tree-sitter-python.wasm', 'schemas/phaseflip.schema.json']) expect(files, f).toContain(f);
     expect(files.filter((f) => /^(core|cli|server|client|debugger|entry|test|scripts|examples)\/|\.ts$|\.map$|node_modules|v8cache/.test(f))).toEqual([]);
     const manifest = JSON.parse(readFileSync(path.join(prefix, 'lib', 'node_modules', 'phaseflip', 'package.json'), 'utf8'));
     // Everything the CLI runs is in the bundle: installing it pulls nothing (and builds nothing native).
@@ -76,5 +76,15 @@ describe.skipIf(skipReason !== undefined)('npm pack, then npm install -g of the 
     writeFileSync(path.join(outside, '.phaseflip.json'), JSON.stringify({ rules: { PF403: 'off' } }));
     const quiet = spawnSync(bin, ['lint', '.'], { cwd: outside, env, encoding: 'utf8', timeout: 60_000 });
     expect([quiet.status, quiet.stdout]).toEqual([0, '']);
+  });
+
+  it('the installed phaseflip lints a tilus script (the Python grammar ships in the package)', () => {
+    const bin = path.join(prefix, 'bin', 'phaseflip');
+    const env = { PATH: path.dirname(process.execPath), HOME: dir };
+    const scripts = path.join(dir, 'scripts');
+    cpSync(path.join(ROOT, 'examples', 'tilus', 'bugs', 'tma_pipeline.py'), path.join(scripts, 'pipeline.py'));
+    const r = spawnSync(bin, ['lint', '--format', 'json', '.'], { cwd: scripts, env, encoding: 'utf8', timeout: 60_000 });
+    expect(r.status, r.stderr).toBe(1);
+    expect(JSON.stringify(JSON.parse(r.stdout))).toContain('PF201');
   });
 });

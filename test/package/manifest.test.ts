@@ -51,6 +51,18 @@ describe('commands', () => {
     for (const id of linked) expect(contributed, id).toContain(id);
   });
 
+  it('the walkthrough covers headers and include paths (creating .phaseflip.json) and, after debugging, the barrier timeline', () => {
+    const steps: { id: string; description: string; completionEvents?: string[] }[] = contributes.walkthroughs[0].steps;
+    const at = (command: string) => steps.findIndex((s) => s.description.includes(`(command:${command})`) && (s.completionEvents ?? []).includes(`onCommand:${command}`));
+    const headers = at('phaseflip.createProjectConfig');
+    expect(headers).toBeGreaterThanOrEqual(0);
+    expect(steps[headers]!.description).toMatch(/include paths/);
+    const timeline = at('phaseflip.showTimeline');
+    // The timeline shows a running session: its step comes after the one that starts it.
+    expect(timeline).toBeGreaterThan(at('phaseflip.walkthrough.debugExample'));
+    expect(at('phaseflip.walkthrough.debugExample')).toBeGreaterThanOrEqual(0);
+  });
+
   it('palette entries and menus name contributed commands', () => {
     for (const entries of Object.values(contributes.menus) as { command: string }[][]) for (const e of entries) expect(contributed).toContain(e.command);
   });

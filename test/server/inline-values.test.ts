@@ -47,4 +47,28 @@ describe('inline values', () => {
       await client.stop();
     }
   });
+
+  it('a Python file that does not import tilus gets none (another debugger runs it); one that does gets its __call__ locals', async () => {
+    requireBuild();
+    const client = await TestClient.start();
+    try {
+      await client.initialize({ initializationOptions: { lint: { debounceMs: 0 } } });
+      const body = ['class Adder:', '    def __call__(self, x):', '        total = x + 1', '        scaled = total * 2', '        return scaled', ''];
+      const ask = async (uri: string, text: string) => {
+        await client.open(uri, text, 'python');
+        const lines = text.split('\n');
+        const stop = lines.findIndex((l) => l.includes('return scaled'));
+        return (await client.connection.sendRequest(InlineValueRequest.type, {
+          textDocument: { uri },
+          range: { start: { line: 0, character: 0 }, end: { line: lines.length - 1, character: 0 } },
+          context: { frameId: 1, stoppedLocation: { start: { line: stop, character: 0 }, end: { line: stop, character: 0 } } },
+        })) as { variableName: string }[];
+      };
+      expect(await ask('file:///iv/plain.py', ['import torch', ...body].join('\n'))).toEqual([]);
+      const tilus = (await ask('file:///iv/script.py', ['import tilus', ...body].join('\n'))).map((v) => v.variableName);
+      expect(tilus).toEqual(expect.arrayContaining(['total', 'scaled']));
+    } finally {
+      await client.stop();
+    }
+  });
 });

@@ -55,6 +55,51 @@ describe('language server: .phaseflip.json', () => {
     expect(after.diagnostics.filter((d) => d.code === 'PF403')).toEqual([]);
   });
 
+  it('unsaved edits to an open .phaseflip.json are not used (as clangd with .clangd): the saved file is (docs/configuration.md)', async () => {
+    write('u/.phaseflip.json', JSON.stringify({ rules: { PF403: 'error' } }));
+    const uri = write('u/k.cu', BUG);
+    const configUri = uriOf('u/.phaseflip.json');
+    await client.open(configUri, JSON.stringify({ rules: { PF403: 'off' } }), 'json');
+    await client.open(uri, BUG);
+    const first = await client.waitForDiagnostics(uri, (p) => p.diagnostics.some((d) => d.code === 'PF403'));
+    expect(first.diagnostics.find((d) => d.code === 'PF403')!.severity).toBe(ERROR);
+    // An edit of the document re-lints it: the unsaved config text still does not apply.
+    let mark = client.diagnostics.length;
+    await client.change(uri, 2, [{ text: `${BUG}\n` }]);
+    const edited = await client.waitForDiagnostics(uri, (p) => p.version === 2, 20_000, mark);
+    expect(edited.diagnostics.find((d) => d.code === 'PF403')?.severity).toBe(ERROR);
+    // Saved (the watcher reports the change on disk): now it applies.
+    write('u/.phaseflip.json', JSON.stringify({ rules: { PF403: 'off' } }));
+    mark = client.diagnostics.length;
+    await client.connection.sendNotification('workspace/didChangeWatchedFiles', { changes: [{ uri: configUri, type: 2 }] });
+    const saved = await client.waitForDiagnostics(uri, () => true, 20_000, mark);
+    expect(saved.diagnostics.filter((d) => d.code === 'PF403')).toEqual([]);
+    await client.close(configUri);
+  });
+
+  it('its launch shapes and include paths reach the analysis, as on the command line', async () => {
+    write('s/.phaseflip.json', JSON.stringify({ launch: { k: { block: 128 } }, includePaths: ['inc'] }));
+    write('s/inc/count.h', '#define ARRIVALS 64\n');
+    const text = `#include <cuda/barrier>
+#include "count.h"
+__global__ void k(float* out) {
+  __shared__ cuda::barrier<cuda::thread_scope_block> bar;
+  if (threadIdx.x == 0) init(&bar, ARRIVALS);
+  __syncthreads();
+  bar.arrive_and_wait();
+  out[threadIdx.x] = 1.f;
+}
+`;
+    const uri = write('s/k.cu', text);
+    await client.open(uri, text);
+    const d = await client.waitForDiagnostics(uri, (p) => p.diagnostics.some((x) => x.code === 'PF401'));
+    const pf401 = d.diagnostics.find((x) => x.code === 'PF401')!;
+    // An error at the configured 128 threads (64 arrivals expected): the header was found and the shape applied.
+    expect(pf401.severity).toBe(ERROR);
+    expect(pf401.message).toMatch(/^128 threads execute this arrive/);
+    expect(d.diagnostics.filter((x) => /include/i.test(x.message))).toEqual([]);
+  });
+
   it('a file it excludes gets no diagnostics, while symbols still answer', async () => {
     write('b/.phaseflip.json', JSON.stringify({ exclude: ['vendor/'] }));
     const uri = write('b/vendor/v.cu', BUG);

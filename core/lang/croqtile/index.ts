@@ -34,6 +34,7 @@ export const croqtile: Language = {
   headerExtensions: [],
   holdsCode: () => false,
   editorLanguageIds: ['croqtile'],
+  lineComment: '//',
   inlineValues: {
     functionStart: /\b__co__\b|\b__cok__\b/,
     keywords: new Set([...CPP_KEYWORDS, ...CROQTILE_KEYWORDS]),

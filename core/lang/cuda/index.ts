@@ -30,6 +30,7 @@ export const cuda: Language = {
   headerExtensions: ['.h', '.hpp', '.hh', '.hxx', '.inl', '.ipp'],
   holdsCode: (text) => DEVICE_CODE.test(text),
   editorLanguageIds: ['cuda-cpp', 'cuda'],
+  lineComment: '//',
   inlineValues: {
     functionStart: /\b__global__\b|\b__device__\b[^;]*\(/,
     keywords: new Set([...CPP_KEYWORDS, ...CUDA_KEYWORDS]),

@@ -118,7 +118,14 @@ export function analyzeTilus(text: string, options: LintOptions): { result: Anal
       if (s.kind === 'op' && s.op.barrier) barrierOps++;
     });
     const notUnderstood = first.notUnderstood ?? [];
-    kernels.push({ name: set.script.name, range: set.script.nameRange, barrierOps, notUnderstood: notUnderstood.length });
+    kernels.push({
+      name: set.script.name,
+      range: set.script.nameRange,
+      barrierOps,
+      notUnderstood: notUnderstood.length,
+      extent: set.script.range,
+      ...(set.script.autotune.length ? { autotune: { combinations: set.total, analysed } } : {}),
+    });
     for (const n of notUnderstood) notes.push({ kind: 'unresolved-helper', message: n.what, range: n.range });
     if (set.total > analysed) {
       notes.push({ kind: 'analysis-budget', message: `${set.script.name}: the autotune space has ${set.total} combinations; the first ${analysed} were analysed`, range: set.script.nameRange });

@@ -39,6 +39,7 @@ export const tilus: Language = {
   holdsCode: importsTilus,
   codeRequired: 'it does not import tilus',
   editorLanguageIds: ['python'],
+  lineComment: '#',
   inlineValues: {
     functionStart: /^\s*def\s+__call__\b/,
     keywords: new Set(TILUS_KEYWORDS),

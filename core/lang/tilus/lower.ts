@@ -383,6 +383,9 @@ class ScriptLowerer implements InstructionContext {
       if (isScalar && (runtimeType || (frame.runtime.has(name) && !(type && PYTHON_TYPES.has(type))) || v.kind === 'rt')) {
         const declared = !frame.irNames.has(name);
         const ir = this.irName(name, frame);
+        // A run-time local is declared, as CUDA's are: rules tell a kernel's own variables (whose every update
+        // they see) from values they cannot follow (PF103 checks a parity only when it is the kernel's own).
+        if (declared && !this.decls.has(ir)) this.decls.set(ir, { name: ir, type: type ?? 'int32', space: 'local', range, nameRange: rangeOf(target) });
         out.push({ kind: 'assign', target: ir, op: '=', value: asExpr(v, rightNode ? rangeOf(rightNode) : range), declared, range });
         frame.locals.set(name, { kind: 'rt', expr: { kind: 'var', name: ir, text: name, range: rangeOf(target) } });
         return;

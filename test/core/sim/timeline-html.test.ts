@@ -140,6 +140,24 @@ describe.skipIf(!existsSync(chromiumPath))('timelineHtml in headless Chromium', 
     await page.close();
   }, 60_000);
 
+  it('follows the theme: a change of VS Code\'s colour variables on the body repaints with the new colours', async () => {
+    const { model } = await ringModel('good/producer_missing_bootstrap.cu');
+    const { page, errors } = await open(timelineHtml(model));
+    expect(errors).toEqual([]);
+    const pixel = () =>
+      page.evaluate(() => {
+        const c = document.getElementById('timeline') as HTMLCanvasElement;
+        const [r, g, b] = c.getContext('2d')!.getImageData(c.width - 2, c.height - 2, 1, 1).data;
+        return [r, g, b];
+      });
+    expect(await pixel()).toEqual([0x1e, 0x1e, 0x1e]);
+    // What VS Code does on a theme switch: new values for its variables in the body's style, no reload.
+    await page.evaluate(() => document.body.setAttribute('style', '--vscode-editor-background: #fffffe; --vscode-editor-foreground: #000000'));
+    await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
+    expect(await pixel()).toEqual([0xff, 0xff, 0xfe]);
+    await page.close();
+  }, 60_000);
+
   it('marks the deadlock of the ring without bootstrap, and names it on hover over the axis', async () => {
     const { model } = await ringModel('bugs/producer_missing_bootstrap.cu');
     const { page, errors } = await open(timelineHtml(model));

@@ -110,6 +110,26 @@ describe('buildTimeline', () => {
     expect(model.barriers[0].arrivals[1]).toMatchObject({ who: 'w1·l1', count: 2, phase: 1 });
   });
 
+  it('a data race the simulator found becomes a race marker at the racing line', async () => {
+    const text = `__global__ void k(float* out) {
+  __shared__ float s[4];
+  if (threadIdx.x == 0) s[0] = 1.0f;
+  if (threadIdx.x == 32) s[0] = 2.0f;
+  out[0] = s[0];
+}
+`;
+    const r = await simulate({ file: 'race.cu', text, kernel: 'k', grid: [1, 1, 1], block: [64, 1, 1], trace: true, args: ['out=f32[4]'].map(parseArg) });
+    expect(r.report?.kind).toBe('race');
+    const model = buildTimeline(r.trace!, { thread: (i) => r.threads?.[i] });
+    const races = model.markers.filter((m) => m.kind === 'race');
+    expect(races.length).toBeGreaterThan(0);
+    // The accesses are on lines 3, 4 (the writes) and 5 (the read); lines in the model are zero-based.
+    const racingLines = new Set([3, 4, 5].map((l) => l - 1));
+    expect(races.every((m) => m.at !== undefined && racingLines.has(m.at.line))).toBe(true);
+    expect(races[0]!.message).toMatch(/^data race on shared 's'/);
+    expect(races[0]!.rows.length).toBeGreaterThan(0);
+  });
+
   it('an empty trace is an empty model', () => {
     expect(buildTimeline([])).toEqual({ end: 0, events: 0, barriers: [], warps: [], markers: [] });
   });

@@ -1,6 +1,6 @@
-// Extension tests for the paths a new user takes: the "Get started" walkthrough's four commands
+// Extension tests for the paths a new user takes: the "Get started" walkthrough's commands
 // (open the buggy example, show its finding, apply the quick fix, debug it with a phase-flip
-// breakpoint) and the "Debug kernel" code lens, whose derived configuration runs a buggy kernel
+// breakpoint, show the barrier timeline) and the "Debug kernel" code lens, whose derived configuration runs a buggy kernel
 // into its deadlock. A DebugAdapterTracker observes the adapter's `stopped` events.
 import * as assert from 'node:assert/strict';
 import { after, afterEach, before, describe, it } from 'mocha';
@@ -59,6 +59,10 @@ describe('Phaseflip walkthrough and code lens', function () {
     const stop = await waitFor('a stop on the walkthrough breakpoint', () => stops.slice(seen)[0], TIMEOUT_MS);
     assert.equal(stop.body.reason, 'function breakpoint', JSON.stringify(stop.body));
     assert.match(`${stop.body.description ?? ''} ${stop.body.text ?? ''}`, /slot_free\[0\]/);
+
+    // The walkthrough's last step: the barrier timeline of the stopped session opens beside the editor.
+    await vscode.commands.executeCommand('phaseflip.showTimeline');
+    await waitFor('the Barrier Timeline panel', () => vscode.window.tabGroups.all.flatMap((g) => g.tabs).find((t) => t.label === 'Barrier Timeline'));
 
     // Starting over restores the bug.
     await vscode.debug.stopDebugging();

@@ -5,6 +5,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { Finding, Position, TextEdit } from '../../../../core/api';
+import { kernelOverviews } from '../../../../core/kernel-overview';
 import { tilus } from '../../../../core/lang/tilus';
 import { TILUS_DOCS } from '../../../../core/lang/tilus/api-docs';
 import { getEngine, lint } from '../../../helpers/engine';
@@ -40,8 +41,18 @@ describe('tilus fixtures', () => {
   const bad = readdirSync(FIXTURES).filter((f) => f.endsWith('.bad.py'));
   it('has a bad fixture for each tilus rule and for the reused families', () => {
     const expected = bad.map((f) => /^# BUG \((PF\d+)\)/.exec(readFileSync(path.join(FIXTURES, f), 'utf8'))?.[1]);
-    expect(new Set(expected)).toEqual(new Set(['PF104', 'PF106', 'PF201', 'PF302', 'PF304', 'PF410', 'PF411']));
+    expect(new Set(expected)).toEqual(new Set(['PF103', 'PF104', 'PF106', 'PF201', 'PF301', 'PF302', 'PF304', 'PF410', 'PF411']));
   });
+
+  const good = readdirSync(FIXTURES).filter((f) => f.endsWith('.good.py'));
+  it('has a good counterpart for fixtures that are not the good pipeline with one change', () => {
+    expect(good).toContain('mma_committed.good.py');
+  });
+  for (const file of good) {
+    it(`${file} has no finding`, async () => {
+      expect(codes(await lint(readFileSync(path.join(FIXTURES, file), 'utf8'), 'tilus'))).toEqual([]);
+    });
+  }
 
   for (const file of bad) {
     it(`${file} gives exactly the finding its header names`, async () => {
@@ -255,5 +266,46 @@ describe('tilus launch shape', () => {
       expect(doc.irText()).toContain(`init bar=b[0] count=${expected}`);
       doc.dispose();
     }
+  });
+});
+
+describe('tilus kernel overviews (the code lens above each Script)', () => {
+  const BUGGY = readFileSync(path.join(ROOT, 'examples/tilus/bugs/tma_pipeline.py'), 'utf8');
+
+  it('give each Script its decorated extent, autotune space, barriers and the findings inside it', async () => {
+    const doc = (await getEngine()).openDocument('tilus', BUGGY);
+    const [o, ...rest] = kernelOverviews(doc.analyze());
+    expect(rest).toEqual([]);
+    expect(o!.name).toBe('TmaPipeline');
+    expect(o!.line).toBe(BUGGY.split('\n').findIndex((l) => l.startsWith('@tilus.autotune')));
+    expect(o!.autotune).toEqual({ combinations: 4, analysed: 4 });
+    expect(o!.barriers.map((b) => b.name)).toEqual(['full', 'empty']);
+    expect(o!.findings.map((f) => f.code)).toEqual(['PF201']);
+    doc.dispose();
+  });
+
+  it('past the budget, say how many combinations of the space were analysed', async () => {
+    const values = Array.from({ length: 17 }, (_, i) => i + 1).join(', ');
+    const text = BUGGY.replace('@tilus.autotune("num_stages", [2, 4])', `@tilus.autotune("num_stages", [${values}])`).replace('@tilus.autotune("block_k", [32, 64])', `@tilus.autotune("block_k", [${values}])`);
+    const doc = (await getEngine()).openDocument('tilus', text);
+    expect(kernelOverviews(doc.analyze())[0]!.autotune).toEqual({ combinations: 289, analysed: 256 });
+    doc.dispose();
+  });
+
+  it('a Script without @tilus.autotune has no autotune space; one with a single value has one combination', async () => {
+    const untuned = BUGGY.replace('@tilus.autotune("num_stages", [2, 4])\n@tilus.autotune("block_k", [32, 64])\n', '').replace('def __init__(self, num_stages, block_k,', 'def __init__(self, num_stages=2, block_k=64,');
+    const doc = (await getEngine()).openDocument('tilus', untuned);
+    expect(kernelOverviews(doc.analyze())[0]).toMatchObject({ name: 'TmaPipeline', barriers: [{ name: 'full' }, { name: 'empty' }] });
+    expect(kernelOverviews(doc.analyze())[0]!.autotune).toBeUndefined();
+    doc.dispose();
+    const single = (await getEngine()).openDocument('tilus', BUGGY.replace('@tilus.autotune("num_stages", [2, 4])', '@tilus.autotune("num_stages", [4])'));
+    expect(kernelOverviews(single.analyze())[0]!.autotune).toEqual({ combinations: 2, analysed: 2 });
+    single.dispose();
+  });
+
+  it('CUDA kernels have no extent, so no overview (their lenses launch them)', async () => {
+    const doc = (await getEngine()).openDocument('cuda', readFileSync(path.join(ROOT, 'examples/bugs/producer_missing_bootstrap.cu'), 'utf8'));
+    expect(kernelOverviews(doc.analyze())).toEqual([]);
+    doc.dispose();
   });
 });
