@@ -12,4 +12,6 @@ if (!fs.existsSync(bundle)) {
   );
   process.exit(2);
 }
-require(path.join(__dirname, '..', 'dist', 'load-bundle.js')).runBundle(bundle);
+// One code cache per command: each caches the functions its own runs compile.
+const face = ['sim', 'dap', 'lsp', 'lint'].includes(process.argv[2]) ? process.argv[2] : undefined;
+require(path.join(__dirname, '..', 'dist', 'load-bundle.js')).runBundle(bundle, face);

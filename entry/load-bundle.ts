@@ -21,12 +21,17 @@ const CACHE_ENV = 'PHASEFLIP_CODE_CACHE';
 /** When the code cache is written: long enough after start that the first requests' functions are compiled. */
 const WRITE_AFTER_MS = 3_000;
 
-/** Runs `file` as a CommonJS module of its own (it becomes `require.main`'s child, like a required bundle). */
-export function runBundle(file: string): void {
+/**
+ * Runs `file` as a CommonJS module of its own (it becomes `require.main`'s child, like a required bundle).
+ * `face` names the code cache when one bundle serves several commands (`sim`, `dap`, ...): V8 caches only the
+ * functions compiled before the cache is written, so each command keeps the cache its own first run made
+ * instead of sharing whichever command ran first.
+ */
+export function runBundle(file: string, face?: string): void {
   for (const flag of V8_FLAGS) v8.setFlagsFromString(flag);
   const source = readFileSync(file, 'utf8');
   const useCache = process.env[CACHE_ENV] !== 'off';
-  const cacheFile = `${file}.v8cache`;
+  const cacheFile = face && /^[a-z]+$/.test(face) ? `${file}.${face}.v8cache` : `${file}.v8cache`;
   // The cache is valid for this exact bundle (V8 itself checks only the source's length) and this Node.
   const stat = statSync(file);
   const key = `${stat.size}:${stat.mtimeMs}:${process.version}:${process.arch}:${V8_FLAGS.join(' ')}`;

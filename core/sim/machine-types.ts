@@ -112,8 +112,18 @@ export class SimThread {
   state: unknown;
   /** Per-thread collective bookkeeping for idempotent re-entry (syncs, warp exchanges). */
   pendingSync?: { key: string; gen: number };
-  /** Commit-group bookkeeping per async engine (`cp.async`, `wgmma`, Croqtile `mma`). */
-  readonly asyncGroups = new Map<string, AsyncGroups>();
+  private groups?: Map<string, AsyncGroups>;
+  /**
+   * Commit-group bookkeeping per async engine (`cp.async`, `wgmma`, Croqtile `mma`). Made on first use:
+   * most threads never commit a group, and a big grid makes hundreds of thousands of threads.
+   */
+  get asyncGroups(): Map<string, AsyncGroups> {
+    return (this.groups ??= new Map());
+  }
+  /** Forgets the commit groups (the thread's block finished). */
+  clearAsyncGroups(): void {
+    this.groups = undefined;
+  }
   /** This thread's reusable mbarrier wait (see mbarrier-services.ts). */
   mbWait?: MbarrierWaitSlot;
   /** The machine's last pass over a waiter list that saw this thread. */

@@ -70,6 +70,9 @@ export const MAX_RACE_CLUSTER_THREADS = 4096;
 /** Consecutive zero-statement quanta of a ready thread before the machine calls it an executor bug. */
 const MAX_STALLS = 1000;
 
+/** Emptied waiter lists kept for reuse: about one per barrier in flight. */
+const MAX_SPARE_WAITER_LISTS = 64;
+
 export class Machine {
   readonly grid: Dim3;
   readonly blockDim: Dim3;
@@ -130,6 +133,8 @@ export class Machine {
   // Waking: waiters by the object they wait on, objects changed since the last wake (with the time of
   // the change), and waits without `on`, re-checked after any change.
   private readonly waiters = new Map<object, SimThread[]>();
+  /** Emptied waiter lists for reuse (see `wake`). */
+  private readonly spareWaiterLists: SimThread[][] = [];
   private changed = new Map<object, SimThread | number>();
   /** The other `changed` map, swapped in while one is being processed (no allocation per wake). */
   private spareChanged = new Map<object, SimThread | number>();
@@ -280,7 +285,7 @@ export class Machine {
       t.wait = undefined;
       t.pendingSync = undefined;
       t.mbWait = undefined;
-      t.asyncGroups.clear();
+      t.clearAsyncGroups();
     }
     b.state = undefined;
     this.mbarriers.releaseBlock(b.index, this.forgetWaiters);
@@ -438,8 +443,14 @@ export class Machine {
           if (t.wait.ready()) this.resume(t, time);
           else ws[kept++] = t;
         }
-        if (!kept) this.waiters.delete(on);
-        else if (kept !== ws.length) ws.length = kept;
+        if (!kept) {
+          this.waiters.delete(on);
+          // A barrier's waiter list empties at every phase: keep a few for the next blockOn.
+          if (this.spareWaiterLists.length < MAX_SPARE_WAITER_LISTS) {
+            ws.length = 0;
+            this.spareWaiterLists.push(ws);
+          }
+        } else if (kept !== ws.length) ws.length = kept;
       }
       changed.clear();
       this.spareChanged = changed;
@@ -476,7 +487,11 @@ export class Machine {
     t.wait = wait;
     if (wait.on) {
       const ws = this.waiters.get(wait.on);
-      if (!ws) this.waiters.set(wait.on, [t]);
+      if (!ws) {
+        const list = this.spareWaiterLists.pop() ?? [];
+        list.push(t);
+        this.waiters.set(wait.on, list);
+      }
       else ws.push(t);
     } else this.genericWaiters.add(t);
     if (this.tracing) this.trace.push({ kind: 'wait-start', time: t.time, thread: t.index, what: wait.describe(), barrier: wait.barrier?.label, block: wait.barrier?.block, loc: t.loc });

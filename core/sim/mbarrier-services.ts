@@ -109,7 +109,8 @@ export class MbarrierServices {
     } finally {
       this.races?.release(b.id, b.arrivedThisPhase);
       for (const l of this.m.listeners) l({ kind: 'phase', barrier: b, completed, lastArriver: last });
-      b.arrivedThisPhase = [];
+      // Emptied in place: nothing keeps the list past the phase (reports copy it).
+      b.arrivedThisPhase.length = 0;
     }
   }
 
@@ -174,17 +175,19 @@ export class MbarrierServices {
     }
     this.completingThread = t ?? (this.m.completingOp ? this.m.threads[this.m.completingOp.issuer] : undefined);
     const phase = b.mb.state.phase;
-    let r: { token: number; misuse?: MbarrierMisuse };
+    let token: number;
+    let misuse: MbarrierMisuse | undefined;
     try {
-      r = b.mb.arrive(count, tx, drop);
+      token = b.mb.arriveToken(count, tx, drop);
+      misuse = b.mb.arriveMisuse;
     } finally {
       this.completingThread = undefined;
     }
     if (this.m.tracing) this.m.trace.push({ kind: 'arrive', time: t?.time ?? this.m.eventTime, thread: t?.index ?? -1, barrier: b.label, block: b.block, count, tx, phase, loc: t?.loc });
-    if (r.misuse) this.misuse(t, b, r.misuse, drop ? 'arrive_drop' : 'arrive');
+    if (misuse) this.misuse(t, b, misuse, drop ? 'arrive_drop' : 'arrive');
     // Parity and token waits change only when a phase completes (phaseCompleted notifies b); custom waits may look at counts.
     this.m.markDirty();
-    return r.token;
+    return token;
   }
 
   mbExpectTx(t: SimThread, b: SimBarrier, bytes: number): void {

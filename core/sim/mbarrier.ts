@@ -56,8 +56,23 @@ export class Mbarrier {
    * hardware does, and is reported.
    */
   arrive(count = 1, txBytes = 0, drop = false): { token: number; misuse?: MbarrierMisuse } {
+    const token = this.arriveToken(count, txBytes, drop);
+    return { token, misuse: this.arriveMisuse };
+  }
+
+  /** The misuse of the last `arriveToken` call, if any. */
+  arriveMisuse: MbarrierMisuse | undefined;
+
+  /**
+   * `arrive` without a result object (the simulator arrives once per thread and statement): returns the
+   * token and leaves the misuse, if any, in `arriveMisuse`.
+   */
+  arriveToken(count = 1, txBytes = 0, drop = false): number {
     const s = this.state;
-    if (!s.initialized) return { token: s.phase, misuse: { kind: 'not-initialized', operation: 'arrive' } };
+    if (!s.initialized) {
+      this.arriveMisuse = { kind: 'not-initialized', operation: 'arrive' };
+      return s.phase;
+    }
     const token = s.phase;
     s.tx += txBytes;
     this.announced += txBytes;
@@ -72,7 +87,8 @@ export class Mbarrier {
       misuse ??= this.underflow();
       if (!this.tryComplete() || s.expected === 0) break;
     }
-    return { token, misuse };
+    this.arriveMisuse = misuse;
+    return token;
   }
 
   /** expect_tx without an arrival. */

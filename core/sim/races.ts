@@ -62,6 +62,14 @@ class ThreadClock {
     readonly inDelta: Uint8Array,
   ) {}
 
+  /** Back to the zero clock (a finished block's clock reused for a new block's thread). */
+  reset(): void {
+    this.over.fill(0);
+    this.inDelta.fill(0);
+    this.delta.length = 0;
+    this.snap = null;
+  }
+
   at(i: number): number {
     const s = this.snap;
     if (!s) return this.over[i];
@@ -161,6 +169,9 @@ class ThreadClock {
     addCover(a.covers, s.id);
   }
 }
+
+/** Finished blocks' clock sets kept for reuse: enough for the blocks that finish between two launches. */
+const MAX_SPARE_CLOCKS = 4;
 
 /** Cover hints kept per clock: enough for the phases of a few barriers in flight. */
 const MAX_COVERS = 8;
@@ -276,6 +287,8 @@ export class RaceDetector {
   private readonly shadows = new Map<Buffer, Shadow>();
   private readonly ops = new Map<number, OpClocks>();
   private readonly inits = new Map<number, InitEpoch>();
+  /** Thread clocks of finished blocks, for the next blocks of the same size (see `addBlock`). */
+  private readonly spareClocks: ThreadClock[][] = [];
 
   /** Live blocks tracked (for tests of memory release). */
   get liveBlocks(): number {
@@ -292,7 +305,21 @@ export class RaceDetector {
     const size = threads.length;
     const ctx: BlockClocks = { base: threads[0], size, clocks: [], accum: new Map(), done: new Map(), ops: new Set(), asyncSeq: new Int32Array(size), buffers: new Set(), width: size, fences: new Map() };
     this.contexts.add(ctx);
-    // One allocation per block for all its thread clocks (typed arrays are costly to make one by one).
+    // One allocation per block for all its thread clocks (typed arrays are costly to make one by one), or the
+    // zeroed clocks of a finished block of the same size: a big grid's blocks then allocate none, and the
+    // long-lived (promoted) buffers of finished blocks do not pile up for the major collector.
+    const spare = this.spareClocks.findIndex((c) => c.length === size);
+    if (spare >= 0) {
+      const clocks = this.spareClocks.splice(spare, 1)[0];
+      for (let i = 0; i < size; i++) {
+        const c = clocks[i];
+        c.reset();
+        c.over[i] = 1;
+        ctx.clocks.push(c);
+        this.byThread[threads[i]] = ctx;
+      }
+      return;
+    }
     const n = 3 * size;
     const overs = new Int32Array(size * n);
     const marks = new Uint8Array(size * n);
@@ -313,6 +340,8 @@ export class RaceDetector {
     for (const op of ctx.ops) this.ops.delete(op);
     for (const buf of ctx.buffers) if (this.shadows.get(buf)?.ctx === ctx) this.shadows.delete(buf);
     for (const [id, e] of this.inits) if (e.ctx === ctx) this.inits.delete(id);
+    // Nothing reads a removed block's thread clocks (ops, shadows and init epochs of it are gone): keep a few for reuse.
+    if (this.spareClocks.length < MAX_SPARE_CLOCKS) this.spareClocks.push(ctx.clocks);
   }
 
   private slotOf(ctx: BlockClocks, thread: number): number {
