@@ -30,15 +30,16 @@ export const BULK_REDUCE_TYPES: Record<'global' | 'cluster' | 'tensor', Record<B
     or: ['b32', 'b64'],
     xor: ['b32', 'b64'],
   },
+  // ptxas (CUDA 13.0) rejects the 64-bit bitwise forms into shared::cluster ("Illegal reduction operation").
   cluster: {
     add: ['u32', 's32', 'u64'],
     min: ['u32', 's32'],
     max: ['u32', 's32'],
     inc: ['u32'],
     dec: ['u32'],
-    and: ['b32', 'b64'],
-    or: ['b32', 'b64'],
-    xor: ['b32', 'b64'],
+    and: ['b32'],
+    or: ['b32'],
+    xor: ['b32'],
   },
   tensor: {
     add: ['u32', 's32', 'u64', 'f32', 'f16', 'bf16'],

@@ -20,6 +20,9 @@ describe('bulk reduction element operations (core/sim/bulk-reduce.ts)', () => {
     expect(bulkReduceTypeError('global', 'and', 'u32')).toMatch(/\.and does not reduce u32 elements into global memory \(it takes b32, b64\)/);
     expect(bulkReduceTypeError('cluster', 'add', 'f32')).toMatch(/into shared::cluster memory \(it takes u32, s32, u64\)/);
     expect(bulkReduceTypeError('cluster', 'min', 's64')).toBeDefined();
+    // ptxas 13.0: "Illegal reduction operation" for the 64-bit bitwise forms into shared::cluster.
+    expect(bulkReduceTypeError('cluster', 'xor', 'b64')).toMatch(/into shared::cluster memory \(it takes b32\)/);
+    expect(bulkReduceTypeError('global', 'xor', 'b64')).toBeUndefined();
     expect(bulkReduceTypeError('tensor', 'add', 'f64')).toBeDefined();
     expect(bulkReduceTypeError('global', 'inc', 's32')).toMatch(/it takes u32/);
   });
