@@ -660,6 +660,9 @@ function tmemOf(blk: BlockCtx): Uint32Array {
 function tcgen05Op(parts: string[], mn: string, o: string[], reg: (n: string) => number, n: SyntaxNode, cx: FnCx): PInstr {
   const V = (i: number) => valueOf(o[i], reg);
   const what = parts[1].split('::')[0];
+  // CTA pairs: the MMA reads both CTAs' operands and writes both CTAs' tensor memory, the allocation is
+  // collective across the pair. Not modelled: refused rather than run as if it were .cta_group::1.
+  if (parts.includes('cta_group::2') && what !== 'cp') unsupported(`PTX instruction '${mn}' (CTA-pair .cta_group::2 tensor-core operations are not modelled; .cta_group::1 is)`, n);
   switch (what) {
     case 'alloc': {
       const dst = addrOf(o[0], reg, n);
