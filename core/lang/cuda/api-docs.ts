@@ -584,7 +584,7 @@ void cp_async_bulk(space_global_t, space_shared_t, void* dst, const void* src,
                           T* dstMem, const T* srcMem, uint32_t size);        // completes through bulk groups
 void cp_reduce_async_bulk(space_cluster_t, space_shared_t, op_add_t /* … */,
                           T* dstMem, const T* srcMem, uint32_t size, uint64_t* rdsmem_bar);`,
-    summary: "Bulk (non-tensor) reduction (`cp.reduce.async.bulk`): combines `size` bytes of shared memory element by element into global memory or into a cluster CTA's shared memory.",
+    summary: "Bulk (non-tensor) reduction (`cp.reduce.async.bulk`): combines `size` bytes of shared memory into global or a cluster CTA's shared memory.",
     semantics:
       "Returns immediately. The element type is the pointers' (`__half`/`__nv_bfloat16` adds are `.add.noftz`); each element is combined once, rounded to nearest even for floating point. Into global memory completion is tracked by bulk groups; into shared::cluster memory the destination CTA's barrier gets complete_tx of `size` bytes. Not an arrival.",
     phaseRules:
