@@ -12,26 +12,13 @@
 //  - faults: a shared address not 128-byte aligned ("misaligned address", as the PTX ISA requires), a box whose innermost
 //    start coordinate is not a multiple of 16 bytes ("illegal instruction"), and a store or reduction
 //    with a negative coordinate ("illegal instruction").
-import type { DType } from './dtypes';
-import { load, store } from './dtypes';
+import { BULK_REDUCE_OPS, type BulkReduceOp, type BulkReduceType, bulkReduceTypeError, elementReducer } from './bulk-reduce';
 import type { Buffer, Pointer } from './memory';
 import { type TensorMapSpec, type TensorMapSwizzle, tensorMapDType, tensorMapElementSize } from './tensor-map';
 
-/** The reduction of `cp.reduce.async.bulk.tensor`. */
-export const TENSOR_REDUCE_OPS = ['add', 'min', 'max', 'inc', 'dec', 'and', 'or', 'xor'] as const;
-export type TensorReduceOp = (typeof TENSOR_REDUCE_OPS)[number];
-
-/** The element types each reduction accepts (PTX ISA, cp.reduce.async.bulk.tensor). */
-const REDUCE_TYPES: Record<TensorReduceOp, readonly string[]> = {
-  add: ['u32', 's32', 'u64', 'f32', 'f16', 'bf16'],
-  min: ['u32', 's32', 'u64', 's64', 'f16', 'bf16'],
-  max: ['u32', 's32', 'u64', 's64', 'f16', 'bf16'],
-  inc: ['u32'],
-  dec: ['u32'],
-  and: ['u32', 's32', 'u64', 's64'],
-  or: ['u32', 's32', 'u64', 's64'],
-  xor: ['u32', 's32', 'u64', 's64'],
-};
+/** The reduction of `cp.reduce.async.bulk.tensor` (core/sim/bulk-reduce.ts). */
+export const TENSOR_REDUCE_OPS = BULK_REDUCE_OPS;
+export type TensorReduceOp = BulkReduceOp;
 
 /** Byte ranges `[offset, length]` of one buffer. */
 export type ByteRanges = [number, number][];
@@ -162,42 +149,14 @@ export function storeTensorBox(map: TensorMapSpec, coords: readonly number[], sr
 
 /** Why `op` cannot reduce elements of the map's type (the ISA's table), or undefined. */
 export function reduceTypeError(map: TensorMapSpec, op: TensorReduceOp): string | undefined {
-  const t = tensorMapDType(map.dtype);
-  return REDUCE_TYPES[op].includes(t) ? undefined : `.${op} does not reduce ${map.dtype} elements (it takes ${REDUCE_TYPES[op].join(', ')})`;
+  return bulkReduceTypeError('tensor', op, tensorMapDType(map.dtype) as BulkReduceType);
 }
 
 /** `global[g] = global[g] op shared[s]` for one element. */
 function reducer(map: TensorMapSpec, op: TensorReduceOp): (g: Buffer, go: number, s: Buffer, so: number) => void {
   const bad = reduceTypeError(map, op);
   if (bad) throw new Error(bad);
-  const dt: DType = tensorMapDType(map.dtype);
-  if (dt === 'u64' || dt === 's64') {
-    const get = (v: DataView, o: number) => (dt === 'u64' ? v.getBigUint64(o, true) : v.getBigInt64(o, true));
-    const set = (v: DataView, o: number, x: bigint) => (dt === 'u64' ? v.setBigUint64(o, BigInt.asUintN(64, x), true) : v.setBigInt64(o, BigInt.asIntN(64, x), true));
-    const fn: (a: bigint, b: bigint) => bigint =
-      op === 'add' ? (a, b) => a + b : op === 'min' ? (a, b) => (a < b ? a : b) : op === 'max' ? (a, b) => (a > b ? a : b) : op === 'and' ? (a, b) => a & b : op === 'or' ? (a, b) => a | b : (a, b) => a ^ b;
-    return (g, go, s, so) => set(g.view, go, fn(get(g.view, go), get(s.view, so)));
-  }
-  const u32 = dt === 'u32';
-  const fn: (a: number, b: number) => number =
-    op === 'add'
-      ? (a, b) => a + b
-      : op === 'min'
-        ? (a, b) => Math.min(a, b)
-        : op === 'max'
-          ? (a, b) => Math.max(a, b)
-          : op === 'inc'
-            ? (a, b) => (a >= b ? 0 : a + 1)
-            : op === 'dec'
-              ? (a, b) => (a === 0 || a > b ? b : a - 1)
-              : op === 'and'
-                ? (a, b) => a & b
-                : op === 'or'
-                  ? (a, b) => a | b
-                  : (a, b) => a ^ b;
-  const wrap = u32 ? (x: number) => x >>> 0 : dt === 's32' ? (x: number) => x | 0 : (x: number) => x;
-  // Floating-point adds round once to the element type (store coerces f32/f16/bf16).
-  return (g, go, s, so) => store(g.view, go, dt, wrap(fn(load(g.view, go, dt), load(s.view, so, dt))));
+  return elementReducer(op, tensorMapDType(map.dtype));
 }
 
 function addRange(r: ByteRanges, off: number, len: number): void {

@@ -121,7 +121,9 @@ export function validateTensorMap(s: TensorMapSpec): string | undefined {
     if (!Number.isInteger(st) || st < 0 || st >= 2 ** 40) return `globalStrides[${i}] = ${st}: must be below 2^40`;
     if (st % align !== 0) return `globalStrides[${i}] = ${st}: must be a multiple of ${align} bytes`;
   }
-  if (s.interleave === 0 && (s.box[0] * es) % 16 !== 0) return `boxDim[0] = ${s.box[0]}: the inner box extent (${s.box[0] * es} bytes) must be a multiple of 16 bytes`;
+  // The driver documents this rule for non-interleaved maps; an H200's driver also refused an interleaved
+  // map whose inner box is 8 bytes (test/fixtures/sim/gpu/tma2/tma_il16_narrow.cu).
+  if ((s.box[0] * es) % 16 !== 0) return `boxDim[0] = ${s.box[0]}: the inner box extent (${s.box[0] * es} bytes) must be a multiple of 16 bytes`;
   if (s.interleave === 0 && s.swizzle !== 0 && s.box[0] * es > s.swizzle)
     return `boxDim[0] = ${s.box[0]}: the inner box extent (${s.box[0] * es} bytes) exceeds the ${s.swizzle}B swizzle span`;
   if (s.oobFill === 'nan' && !isFloatType(s.dtype)) return `oobFill = nan: only floating-point data types can request NaN`;

@@ -577,6 +577,22 @@ void cp_async_bulk(space_global_t, space_shared_t, void* dst, const void* src,
     seeAlso: ['ptx.cp.async.bulk.tensor'],
   },
   {
+    id: 'cuda.ptx.cp_reduce_async_bulk',
+    surface: 'cuda::ptx',
+    names: ['cp_reduce_async_bulk', 'cuda::ptx::cp_reduce_async_bulk'],
+    signature: `void cp_reduce_async_bulk(space_global_t, space_shared_t, op_add_t /* op_min_t, op_max_t, op_inc_t, op_dec_t, op_and_op_t, … */,
+                          T* dstMem, const T* srcMem, uint32_t size);        // completes through bulk groups
+void cp_reduce_async_bulk(space_cluster_t, space_shared_t, op_add_t /* … */,
+                          T* dstMem, const T* srcMem, uint32_t size, uint64_t* rdsmem_bar);`,
+    summary: "Bulk (non-tensor) reduction (`cp.reduce.async.bulk`): combines `size` bytes of shared memory into global or a cluster CTA's shared memory.",
+    semantics:
+      "Returns immediately. The element type is the pointers' (`__half`/`__nv_bfloat16` adds are `.add.noftz`); each element is combined once, rounded to nearest even for floating point. Into global memory completion is tracked by bulk groups; into shared::cluster memory the destination CTA's barrier gets complete_tx of `size` bytes. Not an arrival.",
+    phaseRules:
+      "Fence the source (`fence_proxy_async_shared_cta`) after writing it with ordinary stores; wait on the bulk group (global) or the destination barrier (shared::cluster, whose phase must expect `size` bytes) before reusing or reading. `size` and both addresses must be multiples of 16.",
+    arrives: false,
+    seeAlso: ['ptx.cp.reduce.async.bulk'],
+  },
+  {
     id: 'cuda.ptx.cp_reduce_async_bulk_tensor',
     surface: 'cuda::ptx',
     names: ['cp_reduce_async_bulk_tensor', 'cuda::ptx::cp_reduce_async_bulk_tensor'],
@@ -983,6 +999,23 @@ cp.async.bulk.global.shared::cta.bulk_group  [dst], [src], size;`,
       "expect_tx for a phase = box bytes × boxes issued × CTAs that deliver into this barrier (2-CTA and multicast kernels multiply). Read the data only after waiting on the barrier.",
     arrives: false,
     seeAlso: ['ptx.mbarrier.arrive.expect_tx', 'ptx.cp.async.bulk'],
+  },
+  {
+    id: 'ptx.cp.reduce.async.bulk',
+    surface: 'ptx',
+    ptx: 'cp.reduce.async.bulk',
+    names: ['cp.reduce.async.bulk'],
+    signature: `cp.reduce.async.bulk.global.shared::cta.bulk_group{.L2::cache_hint}.{add|min|max|inc|dec|and|or|xor}{.noftz}.type
+    [dstMem], [srcMem], size{, cache-policy};
+cp.reduce.async.bulk.shared::cluster.shared::cta.mbarrier::complete_tx::bytes.{add|min|max|inc|dec|and|or|xor}.type
+    [dstMem], [srcMem], size, [mbar];`,
+    summary: "Bulk (non-tensor) reduction: combines `size` bytes of shared memory element by element into global memory, or into the shared memory of a CTA of the cluster.",
+    semantics:
+      "Returns immediately; the async proxy reads the source and applies `dst = dst op src` to each element, rounded once (nearest even) for floating point. Into global memory: `.add` takes u32/s32/u64/f32/f64 and f16/bf16 as `.add.noftz`, `.min`/`.max` u32/s32/u64/s64/f16/bf16, `.inc`/`.dec` u32, `.and`/`.or`/`.xor` b32/b64; completion is tracked by bulk groups. Into shared::cluster memory: `.add` u32/s32/u64, `.min`/`.max` u32/s32, `.inc`/`.dec` u32, bitwise b32 only (ptxas refuses b64 there); the mbarrier (in the destination's CTA) gets complete_tx of `size` bytes.",
+    phaseRules:
+      "Threads that wrote the source with ordinary stores must `fence.proxy.async.shared::cta` before the sync that hands it over. `size` and both addresses must be multiples of 16. Global form: `cp.async.bulk.wait_group.read` before reusing the source, `wait_group` before reading the result. Cluster form: the destination barrier's phase must expect the `size` bytes (expect_tx), and the destination CTA must stay alive until they land.",
+    arrives: false,
+    seeAlso: ['ptx.cp.reduce.async.bulk.tensor', 'ptx.cp.async.bulk', 'ptx.cp.async.bulk.commit_group'],
   },
   {
     id: 'ptx.cp.reduce.async.bulk.tensor',

@@ -145,6 +145,13 @@ function bulkShape(name: string): (c: CallInfo) => CallShape | undefined {
   };
 }
 
+/** cuda::ptx::cp_reduce_async_bulk: (dst, src, size) into global memory, (dst, src, size, bar) into shared::cluster. */
+function reduceBulkShape(c: CallInfo): CallShape | undefined {
+  const real = c.args.map((a, i) => (TAG_ARGUMENT.test(a.trim()) ? -1 : i)).filter((i) => i >= 0);
+  if (real.length === 3) return { kind: 'bulk-store', src: real[1], bytes: real[2] };
+  return real.length === 4 ? { kind: 'bulk-copy', barrierArg: real[3], bytes: real[2] } : undefined;
+}
+
 /** cuda::ptx::cp_reduce_async_bulk_tensor: the shared source is the last argument after the tags. */
 function reduceTensorShape(c: CallInfo): CallShape | undefined {
   const real = c.args.map((a, i) => (TAG_ARGUMENT.test(a.trim()) ? -1 : i)).filter((i) => i >= 0);
@@ -209,6 +216,9 @@ export const CUDA_CATALOGUE: Readonly<Record<string, CatalogueEntry>> = {
   cp_async_bulk_tensor: fn({ shape: bulkShape('cp_async_bulk_tensor'), doc: 'cuda.ptx.cp_async_bulk_tensor', simulated: true }),
   // (op tag, tensor_map, coords, src) after the space tags: reads the shared source like a store.
   cp_reduce_async_bulk_tensor: fn({ shape: (c) => reduceTensorShape(c), doc: 'cuda.ptx.cp_reduce_async_bulk_tensor', simulated: true }),
+  // (op tag, dst, src, size[, rdsmem_bar]) after the space tags: into global memory it reads the shared source like a
+  // bulk store; into shared::cluster memory it completes bytes on the barrier, like a bulk copy.
+  cp_reduce_async_bulk: fn({ shape: (c) => reduceBulkShape(c), doc: 'cuda.ptx.cp_reduce_async_bulk', simulated: true }),
   // ---------------------------------------------------------------- cuda_pipeline_primitives.h: cp.async underneath
   __pipeline_memcpy_async: fn({ op: { kind: 'cp-async', bytes: 2 }, simulated: true }),
   __pipeline_wait_prior: fn({ op: { kind: 'cp-async-wait', count: 0 }, mayBlock: true, simulated: true }),
@@ -364,6 +374,12 @@ export const CUDA_CATALOGUE: Readonly<Record<string, CatalogueEntry>> = {
   'cp.async.bulk.tensor.global.shared::cta': ptx({ op: 'bulk-store', operands: ['-', 'src'], doc: 'ptx.cp.async.bulk.tensor' }),
   // A tensor reduction reads its shared-memory source (operand 1) through the async proxy, like a store.
   'cp.reduce.async.bulk.tensor': ptx({ op: 'bulk-store', operands: ['-', 'src'], doc: 'ptx.cp.reduce.async.bulk.tensor' }),
+  // The full tensor form, so that it outranks the non-tensor global form below (the longest key wins).
+  'cp.reduce.async.bulk.tensor.global.shared::cta': ptx({ op: 'bulk-store', operands: ['-', 'src'], doc: 'ptx.cp.reduce.async.bulk.tensor' }),
+  // Non-tensor bulk reductions: into global memory they read the shared source like a bulk store; into
+  // shared::cluster memory they complete bytes on the destination CTA's mbarrier, like a bulk copy.
+  'cp.reduce.async.bulk.global.shared::cta': ptx({ op: 'bulk-store', operands: ['-', 'src', 'bytes'], doc: 'ptx.cp.reduce.async.bulk' }),
+  'cp.reduce.async.bulk': ptx({ op: 'bulk-copy', requires: 'mbarrier::complete_tx', operands: ['dst', '-', 'bytes', 'barrier'], doc: 'ptx.cp.reduce.async.bulk' }),
   'cp.async.bulk.prefetch.tensor': ptx({ doc: 'ptx.cp.async.bulk.prefetch.tensor' }),
   'prefetch.tensormap': ptx({ doc: 'ptx.prefetch.tensormap' }),
   'fence.proxy.tensormap::generic': ptx({ doc: 'ptx.fence.proxy.tensormap' }),

@@ -127,6 +127,21 @@ describe("validateTensorMap agrees with the driver's cuTensorMapEncodeTiled (H20
     });
 });
 
+describe('interleaved maps: the H200 driver in test/fixtures/sim/gpu-probes/interleave', () => {
+  const dir = path.join(__dirname, '../../fixtures/sim/gpu-probes/interleave');
+  const recorded = JSON.parse(readFileSync(path.join(dir, 'recorded.json'), 'utf8')) as { kernels: Record<string, { status: string; error?: string }> };
+  for (const [name, gpu] of Object.entries(recorded.kernels))
+    it(`${name}: the driver ${gpu.status === 'fault' ? 'refused' : 'accepted'} the map, and so does validateTensorMap`, () => {
+      const line = /^\/\/ sim: (.*)$/m.exec(readFileSync(path.join(dir, `${name}.cu`), 'utf8'))![1];
+      const args = [...line.matchAll(/--arg (\S+)/g)].map((m) => m[1]);
+      const m = build(args.find((a) => a.startsWith('m='))!, args.find((a) => a.startsWith('a='))!);
+      if (gpu.status === 'fault') {
+        expect(gpu.error).toMatch(/cuTensorMapEncodeTiled m: CUresult 1/);
+        expect(m).toMatch(/boxDim\[0\] = 4: the inner box extent \(8 bytes\) must be a multiple of 16 bytes/);
+      } else expect(typeof m === 'string' ? m : 'valid').toBe('valid');
+    });
+});
+
 describe('the 128-byte encoding', () => {
   it('round-trips, so a byte copy of the struct is a copy of the map', () => {
     const m = map({ dtype: 'bf16', dims: [40, 10], strides: [128], box: [16, 2], swizzle: 32, oobFill: 'nan', offset: 32 });

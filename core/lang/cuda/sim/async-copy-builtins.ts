@@ -3,13 +3,27 @@
 // primitives (__pipeline_memcpy_async, __pipeline_commit, __pipeline_wait_prior). Copies land later
 // on the machine's timed asynchronous engines and complete transaction bytes on their barrier.
 import type { SyntaxNode } from '../parser';
-import { args, asNum, asPtr, barArg, type BuiltinCx, cases, type FreeBuiltin, ptxForm, V } from './builtin-operands';
+import { BULK_REDUCE_OPS, type BulkReduceOp, type BulkReduceType, bulkReduceTypeError } from '../../../sim/bulk-reduce';
+import type { DType } from '../../../sim/dtypes';
+import type { Pointer } from '../../../sim/memory';
+import { args, asNum, asPtr, barArg, type BuiltinCx, cases, type FreeBuiltin, noTags, ptxForm, V } from './builtin-operands';
+import { clusterPointer } from './cluster-runtime';
+import { issueBulkReduceCluster, issueBulkReduceGlobal } from './ptx-bulk-reduce';
 import { bulkCopy } from './barrier-runtime';
 import type { Ex, Fn } from './context';
 import { isPipeline } from './pipeline-builtins';
 import { groupRank } from './sync-builtins';
-import { unsupported } from './syntax';
-import { U32, VOID } from './types';
+import { fail, unsupported } from './syntax';
+import { typeName, U32, VOID } from './types';
+
+/** The PTX element type of a reduction of `dt` elements: `.b32`/`.b64` for the bitwise ones. */
+function reduceTypeOf(op: BulkReduceOp, dt: DType): BulkReduceType | undefined {
+  const bitwise = op === 'and' || op === 'or' || op === 'xor';
+  if (dt === 'u32' || dt === 's32') return bitwise ? 'b32' : dt;
+  if (dt === 'u64' || dt === 's64') return bitwise ? 'b64' : dt;
+  if (dt === 'f16' || dt === 'bf16' || dt === 'f32' || dt === 'f64') return dt;
+  return undefined;
+}
 
 /** Asynchronous copies and their groups. */
 export const ASYNC_COPY_BUILTINS: Record<string, FreeBuiltin> = {
@@ -75,6 +89,34 @@ export const ASYNC_COPY_BUILTINS: Record<string, FreeBuiltin> = {
       return 0;
     });
   })),
+  // (op tag, dst, src, size[, rdsmem_bar]): the element type is the destination pointer's.
+  ...cases(['cp_reduce_async_bulk'], (k, _name, _ns, raw) => {
+    const text = raw.map((x) => x.text.replace(/\s+/g, ''));
+    const tag = text.map((x) => /(?:^|::)op_(\w+?)(?:_op)?$/.exec(x)?.[1]).find((x) => x);
+    const op = BULK_REDUCE_OPS.find((o) => o === tag);
+    const a = noTags(k, raw);
+    if (!op || (a.length !== 3 && a.length !== 4)) return undefined;
+    const cluster = a.length === 4;
+    if (cluster !== text.some((x) => /(^|::)space_cluster$/.test(x))) return undefined;
+    const [dst, src, size] = args(k, a.slice(0, 3));
+    const dt = dst.t.k === 'ptr' && dst.t.to.k === 'num' ? dst.t.to.dt : undefined;
+    const type = dt && reduceTypeOf(op, dt);
+    if (!type) fail(`cuda::ptx::cp_reduce_async_bulk (.${op}): no overload for ${dst.t.k === 'ptr' ? typeName(dst.t.to) : typeName(dst.t)} elements`, k.n);
+    const what = `cuda::ptx::cp_reduce_async_bulk (.${op}.${type})`;
+    const bad = bulkReduceTypeError(cluster ? 'cluster' : 'global', op, type);
+    if (bad) fail(`${what}: ${bad}`, k.n);
+    const D = asPtr(k, dst);
+    const S = asPtr(k, src);
+    const N = asNum(k, size);
+    if (!cluster) return V((f) => (issueBulkReduceGlobal(f.ts, D(f) as Pointer | null, S(f) as Pointer | null, N(f), op, type, what), 0));
+    const B = asPtr(k, args(k, [a[3]])[0]);
+    return V((f) => {
+      const d = D(f) as Pointer | null;
+      const b = B(f) as Pointer | null;
+      issueBulkReduceCluster(f.ts, d && clusterPointer(f.ts, d, 0, what), S(f) as Pointer | null, N(f), b && clusterPointer(f.ts, b, 0, what), op, type, what);
+      return 0;
+    });
+  }),
   ...cases(['cp_async_bulk_commit_group'], ptxForm(() => V((f) => (f.ts.m.asyncCommit(f.ts.t, 'cp.async'), 0)))),
   ...cases(['cp_async_bulk_wait_group', 'cp_async_bulk_wait_group_read'], ptxForm((k, _name, _ns, a, targs) => {
     const { c, cx, n } = k;

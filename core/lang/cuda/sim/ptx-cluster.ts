@@ -341,6 +341,8 @@ function rankOfBlock(m: Machine, block: number | undefined): number {
 function multicastCommit(s: ClusterSite): ClusterInstr {
   const { o, mn } = s;
   if (!mn.includes('mbarrier::arrive::one')) unsupported(`PTX instruction '${mn}'`, s.n);
+  // It tracks the thread's .cta_group::2 operations, which are refused (ptx.ts tcgen05Op).
+  if (s.parts.includes('cta_group::2')) unsupported(`PTX instruction '${mn}' (CTA-pair .cta_group::2 tensor-core operations are not modelled; .cta_group::1 is)`, s.n);
   const a = s.addr(o[0]);
   const mask = s.value(o[1]);
   return (f, r, pc) => {

@@ -13,6 +13,7 @@ import type { Pointer } from '../../../sim/memory';
 import { barrierAt, bulkCopy, markProducer, threadArrive, waitParity, waitToken, type WaitMode } from './barrier-runtime';
 import type { CompilerContext as Compiler, Ex, FnCx, LV } from './context';
 import { tensorPtxOp } from './ptx-tensor';
+import { bulkReducePtxOp } from './ptx-bulk-reduce';
 import { electSync, fenceProxyAsync, griddepcontrol, nanosleep, setmaxnreg, tcgen05Dealloc, timerRegister } from './ptx-misc';
 import { asmRegisterUse, ldmatrix, type PtxSite, sharedChunks, stmatrix, wgmmaCommit, wgmmaFence, wgmmaMmaAsync, wgmmaWait } from './ptx-wgmma';
 import { decodeUmmaDescriptor, elementAddress, type MatrixDescriptor } from '../../../sim/wgmma';
@@ -425,6 +426,7 @@ const cp: Handler = (s) => cpOp(s.parts, s.mn, s.o, s.reg, s.n);
 const tcgen05: Handler = (s) => tcgen05Op(s.parts, s.mn, s.o, s.reg, s.n, s.cx);
 const noop: Handler = () => nextInstr;
 const tensor: Handler = (s) => tensorPtxOp({ mn: s.mn, parts: s.parts, o: s.o, n: s.n, value: (t) => valueOf(t, s.reg), address: (t) => addrOf(t, s.reg, s.n) });
+const bulkReduce: Handler = (s) => bulkReducePtxOp({ mn: s.mn, parts: s.parts, o: s.o, n: s.n, value: (t) => valueOf(t, s.reg), address: (t) => addrOf(t, s.reg, s.n) });
 
 /**
  * The PTX the simulator executes, by catalogue key (catalogue.ts): compileOp sends every instruction
@@ -453,6 +455,9 @@ export const SIM_PTX_HANDLERS: Readonly<Record<string, Handler>> = {
   'cp.async.bulk.tensor': tensor,
   'cp.async.bulk.tensor.global.shared::cta': tensor,
   'cp.reduce.async.bulk.tensor': tensor,
+  'cp.reduce.async.bulk.tensor.global.shared::cta': tensor,
+  'cp.reduce.async.bulk': bulkReduce,
+  'cp.reduce.async.bulk.global.shared::cta': bulkReduce,
   'cp.async.bulk.prefetch.tensor': tensor,
   'prefetch.tensormap': tensor,
   'fence.proxy.tensormap::generic': tensor,
@@ -655,6 +660,9 @@ function tmemOf(blk: BlockCtx): Uint32Array {
 function tcgen05Op(parts: string[], mn: string, o: string[], reg: (n: string) => number, n: SyntaxNode, cx: FnCx): PInstr {
   const V = (i: number) => valueOf(o[i], reg);
   const what = parts[1].split('::')[0];
+  // CTA pairs: the MMA reads both CTAs' operands and writes both CTAs' tensor memory, the allocation is
+  // collective across the pair. Not modelled: refused rather than run as if it were .cta_group::1.
+  if (parts.includes('cta_group::2') && what !== 'cp') unsupported(`PTX instruction '${mn}' (CTA-pair .cta_group::2 tensor-core operations are not modelled; .cta_group::1 is)`, n);
   switch (what) {
     case 'alloc': {
       const dst = addrOf(o[0], reg, n);

@@ -149,4 +149,26 @@ __global__ void k(uint32_t* out) {
     const r = await runKernel(kernel('128x256b', 8, false).replace('tcgen05.cp.cta_group::1', 'tcgen05.cp.cta_group::2'), { block: [128, 1, 1], args: ['out=u32[1024]'] });
     expect(r.message).toMatch(/only \.cta_group::1 is modelled/);
   });
+
+  it('refuses the CTA-pair (.cta_group::2) mma, commit, alloc, dealloc and relinquish instead of running them as one CTA', async () => {
+    for (const instr of [
+      'tcgen05.alloc.cta_group::2.sync.aligned.shared::cta.b32 [%0], 32;',
+      'tcgen05.dealloc.cta_group::2.sync.aligned.b32 %0, 32;',
+      'tcgen05.relinquish_alloc_permit.cta_group::2.sync.aligned;',
+      'tcgen05.commit.cta_group::2.mbarrier::arrive::one.shared::cluster.b64 [%0];',
+      'tcgen05.commit.cta_group::2.mbarrier::arrive::one.shared::cluster.multicast::cluster.b64 [%0], 3;',
+      '{\\n .reg .pred p;\\n setp.ne.u32 p, %0, 0;\\n tcgen05.mma.cta_group::2.kind::f16 [%0], %1, %1, %0, p;\\n}',
+    ]) {
+      const r = await runKernel(
+        `#include <cstdint>
+__global__ void __cluster_dims__(2,1,1) k() {
+  __shared__ uint64_t slot;
+  uint64_t d = 0;
+  asm volatile("${instr}" :: "r"((uint32_t)__cvta_generic_to_shared(&slot)), "l"(d) : "memory");
+}`,
+        { grid: [2, 1, 1] },
+      );
+      expect(r.message, instr).toMatch(/^not supported by the simulator: PTX instruction 'tcgen05\.\w+\.cta_group::2[^']*' \(CTA-pair \.cta_group::2 tensor-core operations are not modelled; \.cta_group::1 is\)/);
+    }
+  });
 });

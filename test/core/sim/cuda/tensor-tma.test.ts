@@ -2,6 +2,8 @@
 // CUtensorMap parameters, the map travelling as a by-value copy, 4- and 5-D boxes, races on a box read
 // before its barrier, multicast to the CTAs of a cluster (its mask errors), and the clear refusals (im2col,
 // cta_group::2, a buffer given for a map).
+import { readFileSync } from 'node:fs';
+import * as path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runKernel, values } from './helpers';
 
@@ -86,6 +88,16 @@ __global__ void k(const __grid_constant__ CUtensorMap t) {
     expect(r.message).toMatch(/not supported by the simulator: PTX instruction .*cta_group::2' \(cta_group::2 pairs/);
     r = await runKernel(copy('cp.async.bulk.tensor.2d.shared::cluster.global.tile::gather4.mbarrier::complete_tx::bytes'), { args });
     expect(r.message).toMatch(/\(the tile::gather4 \/ tile::scatter4 modes/);
+  });
+
+  it('refuses a copy through an interleaved map by name (the H200 probes in gpu-probes/interleave)', async () => {
+    const file = path.join(__dirname, '../../../fixtures/sim/gpu-probes/interleave/tma_il16_full.cu');
+    const text = readFileSync(file, 'utf8');
+    const line = /^\/\/ sim: (.*)$/m.exec(text)![1];
+    const args = [...line.matchAll(/--arg (\S+)/g)].map((m) => m[1]);
+    const r = await runKernel(text, { file, kernel: 'tma_il16_full', args });
+    expect(r.status, r.message).toBe('error'); // an unsupported construct met at run time stops the run
+    expect(r.message).toMatch(/not supported by the simulator: cp\.async\.bulk\.tensor: interleaved tensor maps are not modelled at line \d+ ← tma_load_3d tma2_ptx\.cuh:\d+/);
   });
 
   // Two-CTA clusters: rank 1 multicasts an 8-row box (128B swizzle) to the CTAs of `mask`; each
