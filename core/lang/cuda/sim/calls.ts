@@ -9,7 +9,7 @@ import { compileBuiltinCall, compileMethodCall } from './builtins';
 import { type CallTarget, type CompilerContext, type Ex, type Fn, FnCx, type FnDecl, type FnInst, freshId, type LambdaInfo, ownerOf } from './context';
 import { type Closure, envOf, FRAME, Frame, selfOf } from './runtime';
 import { enclosingFunction, fail, findFunctionDeclarator, innermostName, lastName, locOf, missingIncludesNote, named, unsupported, requiredField } from './syntax';
-import { applyDefaults, bindTemplateArgs, templateParams, templateScope } from './templates';
+import { applyDefaults, bindTemplateArgs, callArgs, packElem, packLen, packLength, packsIn, templateParams, templateScope, withPackElement } from './templates';
 import { type CType, decay, num, ptr, sameType, typeName, VOID } from './types';
 
 /** Compiles (once per template binding) a user function. */
@@ -46,7 +46,8 @@ function isHostFunction(decl: FnDecl): boolean {
 }
 
 function compileFunction(c: CompilerContext, decl: FnDecl, cx: FnCx, inst: FnInst, fd: SyntaxNode, at: SyntaxNode): void {
-  const tn = decl.node.childForFieldName('type');
+  const decln = decl.node.childForFieldName('declarator');
+  const tn = decl.node.childForFieldName('type') ?? (decln?.type === 'operator_cast' ? decln.childForFieldName('type') : null);
   let ret = tn ? c.baseType(cx, tn) : VOID;
   // Pointer/reference return declarators wrap the function declarator.
   for (let d = decl.node.childForFieldName('declarator'); d && d !== fd; d = d.childForFieldName('declarator') ?? named(d)[0] ?? null) {
@@ -61,6 +62,10 @@ function compileFunction(c: CompilerContext, decl: FnDecl, cx: FnCx, inst: FnIns
   c.scanAddressTaken(decl.node, cx.addrTaken);
   for (const p of named(requiredField(fd, 'parameters'))) {
     if (p.type === 'variadic_parameter') unsupported('variadic function', p);
+    if (p.type === 'variadic_parameter_declaration') {
+      packParams(c, cx, inst, p);
+      continue;
+    }
     if (p.type !== 'parameter_declaration' && p.type !== 'optional_parameter_declaration') continue;
     const ptn = requiredField(p, 'type');
     const base = c.baseType(cx, ptn);
@@ -86,14 +91,43 @@ function compileFunction(c: CompilerContext, decl: FnDecl, cx: FnCx, inst: FnIns
   cx.finish();
 }
 
+/**
+ * A function parameter pack (`Ts... xs`, `Args&... args`, `float&... d`): one parameter per element of
+ * the template pack its type names, `xs#0`, `xs#1`, …, and its length as `...xs` (sizeof..., expansions).
+ */
+function packParams(c: CompilerContext, cx: FnCx, inst: FnInst, p: SyntaxNode): void {
+  const tn = requiredField(p, 'type');
+  const dn = p.childForFieldName('declarator');
+  let ref = false;
+  let cur: SyntaxNode | null | undefined = dn;
+  while (cur && cur.type !== 'variadic_declarator') {
+    if (cur.type === 'reference_declarator') ref = true;
+    else unsupported(`parameter pack declarator '${dn!.text}'`, cur);
+    cur = named(cur)[0];
+  }
+  const name = cur ? (named(cur).find((x) => x.type === 'identifier')?.text ?? '') : '';
+  const packs = packsIn(c, cx, tn);
+  // `float&... d` (no template pack in its type) is not a pack C++ can deduce from a call.
+  if (!packs.length) unsupported(`parameter pack '${p.text}' whose type names no template parameter pack`, p);
+  const len = packLength(c, cx, packs, p);
+  for (let i = 0; i < len; i++) {
+    const type = withPackElement(cx, packs, i, c, () => c.baseType(cx, tn));
+    const pt = type.k === 'arr' && !ref ? ptr(type.of) : type;
+    inst.params.push({ name: name ? `${name}#${i}` : '', type: pt, ref });
+    if (name) c.declareParam(cx, packElem(name, i), pt, ref, p);
+    else cx.slot();
+  }
+  if (name) cx.scopes[0].set(packLen(name), { k: 'const', type: num('u64'), value: len });
+}
+
 /** Calls a user function or lambda: arguments evaluated, frame pushed; the result lands in a temp. */
 export function emitCall(c: CompilerContext, cx: FnCx, n: SyntaxNode, target: CallTarget, args: Ex[], self?: Fn, env?: Fn): Ex {
   const dst = cx.slot();
   const argFns = args.map((a, i) => {
     const p = target.params[i];
     if (!p) return a.ev;
-    if (p.ref) return c.addressOf(a, n);
-    return c.convertTo(a, p.type, n).ev;
+    if (p.ref) return c.addressOf(a.t.k === 'struct' && a.t.def.conversions && (p.type.k === 'num' || p.type.k === 'ptr') ? c.convertTo(a, p.type, n, cx) : a, n);
+    return c.convertTo(a, p.type, n, cx).ev;
   });
   const nargs = argFns.length;
   const next = cx.code.length + 1;
@@ -274,12 +308,14 @@ export function misparsedTemplateCall(c: CompilerContext, cx: FnCx, n: SyntaxNod
 
 /** Picks an overload by argument count, deduces template arguments, compiles and calls it. */
 export function callUser(c: CompilerContext, cx: FnCx, decls: FnDecl[], argNodes: SyntaxNode[], n: SyntaxNode, targs?: SyntaxNode[], self?: Fn): Ex {
-  const args = argNodes.map((a) => c.expr(cx, a));
+  const args = callArgs(c, cx, argNodes);
   const fits = decls.filter((d) => {
     const fd = findFunctionDeclarator(requiredField(d.node, 'declarator'));
-    const ps = fd ? named(requiredField(fd, 'parameters')).filter((p) => p.type === 'parameter_declaration' || p.type === 'optional_parameter_declaration') : [];
+    const all = fd ? named(requiredField(fd, 'parameters')) : [];
+    const ps = all.filter((p) => p.type === 'parameter_declaration' || p.type === 'optional_parameter_declaration');
     const required = ps.filter((p) => p.type === 'parameter_declaration' && !(p.namedChildCount === 1 && p.text === 'void')).length;
-    return args.length <= ps.length && args.length >= required;
+    const variadic = all.some((p) => p.type === 'variadic_parameter_declaration');
+    return (variadic || args.length <= ps.length) && args.length >= required;
   });
   if (!fits.length) fail(`no overload of '${decls[0].name}' takes ${args.length} argument(s)`, n);
   // Explicit template arguments name a template.
@@ -327,6 +363,20 @@ function bindTemplate(c: CompilerContext, cx: FnCx, decl: FnDecl, tbind: Map<str
     if (!a) return;
     deduce(requiredField(p, 'type'), p.childForFieldName('declarator'), a.t, names, tbind);
   });
+  // A trailing function parameter pack (`Ts&... xs`) takes the remaining arguments, one element each.
+  const packParam = named(requiredField(fd, 'parameters')).find((p) => p.type === 'variadic_parameter_declaration');
+  const tpack = packParam && params.find((p) => p.pack && p.kind === 'type' && requiredField(packParam, 'type').text.replace(/\s+/g, '').replace(/const|&|\*/g, '') === p.name);
+  if (packParam && tpack && !tbind.has(packLen(tpack.name))) {
+    const rest = args.slice(ps.length);
+    rest.forEach((a, j) => {
+      const one = new Map<string, CType | number>();
+      deduce(requiredField(packParam, 'type'), packParam.childForFieldName('declarator'), a.t, [{ name: tpack.name, type: true }], one);
+      const t = one.get(tpack.name);
+      if (t === undefined) fail(`cannot deduce element ${j} of pack '${tpack.name}' of '${decl.name}'`, n);
+      tbind.set(packElem(tpack.name, j), t);
+    });
+    tbind.set(packLen(tpack.name), rest.length);
+  }
   const missing = applyDefaults(c, params, tbind, n);
   if (missing.length) fail(`cannot deduce template argument '${missing[0]}' of '${decl.name}'`, n);
 }

@@ -21,7 +21,8 @@ export interface StructTemplate {
 export type Fn = (f: Frame) => any;
 
 /** An lvalue: a slot of some frame on the env chain, or bytes in a buffer. */
-export type LV = { k: 'slot'; depth: number; idx: number } | { k: 'mem'; buf: Fn; off: Fn };
+/** Where a value lives: a frame slot, or memory (a bit-field: `width` bits from bit `pos` of the bytes at `off`). */
+export type LV = { k: 'slot'; depth: number; idx: number } | { k: 'mem'; buf: Fn; off: Fn; bits?: { pos: number; width: number } };
 
 /** A compiled expression. */
 export interface Ex {
@@ -238,7 +239,8 @@ export interface CompilerContext {
   loadFn(lv: LV, t: CType): Fn;
   storeFn(lv: LV, t: CType): (f: Frame, v: any) => void;
   addressOf(e: Ex, n: SyntaxNode): Fn;
-  convertTo(e: Ex, t: CType, n: SyntaxNode): Ex;
+  /** `e` converted to `t`; with `cx`, a struct's conversion operator is called when it has one to a number or pointer. */
+  convertTo(e: Ex, t: CType, n: SyntaxNode, cx?: FnCx): Ex;
   decayFn(e: Ex): Fn;
   rv(e: Ex): Ex;
 

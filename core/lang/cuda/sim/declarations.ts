@@ -12,7 +12,7 @@ import { allChildren, type DeclQuals, declQualifiers, fail, findFunctionDeclarat
 import { PIPELINE_ROLE_TYPE, PIPELINE_TYPE, sharedStateDef } from './pipeline-builtins';
 import { keptSnippet, snippetConstant } from './snippets';
 import { templateArg, templateParams, templateScope } from './templates';
-import { alignOfType, convFn, type CType, decay, elemDtype, isNum, layoutStruct, num, ptr, S32, shapeOf, sizeOfType, type StructDef, tensorMapType, U64, vectorType, VOID } from './types';
+import { alignOfType, convFn, type CType, decay, elemDtype, type FieldDecl, isFloatDt, isNum, layoutStruct, num, ptr, S32, shapeOf, sizeOfType, type StructDef, tensorMapType, typeName, U64, vectorType, VOID } from './types';
 
 /** Primitive and standard type names by their dtype: the CUDA folder's one table (c-types.ts). */
 const PRIMS = SCALAR_DTYPES;
@@ -36,7 +36,7 @@ function collect(c: CompilerContext, n: SyntaxNode, tparams: SyntaxNode | undefi
         const inner = named(child).filter((x) => x !== tp);
         for (const d of inner) {
           if (d.type === 'function_definition') addFunction(c, d, tp, undefined);
-          else if (d.type === 'struct_specifier' || d.type === 'class_specifier') c.templateStructs.set(d.childForFieldName('name')?.text ?? '', d);
+          else if (d.type === 'struct_specifier' || d.type === 'class_specifier' || d.type === 'union_specifier') c.templateStructs.set(d.childForFieldName('name')?.text ?? '', d);
         }
         break;
       }
@@ -51,11 +51,12 @@ function collect(c: CompilerContext, n: SyntaxNode, tparams: SyntaxNode | undefi
         break;
       case 'struct_specifier':
       case 'class_specifier':
+      case 'union_specifier':
         c.lazyStructs.set(child.childForFieldName('name')?.text ?? '', child);
         break;
       case 'declaration':
         c.fileDeclarations.push(child);
-        for (const s of named(child)) if (s.type === 'struct_specifier' || s.type === 'class_specifier') c.lazyStructs.set(s.childForFieldName('name')?.text ?? '', s);
+        for (const s of named(child)) if (s.type === 'struct_specifier' || s.type === 'class_specifier' || s.type === 'union_specifier') c.lazyStructs.set(s.childForFieldName('name')?.text ?? '', s);
         break;
       case 'type_definition':
       case 'alias_declaration':
@@ -253,7 +254,7 @@ export function defineStruct(c: CompilerContext, cx: FnCx, node: SyntaxNode, nam
 
 function defineMembers(c: CompilerContext, def: StructDef, node: SyntaxNode, body: SyntaxNode | null, template: StructTemplate | undefined, cx: FnCx): void {
   const name = def.name;
-  const fields: { name: string; type: CType }[] = [];
+  const fields: FieldDecl[] = [];
   const methods: { node: SyntaxNode; tparams?: SyntaxNode }[] = [];
   const declared: SyntaxNode[] = [];
   // Members see the struct's static members, typedefs and template arguments (its own scope, where
@@ -293,8 +294,8 @@ function defineMembers(c: CompilerContext, def: StructDef, node: SyntaxNode, bod
         break;
     }
   }
-  const laid = layoutStruct(name, fields);
-  Object.assign(def, { fields: laid.fields, size: laid.size, align: laid.align });
+  const laid = layoutStruct(name, fields, node.type === 'union_specifier');
+  Object.assign(def, { fields: laid.fields, size: laid.size, align: laid.align, union: laid.union });
   const add = (fd: FnDecl) => {
     if (fd.ctor) (def.ctors ??= []).push(fd);
     else {
@@ -304,7 +305,16 @@ function defineMembers(c: CompilerContext, def: StructDef, node: SyntaxNode, bod
     }
   };
   for (const m of methods) {
-    const fd = findFunctionDeclarator(requiredField(m.node, 'declarator'));
+    const dn = requiredField(m.node, 'declarator');
+    if (dn.type === 'operator_cast') {
+      // `operator uint64_t() const`: called where the struct converts implicitly or by a cast.
+      if (m.tparams) unsupported(`a conversion operator template in ${name}`, dn);
+      let to = c.baseType(mcx, requiredField(dn, 'type'));
+      for (let d: SyntaxNode | null = dn.childForFieldName('declarator'); d && d.type !== 'abstract_function_declarator'; d = d.childForFieldName('declarator') ?? named(d)[0] ?? null) if (d.type === 'abstract_pointer_declarator') to = ptr(to);
+      (def.conversions ??= []).push({ to, fn: { name: `operator ${typeName(to)}`, node: m.node, owner: def } satisfies FnDecl });
+      continue;
+    }
+    const fd = findFunctionDeclarator(dn);
     const nameNode = fd?.childForFieldName('declarator');
     if (!nameNode || nameNode.type === 'destructor_name') continue;
     const mn = lastName(nameNode.text.replace(/\s+/g, ''));
@@ -314,22 +324,40 @@ function defineMembers(c: CompilerContext, def: StructDef, node: SyntaxNode, bod
 }
 
 /** A data member, a static constexpr member, or a member function declared for definition outside the class. */
-function fieldDeclaration(c: CompilerContext, mcx: FnCx, def: StructDef, m: SyntaxNode, fields: { name: string; type: CType }[], declared: SyntaxNode[]): void {
+function fieldDeclaration(c: CompilerContext, mcx: FnCx, def: StructDef, m: SyntaxNode, fields: FieldDecl[], declared: SyntaxNode[]): void {
   const tn = m.childForFieldName('type');
   if (!tn) return;
   const quals = declQualifiers(m);
   const base = c.baseType(mcx, tn);
-  // Declarators and their default member initialisers alternate: `int a = 0, b = 1;`.
+  // Declarators and their default member initialisers alternate: `int a = 0, b = 1;`; a bit-field's
+  // width follows its declarator (`uint16_t start : 14, : 2;`, the unnamed one a missing name).
   let current: SyntaxNode | undefined;
   const inits = new Map<SyntaxNode, SyntaxNode>();
+  const widths = new Map<SyntaxNode, SyntaxNode>();
   const order: SyntaxNode[] = [];
   for (let i = 0; i < m.childCount; i++) {
     const f = m.fieldNameForChild(i);
     const ch = m.child(i)!;
     if (f === 'declarator') order.push((current = ch));
     else if (f === 'default_value' && current) inits.set(current, ch);
+    else if (ch.type === 'bitfield_clause' && current) widths.set(current, ch);
+  }
+  // An anonymous union or struct member (`union { uint64_t desc; uint32_t reg[2]; };`).
+  if (!order.length && (tn.type === 'union_specifier' || tn.type === 'struct_specifier') && !tn.childForFieldName('name') && base.k === 'struct') {
+    fields.push({ name: '', type: base, anon: true });
+    return;
   }
   for (const dn of order) {
+    const wn = widths.get(dn);
+    if (wn) {
+      if (!isNum(base) || isFloatDt(base.dt)) fail(`bit-field of type ${typeName(base)}`, wn);
+      const width = c.constEval(mcx, named(wn)[0], S32);
+      const max = sizeOfType(base) * 8;
+      if (width < 0 || width > max || (width === 0 && !dn.isMissing)) fail(`bit-field width ${width} (the type has ${max} bits; only an unnamed one may be 0)`, wn);
+      if (quals.static) fail('a static bit-field', m);
+      fields.push({ name: dn.isMissing ? '' : dn.text, type: base, width });
+      continue;
+    }
     if (findFunctionDeclarator(dn)) {
       declared.push(dn);
       continue;
@@ -406,7 +434,8 @@ export function baseType(c: CompilerContext, cx: FnCx, n: SyntaxNode): CType {
     case 'dependent_type':
       return c.baseType(cx, named(n)[0]);
     case 'struct_specifier':
-    case 'class_specifier': {
+    case 'class_specifier':
+    case 'union_specifier': {
       const name = n.childForFieldName('name')?.text ?? `anon${freshId()}`;
       if (n.childForFieldName('body')) return { k: 'struct', def: c.defineStruct(cx, n, name) };
       const d = c.structDef(cx, name, n);
@@ -672,7 +701,9 @@ export function scanAddressTaken(c: CompilerContext, n: SyntaxNode, out: Set<str
       if (a.type !== 'identifier') return;
       for (const node of decls) {
         const fd = findFunctionDeclarator(requiredField(node, 'declarator'));
-        const p = fd ? named(requiredField(fd, 'parameters')).filter((x) => x.type === 'parameter_declaration' || x.type === 'optional_parameter_declaration')[i] : undefined;
+        const ps = fd ? named(requiredField(fd, 'parameters')).filter((x) => x.type === 'parameter_declaration' || x.type === 'optional_parameter_declaration' || x.type === 'variadic_parameter_declaration') : [];
+        // A trailing pack (`Ts&... xs`) takes every argument from its position on.
+        const p = ps[i] ?? (ps[ps.length - 1]?.type === 'variadic_parameter_declaration' ? ps[ps.length - 1] : undefined);
         if (p && /&/.test(p.childForFieldName('declarator')?.text ?? '') && !/&&/.test(p.childForFieldName('declarator')?.text ?? '')) out.add(a.text);
       }
     });
@@ -784,7 +815,7 @@ export function declareVar(c: CompilerContext, cx: FnCx, info: { name: string; t
     } else if (initNode?.type === 'initializer_list' || initNode?.type === 'argument_list') c.initAggregate(cx, lv, type, initNode, n);
     else if (init) {
       const st = c.storeFn(lv, type);
-      const v = c.convertTo(init, type, initNode!).ev;
+      const v = c.convertTo(init, type, initNode!, cx).ev;
       c.emitExec(cx, n, (f) => st(f, v(f)));
     }
     scope.set(info.name, { k: 'var', type, where: 'mem', idx: m, cx });
@@ -798,7 +829,7 @@ export function declareVar(c: CompilerContext, cx: FnCx, info: { name: string; t
     init = items.length ? c.expr(cx, items[0]) : { t: type, ev: () => (type.k === 'ptr' ? null : 0), cv: 0 };
   }
   if (init) {
-    const v = c.convertTo(init, type, initNode!).ev;
+    const v = c.convertTo(init, type, initNode!, cx).ev;
     c.emitExec(cx, n, (f) => (f.v[idx] = v(f)));
   } else {
     const zero = type.k === 'ptr' ? null : 0;
@@ -863,10 +894,13 @@ function flattenInit(c: CompilerContext, cx: FnCx, t: CType, init: SyntaxNode, b
     return;
   }
   if (t.k === 'struct') {
-    if (items.length > t.def.fields.length) fail(`too many initialisers for ${t.def.name}`, init);
+    // A union's brace initialiser initialises its first member; anonymous members' own fields are not elements.
+    const fields = t.def.fields.filter((f) => !f.via).slice(0, t.def.union ? 1 : undefined);
+    if (items.length > fields.length) fail(`too many initialisers for ${t.def.name}`, init);
     items.forEach((it, i) => {
       if (it.type === 'initializer_pair') unsupported('designated initialisers', it);
-      flattenInit(c, cx, t.def.fields[i].type, it, base + t.def.fields[i].offset, out);
+      if (fields[i].bits) unsupported(`a brace initialiser of ${t.def.name}, which has bit-fields`, it);
+      flattenInit(c, cx, fields[i].type, it, base + fields[i].offset, out);
     });
     return;
   }

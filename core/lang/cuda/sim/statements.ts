@@ -242,7 +242,7 @@ export function stmt(c: CompilerContext, cx: FnCx, n: SyntaxNode): void {
       }
       const e = c.expr(cx, v);
       if (cx.retDeduce && cx.ret.k === 'void') cx.ret = decay(e.t);
-      const ev = cx.ret.k === 'void' ? e.ev : c.convertTo(e, cx.ret, v).ev;
+      const ev = cx.ret.k === 'void' ? e.ev : c.convertTo(e, cx.ret, v, cx).ev;
       c.emitReturn(cx, ev, n);
       return;
     }
@@ -273,6 +273,7 @@ export function stmt(c: CompilerContext, cx: FnCx, n: SyntaxNode): void {
       break;
     case 'struct_specifier':
     case 'class_specifier':
+    case 'union_specifier':
       c.baseType(cx, n);
       return;
     case 'enum_specifier':

@@ -3,7 +3,7 @@
 // argument list, `Ring<4>` and `Ring<kStages>` alike), and how a binding is spelled (`k<4, float>`).
 import type { SyntaxNode } from '../parser';
 import { SCALAR_DTYPES } from '../c-types';
-import { type CompilerContext, FnCx } from './context';
+import { type CompilerContext, type Ex, FnCx, type Sym } from './context';
 import { fail, locOf, named, unsupported, requiredField } from './syntax';
 import { convFn, type CType, isNum, type StructDef, type StructMember } from './types';
 
@@ -14,7 +14,13 @@ export interface TemplateParam {
   /** The declared type of a value parameter. */
   type?: SyntaxNode;
   dflt?: SyntaxNode;
+  /** A parameter pack (`typename... Ts`, `size_t... Idx`): bound as `Ts#0`, `Ts#1`, … and its length as `...Ts`. */
+  pack?: boolean;
 }
+
+/** The binding keys of a pack's elements and length. */
+export const packElem = (name: string, i: number): string => `${name}#${i}`;
+export const packLen = (name: string): string => `...${name}`;
 
 /** Template arguments by parameter name: types, or the values of non-type parameters. */
 export type TemplateBinding = Map<string, CType | number>;
@@ -36,15 +42,74 @@ export function templateParams(list: SyntaxNode): TemplateParam[] {
         out.push({ name: dn.text, kind: 'value', type: p.childForFieldName('type') ?? undefined, dflt: p.childForFieldName('default_value') ?? undefined });
         break;
       }
-      case 'variadic_type_parameter_declaration':
-      case 'variadic_parameter_declaration':
-        unsupported(`template parameter pack '${p.text}'`, p);
+      case 'variadic_type_parameter_declaration': {
+        const nm = named(p).find((x) => x.type === 'type_identifier');
+        if (!nm) unsupported(`template parameter pack '${p.text}'`, p);
+        out.push({ name: nm.text, kind: 'type', pack: true });
         break;
+      }
+      case 'variadic_parameter_declaration': {
+        const vd = p.childForFieldName('declarator');
+        const id = vd?.type === 'variadic_declarator' ? named(vd).find((x) => x.type === 'identifier') : undefined;
+        if (!id) unsupported(`template parameter pack '${p.text}'`, p);
+        out.push({ name: id.text, kind: 'value', type: p.childForFieldName('type') ?? undefined, pack: true });
+        break;
+      }
       default:
         unsupported(`template parameter '${p.text}'`, p);
     }
   }
   return out;
+}
+
+// -------------------------------------------------------------- parameter packs
+
+/** The parameter packs (template or function) named in `n`. */
+export function packsIn(c: CompilerContext, cx: FnCx, n: SyntaxNode): string[] {
+  const out = new Set<string>();
+  const walk = (x: SyntaxNode) => {
+    if ((x.type === 'identifier' || x.type === 'type_identifier') && c.lookup(cx, packLen(x.text))) out.add(x.text);
+    // A nested expansion expands its own packs.
+    if (x.type !== 'parameter_pack_expansion') for (const ch of named(x)) walk(ch);
+  };
+  walk(n);
+  return [...out];
+}
+
+export function packLength(c: CompilerContext, cx: FnCx, packs: string[], at: SyntaxNode): number {
+  const lens = packs.map((p) => c.lookup(cx, packLen(p))!.sym as { value: number });
+  if (lens.some((l) => l.value !== lens[0].value)) fail(`packs of different lengths expanded together (${packs.join(', ')})`, at);
+  return lens[0].value;
+}
+
+/** Compiles `fn` with each pack in `packs` standing for its element `i`. */
+export function withPackElement<T>(cx: FnCx, packs: string[], i: number, c: CompilerContext, fn: () => T): T {
+  const scope = new Map<string, Sym>();
+  for (const p of packs) {
+    const e = c.lookup(cx, packElem(p, i));
+    if (e) scope.set(p, e.sym);
+  }
+  cx.scopes.push(scope);
+  try {
+    return fn();
+  } finally {
+    cx.scopes.pop();
+  }
+}
+
+/** A pattern expanded (`xs...`, `d[Idx]...`, `f(args)...`): one expression per element of its packs. */
+export function expandPattern(c: CompilerContext, cx: FnCx, pattern: SyntaxNode, at: SyntaxNode): Ex[] {
+  const packs = packsIn(c, cx, pattern);
+  if (!packs.length) fail(`'${at.text}' expands no parameter pack`, at);
+  const len = packLength(c, cx, packs, at);
+  const out: Ex[] = [];
+  for (let i = 0; i < len; i++) out.push(withPackElement(cx, packs, i, c, () => c.expr(cx, pattern)));
+  return out;
+}
+
+/** Call arguments, pack expansions among them expanded. */
+export function callArgs(c: CompilerContext, cx: FnCx, argNodes: SyntaxNode[]): Ex[] {
+  return argNodes.flatMap((a) => (a.type === 'parameter_pack_expansion' ? expandPattern(c, cx, requiredField(a, 'pattern'), a) : [c.expr(cx, a)]));
 }
 
 /** One template argument as written (`4`, `float`, `kStages`), evaluated in `cx` for parameter `p`. */
@@ -65,8 +130,13 @@ export function templateArg(c: CompilerContext, cx: FnCx, p: TemplateParam, a: S
 
 /** Binds the arguments given (`args`, in order) to `params`; `what` names the template in errors. */
 export function bindTemplateArgs(c: CompilerContext, cx: FnCx, params: TemplateParam[], args: SyntaxNode[], what: string, at: SyntaxNode, into: TemplateBinding = new Map()): TemplateBinding {
-  if (args.length > params.length) fail(`too many template arguments for '${what}' (${args.length} for ${params.length})`, at);
-  args.forEach((a, i) => into.set(params[i].name, templateArg(c, cx, params[i], a)));
+  const pack = params.findIndex((p) => p.pack);
+  if (args.length > params.length && pack < 0) fail(`too many template arguments for '${what}' (${args.length} for ${params.length})`, at);
+  args.forEach((a, i) => {
+    if (pack >= 0 && i >= pack) into.set(packElem(params[pack].name, i - pack), templateArg(c, cx, params[pack], a));
+    else into.set(params[i].name, templateArg(c, cx, params[i], a));
+  });
+  if (pack >= 0 && args.length > pack) into.set(packLen(params[pack].name), args.length - pack);
   return into;
 }
 
@@ -74,6 +144,11 @@ export function bindTemplateArgs(c: CompilerContext, cx: FnCx, params: TemplateP
 export function applyDefaults(c: CompilerContext, params: TemplateParam[], binding: TemplateBinding, at: SyntaxNode): string[] {
   const missing: string[] = [];
   for (const p of params) {
+    if (p.pack) {
+      // A pack neither given nor deduced is empty.
+      if (!binding.has(packLen(p.name))) binding.set(packLen(p.name), 0);
+      continue;
+    }
     if (binding.has(p.name)) continue;
     if (!p.dflt) {
       missing.push(p.name);
@@ -95,6 +170,20 @@ export function templateScope(c: CompilerContext, params: TemplateParam[], bindi
   const cx = new FnCx('<template>', null, binding, undefined, { line: 0 });
   cx.scopes = [out];
   for (const p of params) {
+    if (p.pack) {
+      const len = binding.get(packLen(p.name));
+      if (typeof len !== 'number') continue;
+      out.set(packLen(p.name), { k: 'const', type: { k: 'num', dt: 'u64' }, value: len });
+      for (let i = 0; i < len; i++) {
+        const v = binding.get(packElem(p.name, i))!;
+        if (typeof v !== 'number') out.set(packElem(p.name, i), { k: 'type', type: v });
+        else {
+          const t = p.type && p.type.type !== 'placeholder_type_specifier' ? c.baseType(cx, p.type) : { k: 'num' as const, dt: 's32' as const };
+          out.set(packElem(p.name, i), { k: 'const', type: t, value: v });
+        }
+      }
+      continue;
+    }
     const v = binding.get(p.name);
     if (v === undefined) continue;
     if (typeof v !== 'number') {
