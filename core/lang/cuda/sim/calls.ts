@@ -9,6 +9,7 @@ import { compileBuiltinCall, compileMethodCall } from './builtins';
 import { type CallTarget, type CompilerContext, type Ex, type Fn, FnCx, type FnDecl, type FnInst, freshId, type LambdaInfo, ownerOf } from './context';
 import { type Closure, envOf, FRAME, Frame, selfOf } from './runtime';
 import { enclosingFunction, fail, findFunctionDeclarator, innermostName, lastName, locOf, missingIncludesNote, named, unsupported, requiredField } from './syntax';
+import { keptSnippet } from './snippets';
 import { applyDefaults, bindTemplateArgs, callArgs, packElem, packLen, packLength, packsIn, templateParams, templateScope, withPackElement } from './templates';
 import { type CType, decay, num, ptr, sameType, typeName, VOID } from './types';
 
@@ -70,9 +71,11 @@ function compileFunction(c: CompilerContext, decl: FnDecl, cx: FnCx, inst: FnIns
     const ptn = requiredField(p, 'type');
     const base = c.baseType(cx, ptn);
     const dn = p.childForFieldName('declarator');
-    if (!dn) {
-      if (base.k === 'void') continue;
-      inst.params.push({ name: '', type: base, ref: false });
+    if (!dn || dn.type.startsWith('abstract_')) {
+      // An unnamed parameter (`T const &`, CUTLASS's __CUTLASS_UNUSED): passed, never read.
+      if (!dn && base.k === 'void') continue;
+      const ref = dn?.type === 'abstract_reference_declarator';
+      inst.params.push({ name: '', type: dn?.type === 'abstract_pointer_declarator' ? ptr(base) : base, ref });
       cx.slot();
       continue;
     }
@@ -126,6 +129,8 @@ export function emitCall(c: CompilerContext, cx: FnCx, n: SyntaxNode, target: Ca
   const argFns = args.map((a, i) => {
     const p = target.params[i];
     if (!p) return a.ev;
+    // An unnamed reference parameter is never read through: a register variable binds to a copy.
+    if (p.ref && !p.name && a.lv?.k === 'slot') return c.addressOf({ t: a.t, ev: a.ev }, n);
     if (p.ref) return c.addressOf(a.t.k === 'struct' && a.t.def.conversions && (p.type.k === 'num' || p.type.k === 'ptr') ? c.convertTo(a, p.type, n, cx) : a, n);
     return c.convertTo(a, p.type, n, cx).ev;
   });
@@ -245,8 +250,39 @@ export function call(c: CompilerContext, cx: FnCx, n: SyntaxNode): Ex {
   const b = compileBuiltinCall(c, cx, fullName, argNodes, n, targs);
   if (b) return b;
   if (user) return c.callUser(cx, user, argNodes, n, targs);
+  const macro = c.functionMacros.get(fullName);
+  if (macro) return macroCall(c, cx, macro, argNodes, n);
   // A helper that lives in an include that was not found: say so, it is the likely cause.
   unsupported(`call to '${fullName}'${missingIncludesNote(c.missingIncludes)}`, n);
+}
+
+let macroDepth = 0;
+
+/**
+ * A function-like macro the front end left unexpanded in device code (`CUTLASS_UNUSED(line)` in
+ * CUTLASS's headers, the first definition when #if branches define it twice): its body with the
+ * arguments put in, parsed on the invocation's line and compiled there when it is one expression.
+ */
+function macroCall(c: CompilerContext, cx: FnCx, macro: SyntaxNode, argNodes: SyntaxNode[], n: SyntaxNode): Ex {
+  const params = named(requiredField(macro, 'parameters')).map((p) => p.text);
+  const body = (macro.childForFieldName('value')?.text ?? '').replace(/\\\n/g, ' ');
+  const name = macro.childForFieldName('name')?.text ?? '';
+  if (params.some((p) => p === '...') || /#/.test(body)) unsupported(`macro ${name} (variadic, # or ## in its body)`, n);
+  if (params.length !== argNodes.length) fail(`macro ${name} takes ${params.length} argument(s), got ${argNodes.length}`, n);
+  const text = body.replace(/[A-Za-z_]\w*/g, (w) => {
+    const i = params.indexOf(w);
+    return i < 0 ? w : `(${argNodes[i].text})`;
+  });
+  const root = keptSnippet(n, `${'\n'.repeat(n.startPosition.row)}void ${name}() { ${text}; }`);
+  const stmts = root ? named(named(named(root)[0]).find((x) => x.type === 'compound_statement')!) : [];
+  if (stmts.length !== 1 || stmts[0].type !== 'expression_statement' || !named(stmts[0])[0]) unsupported(`macro ${name} (its expansion '${text.trim()}' is not one expression)`, n);
+  if (macroDepth > 32) fail(`macro ${name} expands without end`, n);
+  macroDepth++;
+  try {
+    return c.expr(cx, named(stmts[0])[0]);
+  } finally {
+    macroDepth--;
+  }
 }
 
 function methodCall(c: CompilerContext, cx: FnCx, callee: SyntaxNode, argNodes: SyntaxNode[], n: SyntaxNode, targs?: SyntaxNode[]): Ex {

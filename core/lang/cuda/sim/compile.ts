@@ -52,6 +52,7 @@ export class Compiler implements CompilerContext {
   readonly fileDeclarations: SyntaxNode[] = [];
   missingIncludes: readonly string[] = [];
   readonly defines = new Map<string, SyntaxNode>();
+  readonly functionMacros = new Map<string, SyntaxNode>();
   host?: HostHooks;
   private fileReady = false;
 

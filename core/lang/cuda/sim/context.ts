@@ -159,7 +159,7 @@ export interface DeclaratorInfo {
 export interface CallTarget {
   fn: () => CompiledFn;
   ret: CType;
-  params: { type: CType; ref: boolean }[];
+  params: { type: CType; ref: boolean; name?: string }[];
 }
 
 /**
@@ -188,6 +188,8 @@ export interface CompilerContext {
   readonly fileDeclarations: SyntaxNode[];
   /** `#define NAME VALUE` lines not read yet (read on first use of NAME). */
   readonly defines: Map<string, SyntaxNode>;
+  /** `#define NAME(params) BODY` lines (the first definition of each name): expanded where device code calls them. */
+  readonly functionMacros: Map<string, SyntaxNode>;
   /** The id of a new global buffer. */
   newGlobalId(): number;
   /** Set when a whole program runs (harness mode): what host code may use beyond device code. */

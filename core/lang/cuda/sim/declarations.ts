@@ -68,6 +68,11 @@ function collect(c: CompilerContext, n: SyntaxNode, tparams: SyntaxNode | undefi
         if (name && !c.defines.has(name)) c.defines.set(name, child);
         break;
       }
+      case 'preproc_function_def': {
+        const name = child.childForFieldName('name')?.text;
+        if (name && !c.functionMacros.has(name)) c.functionMacros.set(name, child);
+        break;
+      }
       case 'preproc_if':
       case 'preproc_ifdef':
         collect(c, child, undefined);

@@ -226,6 +226,15 @@ export function spellArgs(args: (CType | number)[]): string {
   return args.map((a) => (typeof a === 'number' ? String(a) : spellType(a))).join(', ');
 }
 
+/** A binding's arguments in order, a pack's elements in its place. */
+function boundArgs(params: TemplateParam[], binding: TemplateBinding): (CType | number)[] {
+  return params.flatMap((p) => {
+    if (!p.pack) return [binding.get(p.name)!];
+    const len = binding.get(packLen(p.name)) as number;
+    return Array.from({ length: len }, (_, i) => binding.get(packElem(p.name, i))!);
+  });
+}
+
 /** The instance of class template `name` for the arguments written at `n` (evaluated in `cx`). */
 export function classTemplate(c: CompilerContext, cx: FnCx, name: string, argNodes: SyntaxNode[], n: SyntaxNode): StructDef {
   const node = c.templateStructs.get(name);
@@ -235,7 +244,7 @@ export function classTemplate(c: CompilerContext, cx: FnCx, name: string, argNod
   const binding = bindTemplateArgs(c, cx, params, argNodes, name, n);
   const missing = applyDefaults(c, params, binding, n);
   if (missing.length) fail(`missing template argument${missing.length > 1 ? 's' : ''} ${missing.map((m) => `'${m}'`).join(', ')} of '${name}'`, n);
-  const args = params.map((p) => binding.get(p.name)!);
+  const args = boundArgs(params, binding);
   const key = `${name}<${spellArgs(args)}>`;
   const have = c.structs.get(key);
   if (have) return have;
@@ -258,7 +267,7 @@ function specialisation(c: CompilerContext, name: string, params: TemplateParam[
     const file = new FnCx('<file>', null, new Map(), undefined, locOf(node));
     const binding = bindTemplateArgs(c, file, params, named(argList), name, node);
     applyDefaults(c, params, binding, node);
-    if (`${name}<${spellArgs(params.map((p) => binding.get(p.name)!))}>` === key) return node;
+    if (`${name}<${spellArgs(boundArgs(params, binding))}>` === key) return node;
   }
   return undefined;
 }
