@@ -763,6 +763,40 @@ function constructorReadAsPrototype(c: CompilerContext, cx: FnCx, tn: SyntaxNode
   return root ? findNode(root, 'init_declarator') ?? undefined : undefined;
 }
 
+/**
+ * A function-scope `static` variable: one object for the whole program (here: for the launch, or the
+ * whole program's host run), zero-initialised or constant-initialised before anything runs. A
+ * dynamic initialiser runs once, the first time control passes the declaration: in host code only,
+ * as nvcc rejects a dynamically initialised static in device code.
+ */
+function staticLocal(c: CompilerContext, cx: FnCx, info: { name: string; ref: boolean; init?: SyntaxNode }, type: CType, n: SyntaxNode): void {
+  if (info.ref || (type.k === 'obj' && type.n === -1)) unsupported(`static local '${info.name}' declared as a reference or with auto`, n);
+  if (type.k === 'struct' && c.needsConstruction(type)) unsupported(`static local '${info.name}' of a type with constructors`, n);
+  const buf = new Buffer(c.newGlobalId(), info.name, 'global', Math.max(sizeOfType(type), 1), undefined, elemDtype(type), shapeOf(type));
+  c.globals.push(buf);
+  cx.scopes[cx.scopes.length - 1].set(info.name, { k: 'global', type, p: { buf, offset: 0 } });
+  if (!info.init) return;
+  try {
+    staticInit(c, cx, buf, type, info.init);
+    return;
+  } catch (e) {
+    if (!(e instanceof SimError)) throw e;
+    buf.bytes.fill(0);
+  }
+  if (!cx.host) fail(`dynamic initialization of the function-scope static '${info.name}' in device code (nvcc rejects it: the initialiser must be a constant)`, info.init);
+  let done = false;
+  const br = c.emitBranchFalse(cx, n, () => !done);
+  const lv: LV = { k: 'mem', buf: () => buf, off: () => 0 };
+  if (info.init.type === 'initializer_list' || info.init.type === 'argument_list') c.initAggregate(cx, lv as LV & { k: 'mem' }, type, info.init, n);
+  else {
+    const st = c.storeFn(lv, type);
+    const v = c.convertTo(c.expr(cx, info.init), type, info.init, cx).ev;
+    c.emitExec(cx, n, (f) => st(f, v(f)));
+  }
+  c.emitExec(cx, n, () => (done = true));
+  br.target = cx.code.length;
+}
+
 export function declareVar(c: CompilerContext, cx: FnCx, info: { name: string; type: CType; ref: boolean; init?: SyntaxNode }, quals: DeclQuals, n: SyntaxNode): void {
   const scope = cx.scopes[cx.scopes.length - 1];
   let type = info.type;
@@ -780,7 +814,10 @@ export function declareVar(c: CompilerContext, cx: FnCx, info: { name: string; t
     scope.set(info.name, { k: 'shared', type, idx });
     return;
   }
-  if (quals.static && !quals.constexpr && !quals.const) unsupported(`static local variable '${info.name}'`, n);
+  if (quals.static && !(quals.constexpr && isNum(type)) && !(quals.const && isNum(type) && info.init && !cx.addrTaken.has(info.name))) {
+    staticLocal(c, cx, info, type, n);
+    return;
+  }
   // Initialiser first: `int x = x + 1` sees the outer x, and `auto` needs the type.
   let init: Ex | undefined;
   const initNode = info.init;

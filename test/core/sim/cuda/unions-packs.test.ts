@@ -4,6 +4,7 @@
 // are what g++/nvcc give for the same code (the SysV/GCC little-endian bit-field layout); the wgmma
 // results come from test/fixtures/sim/gpu/wgmma/, recorded on an H200.
 import { describe, expect, it } from 'vitest';
+import { simulate } from '../../../../core/simulate';
 import { runKernel, values } from './helpers';
 
 const run = (src: string, n: number) => runKernel(src, { block: [1, 1, 1], args: [`out=s64[${n}]`] });
@@ -100,5 +101,74 @@ __global__ void k(long long* out) {
     expect(r.status, r.message).toBe('completed');
     // g++ -std=c++17 on the same code (without __device__) prints these.
     expect(values(r, 'out')).toEqual([3221225472, 458757, -4611686018426929146, -4611686018426929145, 1, 126, 246, 5955, 8, 10, 1007]);
+  });
+});
+
+describe('static locals and range-for', () => {
+  it('runs range-for over arrays (by value, by reference, break/continue) and keeps one static local across calls', async () => {
+    const r = await run(`#include <cstdint>
+struct P { int a; short b; };
+__device__ int counter() { static int n = 10; static const int table[3] = {4, 5, 6}; n += table[n % 3]; return n; }
+__global__ void k(long long* out) {
+  int xs[5] = {3, 1, 4, 1, 5};
+  long long s = 0;
+  for (int x : xs) s = s * 10 + x;
+  out[0] = s;
+  for (auto& x : xs) x *= 2;
+  for (const auto& x : xs) { if (x == 8) continue; if (x == 10) break; s += x; }
+  out[1] = s;
+  P ps[2] = {{1, 2}, {3, 4}};
+  int t = 0;
+  for (P p : ps) { p.a = 100; t += p.b; }
+  for (auto& p : ps) t += p.a;
+  out[2] = t;
+  out[3] = counter();
+  out[4] = counter();
+  out[5] = counter();
+  static unsigned long long z;
+  out[6] = (long long)z;
+}
+`, 7);
+    expect(r.status, r.message).toBe('completed');
+    // g++ -std=c++17 on the same code (without __device__) prints these.
+    expect(values(r, 'out')).toEqual([31415, 31425, 10, 15, 19, 24, 0]);
+  });
+
+  it('shares a static local between the threads of a launch', async () => {
+    const r = await runKernel(
+      `__device__ int next() { static int n; return n++; }
+      __global__ void k(int* out) { if (threadIdx.x == 0) out[0] = next(); __syncthreads(); if (threadIdx.x == 1) out[1] = next(); }`,
+      { block: [2, 1, 1], args: ['out=s32[2]'] },
+    );
+    expect(r.status, r.message).toBe('completed');
+    expect(values(r, 'out')).toEqual([0, 1]);
+  });
+
+  it('rejects a dynamically initialised static local in device code, as nvcc does', async () => {
+    const r = await runKernel(`__device__ int f(int x) { static int n = x; return n; }\n__global__ void k(int* out) { out[0] = f(3); }`, { block: [1, 1, 1], args: ['out=s32[1]'] });
+    expect(r.status).not.toBe('completed');
+    expect(r.message).toMatch(/dynamic initialization of the function-scope static 'n' in device code/);
+  });
+
+  it('initialises a host static local once, the first time through, and runs range-for over a std::vector', async () => {
+    const r = await simulate({
+      file: '/tmp/prog.cu',
+      text: `#include <cstdio>
+#include <vector>
+int next_id() { static int id = printf("init\\n") + 4; return id++; }
+int main() {
+  std::vector<int> v(4);
+  int i = 0;
+  for (auto& x : v) x = ++i * 3;
+  int s = 0;
+  for (int x : v) s += x;
+  int a = next_id();
+  int b = next_id();
+  printf("%d %d %d\\n", s, a, b);
+  return 0;
+}`,
+    });
+    expect(r.status, r.message).toBe('completed');
+    expect(r.stdout).toBe('init\n30 9 10\n');
   });
 });
