@@ -3,7 +3,10 @@
 // CUTLASS's GmmaDescriptor and the GMMA atoms' fma wrappers are written in. Expected layouts and values
 // are what g++/nvcc give for the same code (the SysV/GCC little-endian bit-field layout); the wgmma
 // results come from test/fixtures/sim/gpu/wgmma/, recorded on an H200.
+import { readFileSync } from 'node:fs';
+import * as path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { parseArg } from '../../../../core/sim/args';
 import { simulate } from '../../../../core/simulate';
 import { runKernel, values } from './helpers';
 
@@ -171,4 +174,79 @@ int main() {
     expect(r.status, r.message).toBe('completed');
     expect(r.stdout).toBe('init\n30 9 10\n');
   });
+});
+
+/**
+ * A GPU-recorded wgmma fixture rewritten the way CUTLASS/DeepGEMM write it: the descriptor built in a
+ * GmmaDescriptor-like union through its bit-fields and decayed by `operator uint64_t()`, and every
+ * wgmma issued through a pack-forwarding wrapper (`template <typename... Ts> mma(…, Ts&... d)`) that
+ * calls an atom's `fma` with one `float&` parameter per accumulator. The H200's outputs for the
+ * plain-shift original are the expected values, bit for bit.
+ */
+function cuteStyle(src: string, regs: number): string {
+  const p = (i: number) => `d${String(i).padStart(3, '0')}`;
+  const atomAsm = /asm volatile\("(\{\\n\.reg \.pred p;[^"]*)"/.exec(src)![1];
+  const atom = `struct Atom {
+  __device__ static void fma(uint64_t const& desc_a, uint64_t const& desc_b, ${Array.from({ length: regs }, (_, i) => `float& ${p(i)}`).join(', ')}, int scale_d) {
+    asm volatile("${atomAsm}"
+      : ${Array.from({ length: regs }, (_, i) => `"+f"(${p(i)})`).join(', ')}
+      : "l"(desc_a), "l"(desc_b), "r"(scale_d));
+  }
+};
+template <typename... Ts> __device__ void mma(uint64_t const& a, uint64_t const& b, int scale_d, Ts&... d) {
+  static_assert(sizeof...(Ts) == ${regs}, "one accumulator per register");
+  Atom::fma(a, b, d..., scale_d);
+}
+union Desc {
+  __device__ Desc() : desc_(0) {}
+  uint64_t desc_;
+  uint32_t reg32_[2];
+  struct {
+    uint16_t start_address_ : 14, : 2;
+    uint16_t leading_byte_offset_ : 14, : 2;
+    uint16_t stride_byte_offset_ : 14, : 2;
+    uint8_t : 1, base_offset_ : 3, : 4;
+    uint8_t : 6, layout_type_ : 2;
+  } bitfield;
+  __device__ operator uint64_t() const { return desc_; }
+};
+__device__ Desc make_desc(const void* smem, uint32_t lbo, uint32_t sbo, uint32_t mode) {
+  Desc desc;
+  desc.bitfield.start_address_ = (uint32_t)__cvta_generic_to_shared(smem) >> 4;
+  desc.bitfield.leading_byte_offset_ = lbo >> 4;
+  desc.bitfield.stride_byte_offset_ = sbo >> 4;
+  desc.bitfield.base_offset_ = 0;
+  desc.bitfield.layout_type_ = mode;
+  return desc;
+}
+`;
+  return src
+    .replace(/asm volatile\("\{\\n\.reg \.pred p;[\s\S]*?: "l"\(([^)]*)\), "l"\(([^)]*)\), "r"\(([^)]*)\)\);/g, (_m, a, b, s) => `mma(${a}, ${b}, ${s}, ${Array.from({ length: regs }, (_, i) => `d[${i}]`).join(', ')});`)
+    .replace(/__device__ uint64_t make_desc\([\s\S]*?\n\}\n/, () => atom);
+}
+
+describe('CUTLASS-style descriptors and fma wrappers give the GPU-recorded wgmma results', () => {
+  for (const [name, regs] of [
+    ['wgmma_f16_n256_sw128', 128],
+    ['wgmma_f16_trans_n32_sw128', 16],
+    ['wgmma_f16_n8_none', 4],
+  ] as const) {
+    it(`${name}: union + bit-field descriptor, ${regs} accumulators through a pack`, async () => {
+      const dir = path.join(__dirname, '../../../fixtures/sim/gpu/wgmma');
+      const src = readFileSync(path.join(dir, `${name}.cu`), 'utf8');
+      const text = cuteStyle(src, regs);
+      expect(text).toContain('Atom::fma(a, b, d..., scale_d)');
+      expect(text).not.toMatch(/wgmma\.mma_async[^\n]*\n[^\n]*"\+f"\(d\[0\]\)/);
+      const sim = /^\/\/ sim: (.*)$/m.exec(src)![1];
+      const args = [...sim.matchAll(/--arg (\S+)/g)].map((m) => parseArg(m[1]));
+      const r = await simulate({ file: `${name}.cu`, text, kernel: name, grid: [1, 1, 1], block: [128, 1, 1], args, maxSteps: 20_000_000 });
+      expect(r.status, r.message).toBe('completed');
+      const gpu = JSON.parse(readFileSync(path.join(dir, 'ground-truth.json'), 'utf8')).kernels[name];
+      expect(gpu.status).toBe('completed');
+      const want = gpu.outputs.out as number[];
+      const b = r.buffers.find((x) => x.name === 'out')!;
+      const got = Array.from({ length: want.length }, (_, i) => b.buffer.view.getFloat32(i * 4, true));
+      expect(got).toEqual(want);
+    });
+  }
 });
