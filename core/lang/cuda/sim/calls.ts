@@ -11,7 +11,7 @@ import { type Closure, envOf, FRAME, Frame, selfOf } from './runtime';
 import { enclosingFunction, fail, findFunctionDeclarator, innermostName, lastName, locOf, missingIncludesNote, named, unsupported, requiredField } from './syntax';
 import { keptSnippet } from './snippets';
 import { applyDefaults, bindTemplateArgs, callArgs, packElem, packLen, packLength, packsIn, templateParams, templateScope, withPackElement } from './templates';
-import { type CType, decay, num, ptr, sameType, typeName, VOID } from './types';
+import { type CType, decay, num, ptr, sameType, type StructDef, typeName, VOID } from './types';
 
 /** Compiles (once per template binding) a user function. */
 export function instantiate(c: CompilerContext, decl: FnDecl, tbind: Map<string, CType | number>, at: SyntaxNode): FnInst {
@@ -194,6 +194,8 @@ export function call(c: CompilerContext, cx: FnCx, n: SyntaxNode): Ex {
     callee = requiredField(callee, 'name');
   }
   if (callee.type === 'field_expression') return methodCall(c, cx, callee, argNodes, n, targs);
+  const made = temporaryObject(c, cx, callee, targs, requiredField(n, 'arguments'), n);
+  if (made) return made;
   const member = staticMemberOfTemplate(c, cx, callee);
   if (member) return c.callUser(cx, member, argNodes, n, targs);
   if (/^(static_cast|reinterpret_cast|const_cast|bit_cast|std::bit_cast|cuda::std::bit_cast)$/.test(callee.text) && targs?.length === 1 && argNodes.length === 1) {
@@ -254,6 +256,30 @@ export function call(c: CompilerContext, cx: FnCx, n: SyntaxNode): Ex {
   if (macro) return macroCall(c, cx, macro, argNodes, n);
   // A helper that lives in an include that was not found: say so, it is the likely cause.
   unsupported(`call to '${fullName}'${missingIncludesNote(c.missingIncludes)}`, n);
+}
+
+/**
+ * `T(args)` where T names a class template instance (`FP8MMA<N, MMA>()`, DeepGEMM's selectors) or a
+ * struct: a temporary object of the frame, constructed (or zeroed and brace-initialised) each time.
+ */
+function temporaryObject(c: CompilerContext, cx: FnCx, callee: SyntaxNode, targs: SyntaxNode[] | undefined, args: SyntaxNode, n: SyntaxNode): Ex | undefined {
+  let def: StructDef | undefined;
+  if (callee.type !== 'identifier' || c.functions.has(callee.text)) return undefined;
+  if (targs) {
+    if (c.templateStructs.has(callee.text)) def = c.classTemplate(cx, callee.text, targs, callee);
+  } else if (!c.lookup(cx, callee.text)) {
+    def = c.structs.get(callee.text) ?? (c.lazyStructs.has(callee.text) ? c.structDef(cx, callee.text, callee) : undefined);
+    // A class template whose parameters all have defaults (`MMA_64x64x32_F32E4M3E4M3_SS_TN()`).
+    if (!def && c.templateStructs.has(callee.text)) def = c.classTemplate(cx, callee.text, [], callee);
+  }
+  if (!def) return undefined;
+  const t: CType = { k: 'struct', def };
+  const m = c.memLocal(cx, `${def.name} temporary`, t);
+  const self: Fn = (f) => ({ buf: f.mem[m], offset: 0 });
+  const size = def.size;
+  c.emitExec(cx, n, (f) => f.mem[m].bytes.fill(0, 0, size));
+  if (!c.construct(cx, self, def, args, n) && named(args).length) c.initAggregate(cx, { k: 'mem', buf: (f) => f.mem[m], off: () => 0 }, t, args, n);
+  return { t, ev: self };
 }
 
 let macroDepth = 0;

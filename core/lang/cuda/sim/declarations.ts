@@ -108,7 +108,13 @@ function fileDecl(c: CompilerContext, cx: FnCx, d: SyntaxNode): void {
   switch (d.type) {
     case 'type_definition':
     case 'alias_declaration':
-      c.typeDecl(cx, d);
+      try {
+        c.typeDecl(cx, d);
+      } catch (e) {
+        // A header's alias the kernel never uses may name types we do not model (CUTLASS's
+        // `using int4b_t = integer_subbyte<4, true>`): a use of it reports the type there.
+        if (!(e instanceof SimError)) throw e;
+      }
       return;
     case 'enum_specifier':
       c.enumDecl(cx, d);
@@ -262,6 +268,7 @@ function defineMembers(c: CompilerContext, def: StructDef, node: SyntaxNode, bod
   const fields: FieldDecl[] = [];
   const methods: { node: SyntaxNode; tparams?: SyntaxNode }[] = [];
   const declared: SyntaxNode[] = [];
+  const deferred: SyntaxNode[] = [];
   // Members see the struct's static members, typedefs and template arguments (its own scope, where
   // typedefs and enums inside it land); a local struct also sees its function's constants.
   const mcx = new FnCx(`<${name}>`, template ? null : cx, new Map(), def, locOf(node));
@@ -290,7 +297,13 @@ function defineMembers(c: CompilerContext, def: StructDef, node: SyntaxNode, bod
         break;
       case 'alias_declaration':
       case 'type_definition':
-        c.typeDecl(mcx, m);
+        try {
+          c.typeDecl(mcx, m);
+        } catch (e) {
+          // `using type = decltype(select_type());` needs the member functions declared below: again after them.
+          if (!(e instanceof SimError)) throw e;
+          deferred.push(m);
+        }
         break;
       case 'enum_specifier':
         c.enumDecl(mcx, m);
@@ -326,6 +339,7 @@ function defineMembers(c: CompilerContext, def: StructDef, node: SyntaxNode, bod
     if (mn) add({ name: mn, node: m.node, tparams: m.tparams, owner: def, ctor: mn === baseName && !m.node.childForFieldName('type') });
   }
   for (const dn of declared) outOfClassMember(c, def, baseName, dn, add);
+  for (const m of deferred) c.typeDecl(mcx, m);
 }
 
 /** A data member, a static constexpr member, or a member function declared for definition outside the class. */
@@ -427,9 +441,11 @@ export function baseType(c: CompilerContext, cx: FnCx, n: SyntaxNode): CType {
     case 'qualified_identifier': {
       const inner = innermostName(n);
       if (inner.type === 'template_type' && c.templateStructs.has(inner.childForFieldName('name')?.text ?? '')) return c.baseType(cx, inner);
-      // A member typedef of a struct (`Ring<4>::Slot`).
-      const scope = n.childForFieldName('scope');
-      const member = n.childForFieldName('name');
+      // A member typedef of a struct (`Ring<4>::Slot`, `ns::Sel<64>::type`: the scope next to the name).
+      let q = n;
+      while (q.childForFieldName('name')?.type === 'qualified_identifier') q = q.childForFieldName('name')!;
+      const scope = q.childForFieldName('scope');
+      const member = q.childForFieldName('name');
       if (scope && member?.type === 'type_identifier') {
         const m = c.scopeStruct(cx, scope)?.members?.get(member.text);
         if (m?.k === 'type') return m.type;

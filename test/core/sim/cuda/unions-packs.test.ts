@@ -250,3 +250,55 @@ describe('CUTLASS-style descriptors and fma wrappers give the GPU-recorded wgmma
     });
   }
 });
+
+/**
+ * The same fixtures through the real CUTLASS headers (cute/arch/mma_sm90_desc.hpp and
+ * mma_sm90_gmma.hpp: `GmmaDescriptor` filled through its bit-fields, `MMA_64xNx16_F32F16F16_SS::fma`
+ * with its 4..128 `float&` parameters), when PHASEFLIP_CUTLASS_INCLUDE names a CUTLASS checkout's
+ * include/ directory (the headers are not in this repository).
+ */
+function realCutlass(src: string, regs: number, n: number): string {
+  const gmma = 'cute::SM90::GMMA';
+  return src
+    .replace('#include <cstdint>', '#include <cstdint>\n#include <cute/arch/mma_sm90_desc.hpp>\n#include <cute/arch/mma_sm90_gmma.hpp>')
+    .replace(
+      /__device__ uint64_t make_desc\([\s\S]*?\n\}\n/,
+      () => `__device__ cute::GmmaDescriptor make_desc(const void* smem, uint32_t lbo, uint32_t sbo, uint32_t mode) {
+  cute::GmmaDescriptor desc;
+  desc.bitfield.start_address_ = (uint32_t)__cvta_generic_to_shared(smem) >> 4;
+  desc.bitfield.leading_byte_offset_ = lbo >> 4;
+  desc.bitfield.stride_byte_offset_ = sbo >> 4;
+  desc.bitfield.base_offset_ = 0;
+  desc.bitfield.layout_type_ = mode;
+  return desc;
+}
+`,
+    )
+    .replace(
+      /asm volatile\("\{\\n\.reg \.pred p;[\s\S]*?: "l"\(([^)]*)\), "l"\(([^)]*)\), "r"\(([^)]*)\)\);/g,
+      (_m, a, b, s) =>
+        `${gmma}::MMA_64x${n}x16_F32F16F16_SS<${gmma}::Major::K, ${gmma}::Major::K>::fma(${a}, ${b}, ${Array.from({ length: regs }, (_, i) => `d[${i}]`).join(', ')}, (${s}) ? ${gmma}::ScaleOut::One : ${gmma}::ScaleOut::Zero);`,
+    );
+}
+
+const cutlassInclude = process.env.PHASEFLIP_CUTLASS_INCLUDE;
+describe.skipIf(!cutlassInclude)('the real CUTLASS GmmaDescriptor and GMMA atoms (PHASEFLIP_CUTLASS_INCLUDE)', () => {
+  for (const [name, regs, n] of [
+    ['wgmma_f16_n256_sw128', 128, 256],
+    ['wgmma_f16_n8_none', 4, 8],
+  ] as const) {
+    it(`${name}: MMA_64x${n}x16_F32F16F16_SS::fma gives the GPU's outputs`, async () => {
+      const dir = path.join(__dirname, '../../../fixtures/sim/gpu/wgmma');
+      const src = readFileSync(path.join(dir, `${name}.cu`), 'utf8');
+      const text = realCutlass(src, regs, n);
+      expect(text).toContain(`MMA_64x${n}x16_F32F16F16_SS`);
+      const sim = /^\/\/ sim: (.*)$/m.exec(src)![1];
+      const args = [...sim.matchAll(/--arg (\S+)/g)].map((m) => parseArg(m[1]));
+      const r = await simulate({ file: path.join(dir, `${name}.cutlass.cu`), text, kernel: name, grid: [1, 1, 1], block: [128, 1, 1], args, maxSteps: 20_000_000, compile: { includeDirs: [cutlassInclude!] } });
+      expect(r.status, r.message).toBe('completed');
+      const want = JSON.parse(readFileSync(path.join(dir, 'ground-truth.json'), 'utf8')).kernels[name].outputs.out as number[];
+      const b = r.buffers.find((x) => x.name === 'out')!;
+      expect(Array.from({ length: want.length }, (_, i) => b.buffer.view.getFloat32(i * 4, true))).toEqual(want);
+    });
+  }
+});
