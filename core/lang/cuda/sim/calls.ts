@@ -156,13 +156,24 @@ export function emitCall(c: CompilerContext, cx: FnCx, n: SyntaxNode, target: Ca
  */
 function staticMemberOfTemplate(c: CompilerContext, cx: FnCx, callee: SyntaxNode): FnDecl[] | undefined {
   if (callee.type !== 'qualified_identifier') return undefined;
+  // `ns::Sel<64>::type::wgmma`: each scope in turn, a struct's member typedef after the struct.
   let q = callee;
-  for (let inner = q.childForFieldName('name'); inner?.type === 'qualified_identifier'; inner = q.childForFieldName('name')) q = inner;
-  const scope = q.childForFieldName('scope');
+  let def: StructDef | undefined;
+  for (;;) {
+    const scope = q.childForFieldName('scope');
+    if (!scope || (scope.type !== 'template_type' && scope.type !== 'type_identifier' && scope.type !== 'namespace_identifier')) return undefined;
+    if (def) {
+      const m = def.members?.get(scope.text);
+      def = m?.k === 'type' && m.type.k === 'struct' ? m.type.def : c.scopeStruct(cx, scope); // or a nested struct, by its name
+    } else def = c.scopeStruct(cx, scope);
+    const inner = q.childForFieldName('name');
+    if (inner?.type !== 'qualified_identifier') break;
+    q = inner;
+  }
   const name = q.childForFieldName('name');
-  if (!scope || !name || (scope.type !== 'template_type' && scope.type !== 'type_identifier' && scope.type !== 'namespace_identifier')) return undefined;
+  if (!name) return undefined;
   const method = name.type === 'template_function' ? name.childForFieldName('name')?.text : name.text;
-  return method ? (c.scopeStruct(cx, scope)?.methods.get(method) as FnDecl[] | undefined) : undefined;
+  return method ? (def?.methods.get(method) as FnDecl[] | undefined) : undefined;
 }
 
 /** The scalar type a name denotes (`int32_t`, `uint64_t`, a typedef or enum), for functional casts. */
@@ -239,7 +250,8 @@ export function call(c: CompilerContext, cx: FnCx, n: SyntaxNode): Ex {
     const md = owner.def.methods.get(name) as FnDecl[] | undefined;
     if (md) {
       const d = owner.depth;
-      return c.callUser(cx, md, argNodes, n, targs, (f) => selfOf(envOf(f, d)));
+      // A static member function calling another has no object to pass on (CUTLASS/DeepGEMM's atoms).
+      return c.callUser(cx, md, argNodes, n, targs, (f) => envOf(f, d).self ?? (md.every(isStatic) ? undefined : selfOf(envOf(f, d))));
     }
   }
   const user = c.functions.get(name);
@@ -280,6 +292,10 @@ function temporaryObject(c: CompilerContext, cx: FnCx, callee: SyntaxNode, targs
   c.emitExec(cx, n, (f) => f.mem[m].bytes.fill(0, 0, size));
   if (!c.construct(cx, self, def, args, n) && named(args).length) c.initAggregate(cx, { k: 'mem', buf: (f) => f.mem[m], off: () => 0 }, t, args, n);
   return { t, ev: self };
+}
+
+function isStatic(d: FnDecl): boolean {
+  return d.node.children.some((x) => x?.type === 'storage_class_specifier' && x.text === 'static');
 }
 
 let macroDepth = 0;
@@ -502,10 +518,22 @@ function deduce(tn: SyntaxNode, decl: SyntaxNode | null, arg: CType, names: { na
   if (isParam && !out.has(tname)) out.set(tname, ref ? t : decay(t));
   // `Ring<S>& r` given a Ring<4>: S is 4 (and a `Ring<T>` gives T); `ns::Ring<S>` alike.
   while (tn.type === 'qualified_identifier' && tn.childForFieldName('name')) tn = tn.childForFieldName('name')!;
-  if (tn.type === 'template_type' && t.k === 'struct' && t.def.template?.name === tn.childForFieldName('name')?.text) {
-    named(requiredField(tn, 'arguments')).forEach((a, i) => {
-      const v = t.def.template!.args[i];
+  const tmplName = tn.type === 'template_type' ? tn.childForFieldName('name')?.text : undefined;
+  const seq = tmplName === 'integer_sequence' && t.k === 'struct' && t.def.template?.name === 'index_sequence';
+  if (tn.type === 'template_type' && t.k === 'struct' && (t.def.template?.name === tmplName || seq)) {
+    // `integer_sequence<T, I...>` names the element type first; the simulator's sequences carry the values only.
+    const argNodes = named(requiredField(tn, 'arguments')).slice(seq ? 1 : 0);
+    argNodes.forEach((a, i) => {
       const name = a.text.replace(/\s+/g, '');
+      // A pack expansion (`Idx...`) takes the remaining arguments.
+      const pack = name.endsWith('...') ? name.slice(0, -3) : undefined;
+      if (pack && names.some((x) => x.name === pack) && !out.has(packLen(pack))) {
+        const rest = t.def.template!.args.slice(i);
+        rest.forEach((v, j) => out.set(packElem(pack, j), v));
+        out.set(packLen(pack), rest.length);
+        return;
+      }
+      const v = t.def.template!.args[i];
       if (v !== undefined && names.some((x) => x.name === name) && !out.has(name)) out.set(name, v);
     });
   }

@@ -11,7 +11,7 @@ import { type Frame, storer } from './runtime';
 import { allChildren, type DeclQuals, declQualifiers, fail, findFunctionDeclarator, findNode, innermostName, lastName, locOf, missingIncludesNote, named, unsupported, requiredField } from './syntax';
 import { PIPELINE_ROLE_TYPE, PIPELINE_TYPE, sharedStateDef } from './pipeline-builtins';
 import { keptSnippet, snippetConstant } from './snippets';
-import { templateArg, templateParams, templateScope } from './templates';
+import { integerSequence, templateArg, templateParams, templateScope } from './templates';
 import { alignOfType, convFn, type CType, decay, elemDtype, type FieldDecl, isFloatDt, isNum, layoutStruct, num, ptr, S32, shapeOf, sizeOfType, type StructDef, tensorMapType, typeName, U64, vectorType, VOID } from './types';
 
 /** Primitive and standard type names by their dtype: the CUDA folder's one table (c-types.ts). */
@@ -512,6 +512,8 @@ function namedType(c: CompilerContext, cx: FnCx, raw: string, n: SyntaxNode): CT
     def.size = Math.ceil(size / align) * align;
     return { k: 'struct', def };
   }
+  const seq = integerSequence(c, cx, text, n);
+  if (seq) return seq;
   // `[\s\S]` rather than `.`: the cut then matches at the first bracket instead of retrying every one (quadratic).
   const base = text.replace(/<[\s\S]*$/, '');
   const sd = c.structDef(cx, lastName(base), n) ?? c.structDef(cx, base, n);

@@ -146,8 +146,9 @@ export function expr(c: CompilerContext, cx: FnCx, n: SyntaxNode): Ex {
     case 'ERROR':
       fail(`syntax error near '${n.text.slice(0, 40)}'`, n);
       break;
-    case 'user_defined_literal':
     case 'compound_literal_expression':
+      return compoundLiteral(c, cx, n);
+    case 'user_defined_literal':
     case 'throw_expression':
     default:
       unsupported(`expression '${n.type}'`, n);
@@ -650,6 +651,25 @@ function assignment(c: CompilerContext, cx: FnCx, n: SyntaxNode): Ex {
   const rr = { ...r, cv: undefined };
   const nv = l.t.k === 'ptr' ? pointerBinop(c, bop, l, rr, n).ev : c.convertTo(c.binop(bop, c.rv(l), rr, n), l.t, n).ev;
   return modify(c, l, nv, 'new');
+}
+
+/** `T{args}` (`make_index_sequence<N>{}`, `float4{…}`): a temporary of type T. */
+function compoundLiteral(c: CompilerContext, cx: FnCx, n: SyntaxNode): Ex {
+  const tn = requiredField(n, 'type');
+  const t = tn.type === 'type_descriptor' ? c.typeDescriptor(cx, tn) : c.baseType(cx, tn);
+  const init = requiredField(n, 'value');
+  if (isNum(t) || t.k === 'ptr') {
+    const items = named(init);
+    if (items.length > 1) fail(`too many initialisers for a ${typeName(t)}`, init);
+    return items.length ? c.convertTo(c.rv(c.expr(cx, items[0])), t, n, cx) : { t, ev: () => (t.k === 'ptr' ? null : 0), cv: t.k === 'ptr' ? undefined : 0 };
+  }
+  if (t.k !== 'struct' && t.k !== 'arr') unsupported(`a ${typeName(t)} compound literal`, n);
+  const m = c.memLocal(cx, `${typeName(t)} temporary`, t);
+  const size = sizeOfType(t);
+  c.emitExec(cx, n, (f) => f.mem[m].bytes.fill(0, 0, size));
+  const self: Fn = (f) => ({ buf: f.mem[m], offset: 0 });
+  if (!(t.k === 'struct' && c.construct(cx, self, t.def, init, n)) && named(init).length) c.initAggregate(cx, { k: 'mem', buf: (f) => f.mem[m], off: () => 0 }, t, init, n);
+  return { t, ev: self };
 }
 
 /**

@@ -1,11 +1,12 @@
 // Templates for the CUDA compiler: template parameter lists, binding template arguments (given,
 // defaulted, non-type values with their declared types), class template instances (one struct per
-// argument list, `Ring<4>` and `Ring<kStages>` alike), and how a binding is spelled (`k<4, float>`).
+// argument list, `Ring<4>` and `Ring<kStages>` alike), how a binding is spelled (`k<4, float>`), and
+// parameter packs (bound element by element as `Ts#0`, `Ts#1`, …; expansions, index sequences).
 import type { SyntaxNode } from '../parser';
 import { SCALAR_DTYPES } from '../c-types';
 import { type CompilerContext, type Ex, FnCx, type Sym } from './context';
-import { fail, locOf, named, unsupported, requiredField } from './syntax';
-import { convFn, type CType, isNum, type StructDef, type StructMember } from './types';
+import { fail, findNode, locOf, named, unsupported, requiredField } from './syntax';
+import { convFn, type CType, isNum, layoutStruct, type StructDef, type StructMember, U64 } from './types';
 
 /** One parameter of a template: a type (`typename T`) or a value (`int kStages`), with its default. */
 export interface TemplateParam {
@@ -110,6 +111,42 @@ export function expandPattern(c: CompilerContext, cx: FnCx, pattern: SyntaxNode,
 /** Call arguments, pack expansions among them expanded. */
 export function callArgs(c: CompilerContext, cx: FnCx, argNodes: SyntaxNode[]): Ex[] {
   return argNodes.flatMap((a) => (a.type === 'parameter_pack_expansion' ? expandPattern(c, cx, requiredField(a, 'pattern'), a) : [c.expr(cx, a)]));
+}
+
+/**
+ * `std::make_index_sequence<N>`, `make_integer_sequence<T, N>`, `index_sequence<I...>` (std:: and
+ * cute:: alike, whose own are aliases of the compiler's): an empty object whose type carries the
+ * values 0..N-1 as its template arguments, so `template <size_t... Idx> f(index_sequence<Idx...>)`
+ * deduces the pack from it (DeepGEMM's FP8MMA::wgmma expands `d[Idx]...` this way).
+ */
+export function integerSequence(c: CompilerContext, cx: FnCx, text: string, n: SyntaxNode): CType | undefined {
+  const m = /^(?:(?:std|cute|cuda::std)::)?(make_index_sequence|make_integer_sequence|index_sequence|integer_sequence)</.exec(text);
+  if (!m) return undefined;
+  const tt = findNode(n, 'template_argument_list');
+  const args = tt ? named(tt) : [];
+  const value = (a: SyntaxNode) => {
+    const tn = a.type === 'type_descriptor' && !a.childForFieldName('declarator') ? a.childForFieldName('type') : a;
+    const s = tn && (tn.type === 'type_identifier' || tn.type === 'identifier') ? c.lookup(cx, tn.text) : undefined;
+    return s?.sym.k === 'const' ? s.sym.value : c.constEval(cx, tn ?? a, U64);
+  };
+  let values: number[];
+  if (m[1].startsWith('make_')) {
+    const len = value(args[m[1] === 'make_index_sequence' ? 0 : 1]);
+    if (!(len >= 0 && len <= 4096)) fail(`${m[1]} of length ${len}`, n);
+    values = Array.from({ length: len }, (_, i) => i);
+  } else
+    values = args.slice(m[1] === 'index_sequence' ? 0 : 1).flatMap((a) => {
+      if (a.type !== 'parameter_pack_expansion') return [value(a)];
+      // `index_sequence<Idx...>` inside the function deduced from one: the pack's values.
+      const pattern = requiredField(a, 'pattern');
+      const packs = packsIn(c, cx, pattern);
+      if (!packs.length) fail(`'${a.text}' expands no parameter pack`, a);
+      return Array.from({ length: packLength(c, cx, packs, a) }, (_, i) => withPackElement(cx, packs, i, c, () => value(pattern)));
+    });
+  const def = layoutStruct(`index_sequence<${values.join(', ')}>`, []);
+  def.size = 1;
+  def.template = { name: 'index_sequence', args: values };
+  return { k: 'struct', def };
 }
 
 /** One template argument as written (`4`, `float`, `kStages`), evaluated in `cx` for parameter `p`. */

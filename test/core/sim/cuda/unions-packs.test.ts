@@ -225,28 +225,61 @@ __device__ Desc make_desc(const void* smem, uint32_t lbo, uint32_t sbo, uint32_t
     .replace(/__device__ uint64_t make_desc\([\s\S]*?\n\}\n/, () => atom);
 }
 
+/**
+ * The same, the way DeepGEMM's FP8MMA::wgmma reaches the atom: a selector whose `type` is
+ * `decltype(select_type())` of a `static constexpr auto` function returning `Wrapper<N, Atom>()`, a
+ * static `wgmma(desc_a, desc_b, float* d, scale)` that calls a static member template with
+ * `std::make_index_sequence<N>{}`, whose `size_t... Idx` pack is deduced from it and expanded as
+ * `d[Idx]...` into the atom's fma.
+ */
+function deepgemmStyle(src: string, regs: number): string {
+  const cute = cuteStyle(src, regs);
+  const wrapper = `#include <utility>
+template <int kRegs, typename Atom_>
+struct Wrapper {
+  template <size_t... Idx>
+  __device__ static void call_impl(uint64_t const& a, uint64_t const& b, float* d, int scale_d, std::index_sequence<Idx...>) {
+    Atom_::fma(a, b, d[Idx]..., scale_d);
+  }
+  __device__ static void wgmma(uint64_t const& a, uint64_t const& b, float* d, int scale_d) {
+    call_impl(a, b, d, scale_d, std::make_index_sequence<kRegs>{});
+  }
+};
+template <int kRegs>
+struct Selector {
+  static constexpr auto select_type() { return Wrapper<kRegs, Atom>(); }
+  using type = decltype(select_type());
+};
+union Desc {`;
+  return cute.replace('union Desc {', () => wrapper).replace(/mma\(([^,]*), ([^,]*), ([^,]*), d\[0\][^;]*;/g, (_m, a, b, s) => `Selector<${regs}>::type::wgmma(${a}, ${b}, d, ${s});`);
+}
+
 describe('CUTLASS-style descriptors and fma wrappers give the GPU-recorded wgmma results', () => {
   for (const [name, regs] of [
     ['wgmma_f16_n256_sw128', 128],
     ['wgmma_f16_trans_n32_sw128', 16],
     ['wgmma_f16_n8_none', 4],
   ] as const) {
-    it(`${name}: union + bit-field descriptor, ${regs} accumulators through a pack`, async () => {
+    it(`${name}: union + bit-field descriptor, ${regs} accumulators through a Ts&... pack and through DeepGEMM's index_sequence expansion`, async () => {
       const dir = path.join(__dirname, '../../../fixtures/sim/gpu/wgmma');
       const src = readFileSync(path.join(dir, `${name}.cu`), 'utf8');
-      const text = cuteStyle(src, regs);
-      expect(text).toContain('Atom::fma(a, b, d..., scale_d)');
-      expect(text).not.toMatch(/wgmma\.mma_async[^\n]*\n[^\n]*"\+f"\(d\[0\]\)/);
       const sim = /^\/\/ sim: (.*)$/m.exec(src)![1];
       const args = [...sim.matchAll(/--arg (\S+)/g)].map((m) => parseArg(m[1]));
-      const r = await simulate({ file: `${name}.cu`, text, kernel: name, grid: [1, 1, 1], block: [128, 1, 1], args, maxSteps: 20_000_000 });
-      expect(r.status, r.message).toBe('completed');
       const gpu = JSON.parse(readFileSync(path.join(dir, 'ground-truth.json'), 'utf8')).kernels[name];
       expect(gpu.status).toBe('completed');
       const want = gpu.outputs.out as number[];
-      const b = r.buffers.find((x) => x.name === 'out')!;
-      const got = Array.from({ length: want.length }, (_, i) => b.buffer.view.getFloat32(i * 4, true));
-      expect(got).toEqual(want);
+      const cute = cuteStyle(src, regs);
+      const deepgemm = deepgemmStyle(src, regs);
+      expect(cute).toContain('Atom::fma(a, b, d..., scale_d)');
+      expect(cute).not.toMatch(/wgmma\.mma_async[^\n]*\n[^\n]*"\+f"\(d\[0\]\)/);
+      expect(deepgemm).toContain(`Selector<${regs}>::type::wgmma(`);
+      for (const text of [cute, deepgemm]) {
+        const r = await simulate({ file: `${name}.cu`, text, kernel: name, grid: [1, 1, 1], block: [128, 1, 1], args, maxSteps: 20_000_000 });
+        expect(r.status, r.message).toBe('completed');
+        const b = r.buffers.find((x) => x.name === 'out')!;
+        const got = Array.from({ length: want.length }, (_, i) => b.buffer.view.getFloat32(i * 4, true));
+        expect(got).toEqual(want);
+      }
     });
   }
 });
@@ -301,4 +334,28 @@ describe.skipIf(!cutlassInclude)('the real CUTLASS GmmaDescriptor and GMMA atoms
       expect(Array.from({ length: want.length }, (_, i) => b.buffer.view.getFloat32(i * 4, true))).toEqual(want);
     });
   }
+});
+
+describe('what real headers lean on', () => {
+  it('expands a function-like macro left in device code, binds an unnamed const& parameter, and skips a header alias nothing uses', async () => {
+    const r = await runKernel(
+      `template <typename T> __device__ void unused_(T const&) {}
+#define UNUSED(x) unused_(x)
+#define TWICE(x) ((x) * 2)
+using Unused = NoSuchTemplate<4>::type;
+template <int N> struct Sel { static constexpr auto pick() { return N * 3; } using type = decltype(pick()); };
+__global__ void k(long long* out) {
+  int line = 7;
+  UNUSED(line);
+  out[0] = TWICE(line + 1);
+  Sel<2>::type v = Sel<2>::pick();
+  out[1] = v;
+}`,
+      { block: [1, 1, 1], args: ['out=s64[2]'] },
+    );
+    expect(r.status, r.message).toBe('completed');
+    expect(values(r, 'out')).toEqual([16, 6]);
+    const used = await runKernel(`using Unused = NoSuchTemplate<4>::type;\n__global__ void k(long long* out) {\n  Unused u;\n  out[0] = 1;\n}`, { block: [1, 1, 1], args: ['out=s64[1]'] });
+    expect(used.message).toMatch(/not supported by the simulator: type 'Unused' at line 3/);
+  });
 });
