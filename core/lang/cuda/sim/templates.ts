@@ -285,28 +285,73 @@ export function classTemplate(c: CompilerContext, cx: FnCx, name: string, argNod
   const key = `${name}<${spellArgs(args)}>`;
   const have = c.structs.get(key);
   if (have) return have;
-  const special = specialisation(c, name, params, key, n);
+  const special = specialisation(c, name, params, key, n, args);
   if (special) {
-    const file = new FnCx('<file>', null, new Map(), undefined, locOf(special));
-    return c.defineStruct(file, special, key, { name, args, members: new Map() });
+    const file = new FnCx('<file>', null, special.binding ?? new Map(), undefined, locOf(special.node));
+    const members = special.binding ? templateScope(c, special.params!, special.binding) : new Map();
+    return c.defineStruct(file, special.node, key, { name, args, members });
   }
   return c.defineStruct(cx, node, key, { name, args, members: templateScope(c, params, binding) });
 }
 
-/** A full specialisation (`template <> struct Ring<0>`) for exactly these arguments; partial ones are not modelled. */
-function specialisation(c: CompilerContext, name: string, params: TemplateParam[], key: string, n: SyntaxNode): SyntaxNode | undefined {
+/**
+ * A partial specialisation (`template <typename T> struct R<T, 0>`) these arguments match: each of its
+ * arguments is one of its own parameters (bound to the argument there, the same each time it recurs)
+ * or a value or type equal to the argument. Patterns inside arguments (`R<T*, N>`, `R<Foo<T>>`) do not
+ * match, and the first matching one is taken (no "more specialised" ordering): its binding.
+ */
+function partialSpecialisation(c: CompilerContext, node: SyntaxNode, list: SyntaxNode, params: TemplateParam[], args: (CType | number)[]): TemplateBinding | undefined {
+  const argList = node.childForFieldName('name')?.childForFieldName('arguments');
+  if (!argList) return undefined;
+  const own = templateParams(list);
+  if (own.some((p) => p.pack)) return undefined;
+  const items = named(argList);
+  if (items.length !== args.length) return undefined;
+  const binding: TemplateBinding = new Map();
+  for (let i = 0; i < items.length; i++) {
+    const text = items[i].text.replace(/\s+/g, '');
+    const p = own.find((q) => q.name === text);
+    const want = args[i];
+    if (p) {
+      const have = binding.get(p.name);
+      if (have !== undefined && spellArgs([have]) !== spellArgs([want])) return undefined;
+      if ((p.kind === 'value') !== (typeof want === 'number')) return undefined;
+      binding.set(p.name, want);
+      continue;
+    }
+    const cx = new FnCx('<specialisation>', null, binding, undefined, locOf(node));
+    cx.scopes = [templateScope(c, own.filter((q) => binding.has(q.name)), binding)];
+    const kind = params[i]?.kind ?? (typeof want === 'number' ? 'value' : 'type');
+    let got: CType | number;
+    try {
+      got = templateArg(c, cx, { name: params[i]?.name ?? '', kind, type: params[i]?.type }, items[i]);
+    } catch {
+      return undefined; // names a parameter inside a pattern: not modelled, no match
+    }
+    if (spellArgs([got]) !== spellArgs([want])) return undefined;
+  }
+  return own.every((p) => binding.has(p.name)) ? binding : undefined;
+}
+
+/** A specialisation for exactly these arguments: a full one (`template <> struct Ring<0>`), else a partial one that matches. */
+function specialisation(c: CompilerContext, name: string, params: TemplateParam[], key: string, n: SyntaxNode, args: (CType | number)[]): { node: SyntaxNode; binding?: TemplateBinding; params?: TemplateParam[] } | undefined {
+  let partial: { node: SyntaxNode; binding?: TemplateBinding; params?: TemplateParam[] } | undefined;
   for (const [k, node] of c.templateStructs) {
     if (!k.startsWith(`${name}<`) && !k.startsWith(`${name} <`)) continue;
     const list = node.parent?.childForFieldName('parameters');
-    if (list && named(list).length) unsupported(`partial specialisation '${k}' of class template '${name}'`, n);
+    if (list && named(list).length) {
+      const binding = partial ? undefined : partialSpecialisation(c, node, list, params, args);
+      if (binding) partial = { node, binding, params: templateParams(list) };
+      continue;
+    }
     const argList = node.childForFieldName('name')?.childForFieldName('arguments');
     if (!argList) continue;
     const file = new FnCx('<file>', null, new Map(), undefined, locOf(node));
     const binding = bindTemplateArgs(c, file, params, named(argList), name, node);
     applyDefaults(c, params, binding, node);
-    if (`${name}<${spellArgs(boundArgs(params, binding))}>` === key) return node;
+    if (`${name}<${spellArgs(boundArgs(params, binding))}>` === key) return { node };
   }
-  return undefined;
+  return partial;
 }
 
 /** The struct a scope names (`Ring<4>` in `Ring<4>::kStages`, `S` in `S::kN`), if it names one. */
