@@ -37,7 +37,7 @@ export function args(k: BuiltinCx, nodes: SyntaxNode[]): Ex[] {
 
 /** An operand converted to a number of type `dt`. */
 export function asNum(k: BuiltinCx, e: Ex, dt: Parameters<typeof num>[0] = 's64'): Fn {
-  return k.c.convertTo(e, num(dt), k.n).ev;
+  return k.c.convertTo(e, num(dt), k.n, k.cx).ev;
 }
 
 /** An operand as a pointer (integers are generic addresses; barriers and structs their storage). */

@@ -9,8 +9,9 @@ import { compileBuiltinCall, compileMethodCall } from './builtins';
 import { type CallTarget, type CompilerContext, type Ex, type Fn, FnCx, type FnDecl, type FnInst, freshId, type LambdaInfo, ownerOf } from './context';
 import { type Closure, envOf, FRAME, Frame, selfOf } from './runtime';
 import { enclosingFunction, fail, findFunctionDeclarator, innermostName, lastName, locOf, missingIncludesNote, named, unsupported, requiredField } from './syntax';
-import { applyDefaults, bindTemplateArgs, templateParams, templateScope } from './templates';
-import { type CType, decay, num, ptr, sameType, typeName, VOID } from './types';
+import { keptSnippet } from './snippets';
+import { applyDefaults, bindTemplateArgs, callArgs, packElem, packLen, packLength, packsIn, templateParams, templateScope, withPackElement } from './templates';
+import { type CType, decay, num, ptr, sameType, type StructDef, typeName, VOID } from './types';
 
 /** Compiles (once per template binding) a user function. */
 export function instantiate(c: CompilerContext, decl: FnDecl, tbind: Map<string, CType | number>, at: SyntaxNode): FnInst {
@@ -46,7 +47,8 @@ function isHostFunction(decl: FnDecl): boolean {
 }
 
 function compileFunction(c: CompilerContext, decl: FnDecl, cx: FnCx, inst: FnInst, fd: SyntaxNode, at: SyntaxNode): void {
-  const tn = decl.node.childForFieldName('type');
+  const decln = decl.node.childForFieldName('declarator');
+  const tn = decl.node.childForFieldName('type') ?? (decln?.type === 'operator_cast' ? decln.childForFieldName('type') : null);
   let ret = tn ? c.baseType(cx, tn) : VOID;
   // Pointer/reference return declarators wrap the function declarator.
   for (let d = decl.node.childForFieldName('declarator'); d && d !== fd; d = d.childForFieldName('declarator') ?? named(d)[0] ?? null) {
@@ -61,13 +63,19 @@ function compileFunction(c: CompilerContext, decl: FnDecl, cx: FnCx, inst: FnIns
   c.scanAddressTaken(decl.node, cx.addrTaken);
   for (const p of named(requiredField(fd, 'parameters'))) {
     if (p.type === 'variadic_parameter') unsupported('variadic function', p);
+    if (p.type === 'variadic_parameter_declaration') {
+      packParams(c, cx, inst, p);
+      continue;
+    }
     if (p.type !== 'parameter_declaration' && p.type !== 'optional_parameter_declaration') continue;
     const ptn = requiredField(p, 'type');
     const base = c.baseType(cx, ptn);
     const dn = p.childForFieldName('declarator');
-    if (!dn) {
-      if (base.k === 'void') continue;
-      inst.params.push({ name: '', type: base, ref: false });
+    if (!dn || dn.type.startsWith('abstract_')) {
+      // An unnamed parameter (`T const &`, CUTLASS's __CUTLASS_UNUSED): passed, never read.
+      if (!dn && base.k === 'void') continue;
+      const ref = dn?.type === 'abstract_reference_declarator';
+      inst.params.push({ name: '', type: dn?.type === 'abstract_pointer_declarator' ? ptr(base) : base, ref });
       cx.slot();
       continue;
     }
@@ -86,14 +94,45 @@ function compileFunction(c: CompilerContext, decl: FnDecl, cx: FnCx, inst: FnIns
   cx.finish();
 }
 
+/**
+ * A function parameter pack (`Ts... xs`, `Args&... args`, `float&... d`): one parameter per element of
+ * the template pack its type names, `xs#0`, `xs#1`, …, and its length as `...xs` (sizeof..., expansions).
+ */
+function packParams(c: CompilerContext, cx: FnCx, inst: FnInst, p: SyntaxNode): void {
+  const tn = requiredField(p, 'type');
+  const dn = p.childForFieldName('declarator');
+  let ref = false;
+  let cur: SyntaxNode | null | undefined = dn;
+  while (cur && cur.type !== 'variadic_declarator') {
+    if (cur.type === 'reference_declarator') ref = true;
+    else unsupported(`parameter pack declarator '${dn!.text}'`, cur);
+    cur = named(cur)[0];
+  }
+  const name = cur ? (named(cur).find((x) => x.type === 'identifier')?.text ?? '') : '';
+  const packs = packsIn(c, cx, tn);
+  // `float&... d` (no template pack in its type) is not a pack C++ can deduce from a call.
+  if (!packs.length) unsupported(`parameter pack '${p.text}' whose type names no template parameter pack`, p);
+  const len = packLength(c, cx, packs, p);
+  for (let i = 0; i < len; i++) {
+    const type = withPackElement(cx, packs, i, c, () => c.baseType(cx, tn));
+    const pt = type.k === 'arr' && !ref ? ptr(type.of) : type;
+    inst.params.push({ name: name ? `${name}#${i}` : '', type: pt, ref });
+    if (name) c.declareParam(cx, packElem(name, i), pt, ref, p);
+    else cx.slot();
+  }
+  if (name) cx.scopes[0].set(packLen(name), { k: 'const', type: num('u64'), value: len });
+}
+
 /** Calls a user function or lambda: arguments evaluated, frame pushed; the result lands in a temp. */
 export function emitCall(c: CompilerContext, cx: FnCx, n: SyntaxNode, target: CallTarget, args: Ex[], self?: Fn, env?: Fn): Ex {
   const dst = cx.slot();
   const argFns = args.map((a, i) => {
     const p = target.params[i];
     if (!p) return a.ev;
-    if (p.ref) return c.addressOf(a, n);
-    return c.convertTo(a, p.type, n).ev;
+    // An unnamed reference parameter is never read through: a register variable binds to a copy.
+    if (p.ref && !p.name && a.lv?.k === 'slot') return c.addressOf({ t: a.t, ev: a.ev }, n);
+    if (p.ref) return c.addressOf(a.t.k === 'struct' && a.t.def.conversions && (p.type.k === 'num' || p.type.k === 'ptr') ? c.convertTo(a, p.type, n, cx) : a, n);
+    return c.convertTo(a, p.type, n, cx).ev;
   });
   const nargs = argFns.length;
   const next = cx.code.length + 1;
@@ -117,13 +156,24 @@ export function emitCall(c: CompilerContext, cx: FnCx, n: SyntaxNode, target: Ca
  */
 function staticMemberOfTemplate(c: CompilerContext, cx: FnCx, callee: SyntaxNode): FnDecl[] | undefined {
   if (callee.type !== 'qualified_identifier') return undefined;
+  // `ns::Sel<64>::type::wgmma`: each scope in turn, a struct's member typedef after the struct.
   let q = callee;
-  for (let inner = q.childForFieldName('name'); inner?.type === 'qualified_identifier'; inner = q.childForFieldName('name')) q = inner;
-  const scope = q.childForFieldName('scope');
+  let def: StructDef | undefined;
+  for (;;) {
+    const scope = q.childForFieldName('scope');
+    if (!scope || (scope.type !== 'template_type' && scope.type !== 'type_identifier' && scope.type !== 'namespace_identifier')) return undefined;
+    if (def) {
+      const m = def.members?.get(scope.text);
+      def = m?.k === 'type' && m.type.k === 'struct' ? m.type.def : c.scopeStruct(cx, scope); // or a nested struct, by its name
+    } else def = c.scopeStruct(cx, scope);
+    const inner = q.childForFieldName('name');
+    if (inner?.type !== 'qualified_identifier') break;
+    q = inner;
+  }
   const name = q.childForFieldName('name');
-  if (!scope || !name || (scope.type !== 'template_type' && scope.type !== 'type_identifier' && scope.type !== 'namespace_identifier')) return undefined;
+  if (!name) return undefined;
   const method = name.type === 'template_function' ? name.childForFieldName('name')?.text : name.text;
-  return method ? (c.scopeStruct(cx, scope)?.methods.get(method) as FnDecl[] | undefined) : undefined;
+  return method ? (def?.methods.get(method) as FnDecl[] | undefined) : undefined;
 }
 
 /** The scalar type a name denotes (`int32_t`, `uint64_t`, a typedef or enum), for functional casts. */
@@ -155,6 +205,8 @@ export function call(c: CompilerContext, cx: FnCx, n: SyntaxNode): Ex {
     callee = requiredField(callee, 'name');
   }
   if (callee.type === 'field_expression') return methodCall(c, cx, callee, argNodes, n, targs);
+  const made = temporaryObject(c, cx, callee, targs, requiredField(n, 'arguments'), n);
+  if (made) return made;
   const member = staticMemberOfTemplate(c, cx, callee);
   if (member) return c.callUser(cx, member, argNodes, n, targs);
   if (/^(static_cast|reinterpret_cast|const_cast|bit_cast|std::bit_cast|cuda::std::bit_cast)$/.test(callee.text) && targs?.length === 1 && argNodes.length === 1) {
@@ -198,7 +250,8 @@ export function call(c: CompilerContext, cx: FnCx, n: SyntaxNode): Ex {
     const md = owner.def.methods.get(name) as FnDecl[] | undefined;
     if (md) {
       const d = owner.depth;
-      return c.callUser(cx, md, argNodes, n, targs, (f) => selfOf(envOf(f, d)));
+      // A static member function calling another has no object to pass on (CUTLASS/DeepGEMM's atoms).
+      return c.callUser(cx, md, argNodes, n, targs, (f) => envOf(f, d).self ?? (md.every(isStatic) ? undefined : selfOf(envOf(f, d))));
     }
   }
   const user = c.functions.get(name);
@@ -211,8 +264,67 @@ export function call(c: CompilerContext, cx: FnCx, n: SyntaxNode): Ex {
   const b = compileBuiltinCall(c, cx, fullName, argNodes, n, targs);
   if (b) return b;
   if (user) return c.callUser(cx, user, argNodes, n, targs);
+  const macro = c.functionMacros.get(fullName);
+  if (macro) return macroCall(c, cx, macro, argNodes, n);
   // A helper that lives in an include that was not found: say so, it is the likely cause.
   unsupported(`call to '${fullName}'${missingIncludesNote(c.missingIncludes)}`, n);
+}
+
+/**
+ * `T(args)` where T names a class template instance (`FP8MMA<N, MMA>()`, DeepGEMM's selectors) or a
+ * struct: a temporary object of the frame, constructed (or zeroed and brace-initialised) each time.
+ */
+function temporaryObject(c: CompilerContext, cx: FnCx, callee: SyntaxNode, targs: SyntaxNode[] | undefined, args: SyntaxNode, n: SyntaxNode): Ex | undefined {
+  let def: StructDef | undefined;
+  if (callee.type !== 'identifier' || c.functions.has(callee.text)) return undefined;
+  if (targs) {
+    if (c.templateStructs.has(callee.text)) def = c.classTemplate(cx, callee.text, targs, callee);
+  } else if (!c.lookup(cx, callee.text)) {
+    def = c.structs.get(callee.text) ?? (c.lazyStructs.has(callee.text) ? c.structDef(cx, callee.text, callee) : undefined);
+    // A class template whose parameters all have defaults (`MMA_64x64x32_F32E4M3E4M3_SS_TN()`).
+    if (!def && c.templateStructs.has(callee.text)) def = c.classTemplate(cx, callee.text, [], callee);
+  }
+  if (!def) return undefined;
+  const t: CType = { k: 'struct', def };
+  const m = c.memLocal(cx, `${def.name} temporary`, t);
+  const self: Fn = (f) => ({ buf: f.mem[m], offset: 0 });
+  const size = def.size;
+  c.emitExec(cx, n, (f) => f.mem[m].bytes.fill(0, 0, size));
+  if (!c.construct(cx, self, def, args, n) && named(args).length) c.initAggregate(cx, { k: 'mem', buf: (f) => f.mem[m], off: () => 0 }, t, args, n);
+  return { t, ev: self };
+}
+
+function isStatic(d: FnDecl): boolean {
+  return d.node.children.some((x) => x?.type === 'storage_class_specifier' && x.text === 'static');
+}
+
+let macroDepth = 0;
+
+/**
+ * A function-like macro the front end left unexpanded in device code (`CUTLASS_UNUSED(line)` in
+ * CUTLASS's headers, the first definition when #if branches define it twice): its body with the
+ * arguments put in, parsed on the invocation's line and compiled there when it is one expression.
+ */
+function macroCall(c: CompilerContext, cx: FnCx, macro: SyntaxNode, argNodes: SyntaxNode[], n: SyntaxNode): Ex {
+  const params = named(requiredField(macro, 'parameters')).map((p) => p.text);
+  const body = (macro.childForFieldName('value')?.text ?? '').replace(/\\\n/g, ' ');
+  const name = macro.childForFieldName('name')?.text ?? '';
+  if (params.some((p) => p === '...') || /#/.test(body)) unsupported(`macro ${name} (variadic, # or ## in its body)`, n);
+  if (params.length !== argNodes.length) fail(`macro ${name} takes ${params.length} argument(s), got ${argNodes.length}`, n);
+  const text = body.replace(/[A-Za-z_]\w*/g, (w) => {
+    const i = params.indexOf(w);
+    return i < 0 ? w : `(${argNodes[i].text})`;
+  });
+  const root = keptSnippet(n, `${'\n'.repeat(n.startPosition.row)}void ${name}() { ${text}; }`);
+  const stmts = root ? named(named(named(root)[0]).find((x) => x.type === 'compound_statement')!) : [];
+  if (stmts.length !== 1 || stmts[0].type !== 'expression_statement' || !named(stmts[0])[0]) unsupported(`macro ${name} (its expansion '${text.trim()}' is not one expression)`, n);
+  if (macroDepth > 32) fail(`macro ${name} expands without end`, n);
+  macroDepth++;
+  try {
+    return c.expr(cx, named(stmts[0])[0]);
+  } finally {
+    macroDepth--;
+  }
 }
 
 function methodCall(c: CompilerContext, cx: FnCx, callee: SyntaxNode, argNodes: SyntaxNode[], n: SyntaxNode, targs?: SyntaxNode[]): Ex {
@@ -274,12 +386,14 @@ export function misparsedTemplateCall(c: CompilerContext, cx: FnCx, n: SyntaxNod
 
 /** Picks an overload by argument count, deduces template arguments, compiles and calls it. */
 export function callUser(c: CompilerContext, cx: FnCx, decls: FnDecl[], argNodes: SyntaxNode[], n: SyntaxNode, targs?: SyntaxNode[], self?: Fn): Ex {
-  const args = argNodes.map((a) => c.expr(cx, a));
+  const args = callArgs(c, cx, argNodes);
   const fits = decls.filter((d) => {
     const fd = findFunctionDeclarator(requiredField(d.node, 'declarator'));
-    const ps = fd ? named(requiredField(fd, 'parameters')).filter((p) => p.type === 'parameter_declaration' || p.type === 'optional_parameter_declaration') : [];
+    const all = fd ? named(requiredField(fd, 'parameters')) : [];
+    const ps = all.filter((p) => p.type === 'parameter_declaration' || p.type === 'optional_parameter_declaration');
     const required = ps.filter((p) => p.type === 'parameter_declaration' && !(p.namedChildCount === 1 && p.text === 'void')).length;
-    return args.length <= ps.length && args.length >= required;
+    const variadic = all.some((p) => p.type === 'variadic_parameter_declaration');
+    return (variadic || args.length <= ps.length) && args.length >= required;
   });
   if (!fits.length) fail(`no overload of '${decls[0].name}' takes ${args.length} argument(s)`, n);
   // Explicit template arguments name a template.
@@ -327,6 +441,20 @@ function bindTemplate(c: CompilerContext, cx: FnCx, decl: FnDecl, tbind: Map<str
     if (!a) return;
     deduce(requiredField(p, 'type'), p.childForFieldName('declarator'), a.t, names, tbind);
   });
+  // A trailing function parameter pack (`Ts&... xs`) takes the remaining arguments, one element each.
+  const packParam = named(requiredField(fd, 'parameters')).find((p) => p.type === 'variadic_parameter_declaration');
+  const tpack = packParam && params.find((p) => p.pack && p.kind === 'type' && requiredField(packParam, 'type').text.replace(/\s+/g, '').replace(/const|&|\*/g, '') === p.name);
+  if (packParam && tpack && !tbind.has(packLen(tpack.name))) {
+    const rest = args.slice(ps.length);
+    rest.forEach((a, j) => {
+      const one = new Map<string, CType | number>();
+      deduce(requiredField(packParam, 'type'), packParam.childForFieldName('declarator'), a.t, [{ name: tpack.name, type: true }], one);
+      const t = one.get(tpack.name);
+      if (t === undefined) fail(`cannot deduce element ${j} of pack '${tpack.name}' of '${decl.name}'`, n);
+      tbind.set(packElem(tpack.name, j), t);
+    });
+    tbind.set(packLen(tpack.name), rest.length);
+  }
   const missing = applyDefaults(c, params, tbind, n);
   if (missing.length) fail(`cannot deduce template argument '${missing[0]}' of '${decl.name}'`, n);
 }
@@ -390,10 +518,22 @@ function deduce(tn: SyntaxNode, decl: SyntaxNode | null, arg: CType, names: { na
   if (isParam && !out.has(tname)) out.set(tname, ref ? t : decay(t));
   // `Ring<S>& r` given a Ring<4>: S is 4 (and a `Ring<T>` gives T); `ns::Ring<S>` alike.
   while (tn.type === 'qualified_identifier' && tn.childForFieldName('name')) tn = tn.childForFieldName('name')!;
-  if (tn.type === 'template_type' && t.k === 'struct' && t.def.template?.name === tn.childForFieldName('name')?.text) {
-    named(requiredField(tn, 'arguments')).forEach((a, i) => {
-      const v = t.def.template!.args[i];
+  const tmplName = tn.type === 'template_type' ? tn.childForFieldName('name')?.text : undefined;
+  const seq = tmplName === 'integer_sequence' && t.k === 'struct' && t.def.template?.name === 'index_sequence';
+  if (tn.type === 'template_type' && t.k === 'struct' && (t.def.template?.name === tmplName || seq)) {
+    // `integer_sequence<T, I...>` names the element type first; the simulator's sequences carry the values only.
+    const argNodes = named(requiredField(tn, 'arguments')).slice(seq ? 1 : 0);
+    argNodes.forEach((a, i) => {
       const name = a.text.replace(/\s+/g, '');
+      // A pack expansion (`Idx...`) takes the remaining arguments.
+      const pack = name.endsWith('...') ? name.slice(0, -3) : undefined;
+      if (pack && names.some((x) => x.name === pack) && !out.has(packLen(pack))) {
+        const rest = t.def.template!.args.slice(i);
+        rest.forEach((v, j) => out.set(packElem(pack, j), v));
+        out.set(packLen(pack), rest.length);
+        return;
+      }
+      const v = t.def.template!.args[i];
       if (v !== undefined && names.some((x) => x.name === name) && !out.has(name)) out.set(name, v);
     });
   }

@@ -52,6 +52,7 @@ export class Compiler implements CompilerContext {
   readonly fileDeclarations: SyntaxNode[] = [];
   missingIncludes: readonly string[] = [];
   readonly defines = new Map<string, SyntaxNode>();
+  readonly functionMacros = new Map<string, SyntaxNode>();
   host?: HostHooks;
   private fileReady = false;
 
@@ -199,8 +200,8 @@ export class Compiler implements CompilerContext {
   addressOf(e: Ex, n: SyntaxNode): Fn {
     return lvalues.addressOf(this, e, n);
   }
-  convertTo(e: Ex, t: CType, n: SyntaxNode): Ex {
-    return lvalues.convertTo(this, e, t, n);
+  convertTo(e: Ex, t: CType, n: SyntaxNode, cx?: FnCx): Ex {
+    return lvalues.convertTo(this, e, t, n, cx);
   }
   decayFn(e: Ex): Fn {
     return lvalues.decayFn(this, e);

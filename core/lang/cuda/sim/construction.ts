@@ -7,6 +7,7 @@ import type { DType } from '../../../sim/dtypes';
 import { SimError } from '../../../sim/machine';
 import type { Pointer } from '../../../sim/memory';
 import { type CompilerContext, type Fn, FnCx, type FnDecl, type LV } from './context';
+import { fieldEx } from './lvalues';
 import { type CompiledFn, selfOf, storer } from './runtime';
 import { fail, locOf, named, unsupported } from './syntax';
 import { type CType, isNum, type StructDef, VOID } from './types';
@@ -68,6 +69,8 @@ function defaultInit(c: CompilerContext, cx: FnCx, self: Fn, def: StructDef, n: 
 /** The default member initialisers of `def` (and its struct fields) as constant stores; false if one is not constant. */
 function constantInits(c: CompilerContext, def: StructDef, base: number, out: { off: number; dt: DType; value: number }[]): boolean {
   for (const f of def.fields) {
+    if (f.bits && def.fieldInits?.has(f.name)) return false;
+    if (f.via) continue;
     const init = def.fieldInits?.get(f.name);
     if (init) {
       if (!isNum(f.type)) return false;
@@ -113,12 +116,14 @@ export function emitFieldInits(c: CompilerContext, cx: FnCx, def: StructDef, mem
     given.set(name.text, args);
   }
   for (const f of def.fields) {
+    // A member of an anonymous union/struct member starts its life only when named here.
+    if (f.via && !given.has(f.name)) continue;
     const off = f.offset;
     const ptr: Fn = (fr) => {
       const p = selfOf(fr);
       return { buf: p.buf, offset: p.offset + off } satisfies Pointer;
     };
-    const lv: LV & { k: 'mem' } = { k: 'mem', buf: (fr) => selfOf(fr).buf, off: (fr) => selfOf(fr).offset + off };
+    const lv = fieldEx(c, (fr) => selfOf(fr).buf, (fr) => selfOf(fr).offset, f).lv as LV & { k: 'mem' };
     const init = given.get(f.name) ?? def.fieldInits?.get(f.name);
     if (init) initField(c, cx, lv, ptr, f.type, init);
     else if (f.type.k === 'struct' && needsConstruction(c, f.type)) c.construct(cx, ptr, f.type.def, undefined, memberInits ?? def.node!);

@@ -21,7 +21,8 @@ export interface StructTemplate {
 export type Fn = (f: Frame) => any;
 
 /** An lvalue: a slot of some frame on the env chain, or bytes in a buffer. */
-export type LV = { k: 'slot'; depth: number; idx: number } | { k: 'mem'; buf: Fn; off: Fn };
+/** Where a value lives: a frame slot, or memory (a bit-field: `width` bits from bit `pos` of the bytes at `off`). */
+export type LV = { k: 'slot'; depth: number; idx: number } | { k: 'mem'; buf: Fn; off: Fn; bits?: { pos: number; width: number } };
 
 /** A compiled expression. */
 export interface Ex {
@@ -158,7 +159,7 @@ export interface DeclaratorInfo {
 export interface CallTarget {
   fn: () => CompiledFn;
   ret: CType;
-  params: { type: CType; ref: boolean }[];
+  params: { type: CType; ref: boolean; name?: string }[];
 }
 
 /**
@@ -187,6 +188,8 @@ export interface CompilerContext {
   readonly fileDeclarations: SyntaxNode[];
   /** `#define NAME VALUE` lines not read yet (read on first use of NAME). */
   readonly defines: Map<string, SyntaxNode>;
+  /** `#define NAME(params) BODY` lines (the first definition of each name): expanded where device code calls them. */
+  readonly functionMacros: Map<string, SyntaxNode>;
   /** The id of a new global buffer. */
   newGlobalId(): number;
   /** Set when a whole program runs (harness mode): what host code may use beyond device code. */
@@ -238,7 +241,8 @@ export interface CompilerContext {
   loadFn(lv: LV, t: CType): Fn;
   storeFn(lv: LV, t: CType): (f: Frame, v: any) => void;
   addressOf(e: Ex, n: SyntaxNode): Fn;
-  convertTo(e: Ex, t: CType, n: SyntaxNode): Ex;
+  /** `e` converted to `t`; with `cx`, a struct's conversion operator is called when it has one to a number or pointer. */
+  convertTo(e: Ex, t: CType, n: SyntaxNode, cx?: FnCx): Ex;
   decayFn(e: Ex): Fn;
   rv(e: Ex): Ex;
 

@@ -11,8 +11,8 @@ import { type Frame, storer } from './runtime';
 import { allChildren, type DeclQuals, declQualifiers, fail, findFunctionDeclarator, findNode, innermostName, lastName, locOf, missingIncludesNote, named, unsupported, requiredField } from './syntax';
 import { PIPELINE_ROLE_TYPE, PIPELINE_TYPE, sharedStateDef } from './pipeline-builtins';
 import { keptSnippet, snippetConstant } from './snippets';
-import { templateArg, templateParams, templateScope } from './templates';
-import { alignOfType, convFn, type CType, decay, elemDtype, isNum, layoutStruct, num, ptr, S32, shapeOf, sizeOfType, type StructDef, tensorMapType, U64, vectorType, VOID } from './types';
+import { integerSequence, templateArg, templateParams, templateScope } from './templates';
+import { alignOfType, convFn, type CType, decay, elemDtype, type FieldDecl, isFloatDt, isNum, layoutStruct, num, ptr, S32, shapeOf, sizeOfType, type StructDef, tensorMapType, typeName, U64, vectorType, VOID } from './types';
 
 /** Primitive and standard type names by their dtype: the CUDA folder's one table (c-types.ts). */
 const PRIMS = SCALAR_DTYPES;
@@ -36,7 +36,7 @@ function collect(c: CompilerContext, n: SyntaxNode, tparams: SyntaxNode | undefi
         const inner = named(child).filter((x) => x !== tp);
         for (const d of inner) {
           if (d.type === 'function_definition') addFunction(c, d, tp, undefined);
-          else if (d.type === 'struct_specifier' || d.type === 'class_specifier') c.templateStructs.set(d.childForFieldName('name')?.text ?? '', d);
+          else if (d.type === 'struct_specifier' || d.type === 'class_specifier' || d.type === 'union_specifier') c.templateStructs.set(d.childForFieldName('name')?.text ?? '', d);
         }
         break;
       }
@@ -51,11 +51,12 @@ function collect(c: CompilerContext, n: SyntaxNode, tparams: SyntaxNode | undefi
         break;
       case 'struct_specifier':
       case 'class_specifier':
+      case 'union_specifier':
         c.lazyStructs.set(child.childForFieldName('name')?.text ?? '', child);
         break;
       case 'declaration':
         c.fileDeclarations.push(child);
-        for (const s of named(child)) if (s.type === 'struct_specifier' || s.type === 'class_specifier') c.lazyStructs.set(s.childForFieldName('name')?.text ?? '', s);
+        for (const s of named(child)) if (s.type === 'struct_specifier' || s.type === 'class_specifier' || s.type === 'union_specifier') c.lazyStructs.set(s.childForFieldName('name')?.text ?? '', s);
         break;
       case 'type_definition':
       case 'alias_declaration':
@@ -65,6 +66,11 @@ function collect(c: CompilerContext, n: SyntaxNode, tparams: SyntaxNode | undefi
       case 'preproc_def': {
         const name = child.childForFieldName('name')?.text;
         if (name && !c.defines.has(name)) c.defines.set(name, child);
+        break;
+      }
+      case 'preproc_function_def': {
+        const name = child.childForFieldName('name')?.text;
+        if (name && !c.functionMacros.has(name)) c.functionMacros.set(name, child);
         break;
       }
       case 'preproc_if':
@@ -102,7 +108,13 @@ function fileDecl(c: CompilerContext, cx: FnCx, d: SyntaxNode): void {
   switch (d.type) {
     case 'type_definition':
     case 'alias_declaration':
-      c.typeDecl(cx, d);
+      try {
+        c.typeDecl(cx, d);
+      } catch (e) {
+        // A header's alias the kernel never uses may name types we do not model (CUTLASS's
+        // `using int4b_t = integer_subbyte<4, true>`): a use of it reports the type there.
+        if (!(e instanceof SimError)) throw e;
+      }
       return;
     case 'enum_specifier':
       c.enumDecl(cx, d);
@@ -253,9 +265,10 @@ export function defineStruct(c: CompilerContext, cx: FnCx, node: SyntaxNode, nam
 
 function defineMembers(c: CompilerContext, def: StructDef, node: SyntaxNode, body: SyntaxNode | null, template: StructTemplate | undefined, cx: FnCx): void {
   const name = def.name;
-  const fields: { name: string; type: CType }[] = [];
+  const fields: FieldDecl[] = [];
   const methods: { node: SyntaxNode; tparams?: SyntaxNode }[] = [];
   const declared: SyntaxNode[] = [];
+  const deferred: SyntaxNode[] = [];
   // Members see the struct's static members, typedefs and template arguments (its own scope, where
   // typedefs and enums inside it land); a local struct also sees its function's constants.
   const mcx = new FnCx(`<${name}>`, template ? null : cx, new Map(), def, locOf(node));
@@ -284,7 +297,13 @@ function defineMembers(c: CompilerContext, def: StructDef, node: SyntaxNode, bod
         break;
       case 'alias_declaration':
       case 'type_definition':
-        c.typeDecl(mcx, m);
+        try {
+          c.typeDecl(mcx, m);
+        } catch (e) {
+          // `using type = decltype(select_type());` needs the member functions declared below: again after them.
+          if (!(e instanceof SimError)) throw e;
+          deferred.push(m);
+        }
         break;
       case 'enum_specifier':
         c.enumDecl(mcx, m);
@@ -293,8 +312,8 @@ function defineMembers(c: CompilerContext, def: StructDef, node: SyntaxNode, bod
         break;
     }
   }
-  const laid = layoutStruct(name, fields);
-  Object.assign(def, { fields: laid.fields, size: laid.size, align: laid.align });
+  const laid = layoutStruct(name, fields, node.type === 'union_specifier');
+  Object.assign(def, { fields: laid.fields, size: laid.size, align: laid.align, union: laid.union });
   const add = (fd: FnDecl) => {
     if (fd.ctor) (def.ctors ??= []).push(fd);
     else {
@@ -304,32 +323,60 @@ function defineMembers(c: CompilerContext, def: StructDef, node: SyntaxNode, bod
     }
   };
   for (const m of methods) {
-    const fd = findFunctionDeclarator(requiredField(m.node, 'declarator'));
+    const dn = requiredField(m.node, 'declarator');
+    if (dn.type === 'operator_cast') {
+      // `operator uint64_t() const`: called where the struct converts implicitly or by a cast.
+      if (m.tparams) unsupported(`a conversion operator template in ${name}`, dn);
+      let to = c.baseType(mcx, requiredField(dn, 'type'));
+      for (let d: SyntaxNode | null = dn.childForFieldName('declarator'); d && d.type !== 'abstract_function_declarator'; d = d.childForFieldName('declarator') ?? named(d)[0] ?? null) if (d.type === 'abstract_pointer_declarator') to = ptr(to);
+      (def.conversions ??= []).push({ to, fn: { name: `operator ${typeName(to)}`, node: m.node, owner: def } satisfies FnDecl });
+      continue;
+    }
+    const fd = findFunctionDeclarator(dn);
     const nameNode = fd?.childForFieldName('declarator');
     if (!nameNode || nameNode.type === 'destructor_name') continue;
     const mn = lastName(nameNode.text.replace(/\s+/g, ''));
     if (mn) add({ name: mn, node: m.node, tparams: m.tparams, owner: def, ctor: mn === baseName && !m.node.childForFieldName('type') });
   }
   for (const dn of declared) outOfClassMember(c, def, baseName, dn, add);
+  for (const m of deferred) c.typeDecl(mcx, m);
 }
 
 /** A data member, a static constexpr member, or a member function declared for definition outside the class. */
-function fieldDeclaration(c: CompilerContext, mcx: FnCx, def: StructDef, m: SyntaxNode, fields: { name: string; type: CType }[], declared: SyntaxNode[]): void {
+function fieldDeclaration(c: CompilerContext, mcx: FnCx, def: StructDef, m: SyntaxNode, fields: FieldDecl[], declared: SyntaxNode[]): void {
   const tn = m.childForFieldName('type');
   if (!tn) return;
   const quals = declQualifiers(m);
   const base = c.baseType(mcx, tn);
-  // Declarators and their default member initialisers alternate: `int a = 0, b = 1;`.
+  // Declarators and their default member initialisers alternate: `int a = 0, b = 1;`; a bit-field's
+  // width follows its declarator (`uint16_t start : 14, : 2;`, the unnamed one a missing name).
   let current: SyntaxNode | undefined;
   const inits = new Map<SyntaxNode, SyntaxNode>();
+  const widths = new Map<SyntaxNode, SyntaxNode>();
   const order: SyntaxNode[] = [];
   for (let i = 0; i < m.childCount; i++) {
     const f = m.fieldNameForChild(i);
     const ch = m.child(i)!;
     if (f === 'declarator') order.push((current = ch));
     else if (f === 'default_value' && current) inits.set(current, ch);
+    else if (ch.type === 'bitfield_clause' && current) widths.set(current, ch);
+  }
+  // An anonymous union or struct member (`union { uint64_t desc; uint32_t reg[2]; };`).
+  if (!order.length && (tn.type === 'union_specifier' || tn.type === 'struct_specifier') && !tn.childForFieldName('name') && base.k === 'struct') {
+    fields.push({ name: '', type: base, anon: true });
+    return;
   }
   for (const dn of order) {
+    const wn = widths.get(dn);
+    if (wn) {
+      if (!isNum(base) || isFloatDt(base.dt)) fail(`bit-field of type ${typeName(base)}`, wn);
+      const width = c.constEval(mcx, named(wn)[0], S32);
+      const max = sizeOfType(base) * 8;
+      if (width < 0 || width > max || (width === 0 && !dn.isMissing)) fail(`bit-field width ${width} (the type has ${max} bits; only an unnamed one may be 0)`, wn);
+      if (quals.static) fail('a static bit-field', m);
+      fields.push({ name: dn.isMissing ? '' : dn.text, type: base, width });
+      continue;
+    }
     if (findFunctionDeclarator(dn)) {
       declared.push(dn);
       continue;
@@ -394,9 +441,11 @@ export function baseType(c: CompilerContext, cx: FnCx, n: SyntaxNode): CType {
     case 'qualified_identifier': {
       const inner = innermostName(n);
       if (inner.type === 'template_type' && c.templateStructs.has(inner.childForFieldName('name')?.text ?? '')) return c.baseType(cx, inner);
-      // A member typedef of a struct (`Ring<4>::Slot`).
-      const scope = n.childForFieldName('scope');
-      const member = n.childForFieldName('name');
+      // A member typedef of a struct (`Ring<4>::Slot`, `ns::Sel<64>::type`: the scope next to the name).
+      let q = n;
+      while (q.childForFieldName('name')?.type === 'qualified_identifier') q = q.childForFieldName('name')!;
+      const scope = q.childForFieldName('scope');
+      const member = q.childForFieldName('name');
       if (scope && member?.type === 'type_identifier') {
         const m = c.scopeStruct(cx, scope)?.members?.get(member.text);
         if (m?.k === 'type') return m.type;
@@ -406,7 +455,8 @@ export function baseType(c: CompilerContext, cx: FnCx, n: SyntaxNode): CType {
     case 'dependent_type':
       return c.baseType(cx, named(n)[0]);
     case 'struct_specifier':
-    case 'class_specifier': {
+    case 'class_specifier':
+    case 'union_specifier': {
       const name = n.childForFieldName('name')?.text ?? `anon${freshId()}`;
       if (n.childForFieldName('body')) return { k: 'struct', def: c.defineStruct(cx, n, name) };
       const d = c.structDef(cx, name, n);
@@ -462,6 +512,8 @@ function namedType(c: CompilerContext, cx: FnCx, raw: string, n: SyntaxNode): CT
     def.size = Math.ceil(size / align) * align;
     return { k: 'struct', def };
   }
+  const seq = integerSequence(c, cx, text, n);
+  if (seq) return seq;
   // `[\s\S]` rather than `.`: the cut then matches at the first bracket instead of retrying every one (quadratic).
   const base = text.replace(/<[\s\S]*$/, '');
   const sd = c.structDef(cx, lastName(base), n) ?? c.structDef(cx, base, n);
@@ -672,7 +724,9 @@ export function scanAddressTaken(c: CompilerContext, n: SyntaxNode, out: Set<str
       if (a.type !== 'identifier') return;
       for (const node of decls) {
         const fd = findFunctionDeclarator(requiredField(node, 'declarator'));
-        const p = fd ? named(requiredField(fd, 'parameters')).filter((x) => x.type === 'parameter_declaration' || x.type === 'optional_parameter_declaration')[i] : undefined;
+        const ps = fd ? named(requiredField(fd, 'parameters')).filter((x) => x.type === 'parameter_declaration' || x.type === 'optional_parameter_declaration' || x.type === 'variadic_parameter_declaration') : [];
+        // A trailing pack (`Ts&... xs`) takes every argument from its position on.
+        const p = ps[i] ?? (ps[ps.length - 1]?.type === 'variadic_parameter_declaration' ? ps[ps.length - 1] : undefined);
         if (p && /&/.test(p.childForFieldName('declarator')?.text ?? '') && !/&&/.test(p.childForFieldName('declarator')?.text ?? '')) out.add(a.text);
       }
     });
@@ -727,6 +781,40 @@ function constructorReadAsPrototype(c: CompilerContext, cx: FnCx, tn: SyntaxNode
   return root ? findNode(root, 'init_declarator') ?? undefined : undefined;
 }
 
+/**
+ * A function-scope `static` variable: one object for the whole program (here: for the launch, or the
+ * whole program's host run), zero-initialised or constant-initialised before anything runs. A
+ * dynamic initialiser runs once, the first time control passes the declaration: in host code only,
+ * as nvcc rejects a dynamically initialised static in device code.
+ */
+function staticLocal(c: CompilerContext, cx: FnCx, info: { name: string; ref: boolean; init?: SyntaxNode }, type: CType, n: SyntaxNode): void {
+  if (info.ref || (type.k === 'obj' && type.n === -1)) unsupported(`static local '${info.name}' declared as a reference or with auto`, n);
+  if (type.k === 'struct' && c.needsConstruction(type)) unsupported(`static local '${info.name}' of a type with constructors`, n);
+  const buf = new Buffer(c.newGlobalId(), info.name, 'global', Math.max(sizeOfType(type), 1), undefined, elemDtype(type), shapeOf(type));
+  c.globals.push(buf);
+  cx.scopes[cx.scopes.length - 1].set(info.name, { k: 'global', type, p: { buf, offset: 0 } });
+  if (!info.init) return;
+  try {
+    staticInit(c, cx, buf, type, info.init);
+    return;
+  } catch (e) {
+    if (!(e instanceof SimError)) throw e;
+    buf.bytes.fill(0);
+  }
+  if (!cx.host) fail(`dynamic initialization of the function-scope static '${info.name}' in device code (nvcc rejects it: the initialiser must be a constant)`, info.init);
+  let done = false;
+  const br = c.emitBranchFalse(cx, n, () => !done);
+  const lv: LV = { k: 'mem', buf: () => buf, off: () => 0 };
+  if (info.init.type === 'initializer_list' || info.init.type === 'argument_list') c.initAggregate(cx, lv as LV & { k: 'mem' }, type, info.init, n);
+  else {
+    const st = c.storeFn(lv, type);
+    const v = c.convertTo(c.expr(cx, info.init), type, info.init, cx).ev;
+    c.emitExec(cx, n, (f) => st(f, v(f)));
+  }
+  c.emitExec(cx, n, () => (done = true));
+  br.target = cx.code.length;
+}
+
 export function declareVar(c: CompilerContext, cx: FnCx, info: { name: string; type: CType; ref: boolean; init?: SyntaxNode }, quals: DeclQuals, n: SyntaxNode): void {
   const scope = cx.scopes[cx.scopes.length - 1];
   let type = info.type;
@@ -744,7 +832,10 @@ export function declareVar(c: CompilerContext, cx: FnCx, info: { name: string; t
     scope.set(info.name, { k: 'shared', type, idx });
     return;
   }
-  if (quals.static && !quals.constexpr && !quals.const) unsupported(`static local variable '${info.name}'`, n);
+  if (quals.static && !(quals.constexpr && isNum(type)) && !(quals.const && isNum(type) && info.init && !cx.addrTaken.has(info.name))) {
+    staticLocal(c, cx, info, type, n);
+    return;
+  }
   // Initialiser first: `int x = x + 1` sees the outer x, and `auto` needs the type.
   let init: Ex | undefined;
   const initNode = info.init;
@@ -784,7 +875,7 @@ export function declareVar(c: CompilerContext, cx: FnCx, info: { name: string; t
     } else if (initNode?.type === 'initializer_list' || initNode?.type === 'argument_list') c.initAggregate(cx, lv, type, initNode, n);
     else if (init) {
       const st = c.storeFn(lv, type);
-      const v = c.convertTo(init, type, initNode!).ev;
+      const v = c.convertTo(init, type, initNode!, cx).ev;
       c.emitExec(cx, n, (f) => st(f, v(f)));
     }
     scope.set(info.name, { k: 'var', type, where: 'mem', idx: m, cx });
@@ -798,7 +889,7 @@ export function declareVar(c: CompilerContext, cx: FnCx, info: { name: string; t
     init = items.length ? c.expr(cx, items[0]) : { t: type, ev: () => (type.k === 'ptr' ? null : 0), cv: 0 };
   }
   if (init) {
-    const v = c.convertTo(init, type, initNode!).ev;
+    const v = c.convertTo(init, type, initNode!, cx).ev;
     c.emitExec(cx, n, (f) => (f.v[idx] = v(f)));
   } else {
     const zero = type.k === 'ptr' ? null : 0;
@@ -863,10 +954,13 @@ function flattenInit(c: CompilerContext, cx: FnCx, t: CType, init: SyntaxNode, b
     return;
   }
   if (t.k === 'struct') {
-    if (items.length > t.def.fields.length) fail(`too many initialisers for ${t.def.name}`, init);
+    // A union's brace initialiser initialises its first member; anonymous members' own fields are not elements.
+    const fields = t.def.fields.filter((f) => !f.via).slice(0, t.def.union ? 1 : undefined);
+    if (items.length > fields.length) fail(`too many initialisers for ${t.def.name}`, init);
     items.forEach((it, i) => {
       if (it.type === 'initializer_pair') unsupported('designated initialisers', it);
-      flattenInit(c, cx, t.def.fields[i].type, it, base + t.def.fields[i].offset, out);
+      if (fields[i].bits) unsupported(`a brace initialiser of ${t.def.name}, which has bit-fields`, it);
+      flattenInit(c, cx, fields[i].type, it, base + fields[i].offset, out);
     });
     return;
   }

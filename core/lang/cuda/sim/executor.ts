@@ -10,6 +10,7 @@ import { Buffer, type Pointer } from '../../../sim/memory';
 import type { Compiler, FnInst } from './compile';
 import { shapeOf } from './compile';
 import { type BlockCtx, BLOCKED, type CompiledFn, type ExecutorLike, Frame, loader, loadPointer, ThreadCtx } from './runtime';
+import { bitFieldValue } from './lvalues';
 import { alignOfType, type CType, sizeOfType, typeName } from './types';
 
 // The debugger's frame and local shapes belong to the language-neutral debug interface.
@@ -239,7 +240,7 @@ function showMem(p: Pointer, t: CType, depth = 0): string {
       return `[${items.join(', ')}${t.n > 16 ? ', …' : ''}]`;
     }
     case 'struct':
-      return `{${t.def.fields.map((fl) => `${fl.name}: ${depth > 2 ? '…' : showMem({ buf: p.buf, offset: p.offset + fl.offset }, fl.type, depth + 1)}`).join(', ')}}`;
+      return `{${t.def.fields.filter((fl) => !fl.via).map((fl) => `${fl.name || '<anonymous>'}: ${depth > 2 ? '…' : fl.bits ? String(bitFieldValue(p.buf, p.offset + fl.offset, fl)) : showMem({ buf: p.buf, offset: p.offset + fl.offset }, fl.type, depth + 1)}`).join(', ')}}`;
     case 'barrier':
       return `cuda::barrier @${p.buf.name}+${p.offset}`;
     default:

@@ -8,10 +8,11 @@ import type { DType } from '../../../sim/dtypes';
 import { SimError } from '../../../sim/machine';
 import type { Pointer } from '../../../sim/memory';
 import { compileBuiltinCall } from './builtins';
-import { type CompilerContext, type Ex, type Fn, type FnCx, hasOwner, type LV, ownerOf, type Sym } from './context';
-import { slotReader } from './lvalues';
+import { type CompilerContext, type Ex, type Fn, type FnCx, type FnDecl, hasOwner, type LV, ownerOf, type Sym } from './context';
+import { fieldEx, slotReader } from './lvalues';
 import { envOf, type Frame, type Instr, selfOf } from './runtime';
 import { needsHoist } from './statements';
+import { expandPattern, packLen, packsIn } from './templates';
 import { fail, lastName, locOf, named, unsupported, requiredField } from './syntax';
 import {
   alignOfType,
@@ -98,6 +99,14 @@ export function expr(c: CompilerContext, cx: FnCx, n: SyntaxNode): Ex {
       return c.cast(cx, t, c.expr(cx, requiredField(n, 'value')), n);
     }
     case 'sizeof_expression': {
+      if (/^sizeof\s*\.\.\./.test(n.text)) {
+        // `sizeof...(Ts)`: the length of a template or function parameter pack.
+        const name = n.text.replace(/^sizeof\s*\.\.\.\s*\(?\s*|\s*\)?\s*$/g, '');
+        const len = c.lookup(cx, packLen(name));
+        if (len?.sym.k !== 'const') fail(`'${name}' is not a parameter pack`, n);
+        const v = len.sym.value;
+        return { t: U64, ev: () => v, cv: v };
+      }
       const tn = n.childForFieldName('type');
       const vn = n.childForFieldName('value') ?? named(n)[0];
       const t = tn ? c.typeDescriptor(cx, tn) : c.typeOf(cx, vn);
@@ -112,6 +121,8 @@ export function expr(c: CompilerContext, cx: FnCx, n: SyntaxNode): Ex {
     }
     case 'call_expression':
       return c.call(cx, n);
+    case 'fold_expression':
+      return foldExpression(c, cx, n);
     case 'lambda_expression':
       return c.lambda(cx, n);
     case 'initializer_list': {
@@ -135,8 +146,9 @@ export function expr(c: CompilerContext, cx: FnCx, n: SyntaxNode): Ex {
     case 'ERROR':
       fail(`syntax error near '${n.text.slice(0, 40)}'`, n);
       break;
-    case 'user_defined_literal':
     case 'compound_literal_expression':
+      return compoundLiteral(c, cx, n);
+    case 'user_defined_literal':
     case 'throw_expression':
     default:
       unsupported(`expression '${n.type}'`, n);
@@ -152,9 +164,7 @@ function identifier(c: CompilerContext, cx: FnCx, n: SyntaxNode): Ex {
     const fld = owner.def.fields.find((x) => x.name === name);
     if (fld) {
       const d = owner.depth;
-      const off = fld.offset;
-      const lv: LV = { k: 'mem', buf: (f) => selfOf(envOf(f, d)).buf, off: (f) => selfOf(envOf(f, d)).offset + off };
-      return { t: fld.type, ev: c.loadFn(lv, fld.type), lv };
+      return fieldEx(c, (f) => selfOf(envOf(f, d)).buf, (f) => selfOf(envOf(f, d)).offset, fld);
     }
   }
   const special = builtinIdentifier(name);
@@ -269,27 +279,18 @@ function field(c: CompilerContext, cx: FnCx, n: SyntaxNode): Ex {
     if (st.k === 'struct') {
       const fld = st.def.fields.find((x) => x.name === fname);
       if (!fld) fail(`${st.def.name} has no field '${fname}'`, n);
-      const fo = fld.offset;
       // One pointer evaluation per access.
-      const lv: LV = { k: 'mem', buf: B, off: (f) => (pv(f) as Pointer).offset + fo };
-      return { t: fld.type, ev: c.loadFn(lv, fld.type), lv };
+      return fieldEx(c, B, (f) => (pv(f) as Pointer).offset, fld);
     }
   } else {
     st = base.t;
     if (st.k === 'struct') {
       const fld = st.def.fields.find((x) => x.name === fname);
       if (!fld) fail(`${st.def.name} has no field '${fname}'`, n);
-      const fo = fld.offset;
-      if (base.lv?.k === 'mem') {
-        const bb = base.lv.buf;
-        const bo = base.lv.off;
-        const lv: LV = { k: 'mem', buf: bb, off: (f) => bo(f) + fo };
-        return { t: fld.type, ev: c.loadFn(lv, fld.type), lv };
-      }
+      if (base.lv?.k === 'mem') return fieldEx(c, base.lv.buf, base.lv.off, fld);
       // Rvalue struct (a call's result): its storage pointer.
       const pv = base.ev;
-      const lv: LV = { k: 'mem', buf: (f) => (pv(f) as Pointer).buf, off: (f) => (pv(f) as Pointer).offset + fo };
-      return { t: fld.type, ev: c.loadFn(lv, fld.type), lv };
+      return fieldEx(c, (f) => (pv(f) as Pointer).buf, (f) => (pv(f) as Pointer).offset, fld);
     }
   }
   fail(`'${fname}' is not a field of ${typeName(st)} (methods must be called)`, n);
@@ -404,8 +405,10 @@ export function binary(c: CompilerContext, cx: FnCx, n: SyntaxNode): Ex {
     const rt = c.typeOf(cx, rn);
     if ((lt.k === 'struct' || rt.k === 'struct') && !(isPairType(lt) && isPairType(rt))) return c.callUser(cx, user, [ln, rn], n);
   }
-  const l = c.rv(c.expr(cx, ln));
-  const r = c.rv(c.expr(cx, rn));
+  const member = memberOperator(c, cx, ln, op, n);
+  if (member) return member(rn);
+  const l = viaConversion(c, cx, c.rv(c.expr(cx, ln)), n);
+  const r = viaConversion(c, cx, c.rv(c.expr(cx, rn)), n);
   return c.binop(op, l, r, n);
 }
 
@@ -620,13 +623,15 @@ function assignment(c: CompilerContext, cx: FnCx, n: SyntaxNode): Ex {
   const op = requiredField(n, 'operator').text;
   const ln = requiredField(n, 'left');
   const rn = requiredField(n, 'right');
+  const member = memberOperator(c, cx, ln, op, n);
+  if (member) return member(rn);
   // Right side first: hoisted calls in it run before the store.
   const r = c.rv(rn.type === 'initializer_list' && named(rn).length === 1 ? c.expr(cx, named(rn)[0]) : c.expr(cx, rn));
   const l = c.expr(cx, ln);
   if (!l.lv) fail(`'${ln.text}' is not assignable`, n);
   if (l.t.k === 'arr') fail(`cannot assign to array '${ln.text}'`, n);
   if (op === '=') {
-    const v = c.convertTo(r, l.t, rn).ev;
+    const v = c.convertTo(r, l.t, rn, cx).ev;
     const lv = l.lv;
     if (lv.k === 'slot' && lv.depth === 0) {
       const idx = lv.idx;
@@ -648,12 +653,93 @@ function assignment(c: CompilerContext, cx: FnCx, n: SyntaxNode): Ex {
   return modify(c, l, nv, 'new');
 }
 
+/** `T{args}` (`make_index_sequence<N>{}`, `float4{…}`): a temporary of type T. */
+function compoundLiteral(c: CompilerContext, cx: FnCx, n: SyntaxNode): Ex {
+  const tn = requiredField(n, 'type');
+  const t = tn.type === 'type_descriptor' ? c.typeDescriptor(cx, tn) : c.baseType(cx, tn);
+  const init = requiredField(n, 'value');
+  if (isNum(t) || t.k === 'ptr') {
+    const items = named(init);
+    if (items.length > 1) fail(`too many initialisers for a ${typeName(t)}`, init);
+    return items.length ? c.convertTo(c.rv(c.expr(cx, items[0])), t, n, cx) : { t, ev: () => (t.k === 'ptr' ? null : 0), cv: t.k === 'ptr' ? undefined : 0 };
+  }
+  if (t.k !== 'struct' && t.k !== 'arr') unsupported(`a ${typeName(t)} compound literal`, n);
+  const m = c.memLocal(cx, `${typeName(t)} temporary`, t);
+  const size = sizeOfType(t);
+  c.emitExec(cx, n, (f) => f.mem[m].bytes.fill(0, 0, size));
+  const self: Fn = (f) => ({ buf: f.mem[m], offset: 0 });
+  if (!(t.k === 'struct' && c.construct(cx, self, t.def, init, n)) && named(init).length) c.initAggregate(cx, { k: 'mem', buf: (f) => f.mem[m], off: () => 0 }, t, init, n);
+  return { t, ev: self };
+}
+
+/**
+ * A fold expression over a pack: `(xs + ...)` (right), `(... + xs)` (left), `(xs * ... * 2)` and
+ * `(1 + ... + xs)` (with an initial value), `(f(xs), ...)`. An empty pack gives the initial value, or
+ * void for `,`. `&&` and `||` folds are not modelled (they short-circuit).
+ */
+function foldExpression(c: CompilerContext, cx: FnCx, n: SyntaxNode): Ex {
+  // The `...` itself may stand in the left or right field.
+  const side = (x: SyntaxNode | null) => (x && x.isNamed ? x : null);
+  const l = side(n.childForFieldName('left'));
+  const r = side(n.childForFieldName('right'));
+  const op = n.children.find((x) => x && !x.isNamed && x.type !== '...' && x.type !== '(' && x.type !== ')')?.type ?? '';
+  if (op === '&&' || op === '||') unsupported(`a fold expression over '${op}'`, n);
+  const lPack = !!l && packsIn(c, cx, l).length > 0;
+  const rightFold = !!l && (lPack || !r); // the pack is on the left: E op ... [op I]
+  const pattern = rightFold ? l! : r!;
+  const init = rightFold ? r : l;
+  const items = expandPattern(c, cx, pattern, n);
+  if (init) {
+    const e = c.expr(cx, init);
+    if (rightFold) items.push(e);
+    else items.unshift(e);
+  }
+  if (!items.length) {
+    if (op === ',') return { t: VOID, ev: () => undefined };
+    fail(`a unary fold over '${op}' of an empty pack`, n);
+  }
+  const combine = (a: Ex, b: Ex): Ex => {
+    if (op === ',') {
+      const x = a.ev;
+      const y = b.ev;
+      return { t: b.t, ev: (f) => (x(f), y(f)) };
+    }
+    return c.binop(op, c.rv(a), c.rv(b), n);
+  };
+  if (rightFold) {
+    let acc = items[items.length - 1];
+    for (let i = items.length - 2; i >= 0; i--) acc = combine(items[i], acc);
+    return acc;
+  }
+  let acc = items[0];
+  for (let i = 1; i < items.length; i++) acc = combine(acc, items[i]);
+  return acc;
+}
+
+/** `a op b` where `a`'s struct defines `operator op` as a member (`operator=`, `operator+=`, `operator+`): a call on `a`. */
+function memberOperator(c: CompilerContext, cx: FnCx, ln: SyntaxNode, op: string, n: SyntaxNode): ((rn: SyntaxNode) => Ex) | undefined {
+  const lt = c.typeOf(cx, ln);
+  const md = lt.k === 'struct' ? (lt.def.methods.get(`operator${op}`) as FnDecl[] | undefined) : undefined;
+  if (!md) return undefined;
+  return (rn) => {
+    const l = c.expr(cx, ln);
+    return c.callUser(cx, md, [rn], n, undefined, c.addressOf(l, ln));
+  };
+}
+
+/** An operand of a built-in operator: a struct with a conversion operator to a number or pointer becomes that. */
+function viaConversion(c: CompilerContext, cx: FnCx, e: Ex, n: SyntaxNode): Ex {
+  if (e.t.k !== 'struct' || !e.t.def.conversions?.length) return e;
+  const to = e.t.def.conversions.find((x) => x.to.k === 'num' || x.to.k === 'ptr')?.to;
+  return to ? c.convertTo(e, to, n, cx) : e;
+}
+
 export function cast(c: CompilerContext, cx: FnCx, t: CType, e: Ex, n: SyntaxNode): Ex {
   if (t.k === 'void') return { t: VOID, ev: e.ev, pure: e.pure };
   const r = c.rv(e);
   if (t.k === 'ptr' && r.t.k === 'ptr') return { t, ev: r.ev };
   if (t.k === 'struct' && r.t.k === 'struct' && r.t.def === t.def) return e;
-  return c.convertTo(r, t, n);
+  return c.convertTo(r, t, n, cx);
 }
 
 function resultType(a: CType, b: CType): CType {

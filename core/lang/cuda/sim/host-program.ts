@@ -470,6 +470,8 @@ function failing(e: SimError): Executor {
 
 function firstSyntaxError(n: SyntaxNode): SyntaxNode | undefined {
   if (!n.hasError) return undefined;
+  // An unnamed bit-field (`uint16_t : 2;`) reads as a declarator whose name is missing: valid C++.
+  if (n.isMissing && n.type === 'field_identifier' && n.nextSibling?.type === 'bitfield_clause') return undefined;
   if (n.type === 'ERROR' || n.isMissing) return n;
   for (const ch of n.children) {
     const found = ch && firstSyntaxError(ch);

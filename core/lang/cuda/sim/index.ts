@@ -18,8 +18,9 @@
 // Supported: the C++ subset of typical warp-specialised kernels (integer, float, half/bf16 types,
 // pointers, multi-dimensional arrays, structs with member functions, templates with deduced or
 // explicit arguments, class templates with static constexpr members, member templates, constructors
-// and default member initialisers, `if constexpr`, lambdas, references, enums, typedef/using, all operators and statements but
-// goto/exceptions/range-for), the CUDA runtime (builtins.ts: syncs, warp collectives, atomics,
+// and default member initialisers, `if constexpr`, lambdas, references, enums, typedef/using, unions and
+// bit-fields, conversion operators, parameter packs, static locals, all operators and statements but
+// goto/exceptions), the CUDA runtime (builtins.ts: syncs, warp collectives, atomics,
 // math, printf, assert, cooperative groups, cuda::barrier, cuda::ptx::mbarrier_*, __mbarrier_*,
 // bulk copies, memcpy_async, cp.async pipelines) and inline PTX (ptx.ts: mbarrier.*, cp.async*,
 // bar.sync, fences, tcgen05 alloc/mma kind::f16/commit/ld, wgmma groups). A try_wait in a retry

@@ -5,14 +5,15 @@
 import type { SyntaxNode } from '../parser';
 import { SimError } from '../../../sim/machine';
 import { Buffer, type Pointer } from '../../../sim/memory';
-import type { CompilerContext, Ex, Fn, LV } from './context';
-import { envOf, type Frame, fromGenericAddress, genericAddress, loader, loadPointer, storePointer, storer } from './runtime';
+import type { CompilerContext, Ex, Fn, FnCx, FnDecl, LV } from './context';
+import { envOf, type Frame, fromGenericAddress, genericAddress, loader, loadPointer, oob, storePointer, storer } from './runtime';
 import { fail, unsupported } from './syntax';
-import { convFn, type CType, isNum, ptr, sizeOfType, typeName } from './types';
+import { convFn, type CType, isNum, ptr, S32, sameType, sizeOfType, type StructDef, type StructField, typeName, wide } from './types';
 
 /** Reads a value of type `t` from an lvalue. */
 export function loadFn(c: CompilerContext, lv: LV, t: CType): Fn {
   if (lv.k === 'slot') return slotReader(lv.depth, lv.idx);
+  if (lv.bits) return bitFieldLoad(lv as BitLV, t);
   const B = lv.buf;
   const O = lv.off;
   switch (t.k) {
@@ -46,6 +47,7 @@ export function storeFn(c: CompilerContext, lv: LV, t: CType): (f: Frame, v: any
     if (depth === 0) return (f, v) => (f.v[idx] = v);
     return (f, v) => (envOf(f, depth).v[idx] = v);
   }
+  if (lv.bits) return bitFieldStore(lv as BitLV, t);
   const B = lv.buf;
   const O = lv.off;
   switch (t.k) {
@@ -102,14 +104,93 @@ export function addressOf(c: CompilerContext, e: Ex, n: SyntaxNode): Fn {
   }
   const lv = e.lv;
   if (lv.k === 'slot') unsupported(`taking the address of '${n.text}' (a register variable)`, n);
+  if (lv.bits) return addressOf(c, { t: e.t, ev: e.ev }, n); // a const reference to a bit-field binds to a copy
   const B = lv.buf;
   const O = lv.off;
   return (f) => ({ buf: B(f), offset: O(f) });
 }
 
+// -------------------------------------------------------------- bit-fields
+
+type BitLV = { k: 'mem'; buf: Fn; off: Fn; bits: { pos: number; width: number; signed?: boolean } };
+
+/**
+ * A field of a struct stored at `buf`/`off`. A bit-field reads as its declared type, promoted to
+ * int when narrower than int ([conv.prom]: `uint32_t x : 14` is an int in arithmetic).
+ */
+export function fieldEx(c: CompilerContext, buf: Fn, off: Fn, fld: StructField): Ex {
+  const fo = fld.offset;
+  const o: Fn = fo ? (f) => off(f) + fo : off;
+  if (!fld.bits) {
+    const lv: LV = { k: 'mem', buf, off: o };
+    return { t: fld.type, ev: loadFn(c, lv, fld.type), lv };
+  }
+  const dt = fld.type.k === 'num' ? fld.type.dt : 'u32';
+  const signed = /^s/.test(dt);
+  const t = dt !== 'bool' && fld.bits.width < 32 && sizeOfType(fld.type) >= 4 ? S32 : fld.type;
+  const lv: LV = { k: 'mem', buf, off: o, bits: { ...fld.bits, signed } as BitLV['bits'] };
+  return { t, ev: loadFn(c, lv, t), lv };
+}
+
+/** The raw little-endian bits of `n` bytes at `o`, as a bigint. */
+function readBytes(b: Buffer, o: number, n: number): bigint {
+  if (o < 0 || o + n > b.bytes.length) oob(b, o, n);
+  let raw = 0n;
+  for (let i = n - 1; i >= 0; i--) raw = (raw << 8n) | BigInt(b.bytes[o + i]);
+  return raw;
+}
+
+/** A bit-field's value in memory (the debugger's view). */
+export function bitFieldValue(b: Buffer, o: number, fld: StructField): bigint {
+  const { pos, width } = fld.bits!;
+  const bits = (readBytes(b, o, Math.ceil((pos + width) / 8)) >> BigInt(pos)) & ((1n << BigInt(width)) - 1n);
+  return fld.type.k === 'num' && /^s/.test(fld.type.dt) ? BigInt.asIntN(width, bits) : bits;
+}
+
+function bitFieldLoad(lv: BitLV, t: CType): Fn {
+  const { pos, width, signed } = lv.bits;
+  const n = Math.ceil((pos + width) / 8);
+  const P = BigInt(pos);
+  const W = BigInt(width);
+  const is64 = t.k === 'num' && (t.dt === 's64' || t.dt === 'u64');
+  const tSigned = t.k === 'num' && /^s/.test(t.dt);
+  const B = lv.buf;
+  const O = lv.off;
+  return (f) => {
+    const b = B(f) as Buffer;
+    const o = O(f) as number;
+    const raw = readBytes(b, o, n);
+    if (b.space === 'shared' && f.ts.race) f.ts.m.access(f.ts.t, b, o, n, false);
+    if (b.watch) b.watch(f.ts, o, n, false);
+    const bits = (raw >> P) & ((1n << W) - 1n);
+    const v = signed ? BigInt.asIntN(width, bits) : bits;
+    return is64 ? wide(v, tSigned) : Number(v);
+  };
+}
+
+/** Stores the low `width` bits of the value (already of the field's type), leaving the other bits of the bytes as they were. */
+function bitFieldStore(lv: BitLV, _t: CType): (f: Frame, v: any) => void {
+  const { pos, width } = lv.bits;
+  const n = Math.ceil((pos + width) / 8);
+  const P = BigInt(pos);
+  const mask = ((1n << BigInt(width)) - 1n) << P;
+  const B = lv.buf;
+  const O = lv.off;
+  return (f, v) => {
+    const b = B(f) as Buffer;
+    const o = O(f) as number;
+    let raw = readBytes(b, o, n);
+    raw = (raw & ~mask) | ((BigInt(v) << P) & mask);
+    for (let i = 0; i < n; i++, raw >>= 8n) b.bytes[o + i] = Number(raw & 0xffn);
+    if (b.space === 'shared' && f.ts.race) f.ts.m.access(f.ts.t, b, o, n, true);
+    if (b.watch) b.watch(f.ts, o, n, true);
+  };
+}
+
 // -------------------------------------------------------------- conversions
 
-export function convertTo(c: CompilerContext, e: Ex, t: CType, n: SyntaxNode): Ex {
+export function convertTo(c: CompilerContext, e: Ex, t: CType, n: SyntaxNode, cx?: FnCx): Ex {
+  if (cx && e.t.k === 'struct' && e.t.def.conversions && (t.k === 'num' || t.k === 'ptr')) e = userConversion(c, cx, e, t, n);
   const from = e.t;
   if (t.k === 'void') return e;
   if (isNum(t)) {
@@ -151,6 +232,18 @@ export function convertTo(c: CompilerContext, e: Ex, t: CType, n: SyntaxNode): E
     unsupported(`conversion from ${typeName(from)} to ${typeName(t)}`, n);
   }
   return e;
+}
+
+/**
+ * A struct converted by its conversion operator (`operator uint64_t() const`, CUTLASS's GmmaDescriptor
+ * decaying to its 64 bits): the one to `t` exactly if there is one, else the first to a number (for a
+ * number) or pointer (for a pointer); the result is then converted as usual.
+ */
+export function userConversion(c: CompilerContext, cx: FnCx, e: Ex, t: CType, n: SyntaxNode): Ex {
+  const convs = (e.t as { def: StructDef }).def.conversions ?? [];
+  const conv = convs.find((x) => sameType(x.to, t)) ?? convs.find((x) => x.to.k === t.k);
+  if (!conv) return e;
+  return c.callUser(cx, [conv.fn as FnDecl], [], n, undefined, addressOf(c, e, n));
 }
 
 export function decayFn(c: CompilerContext, e: Ex): Fn {

@@ -145,7 +145,7 @@ export class ThreadCtx {
 export type Loader = (b: Buffer, o: number) => number;
 export type Storer = (b: Buffer, o: number, v: number) => void;
 
-function oob(b: Buffer, o: number, n: number): never {
+export function oob(b: Buffer, o: number, n: number): never {
   throw new OutOfBounds(b, o, n);
 }
 

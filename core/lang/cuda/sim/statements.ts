@@ -4,10 +4,11 @@
 // because they call a user function or a builtin that can block.
 import type { SyntaxNode } from '../parser';
 import { isKnownPure } from './builtins';
-import type { CompilerContext, Ex, Fn, FnCx } from './context';
-import { BLOCKED, FRAME, type Frame, type Instr } from './runtime';
+import type { CompilerContext, Ex, Fn, FnCx, LV } from './context';
+import type { Pointer } from '../../../sim/memory';
+import { BLOCKED, FRAME, type Frame, type Instr, loader, loadPointer } from './runtime';
 import { allChildren, fail, lastName, locOf, named, unsupported, requiredField } from './syntax';
-import { BOOL, type CType, decay, isNum, typeName } from './types';
+import { BOOL, type CType, decay, isNum, sizeOfType, typeName } from './types';
 
 // ------------------------------------------------------------------ instruction emission
 
@@ -212,8 +213,8 @@ export function stmt(c: CompilerContext, cx: FnCx, n: SyntaxNode): void {
       return;
     }
     case 'for_range_loop':
-      unsupported('range-based for loop', n);
-      break;
+      rangeFor(c, cx, n);
+      return;
     case 'break_statement': {
       const l = cx.loops[cx.loops.length - 1];
       if (!l) fail('break outside a loop or switch', n);
@@ -242,7 +243,7 @@ export function stmt(c: CompilerContext, cx: FnCx, n: SyntaxNode): void {
       }
       const e = c.expr(cx, v);
       if (cx.retDeduce && cx.ret.k === 'void') cx.ret = decay(e.t);
-      const ev = cx.ret.k === 'void' ? e.ev : c.convertTo(e, cx.ret, v).ev;
+      const ev = cx.ret.k === 'void' ? e.ev : c.convertTo(e, cx.ret, v, cx).ev;
       c.emitReturn(cx, ev, n);
       return;
     }
@@ -273,6 +274,7 @@ export function stmt(c: CompilerContext, cx: FnCx, n: SyntaxNode): void {
       break;
     case 'struct_specifier':
     case 'class_specifier':
+    case 'union_specifier':
       c.baseType(cx, n);
       return;
     case 'enum_specifier':
@@ -291,6 +293,89 @@ export function stmt(c: CompilerContext, cx: FnCx, n: SyntaxNode): void {
 }
 
 /** A sub-statement with its own scope. */
+/**
+ * `for (T x : range)`, `for (auto& x : range)`: over an array (its declared length) or a std::vector
+ * (its size when the loop starts; begin and end are evaluated once, as C++ does). The element is
+ * bound by reference or copied each iteration.
+ */
+function rangeFor(c: CompilerContext, cx: FnCx, n: SyntaxNode): void {
+  const start = cx.code.length;
+  cx.scopes.push(new Map());
+  const rn = requiredField(n, 'right');
+  const r = c.expr(cx, rn);
+  let et: CType;
+  let first: Fn;
+  let count: Fn;
+  if (r.t.k === 'arr') {
+    et = r.t.of;
+    first = c.decayFn(r);
+    const len = r.t.n;
+    count = () => len;
+  } else if (r.t.k === 'struct' && r.t.def.fields[0]?.name === '__data' && r.t.def.fields[1]?.name === '__size' && r.t.def.fields[0].type.k === 'ptr') {
+    et = r.t.def.fields[0].type.to;
+    const self = c.addressOf(r, rn);
+    const so = r.t.def.fields[1].offset;
+    first = (f) => loadPointer((self(f) as Pointer).buf, (self(f) as Pointer).offset);
+    count = (f) => Number(loader('u64')((self(f) as Pointer).buf, (self(f) as Pointer).offset + so));
+  } else unsupported(`a range-based for loop over a ${typeName(r.t)} (arrays and std::vector are modelled)`, rn);
+  const base = cx.slot();
+  const end = cx.slot();
+  const idx = cx.slot();
+  c.emitExec(cx, n, (f) => {
+    f.v[base] = first(f);
+    f.v[end] = count(f);
+    f.v[idx] = 0;
+  });
+  const top = cx.code.length;
+  const br = c.emitBranchFalse(cx, n, (f) => f.v[idx] < f.v[end]);
+  const es = Math.max(1, sizeOfType(et));
+  const elem: LV = { k: 'mem', buf: (f) => (f.v[base] as Pointer).buf, off: (f) => (f.v[base] as Pointer).offset + f.v[idx] * es };
+  // The loop variable, declared afresh each iteration.
+  cx.scopes.push(new Map());
+  const bodyStart = cx.code.length;
+  const dn = requiredField(n, 'declarator');
+  const tn = requiredField(n, 'type');
+  const declared = tn.type === 'placeholder_type_specifier' ? et : c.baseType(cx, tn);
+  const info = c.declarator(cx, declared, dn);
+  const vt = tn.type === 'placeholder_type_specifier' ? et : info.type;
+  const scope = cx.scopes[cx.scopes.length - 1];
+  if (info.ref) {
+    const slot = cx.slot();
+    c.emitExec(cx, dn, (f) => (f.v[slot] = { buf: elem.buf(f), offset: elem.off(f) }));
+    scope.set(info.name, { k: 'var', type: vt, where: 'ref', idx: slot, cx });
+    cx.locals.push({ name: info.name, type: vt, where: 'ref', index: slot, from: cx.code.length, to: Infinity });
+  } else {
+    const value = c.convertTo({ t: et, ev: c.loadFn(elem, et), lv: elem }, vt, dn, cx);
+    if (isNum(vt) || vt.k === 'ptr') {
+      const slot = cx.slot();
+      const v = value.ev;
+      c.emitExec(cx, dn, (f) => (f.v[slot] = v(f)));
+      scope.set(info.name, { k: 'var', type: vt, where: 'slot', idx: slot, cx });
+      cx.locals.push({ name: info.name, type: vt, where: 'slot', index: slot, from: cx.code.length, to: Infinity });
+    } else {
+      const m = c.memLocal(cx, info.name, vt);
+      const st = c.storeFn({ k: 'mem', buf: (f) => f.mem[m], off: () => 0 }, vt);
+      const v = value.ev;
+      c.emitExec(cx, dn, (f) => st(f, v(f)));
+      scope.set(info.name, { k: 'var', type: vt, where: 'mem', idx: m, cx });
+      cx.locals.push({ name: info.name, type: vt, where: 'mem', index: m, from: cx.code.length, to: Infinity });
+    }
+  }
+  const loop = { brk: [] as Instr[], cont: [] as Instr[], sw: false };
+  cx.loops.push(loop);
+  scoped(c, cx, requiredField(n, 'body'));
+  cx.loops.pop();
+  closeScope(cx, bodyStart);
+  const contAt = cx.code.length;
+  c.emitExec(cx, n, (f) => (f.v[idx] += 1));
+  const j = c.emitJump(cx, n);
+  j.target = top;
+  br.target = cx.code.length;
+  for (const b of loop.brk) b.target = cx.code.length;
+  for (const x of loop.cont) x.target = contAt;
+  closeScope(cx, start);
+}
+
 function scoped(c: CompilerContext, cx: FnCx, n: SyntaxNode): void {
   if (n.type === 'compound_statement') return c.block(cx, n);
   cx.scopes.push(new Map());

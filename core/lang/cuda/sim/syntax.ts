@@ -138,6 +138,8 @@ export function findFunctionDeclarator(d: SyntaxNode): SyntaxNode | undefined {
   let cur: SyntaxNode | null = d;
   while (cur) {
     if (cur.type === 'function_declarator') return cur;
+    // A conversion operator (`operator uint64_t() const`): its parameters hang off the operator_cast.
+    if (cur.type === 'abstract_function_declarator' && cur.parent?.type === 'operator_cast') return cur;
     cur = cur.childForFieldName('declarator') ?? named(cur).find((x) => x.type.endsWith('declarator')) ?? null;
   }
   return undefined;

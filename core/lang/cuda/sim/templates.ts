@@ -1,11 +1,12 @@
 // Templates for the CUDA compiler: template parameter lists, binding template arguments (given,
 // defaulted, non-type values with their declared types), class template instances (one struct per
-// argument list, `Ring<4>` and `Ring<kStages>` alike), and how a binding is spelled (`k<4, float>`).
+// argument list, `Ring<4>` and `Ring<kStages>` alike), how a binding is spelled (`k<4, float>`), and
+// parameter packs (bound element by element as `Ts#0`, `Ts#1`, …; expansions, index sequences).
 import type { SyntaxNode } from '../parser';
 import { SCALAR_DTYPES } from '../c-types';
-import { type CompilerContext, FnCx } from './context';
-import { fail, locOf, named, unsupported, requiredField } from './syntax';
-import { convFn, type CType, isNum, type StructDef, type StructMember } from './types';
+import { type CompilerContext, type Ex, FnCx, type Sym } from './context';
+import { fail, findNode, locOf, named, unsupported, requiredField } from './syntax';
+import { convFn, type CType, isNum, layoutStruct, type StructDef, type StructMember, U64 } from './types';
 
 /** One parameter of a template: a type (`typename T`) or a value (`int kStages`), with its default. */
 export interface TemplateParam {
@@ -14,7 +15,13 @@ export interface TemplateParam {
   /** The declared type of a value parameter. */
   type?: SyntaxNode;
   dflt?: SyntaxNode;
+  /** A parameter pack (`typename... Ts`, `size_t... Idx`): bound as `Ts#0`, `Ts#1`, … and its length as `...Ts`. */
+  pack?: boolean;
 }
+
+/** The binding keys of a pack's elements and length. */
+export const packElem = (name: string, i: number): string => `${name}#${i}`;
+export const packLen = (name: string): string => `...${name}`;
 
 /** Template arguments by parameter name: types, or the values of non-type parameters. */
 export type TemplateBinding = Map<string, CType | number>;
@@ -36,15 +43,110 @@ export function templateParams(list: SyntaxNode): TemplateParam[] {
         out.push({ name: dn.text, kind: 'value', type: p.childForFieldName('type') ?? undefined, dflt: p.childForFieldName('default_value') ?? undefined });
         break;
       }
-      case 'variadic_type_parameter_declaration':
-      case 'variadic_parameter_declaration':
-        unsupported(`template parameter pack '${p.text}'`, p);
+      case 'variadic_type_parameter_declaration': {
+        const nm = named(p).find((x) => x.type === 'type_identifier');
+        if (!nm) unsupported(`template parameter pack '${p.text}'`, p);
+        out.push({ name: nm.text, kind: 'type', pack: true });
         break;
+      }
+      case 'variadic_parameter_declaration': {
+        const vd = p.childForFieldName('declarator');
+        const id = vd?.type === 'variadic_declarator' ? named(vd).find((x) => x.type === 'identifier') : undefined;
+        if (!id) unsupported(`template parameter pack '${p.text}'`, p);
+        out.push({ name: id.text, kind: 'value', type: p.childForFieldName('type') ?? undefined, pack: true });
+        break;
+      }
       default:
         unsupported(`template parameter '${p.text}'`, p);
     }
   }
   return out;
+}
+
+// -------------------------------------------------------------- parameter packs
+
+/** The parameter packs (template or function) named in `n`. */
+export function packsIn(c: CompilerContext, cx: FnCx, n: SyntaxNode): string[] {
+  const out = new Set<string>();
+  const walk = (x: SyntaxNode) => {
+    if ((x.type === 'identifier' || x.type === 'type_identifier') && c.lookup(cx, packLen(x.text))) out.add(x.text);
+    // A nested expansion expands its own packs.
+    if (x.type !== 'parameter_pack_expansion') for (const ch of named(x)) walk(ch);
+  };
+  walk(n);
+  return [...out];
+}
+
+export function packLength(c: CompilerContext, cx: FnCx, packs: string[], at: SyntaxNode): number {
+  const lens = packs.map((p) => c.lookup(cx, packLen(p))!.sym as { value: number });
+  if (lens.some((l) => l.value !== lens[0].value)) fail(`packs of different lengths expanded together (${packs.join(', ')})`, at);
+  return lens[0].value;
+}
+
+/** Compiles `fn` with each pack in `packs` standing for its element `i`. */
+export function withPackElement<T>(cx: FnCx, packs: string[], i: number, c: CompilerContext, fn: () => T): T {
+  const scope = new Map<string, Sym>();
+  for (const p of packs) {
+    const e = c.lookup(cx, packElem(p, i));
+    if (e) scope.set(p, e.sym);
+  }
+  cx.scopes.push(scope);
+  try {
+    return fn();
+  } finally {
+    cx.scopes.pop();
+  }
+}
+
+/** A pattern expanded (`xs...`, `d[Idx]...`, `f(args)...`): one expression per element of its packs. */
+export function expandPattern(c: CompilerContext, cx: FnCx, pattern: SyntaxNode, at: SyntaxNode): Ex[] {
+  const packs = packsIn(c, cx, pattern);
+  if (!packs.length) fail(`'${at.text}' expands no parameter pack`, at);
+  const len = packLength(c, cx, packs, at);
+  const out: Ex[] = [];
+  for (let i = 0; i < len; i++) out.push(withPackElement(cx, packs, i, c, () => c.expr(cx, pattern)));
+  return out;
+}
+
+/** Call arguments, pack expansions among them expanded. */
+export function callArgs(c: CompilerContext, cx: FnCx, argNodes: SyntaxNode[]): Ex[] {
+  return argNodes.flatMap((a) => (a.type === 'parameter_pack_expansion' ? expandPattern(c, cx, requiredField(a, 'pattern'), a) : [c.expr(cx, a)]));
+}
+
+/**
+ * `std::make_index_sequence<N>`, `make_integer_sequence<T, N>`, `index_sequence<I...>` (std:: and
+ * cute:: alike, whose own are aliases of the compiler's): an empty object whose type carries the
+ * values 0..N-1 as its template arguments, so `template <size_t... Idx> f(index_sequence<Idx...>)`
+ * deduces the pack from it (DeepGEMM's FP8MMA::wgmma expands `d[Idx]...` this way).
+ */
+export function integerSequence(c: CompilerContext, cx: FnCx, text: string, n: SyntaxNode): CType | undefined {
+  const m = /^(?:(?:std|cute|cuda::std)::)?(make_index_sequence|make_integer_sequence|index_sequence|integer_sequence)</.exec(text);
+  if (!m) return undefined;
+  const tt = findNode(n, 'template_argument_list');
+  const args = tt ? named(tt) : [];
+  const value = (a: SyntaxNode) => {
+    const tn = a.type === 'type_descriptor' && !a.childForFieldName('declarator') ? a.childForFieldName('type') : a;
+    const s = tn && (tn.type === 'type_identifier' || tn.type === 'identifier') ? c.lookup(cx, tn.text) : undefined;
+    return s?.sym.k === 'const' ? s.sym.value : c.constEval(cx, tn ?? a, U64);
+  };
+  let values: number[];
+  if (m[1].startsWith('make_')) {
+    const len = value(args[m[1] === 'make_index_sequence' ? 0 : 1]);
+    if (!(len >= 0 && len <= 4096)) fail(`${m[1]} of length ${len}`, n);
+    values = Array.from({ length: len }, (_, i) => i);
+  } else
+    values = args.slice(m[1] === 'index_sequence' ? 0 : 1).flatMap((a) => {
+      if (a.type !== 'parameter_pack_expansion') return [value(a)];
+      // `index_sequence<Idx...>` inside the function deduced from one: the pack's values.
+      const pattern = requiredField(a, 'pattern');
+      const packs = packsIn(c, cx, pattern);
+      if (!packs.length) fail(`'${a.text}' expands no parameter pack`, a);
+      return Array.from({ length: packLength(c, cx, packs, a) }, (_, i) => withPackElement(cx, packs, i, c, () => value(pattern)));
+    });
+  const def = layoutStruct(`index_sequence<${values.join(', ')}>`, []);
+  def.size = 1;
+  def.template = { name: 'index_sequence', args: values };
+  return { k: 'struct', def };
 }
 
 /** One template argument as written (`4`, `float`, `kStages`), evaluated in `cx` for parameter `p`. */
@@ -65,8 +167,13 @@ export function templateArg(c: CompilerContext, cx: FnCx, p: TemplateParam, a: S
 
 /** Binds the arguments given (`args`, in order) to `params`; `what` names the template in errors. */
 export function bindTemplateArgs(c: CompilerContext, cx: FnCx, params: TemplateParam[], args: SyntaxNode[], what: string, at: SyntaxNode, into: TemplateBinding = new Map()): TemplateBinding {
-  if (args.length > params.length) fail(`too many template arguments for '${what}' (${args.length} for ${params.length})`, at);
-  args.forEach((a, i) => into.set(params[i].name, templateArg(c, cx, params[i], a)));
+  const pack = params.findIndex((p) => p.pack);
+  if (args.length > params.length && pack < 0) fail(`too many template arguments for '${what}' (${args.length} for ${params.length})`, at);
+  args.forEach((a, i) => {
+    if (pack >= 0 && i >= pack) into.set(packElem(params[pack].name, i - pack), templateArg(c, cx, params[pack], a));
+    else into.set(params[i].name, templateArg(c, cx, params[i], a));
+  });
+  if (pack >= 0 && args.length > pack) into.set(packLen(params[pack].name), args.length - pack);
   return into;
 }
 
@@ -74,6 +181,11 @@ export function bindTemplateArgs(c: CompilerContext, cx: FnCx, params: TemplateP
 export function applyDefaults(c: CompilerContext, params: TemplateParam[], binding: TemplateBinding, at: SyntaxNode): string[] {
   const missing: string[] = [];
   for (const p of params) {
+    if (p.pack) {
+      // A pack neither given nor deduced is empty.
+      if (!binding.has(packLen(p.name))) binding.set(packLen(p.name), 0);
+      continue;
+    }
     if (binding.has(p.name)) continue;
     if (!p.dflt) {
       missing.push(p.name);
@@ -95,6 +207,20 @@ export function templateScope(c: CompilerContext, params: TemplateParam[], bindi
   const cx = new FnCx('<template>', null, binding, undefined, { line: 0 });
   cx.scopes = [out];
   for (const p of params) {
+    if (p.pack) {
+      const len = binding.get(packLen(p.name));
+      if (typeof len !== 'number') continue;
+      out.set(packLen(p.name), { k: 'const', type: { k: 'num', dt: 'u64' }, value: len });
+      for (let i = 0; i < len; i++) {
+        const v = binding.get(packElem(p.name, i))!;
+        if (typeof v !== 'number') out.set(packElem(p.name, i), { k: 'type', type: v });
+        else {
+          const t = p.type && p.type.type !== 'placeholder_type_specifier' ? c.baseType(cx, p.type) : { k: 'num' as const, dt: 's32' as const };
+          out.set(packElem(p.name, i), { k: 'const', type: t, value: v });
+        }
+      }
+      continue;
+    }
     const v = binding.get(p.name);
     if (v === undefined) continue;
     if (typeof v !== 'number') {
@@ -137,6 +263,15 @@ export function spellArgs(args: (CType | number)[]): string {
   return args.map((a) => (typeof a === 'number' ? String(a) : spellType(a))).join(', ');
 }
 
+/** A binding's arguments in order, a pack's elements in its place. */
+function boundArgs(params: TemplateParam[], binding: TemplateBinding): (CType | number)[] {
+  return params.flatMap((p) => {
+    if (!p.pack) return [binding.get(p.name)!];
+    const len = binding.get(packLen(p.name)) as number;
+    return Array.from({ length: len }, (_, i) => binding.get(packElem(p.name, i))!);
+  });
+}
+
 /** The instance of class template `name` for the arguments written at `n` (evaluated in `cx`). */
 export function classTemplate(c: CompilerContext, cx: FnCx, name: string, argNodes: SyntaxNode[], n: SyntaxNode): StructDef {
   const node = c.templateStructs.get(name);
@@ -146,32 +281,77 @@ export function classTemplate(c: CompilerContext, cx: FnCx, name: string, argNod
   const binding = bindTemplateArgs(c, cx, params, argNodes, name, n);
   const missing = applyDefaults(c, params, binding, n);
   if (missing.length) fail(`missing template argument${missing.length > 1 ? 's' : ''} ${missing.map((m) => `'${m}'`).join(', ')} of '${name}'`, n);
-  const args = params.map((p) => binding.get(p.name)!);
+  const args = boundArgs(params, binding);
   const key = `${name}<${spellArgs(args)}>`;
   const have = c.structs.get(key);
   if (have) return have;
-  const special = specialisation(c, name, params, key, n);
+  const special = specialisation(c, name, params, key, n, args);
   if (special) {
-    const file = new FnCx('<file>', null, new Map(), undefined, locOf(special));
-    return c.defineStruct(file, special, key, { name, args, members: new Map() });
+    const file = new FnCx('<file>', null, special.binding ?? new Map(), undefined, locOf(special.node));
+    const members = special.binding ? templateScope(c, special.params!, special.binding) : new Map();
+    return c.defineStruct(file, special.node, key, { name, args, members });
   }
   return c.defineStruct(cx, node, key, { name, args, members: templateScope(c, params, binding) });
 }
 
-/** A full specialisation (`template <> struct Ring<0>`) for exactly these arguments; partial ones are not modelled. */
-function specialisation(c: CompilerContext, name: string, params: TemplateParam[], key: string, n: SyntaxNode): SyntaxNode | undefined {
+/**
+ * A partial specialisation (`template <typename T> struct R<T, 0>`) these arguments match: each of its
+ * arguments is one of its own parameters (bound to the argument there, the same each time it recurs)
+ * or a value or type equal to the argument. Patterns inside arguments (`R<T*, N>`, `R<Foo<T>>`) do not
+ * match, and the first matching one is taken (no "more specialised" ordering): its binding.
+ */
+function partialSpecialisation(c: CompilerContext, node: SyntaxNode, list: SyntaxNode, params: TemplateParam[], args: (CType | number)[]): TemplateBinding | undefined {
+  const argList = node.childForFieldName('name')?.childForFieldName('arguments');
+  if (!argList) return undefined;
+  const own = templateParams(list);
+  if (own.some((p) => p.pack)) return undefined;
+  const items = named(argList);
+  if (items.length !== args.length) return undefined;
+  const binding: TemplateBinding = new Map();
+  for (let i = 0; i < items.length; i++) {
+    const text = items[i].text.replace(/\s+/g, '');
+    const p = own.find((q) => q.name === text);
+    const want = args[i];
+    if (p) {
+      const have = binding.get(p.name);
+      if (have !== undefined && spellArgs([have]) !== spellArgs([want])) return undefined;
+      if ((p.kind === 'value') !== (typeof want === 'number')) return undefined;
+      binding.set(p.name, want);
+      continue;
+    }
+    const cx = new FnCx('<specialisation>', null, binding, undefined, locOf(node));
+    cx.scopes = [templateScope(c, own.filter((q) => binding.has(q.name)), binding)];
+    const kind = params[i]?.kind ?? (typeof want === 'number' ? 'value' : 'type');
+    let got: CType | number;
+    try {
+      got = templateArg(c, cx, { name: params[i]?.name ?? '', kind, type: params[i]?.type }, items[i]);
+    } catch {
+      return undefined; // names a parameter inside a pattern: not modelled, no match
+    }
+    if (spellArgs([got]) !== spellArgs([want])) return undefined;
+  }
+  return own.every((p) => binding.has(p.name)) ? binding : undefined;
+}
+
+/** A specialisation for exactly these arguments: a full one (`template <> struct Ring<0>`), else a partial one that matches. */
+function specialisation(c: CompilerContext, name: string, params: TemplateParam[], key: string, n: SyntaxNode, args: (CType | number)[]): { node: SyntaxNode; binding?: TemplateBinding; params?: TemplateParam[] } | undefined {
+  let partial: { node: SyntaxNode; binding?: TemplateBinding; params?: TemplateParam[] } | undefined;
   for (const [k, node] of c.templateStructs) {
     if (!k.startsWith(`${name}<`) && !k.startsWith(`${name} <`)) continue;
     const list = node.parent?.childForFieldName('parameters');
-    if (list && named(list).length) unsupported(`partial specialisation '${k}' of class template '${name}'`, n);
+    if (list && named(list).length) {
+      const binding = partial ? undefined : partialSpecialisation(c, node, list, params, args);
+      if (binding) partial = { node, binding, params: templateParams(list) };
+      continue;
+    }
     const argList = node.childForFieldName('name')?.childForFieldName('arguments');
     if (!argList) continue;
     const file = new FnCx('<file>', null, new Map(), undefined, locOf(node));
     const binding = bindTemplateArgs(c, file, params, named(argList), name, node);
     applyDefaults(c, params, binding, node);
-    if (`${name}<${spellArgs(params.map((p) => binding.get(p.name)!))}>` === key) return node;
+    if (`${name}<${spellArgs(boundArgs(params, binding))}>` === key) return { node };
   }
-  return undefined;
+  return partial;
 }
 
 /** The struct a scope names (`Ring<4>` in `Ring<4>::kStages`, `S` in `S::kN`), if it names one. */

@@ -10,6 +10,19 @@ export interface StructField {
   name: string;
   type: CType;
   offset: number;
+  /** A bit-field: its `width` bits start `pos` bits into the bytes from `offset` (little-endian, GCC's layout). */
+  bits?: { pos: number; width: number };
+  /** A member of an anonymous union/struct member, reached by name through it (not initialised or shown on its own). */
+  via?: boolean;
+}
+
+/** A member as declared, before layout: a bit-field has a width (an unnamed one has name ''). */
+export interface FieldDecl {
+  name: string;
+  type: CType;
+  width?: number;
+  /** An anonymous union/struct member: its fields become the enclosing struct's, at its offset. */
+  anon?: boolean;
 }
 
 export interface StructDef {
@@ -31,6 +44,10 @@ export interface StructDef {
   template?: { name: string; args: (CType | number)[] };
   /** Compiled default member initialisers, for structs whose initialisers are not all constants (CompiledFn). */
   initFn?: unknown;
+  /** A union: every member at offset 0; a brace initialiser initialises the first. */
+  union?: boolean;
+  /** Conversion operators (`operator uint64_t() const`): the target type and the member function (FnDecl). */
+  conversions?: { to: CType; fn: unknown }[];
 }
 
 /** What a name declared inside a struct stands for, besides fields and methods. */
@@ -148,19 +165,45 @@ export function sameType(a: CType, b: CType): boolean {
   }
 }
 
-/** Lays out struct fields in declaration order with natural alignment, like nvcc. */
-export function layoutStruct(name: string, fields: { name: string; type: CType }[]): StructDef {
-  let off = 0;
+/**
+ * Lays out struct (or union) fields in declaration order with natural alignment, like nvcc (the
+ * SysV/GCC rules): a bit-field goes at the next free bit unless it would straddle a unit of its
+ * declared type's size (aligned to that size), then it starts the next unit; a zero-width one
+ * closes the unit; unnamed bit-fields do not add to the alignment; in a union every member starts
+ * at offset 0. Anonymous union/struct members lend their fields to the enclosing type.
+ */
+export function layoutStruct(name: string, fields: FieldDecl[], union = false): StructDef {
+  let bit = 0;
+  let end = 0;
   let align = 1;
   const out: StructField[] = [];
   for (const f of fields) {
+    if (union) bit = 0;
     const a = alignOfType(f.type);
-    off = Math.ceil(off / a) * a;
+    if (f.width !== undefined) {
+      const unit = sizeOfType(f.type) * 8;
+      if (f.width === 0) bit = Math.ceil(bit / unit) * unit;
+      else if (Math.floor(bit / unit) !== Math.floor((bit + f.width - 1) / unit)) bit = Math.ceil(bit / unit) * unit;
+      if (f.name) {
+        const offset = Math.floor(bit / 8);
+        out.push({ name: f.name, type: f.type, offset, bits: { pos: bit - offset * 8, width: f.width } });
+        align = Math.max(align, a);
+      }
+      bit += f.width;
+      end = Math.max(end, bit);
+      continue;
+    }
+    const off = Math.ceil(Math.ceil(bit / 8) / a) * a;
+    if (f.anon && f.type.k === 'struct') {
+      for (const inner of f.type.def.fields) out.push({ ...inner, offset: off + inner.offset, via: true });
+    }
     out.push({ name: f.name, type: f.type, offset: off });
-    off += sizeOfType(f.type);
+    bit = (off + sizeOfType(f.type)) * 8;
+    end = Math.max(end, bit);
     align = Math.max(align, a);
   }
-  return { name, fields: out, size: Math.ceil(off / align) * align || 0, align, methods: new Map() };
+  const bytes = Math.ceil(end / 8);
+  return { name, fields: out, size: Math.ceil(bytes / align) * align || 0, align, methods: new Map(), ...(union ? { union } : {}) };
 }
 
 // ------------------------------------------------------------------ CUDA's built-in vector types
