@@ -101,7 +101,8 @@ export function expr(c: CompilerContext, cx: FnCx, n: SyntaxNode): Ex {
     case 'sizeof_expression': {
       if (/^sizeof\s*\.\.\./.test(n.text)) {
         // `sizeof...(Ts)`: the length of a template or function parameter pack.
-        const name = n.text.replace(/^sizeof\s*\.\.\.\s*\(?\s*|\s*\)?\s*$/g, '');
+        // The name between `sizeof...(` and `)`, cut by position (a trailing-blank regex is quadratic on long blank runs).
+        const name = /^sizeof\s*\.\.\.\s*(?:\(\s*)?(\w+)/.exec(n.text)?.[1] ?? n.text;
         const len = c.lookup(cx, packLen(name));
         if (len?.sym.k !== 'const') fail(`'${name}' is not a parameter pack`, n);
         const v = len.sym.value;
