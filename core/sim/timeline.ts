@@ -6,7 +6,7 @@
 // renderer (timeline-view.ts) draws both. Lines are zero-based like the rest of the engine.
 import type { ReportKind, SourceLoc, TraceEvent } from './machine-types';
 import type { TraceThread } from './trace';
-import { waitName } from './trace';
+import { overlappingRuns, waitName } from './trace';
 
 /** Where something happened: zero-based line, and the header when it is not the launched file. */
 export interface TimelineSource {
@@ -295,12 +295,8 @@ function compareLabels(a: string, b: string): number {
  * at once (nothing to wait for) are left out.
  */
 function mergeSpans(spans: Span[], barrierKey: (label: string, block: number) => string | undefined): TimelineWait[] {
-  spans.sort((a, b) => a.start - b.start || b.end - a.end);
   const out: TimelineWait[] = [];
-  let group: Span[] = [];
-  let groupEnd = -Infinity;
-  const flush = () => {
-    if (!group.length) return;
+  for (const { group, end: groupEnd } of overlappingRuns(spans)) {
     const first = group[0];
     const unfinished = group.some((g) => g.unfinished);
     if (groupEnd > first.start || unfinished) {
@@ -315,18 +311,6 @@ function mergeSpans(spans: Span[], barrierKey: (label: string, block: number) =>
         unfinished,
       });
     }
-    group = [];
-  };
-  for (const s of spans) {
-    if (group.length && s.start < groupEnd) {
-      group.push(s);
-      groupEnd = Math.max(groupEnd, s.end);
-      continue;
-    }
-    flush();
-    group = [s];
-    groupEnd = s.end;
   }
-  flush();
   return out;
 }

@@ -202,17 +202,12 @@ export function toChromeTrace(events: readonly TraceEvent[], options: ChromeTrac
  * named after the first wait and listing every lane and every distinct wait in its args.
  */
 function mergeWaits(t: Track, spans: WaitSpan[]): ChromeTraceEvent[] {
-  spans.sort((a, b) => a.start - b.start || b.end - a.end);
-  const out: ChromeTraceEvent[] = [];
-  let group: WaitSpan[] = [];
-  let groupEnd = -Infinity;
-  const flush = () => {
-    if (!group.length) return;
+  return overlappingRuns(spans).map(({ group, end: groupEnd }) => {
     const first = group[0];
     const whats = [...new Set(group.map((s) => waitName(s.what)))];
     const lanes = group.map((s) => s.lane).filter((l): l is number => l !== undefined);
     const unfinished = group.some((s) => s.unfinished);
-    out.push({
+    return {
       name: `wait ${waitName(first.what)}${unfinished ? ' (never woke)' : ''}`,
       ph: 'X',
       cat: 'wait',
@@ -227,22 +222,25 @@ function mergeWaits(t: Track, spans: WaitSpan[]): ChromeTraceEvent[] {
         ...(first.loc ? { line: first.loc.line + 1 } : {}),
         ...(unfinished ? { unfinished: true } : {}),
       },
-    });
-    group = [];
-  };
+    };
+  });
+}
+
+/**
+ * Spans sorted by start (longest first) and cut into runs that overlap: each run with the latest end
+ * of its spans. Zero-length spans (woken at once) join only a run that strictly contains them.
+ */
+export function overlappingRuns<T extends { start: number; end: number }>(spans: T[]): { group: T[]; end: number }[] {
+  spans.sort((a, b) => a.start - b.start || b.end - a.end);
+  const runs: { group: T[]; end: number }[] = [];
   for (const s of spans) {
-    // Zero-length waits (woken at once) merge only into a slice that strictly contains them.
-    if (group.length && s.start < groupEnd) {
-      group.push(s);
-      groupEnd = Math.max(groupEnd, s.end);
-      continue;
-    }
-    flush();
-    group = [s];
-    groupEnd = s.end;
+    const last = runs[runs.length - 1];
+    if (last && s.start < last.end) {
+      last.group.push(s);
+      last.end = Math.max(last.end, s.end);
+    } else runs.push({ group: [s], end: s.end });
   }
-  flush();
-  return out;
+  return runs;
 }
 
 /**
