@@ -248,3 +248,19 @@ function showMem(p: Pointer, t: CType, depth = 0): string {
       return typeName(t);
   }
 }
+
+/**
+ * The executor of a launch whose kernel could not be compiled: each thread stops at its first step with
+ * the compile error, located where the compiler found it, so the run reports it like a fault of the kernel.
+ */
+export function failingExecutor(e: SimError): Executor {
+  return {
+    startBlock() {},
+    startThread(_m: Machine, t: SimThread) {
+      if (e.loc) t.loc = e.loc;
+    },
+    run(): number {
+      throw e;
+    },
+  };
+}

@@ -24,7 +24,7 @@ import { withCommas } from '../../../sim/format';
 import type { NamedBuffer, PreparedSimulation, SimulateRequest, SimulateResult } from '../../../sim/run';
 import { definesMain, MAX_STDOUT } from '../../../sim/run';
 import { Compiler, type FnInst } from './compile';
-import { CudaExecutor, type FrameInfo } from './executor';
+import { CudaExecutor, failingExecutor, type FrameInfo } from './executor';
 import { ProgramHooks } from './host-hooks';
 import { expandFunctionMacros, rewriteVexingParses } from './host-macros';
 import { HOST_PRELUDE, HOST_PRELUDE_FILE } from './host-prelude';
@@ -368,7 +368,7 @@ export class CudaProgram {
       executor = cuda;
     } catch (e) {
       if (!(e instanceof SimError)) throw e;
-      executor = failing(e);
+      executor = failingExecutor(e);
     }
     const m = new Machine(executor, {
       grid: l.grid,
@@ -456,17 +456,6 @@ function deviceArg(v: unknown, param: string, type: CType | undefined, pinned: R
   return v;
 }
 
-function failing(e: SimError): Executor {
-  return {
-    startBlock() {},
-    startThread(_m: Machine, t: SimThread) {
-      if (e.loc) t.loc = e.loc;
-    },
-    run(): number {
-      throw e;
-    },
-  };
-}
 
 function firstSyntaxError(n: SyntaxNode): SyntaxNode | undefined {
   if (!n.hasError) return undefined;

@@ -36,7 +36,7 @@ import { loadCudaLanguage, Parser, parseWhole, type SyntaxNode } from '../parser
 import { fileOf, registerHeaderTree } from '../syntax-nodes';
 import { buildCudaUnit } from '../unit';
 import { isFloat, sizeOf } from '../../../sim/dtypes';
-import { Machine, type MachineOptions, type SimThread, SimError } from '../../../sim/machine';
+import { Machine, type MachineOptions, SimError } from '../../../sim/machine';
 import { materialize, tensorMapOf } from '../../../sim/args';
 import { Buffer } from '../../../sim/memory';
 import { TENSOR_MAP_BYTES, writeTensorMap } from '../../../sim/tensor-map';
@@ -45,7 +45,7 @@ import { Compiler, FnCx, type FnDecl, type FnInst, named } from './compile';
 import { declaredClusterDims } from './cluster-dims';
 import { chooseKernel } from './kernel-instances';
 import { type TemplateBinding, templateParams, templateScope } from './templates';
-import { CudaExecutor } from './executor';
+import { CudaExecutor, failingExecutor } from './executor';
 import { isWholeProgram, prepareCudaProgram } from './host-program';
 import type { Executor } from '../../../sim/machine';
 import { type CType, isFloatDt, isNum, isTensorMapType, tensorMapType, typeName } from './types';
@@ -162,7 +162,7 @@ export async function prepareCudaLaunch(req: SimulateRequest): Promise<Launch> {
   } catch (e) {
     // A construct we cannot simulate: the launch faults on its first statement with the report.
     if (!(e instanceof SimError)) throw e;
-    executor = failing(e);
+    executor = failingExecutor(e);
   }
   const machine = new Machine(executor, geometry);
   return { machine, buffers };
@@ -223,14 +223,3 @@ function coerceScalar(t: CType, v: number, name: string): number {
   return v;
 }
 
-function failing(e: SimError): Executor {
-  return {
-    startBlock() {},
-    startThread(_m: Machine, t: SimThread) {
-      if (e.loc) t.loc = e.loc;
-    },
-    run(): number {
-      throw e;
-    },
-  };
-}
