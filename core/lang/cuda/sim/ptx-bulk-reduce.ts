@@ -6,37 +6,27 @@
 //  - .shared::cluster.shared::cta.mbarrier::complete_tx::bytes: combined into the shared memory of a
 //    CTA of the cluster (a mapa address), whose mbarrier (in the same CTA) gets complete_tx of `size`.
 // The element operations and the ISA's type tables are core/sim/bulk-reduce.ts.
-import type { SyntaxNode } from '../parser';
 import { BULK_REDUCE_OPS, type BulkReduceOp, type BulkReduceType, bulkReduceTypeError, reduceBytes } from '../../../sim/bulk-reduce';
 import { deliverMulticast, type MulticastTarget } from '../../../sim/cluster';
 import { type AsyncOp, type Machine, type SimBarrier, SimError } from '../../../sim/machine';
 import { check, type Pointer } from '../../../sim/memory';
 import { barrierAt, markProducer } from './barrier-runtime';
 import { clusterPointer, windowAddress } from './cluster-runtime';
+import type { TensorPtxSite } from './ptx-tensor';
 import { type Frame, fromGenericAddress, sharedAddress, type ThreadCtx, toSharedPointer } from './runtime';
 import { fail, unsupported } from './syntax';
 
 type Regs = unknown[];
 type PInstr = (f: Frame, r: Regs, pc: number) => number;
-type Operand = (r: Regs, f: Frame) => unknown;
 
 const TYPES: readonly BulkReduceType[] = ['b32', 'b64', 'u32', 's32', 'u64', 's64', 'f16', 'bf16', 'f32', 'f64'];
 
-/** One cp.reduce.async.bulk instruction as ptx.ts hands it over. */
-export interface BulkReducePtxSite {
-  mn: string;
-  parts: string[];
-  o: string[];
-  n: SyntaxNode;
-  value: (s: string) => Operand;
-  address: (s: string) => { base: Operand; off: number };
-}
 
 /** Where a bulk reduction lands: global memory (bulk group) or a CTA's shared memory (mbarrier). */
 export type BulkReduceForm = 'global' | 'cluster';
 
 /** Compiles `cp.reduce.async.bulk.{global|shared::cluster}.shared::cta.….{op}[.noftz].{type} [dst], [src], size[, [mbar]]`. */
-export function bulkReducePtxOp(s: BulkReducePtxSite): PInstr {
+export function bulkReducePtxOp(s: TensorPtxSite): PInstr {
   const { mn, parts, n } = s;
   const form: BulkReduceForm | undefined = parts[4] === 'global' ? 'global' : parts[4] === 'shared::cluster' ? 'cluster' : undefined;
   if (!form || parts[5] !== 'shared::cta') unsupported(`PTX instruction '${mn}' (the bulk reductions go from shared::cta to global or shared::cluster memory)`, n);

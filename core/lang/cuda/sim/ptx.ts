@@ -12,7 +12,7 @@ import { type Machine, SimError } from '../../../sim/machine';
 import type { Pointer } from '../../../sim/memory';
 import { barrierAt, bulkCopy, markProducer, threadArrive, waitParity, waitToken, type WaitMode } from './barrier-runtime';
 import type { CompilerContext as Compiler, Ex, FnCx, LV } from './context';
-import { tensorPtxOp } from './ptx-tensor';
+import { tensorPtxOp, type TensorPtxSite } from './ptx-tensor';
 import { bulkReducePtxOp } from './ptx-bulk-reduce';
 import { electSync, fenceProxyAsync, griddepcontrol, nanosleep, setmaxnreg, tcgen05Dealloc, timerRegister } from './ptx-misc';
 import { asmRegisterUse, ldmatrix, type PtxSite, sharedChunks, stmatrix, wgmmaCommit, wgmmaFence, wgmmaMmaAsync, wgmmaWait } from './ptx-wgmma';
@@ -425,8 +425,10 @@ const mbarrier: Handler = (s) => mbarrierOp(s.parts, s.o, s.reg, s.retried, s.n)
 const cp: Handler = (s) => cpOp(s.parts, s.mn, s.o, s.reg, s.n);
 const tcgen05: Handler = (s) => tcgen05Op(s.parts, s.mn, s.o, s.reg, s.n, s.cx);
 const noop: Handler = () => nextInstr;
-const tensor: Handler = (s) => tensorPtxOp({ mn: s.mn, parts: s.parts, o: s.o, n: s.n, value: (t) => valueOf(t, s.reg), address: (t) => addrOf(t, s.reg, s.n) });
-const bulkReduce: Handler = (s) => bulkReducePtxOp({ mn: s.mn, parts: s.parts, o: s.o, n: s.n, value: (t) => valueOf(t, s.reg), address: (t) => addrOf(t, s.reg, s.n) });
+/** What the tensor-copy and bulk-reduction modules read of an instruction: its words and operand readers. */
+const asyncCopySite = (s: Site): TensorPtxSite => ({ mn: s.mn, parts: s.parts, o: s.o, n: s.n, value: (t) => valueOf(t, s.reg), address: (t) => addrOf(t, s.reg, s.n) });
+const tensor: Handler = (s) => tensorPtxOp(asyncCopySite(s));
+const bulkReduce: Handler = (s) => bulkReducePtxOp(asyncCopySite(s));
 
 /**
  * The PTX the simulator executes, by catalogue key (catalogue.ts): compileOp sends every instruction
