@@ -46,6 +46,29 @@ describe('the host library', () => {
 });
 
 describe('whole programs', () => {
+  it("a local 'T x(args);' that the grammar reads as a prototype is the constructor call, in host and device code", async () => {
+    // C++'s most vexing parse: `a(M * K)` reads as a parameter `K` of pointer-to-`M` type, `b(N)` as one of type `N`.
+    const r = await run(`#include <cstdio>
+#include <vector>
+struct Acc { int v; __device__ Acc(int x) : v(x * 2) {} };
+__global__ void k(int n, int* out) { Acc acc(n); out[threadIdx.x] = acc.v; }
+int main() {
+  const int M = 4, K = 3, N = 5;
+  std::vector<float> a(M * K), b(N);
+  a[1] = 2.5f;
+  int* d = nullptr;
+  cudaMalloc(&d, 2 * sizeof(int));
+  k<<<1, 2>>>(N, d);
+  int h[2];
+  cudaMemcpy(h, d, sizeof(h), cudaMemcpyDeviceToHost);
+  printf("%d %d %.1f %d %d\\n", (int)a.size(), (int)b.size(), a[1], h[0], h[1]);
+  return 0;
+}
+`);
+    expect(r.status, r.message).toBe('completed');
+    expect(r.stdout).toBe('12 5 2.5 10 10\n');
+  });
+
   it('a race in a kernel lets the program run to its end, then reports the race', async () => {
     const r = await run(`#include <cstdio>
 __global__ void racy(int* out) {

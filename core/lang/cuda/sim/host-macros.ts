@@ -8,7 +8,6 @@ import { expandTokens, type MacroTable } from '../preprocess/macros';
 import { tokenize } from '../preprocess/tokens';
 import { invocationSpan } from '../preprocess/macro-uses';
 import { CUDA_KEYWORDS } from '../preprocess/specifiers';
-import type { SyntaxNode } from '../parser';
 
 const SKIP = /^[ \t]*#(?:[^\n\\]|\\[\s\S])*|"(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*'|\/\/[^\n]*|\/\*[\s\S]*?\*\/|[A-Za-z_]\w*/gm;
 
@@ -43,37 +42,4 @@ function countLines(s: string, from: number, to: number): number {
   let n = 0;
   for (let i = from; i < to; i++) if (s.charCodeAt(i) === 10) n++;
   return n;
-}
-
-/**
- * C++'s most vexing parse in host code: `std::vector<T> x(n);` inside a function reads as the
- * declaration of a function `x` taking a `n`, since the grammar cannot know that `n` is a variable.
- * A harness never declares local functions, so such a declarator whose parameters are all bare names
- * is rewritten to brace initialisation (`x{n}`, same length, so positions hold).
- */
-export function rewriteVexingParses(text: string, root: SyntaxNode): string {
-  const edits: number[][] = [];
-  const visit = (n: SyntaxNode, inBody: boolean): void => {
-    if (inBody && n.type === 'declaration') {
-      for (const d of n.childrenForFieldName('declarator')) {
-        if (d?.type !== 'function_declarator') continue;
-        const params = d.childForFieldName('parameters');
-        if (!params || params.namedChildCount === 0) continue;
-        const bare = params.namedChildren.every((p) => p?.type === 'parameter_declaration' && p.namedChildCount === 1 && p.childForFieldName('type')?.type === 'type_identifier');
-        if (bare) edits.push([params.startIndex, params.endIndex - 1]);
-      }
-    }
-    const body = n.type === 'function_definition' ? n.childForFieldName('body') : null;
-    for (const ch of n.namedChildren) if (ch) visit(ch, inBody || (!!body && ch.startIndex === body.startIndex && ch.type === body.type));
-  };
-  visit(root, false);
-  if (!edits.length) return text;
-  const chars = text.split('');
-  for (const [open, close] of edits) {
-    if (chars[open] === '(' && chars[close] === ')') {
-      chars[open] = '{';
-      chars[close] = '}';
-    }
-  }
-  return chars.join('');
 }

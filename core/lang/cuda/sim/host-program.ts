@@ -26,7 +26,7 @@ import { definesMain, MAX_STDOUT } from '../../../sim/run';
 import { Compiler, type FnInst } from './compile';
 import { CudaExecutor, failingExecutor, type FrameInfo } from './executor';
 import { ProgramHooks } from './host-hooks';
-import { expandFunctionMacros, rewriteVexingParses } from './host-macros';
+import { expandFunctionMacros } from './host-macros';
 import { HOST_PRELUDE, HOST_PRELUDE_FILE } from './host-prelude';
 import { DEFAULT_DYNAMIC_SMEM, HostState, type KernelLaunch, ProgramExit } from './host-runtime';
 import { type BlockCtx, type CompiledFn, Frame, type Instr, storePointer, ThreadCtx } from './runtime';
@@ -212,13 +212,9 @@ export class CudaProgram {
       registerHeaderTree(prelude, HOST_PRELUDE_FILE);
       roots.push(prelude.rootNode);
     }
-    // Host code as the compiler sees it: macros expanded, local constructor calls read as such.
-    const hostText = (text: string, file: string) => {
-      const expanded = expandFunctionMacros(text, unit.tu.macros, file);
-      const first = parseWhole(parser, expanded);
-      const rewritten = first ? rewriteVexingParses(expanded, first.rootNode) : expanded;
-      return rewritten === expanded ? first : parseWhole(parser, rewritten);
-    };
+    // Host code as the compiler sees it: macros expanded. (A local `T x(n);` that the grammar reads as a
+    // prototype is declared as the constructor call it is by the compiler's declarations, for device code too.)
+    const hostText = (text: string, file: string) => parseWhole(parser, expandFunctionMacros(text, unit.tu.macros, file));
     // Every project header: a harness's host helpers (error checks, references) live there too.
     for (const file of unit.projectHeaders()) {
       const tree = hostText(file.pre.parseText, file.path);
