@@ -62,6 +62,27 @@ export interface Executor {
   run(m: Machine, t: SimThread, budget: number): number;
   /** Optional: called when a block has finished (free per-block resources). */
   endBlock?(m: Machine, block: SimBlock): void;
+  /**
+   * Optional warp-lockstep execution. `converged(a, b)`: lanes `a` and `b` of one warp are at the same
+   * instruction, so they can execute it together. `runLanes` runs `lanes` (converged, the first one
+   * leading) together: each instruction once per lane, in that order, before the next; at most
+   * `perLane` statements each and `total` in all; `ran[lane]` counts each lane's statements. Lanes
+   * that block, finish or branch elsewhere leave; lanes of `parked` (ready lanes of the warp left out)
+   * that the group catches up with join it. The contract of `run` holds per lane (blocking, yieldNow,
+   * lineHook); a fault is thrown as a `LaneFault` naming the lane.
+   */
+  converged?(a: SimThread, b: SimThread): boolean;
+  runLanes?(m: Machine, lanes: SimThread[], parked: SimThread[], perLane: number, total: number, ran: Int32Array): void;
+}
+
+/** A fault in a warp-lockstep quantum: the lane that raised it and what it raised. */
+export class LaneFault extends Error {
+  constructor(
+    readonly thread: SimThread,
+    readonly error: unknown,
+  ) {
+    super(error instanceof Error ? error.message : String(error));
+  }
 }
 
 /** Threads per cluster up to which races are detected (vector clocks cost 2 × threads² words per cluster). */
@@ -370,16 +391,96 @@ export class Machine {
         return { status: 'paused' };
       }
       this.engines.deliverUpTo(t.time);
-      let budget = this.ready.budget(this.quantum);
-      if (limits.untilSteps !== undefined) budget = Math.min(budget, limits.untilSteps - this.steps);
-      if (limits.budget !== undefined) budget = Math.min(budget, limits.budget);
-      budget = Math.min(budget, this.maxSteps - this.steps);
-      const ran = this.runThread(t, budget);
+      // Statements each lane may run (the quantum), and all of them together (the caller's limits).
+      const perLane = this.ready.budget(this.quantum);
+      let total = this.maxSteps - this.steps;
+      if (limits.untilSteps !== undefined) total = Math.min(total, limits.untilSteps - this.steps);
+      if (limits.budget !== undefined) total = Math.min(total, limits.budget);
+      const ran = limits.thread ? this.runThread(t, Math.min(perLane, total)) : this.runWarp(t, perLane, total);
       if (limits.budget !== undefined) {
         limits.budget -= ran;
         if (limits.budget <= 0 || t.status !== 'ready') return this.pendingReport ? this.takeReport() : { status: 'paused' };
       }
     }
+  }
+
+  /** Lanes of a warp quantum, the lanes left out, and their statement counts (reused: one quantum at a time). */
+  private readonly gang: SimThread[] = [];
+  private readonly parked: SimThread[] = [];
+  private readonly laneRan = new Int32Array(32);
+
+  /**
+   * A warp quantum: `t` and the ready lanes of its warp at the same instruction run together
+   * (warp-lockstep, `Executor.runLanes`), `perLane` statements each at most and `total` in all; a
+   * lane alone, or an executor without lockstep, runs as a thread.
+   */
+  private runWarp(t: SimThread, perLane: number, total: number): number {
+    const ex = this.executor;
+    if (!ex.runLanes || !ex.converged) return this.runThread(t, Math.min(perLane, total));
+    const gang = this.gang;
+    const parked = this.parked;
+    gang.length = 0;
+    parked.length = 0;
+    gang.push(t);
+    const first = t.index - t.lane;
+    const base = t.tid - t.lane;
+    let inGang = 1 << t.lane;
+    for (let k = 0; k < 32; k++) {
+      const l = this.threads[first + k];
+      if (!l || l.block !== t.block || l.tid !== base + k) break;
+      if (l === t || l.status !== 'ready') continue;
+      if (ex.converged(t, l)) {
+        gang.push(l);
+        inGang |= 1 << k;
+      } else parked.push(l);
+    }
+    if (gang.length === 1) return this.runThread(t, Math.min(perLane, total));
+    const ran = this.laneRan;
+    ran.fill(0);
+    this.ready.lastThread = t.index;
+    this.eventTime = t.time;
+    this.running = t;
+    this.quanta++;
+    try {
+      ex.runLanes(this, gang, parked, perLane, total, ran);
+    } catch (e) {
+      const who = e instanceof LaneFault ? e.thread : t;
+      who.status = 'faulted';
+      this.raise(faultReport(who, e instanceof LaneFault ? e.error : e));
+    } finally {
+      this.running = undefined;
+    }
+    // Per lane: its statements, its time, and what its status change means for the machine.
+    let all = 0;
+    let changed = false;
+    let exited = false;
+    for (let k = 0; k < 32; k++) {
+      const l = this.threads[first + k];
+      if (!l || l.block !== t.block || l.tid !== base + k) break;
+      const n = ran[l.lane];
+      if (n > 0) {
+        all += n;
+        l.steps += n;
+        l.time += n * this.lat.statement;
+        if (l.time > this.maxTime) this.maxTime = l.time;
+      } else if (!(inGang & (1 << k))) continue;
+      if (l.status !== 'ready') {
+        changed = true;
+        if (l.status === 'done') {
+          this.clusterBarriers.threadExited(l);
+          exited = true;
+        }
+      }
+    }
+    this.steps += all;
+    this.ready.requeueWarp(t);
+    if (changed) this.markDirty();
+    if (exited) this.checkBlockDone(t.block);
+    if (all === 0 && t.status === 'ready' && !this.pendingReport && !this.pauseRequested) {
+      if (++this.stalls >= MAX_STALLS) this.raise(stallReport(t));
+    } else this.stalls = 0;
+    if (!this.pauseRequested) this.yieldNow = false;
+    return all;
   }
 
   private runThread(t: SimThread, budget: number): number {
@@ -401,8 +502,8 @@ export class Machine {
     t.time += ran * this.lat.statement;
     this.steps += ran;
     if (t.time > this.maxTime) this.maxTime = t.time;
+    this.ready.requeueWarp(t);
     if (t.status === 'ready') {
-      this.ready.enqueue(t);
       // A ready thread that never runs a statement (and asks for no pause) would spin the machine forever.
       if (ran === 0 && !this.pendingReport && !this.pauseRequested) {
         if (++this.stalls >= MAX_STALLS) {

@@ -1,7 +1,10 @@
-// The machine's scheduler: which ready thread runs next. A heap by (simulated time, thread index)
-// for round-robin ("furthest behind first") and adversarial (keep one role running, then switch to
-// the role furthest behind), a list for seeded random picks; queues are validated lazily, so a thread
-// that stopped being ready is skipped when it comes up instead of being removed at once.
+// The machine's scheduler: which ready thread runs next. A heap of warps by (simulated time, thread
+// index) for round-robin ("furthest behind first") and adversarial (keep one role running, then switch
+// to the role furthest behind), a list for seeded random picks; queues are validated lazily, so a
+// thread that stopped being ready is skipped when it comes up instead of being removed at once.
+// The heap holds one entry per warp, not per thread: a warp's lanes run together (the machine's warp
+// quanta), so 32 lanes waking at one phase cost one heap entry, and popping it yields the warp's lane
+// that is furthest behind.
 import type { SchedulePolicy, SimBlock, SimThread } from './machine-types';
 
 /** mulberry32: small, fast, deterministic. */
@@ -16,7 +19,7 @@ export function rng(seed: number): () => number {
   };
 }
 
-/** Min-heap of ready threads by (simulated time, thread index): round-robin's "furthest behind first". */
+/** Min-heap of ready warps, each entry keyed by (simulated time, thread index) of a lane: round-robin's "furthest behind first". */
 class ReadyHeap {
   private readonly items: SimThread[] = [];
   private readonly times: number[] = [];
@@ -106,7 +109,10 @@ export class ReadyQueue {
   /** The thread that ran last (adversarial scheduling keeps it running while it can). */
   lastThread = -1;
   private readonly heap = new ReadyHeap();
+  /** Per warp (by its first thread's index): the stamp of its one valid heap entry. */
   private readonly heapStamp: number[] = [];
+  /** Per warp: the time its valid heap entry is keyed by, or -1 when it has none. */
+  private readonly queuedAt: number[] = [];
   private readonly readyList: SimThread[] = [];
   private readonly readyPos: number[] = [];
 
@@ -131,9 +137,55 @@ export class ReadyQueue {
       }
       return;
     }
-    const stamp = (this.heapStamp[t.index] ?? 0) + 1;
-    this.heapStamp[t.index] = stamp;
+    // One entry per warp, keyed no later than its lanes: a lane behind the entry's time re-keys it.
+    const w = t.index - t.lane;
+    const at = this.queuedAt[w] ?? -1;
+    if (at >= 0 && at <= t.time) return;
+    this.push(w, t, t.time);
+  }
+
+  /** After `t`'s warp ran (its heap entry was consumed): one entry for its lanes still ready, at the earliest of their times. */
+  requeueWarp(t: SimThread): void {
+    if (this.policy === 'random') {
+      this.forEachLane(t, (l) => {
+        if (l.status === 'ready') this.enqueue(l);
+      });
+      return;
+    }
+    const best = this.furthestBehind(t);
+    if (best) this.enqueue(best);
+  }
+
+  private push(w: number, t: SimThread, time: number): void {
+    const stamp = (this.heapStamp[w] ?? 0) + 1;
+    this.heapStamp[w] = stamp;
+    this.queuedAt[w] = time;
     this.heap.push(t, stamp);
+  }
+
+  /** The ready lane of `t`'s warp with the lowest time (ties: the lowest lane). */
+  private furthestBehind(t: SimThread): SimThread | undefined {
+    const first = t.index - t.lane;
+    const base = t.tid - t.lane;
+    const threads = this.threads;
+    let best: SimThread | undefined;
+    for (let k = 0; k < 32; k++) {
+      const l = threads[first + k];
+      if (!l || l.block !== t.block || l.tid !== base + k) break;
+      if (l.status === 'ready' && (!best || l.time < best.time)) best = l;
+    }
+    return best;
+  }
+
+  /** The lanes of `t`'s warp (itself included), in lane order. */
+  forEachLane(t: SimThread, fn: (lane: SimThread) => void): void {
+    const first = t.index - t.lane;
+    const threads = this.threads;
+    for (let k = 0; k < 32; k++) {
+      const l = threads[first + k];
+      if (!l || l.block !== t.block || l.tid !== t.tid - t.lane + k) break;
+      fn(l);
+    }
   }
 
   private dropReady(i: number): void {
@@ -146,13 +198,28 @@ export class ReadyQueue {
     this.readyPos[t.index] = -1;
   }
 
-  /** The next valid heap entry (its stamp is in `heap.poppedStamp`). */
+  /**
+   * The next valid heap entry's warp: its ready lane furthest behind (ties: lowest index). The entry's
+   * stamp is in `heap.poppedStamp`; the warp has no entry until `restore` or `enqueue`.
+   */
   private popReady(): SimThread | undefined {
     for (;;) {
-      const t = this.heap.pop();
-      if (!t) return undefined;
-      if (t.status === 'ready' && this.heapStamp[t.index] === this.heap.poppedStamp) return t;
+      const e = this.heap.pop();
+      if (!e) return undefined;
+      const w = e.index - e.lane;
+      if (this.heapStamp[w] !== this.heap.poppedStamp) continue;
+      this.queuedAt[w] = -1;
+      const best = this.furthestBehind(e);
+      if (best) return best;
     }
+  }
+
+  /** Puts back a popped entry `pick` passed over (adversarial). */
+  private restore(t: SimThread, stamp: number): void {
+    const w = t.index - t.lane;
+    if (this.heapStamp[w] !== stamp) return;
+    this.queuedAt[w] = t.time;
+    this.heap.push(t, stamp);
   }
 
   /** The next thread to run under the policy, or undefined when none is ready. */
@@ -184,7 +251,7 @@ export class ReadyQueue {
       else best = t;
     }
     if (!best && skipped.length) best = skipped.shift()![0];
-    for (const [t, stamp] of skipped) this.heap.push(t, stamp);
+    for (const [t, stamp] of skipped) this.restore(t, stamp);
     return best;
   }
 

@@ -437,7 +437,12 @@ describe('DebugRuntime: single-thread steps, flip events, stop lines and the tra
     const issue = lineOf(req, 'tma_load_1d(buf[stage], src');
     const tryWait = lineOf(req, 'mbarrier.try_wait.parity');
     const sum = lineOf(req, 'acc += buf[stage][j]');
-    // Stop the producer right after it issued tile 0 (its copy is in flight, 600 cycles).
+    // Stop the producer right after it issued tile 0 (its copy is in flight, 600 cycles). Warp 0's
+    // lanes run together, so its producer lane leaves the __syncthreads with them, ahead of the
+    // consumer warps; a first stop before its first wait lets the consumers (behind it in time) run
+    // into theirs.
+    rt.setBreakpoints([{ line: lineOf(req, 'bar_wait(&slot_free[stage], phase)'), condition: 'k == 0' }]);
+    expect(await rt.continue()).toMatchObject({ reason: 'breakpoint', thread: 1 });
     rt.setBreakpoints([{ line: issue + 1, condition: 'k == 0' }]);
     const issued = await rt.continue();
     expect(issued).toMatchObject({ reason: 'breakpoint', thread: 1, line: issue + 1 });

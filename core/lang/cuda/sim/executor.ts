@@ -5,7 +5,7 @@
 //   frames(t)         → innermost first: { name, loc } per call frame;
 //   locals(t, index)  → the variables in scope in that frame, with their current values.
 import type { FrameInfo, LocalInfo } from '../../../debug/target';
-import { type Executor, type Machine, type SimBlock, type SimThread, SimError } from '../../../sim/machine';
+import { type Executor, LaneFault, type Machine, type SimBlock, type SimThread, SimError } from '../../../sim/machine';
 import { Buffer, type Pointer } from '../../../sim/memory';
 import type { Compiler, FnInst } from './compile';
 import { shapeOf } from './compile';
@@ -136,6 +136,165 @@ export class CudaExecutor implements Executor, ExecutorLike {
       this.current = undefined;
     }
     return n;
+  }
+
+  /** Two lanes are converged when their innermost frames are at the same instruction of the same function. */
+  converged(a: SimThread, b: SimThread): boolean {
+    const fa = (a.state as ThreadCtx).frame;
+    const fb = (b.state as ThreadCtx).frame;
+    return fa.fn.code === fb.fn.code && fa.pc === fb.pc;
+  }
+
+  // The lanes of a warp quantum (reused: one quantum at a time): their threads and innermost frames.
+  private readonly laneThreads: SimThread[] = [];
+  private readonly laneFrames: Frame[] = [];
+  private readonly laneParked: SimThread[] = [];
+
+  /**
+   * Warp-lockstep execution (the machine's contract for `runLanes`): the converged lanes execute each
+   * instruction in turn, the leader first, before any of them goes on. Each lane keeps its own frame,
+   * locals and clock, so per-thread semantics (races, syncs, faults, the line hook) are those of
+   * single threads interleaved statement by statement. After each instruction the lanes still at
+   * the group's next instruction stay; a branch that splits them keeps the part with the lowest pc
+   * in the function (the other side of an if, a loop's exit: where the group will arrive later), and
+   * the rest wait as parked lanes, which rejoin when the group reaches their instruction. A group
+   * that jumps past a parked lane of its function ends its quantum, so the lane behind catches up
+   * (reconvergence at the join point, as the GPU's).
+   */
+  runLanes(m: Machine, lanes: SimThread[], parked: SimThread[], perLane: number, total: number, ran: Int32Array): void {
+    const act = this.laneThreads;
+    const fr = this.laneFrames;
+    const park = this.laneParked;
+    act.length = 0;
+    fr.length = 0;
+    park.length = 0;
+    for (const t of lanes) {
+      act.push(t);
+      fr.push((t.state as ThreadCtx).frame);
+    }
+    for (const t of parked) park.push(t);
+    let left = total;
+    let rows = 0;
+    let t: SimThread | undefined;
+    try {
+      outer: while (rows < perLane) {
+        const f0 = fr[0];
+        const code = f0.fn.code;
+        const pc = f0.pc;
+        const ins = code[pc];
+        let out = false;
+        // Statements and backward jumps count against the quantum, as in `run` (forward jumps are free).
+        let counted = ins.stmt;
+        for (let j = 0; j < act.length; j++) {
+          if (left <= 0) break outer;
+          t = act[j];
+          const f = fr[j];
+          const ts = f.ts;
+          if (ins.stmt) {
+            t.loc = ins.loc;
+            if (m.lineHook && m.atStatement(t, ins.loc)) break outer;
+          }
+          this.current = ts;
+          const r = ins.run(f);
+          if (r >= 0) {
+            f.pc = r;
+            if (ins.stmt || r <= pc) {
+              ran[t.lane]++;
+              left--;
+              counted = true;
+            }
+          } else if (r === BLOCKED) {
+            out = true;
+            act[j] = undefined as unknown as SimThread;
+          } else {
+            ran[t.lane]++;
+            left--;
+            const nf = ts.frame as Frame | null;
+            if (!nf) {
+              t.status = 'done';
+              out = true;
+              act[j] = undefined as unknown as SimThread;
+            } else fr[j] = nf;
+          }
+          if (m.yieldNow) {
+            if (out) this.compact(act, fr);
+            break outer;
+          }
+        }
+        if (counted) rows++;
+        if (out) this.compact(act, fr);
+        if (!act.length) break;
+        if (!this.regroup(act, fr, park)) break;
+      }
+    } catch (e) {
+      throw new LaneFault(t ?? lanes[0], e);
+    } finally {
+      this.current = undefined;
+    }
+  }
+
+  /** Drops the lanes that left (blocked or finished) from the group. */
+  private compact(act: SimThread[], fr: Frame[]): void {
+    let k = 0;
+    for (let j = 0; j < act.length; j++) {
+      if (!act[j]) continue;
+      act[k] = act[j];
+      fr[k] = fr[j];
+      k++;
+    }
+    act.length = k;
+    fr.length = k;
+  }
+
+  /**
+   * After an instruction: splits the group when its lanes went to different instructions (keeping the
+   * part with the lowest pc in the leader's function; the rest are parked), lets parked lanes at the
+   * group's instruction join, and returns false when the group passed a parked lane of its function
+   * (the quantum ends so that lane catches up).
+   */
+  private regroup(act: SimThread[], fr: Frame[], park: SimThread[]): boolean {
+    const code = fr[0].fn.code;
+    let pc = fr[0].pc;
+    let split = false;
+    for (let j = 1; j < fr.length; j++) {
+      const f = fr[j];
+      if (f.fn.code === code && f.pc === pc) continue;
+      split = true;
+      if (f.fn.code === code && f.pc < pc) pc = f.pc;
+    }
+    if (split) {
+      // Keep the lanes at (code, pc), leader order preserved; park the others.
+      let k = 0;
+      for (let j = 0; j < act.length; j++) {
+        const f = fr[j];
+        if (f.fn.code === code && f.pc === pc) {
+          act[k] = act[j];
+          fr[k] = f;
+          k++;
+        } else park.push(act[j]);
+      }
+      act.length = k;
+      fr.length = k;
+    }
+    if (!park.length) return true;
+    let behind = false;
+    let kept = 0;
+    for (let j = 0; j < park.length; j++) {
+      const p = park[j];
+      if (p.status !== 'ready') continue;
+      const f = (p.state as ThreadCtx).frame;
+      if (f.fn.code === code) {
+        if (f.pc === pc) {
+          act.push(p);
+          fr.push(f);
+          continue;
+        }
+        if (f.pc < pc) behind = true;
+      }
+      park[kept++] = p;
+    }
+    park.length = kept;
+    return !behind;
   }
 
   runSync(ts: ThreadCtx, fn: CompiledFn, env: Frame | null): void {
