@@ -182,23 +182,32 @@ export class CudaExecutor implements Executor, ExecutorLike {
         const code = f0.fn.code;
         const pc = f0.pc;
         const ins = code[pc];
+        const stmt = ins.stmt;
+        const hook = stmt ? m.lineHook : undefined;
         let out = false;
+        // Whether the lanes may now be at different instructions (a branch taken differently, a call or return).
+        let spread = false;
+        let r0 = BLOCKED;
         // Statements and backward jumps count against the quantum, as in `run` (forward jumps are free).
-        let counted = ins.stmt;
+        let counted = stmt;
         for (let j = 0; j < act.length; j++) {
           if (left <= 0) break outer;
           t = act[j];
           const f = fr[j];
           const ts = f.ts;
-          if (ins.stmt) {
+          if (stmt) {
             t.loc = ins.loc;
-            if (m.lineHook && m.atStatement(t, ins.loc)) break outer;
+            if (hook && m.atStatement(t, ins.loc)) break outer;
           }
           this.current = ts;
           const r = ins.run(f);
           if (r >= 0) {
             f.pc = r;
-            if (ins.stmt || r <= pc) {
+            if (r0 !== r) {
+              if (r0 !== BLOCKED) spread = true;
+              r0 = r;
+            }
+            if (stmt || r <= pc) {
               ran[t.lane]++;
               left--;
               counted = true;
@@ -209,6 +218,7 @@ export class CudaExecutor implements Executor, ExecutorLike {
           } else {
             ran[t.lane]++;
             left--;
+            spread = true;
             const nf = ts.frame as Frame | null;
             if (!nf) {
               t.status = 'done';
@@ -224,7 +234,7 @@ export class CudaExecutor implements Executor, ExecutorLike {
         if (counted) rows++;
         if (out) this.compact(act, fr);
         if (!act.length) break;
-        if (!this.regroup(act, fr, park)) break;
+        if ((spread || park.length) && !this.regroup(act, fr, park)) break;
       }
     } catch (e) {
       throw new LaneFault(t ?? lanes[0], e);
