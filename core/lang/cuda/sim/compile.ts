@@ -18,6 +18,7 @@ import * as construction from './construction';
 import type { CallTarget, CompilerContext, DeclaratorInfo, Ex, Fn, FnCx, FnDecl, FnInst, HostHooks, LambdaInfo, LV, SharedVar, StructTemplate, Sym } from './context';
 import * as declarations from './declarations';
 import * as expressions from './expressions';
+import type { VFn } from './lanes';
 import * as lvalues from './lvalues';
 import type { Frame, Instr } from './runtime';
 import * as statements from './statements';
@@ -153,17 +154,17 @@ export class Compiler implements CompilerContext {
     return statements.emit(this, cx, n, run, stmt);
   }
   /** An instruction that evaluates `ev` for its effect and falls through. */
-  emitExec(cx: FnCx, n: SyntaxNode, ev: Fn): void {
-    statements.emitExec(this, cx, n, ev);
+  emitExec(cx: FnCx, n: SyntaxNode, ev: Fn, vec?: VFn): void {
+    statements.emitExec(this, cx, n, ev, vec);
   }
   emitJump(cx: FnCx, n: SyntaxNode): Instr {
     return statements.emitJump(this, cx, n);
   }
-  emitBranchFalse(cx: FnCx, n: SyntaxNode, cond: Fn): Instr {
-    return statements.emitBranchFalse(this, cx, n, cond);
+  emitBranchFalse(cx: FnCx, n: SyntaxNode, cond: Fn, vec?: VFn): Instr {
+    return statements.emitBranchFalse(this, cx, n, cond, vec);
   }
-  emitBranchTrue(cx: FnCx, n: SyntaxNode, cond: Fn, target: number): void {
-    statements.emitBranchTrue(this, cx, n, cond, target);
+  emitBranchTrue(cx: FnCx, n: SyntaxNode, cond: Fn, target: number, vec?: VFn): void {
+    statements.emitBranchTrue(this, cx, n, cond, target, vec);
   }
   /** A blocking operation as its own instruction; its value lands in a temp the expression reads. */
   emitBlocking(cx: FnCx, n: SyntaxNode, t: CType, op: (f: Frame) => unknown): Ex {

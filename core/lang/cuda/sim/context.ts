@@ -8,6 +8,7 @@ import type { SourceLoc } from '../../../sim/machine';
 import type { Buffer, Pointer } from '../../../sim/memory';
 import type { CompiledFn, Frame, Instr, LocalVar, MemLocal } from './runtime';
 import type { DeclQuals } from './syntax';
+import type { VFn } from './lanes';
 import { type CType, type StructDef, type StructMember, VOID } from './types';
 
 /** A class template instance being defined: its name and arguments, and the members they bind. */
@@ -22,7 +23,7 @@ export type Fn = (f: Frame) => any;
 
 /** An lvalue: a slot of some frame on the env chain, or bytes in a buffer. */
 /** Where a value lives: a frame slot, or memory (a bit-field: `width` bits from bit `pos` of the bytes at `off`). */
-export type LV = { k: 'slot'; depth: number; idx: number } | { k: 'mem'; buf: Fn; off: Fn; bits?: { pos: number; width: number } };
+export type LV = { k: 'slot'; depth: number; idx: number; num?: boolean } | { k: 'mem'; buf: Fn; off: Fn; bits?: { pos: number; width: number } };
 
 /** A compiled expression. */
 export interface Ex {
@@ -35,11 +36,13 @@ export interface Ex {
   pure?: boolean;
   /** String literal text (printf formats). */
   str?: string;
+  /** Lane-vector form (lanes.ts): the same value for a warp-lockstep row's lanes at once, where the expression has one. */
+  vec?: VFn;
 }
 
 /** What a name in scope stands for. */
 export type Sym =
-  | { k: 'var'; type: CType; where: 'slot' | 'mem' | 'ref'; idx: number; cx: FnCx }
+  | { k: 'var'; type: CType; where: 'slot' | 'num' | 'mem' | 'ref'; idx: number; cx: FnCx }
   | { k: 'const'; type: CType; value: number }
   | { k: 'shared'; type: CType; idx: number }
   | { k: 'dyn'; type: CType }
@@ -226,10 +229,10 @@ export interface CompilerContext {
 
   // Instructions and statements (statements.ts).
   emit(cx: FnCx, n: SyntaxNode, run: (f: Frame) => number, stmt?: boolean): Instr;
-  emitExec(cx: FnCx, n: SyntaxNode, ev: Fn): void;
+  emitExec(cx: FnCx, n: SyntaxNode, ev: Fn, vec?: VFn): void;
   emitJump(cx: FnCx, n: SyntaxNode): Instr;
-  emitBranchFalse(cx: FnCx, n: SyntaxNode, cond: Fn): Instr;
-  emitBranchTrue(cx: FnCx, n: SyntaxNode, cond: Fn, target: number): void;
+  emitBranchFalse(cx: FnCx, n: SyntaxNode, cond: Fn, vec?: VFn): Instr;
+  emitBranchTrue(cx: FnCx, n: SyntaxNode, cond: Fn, target: number, vec?: VFn): void;
   emitBlocking(cx: FnCx, n: SyntaxNode, t: CType, op: (f: Frame) => unknown): Ex;
   toTemp(cx: FnCx, n: SyntaxNode, e: Ex): Ex;
   emitReturn(cx: FnCx, value: Fn | undefined, n: SyntaxNode): void;

@@ -10,6 +10,7 @@ import { type CompilerContext, type DeclaratorInfo, type Ex, type FnDecl, FnCx, 
 import { type Frame, storer } from './runtime';
 import { allChildren, type DeclQuals, declQualifiers, fail, findFunctionDeclarator, findNode, innermostName, lastName, locOf, missingIncludesNote, named, unsupported, requiredField } from './syntax';
 import { PIPELINE_ROLE_TYPE, PIPELINE_TYPE, sharedStateDef } from './pipeline-builtins';
+import { laneType, vConst, vecOf, vStoreSlot } from './lanes';
 import { keptSnippet, snippetConstant } from './snippets';
 import { integerSequence, templateArg, templateParams, templateScope } from './templates';
 import { alignOfType, convFn, type CType, decay, elemDtype, type FieldDecl, isFloatDt, isNum, layoutStruct, num, ptr, S32, shapeOf, sizeOfType, type StructDef, tensorMapType, typeName, U64, vectorType, VOID } from './types';
@@ -888,15 +889,23 @@ export function declareVar(c: CompilerContext, cx: FnCx, info: { name: string; t
     if (items.length > 1) fail(`too many initialisers for '${info.name}'`, initNode);
     init = items.length ? c.expr(cx, items[0]) : { t: type, ev: () => (type.k === 'ptr' ? null : 0), cv: 0 };
   }
+  // A plain-number local lives in the frame's typed slots (runtime.ts Frame.d).
+  const typed = type.k === 'num' && laneType(type.dt);
+  if (typed) cx.fn.typedSlots = true;
   if (init) {
-    const v = c.convertTo(init, type, initNode!, cx).ev;
-    c.emitExec(cx, n, (f) => (f.v[idx] = v(f)));
-  } else {
+    const ve = c.convertTo(init, type, initNode!, cx);
+    const v = ve.ev;
+    const vv = typed ? vecOf(ve) : undefined;
+    if (typed) c.emitExec(cx, n, (f) => (f.d[idx] = v(f)), vv && vStoreSlot(idx, vv));
+    else c.emitExec(cx, n, (f) => (f.v[idx] = v(f)));
+  } else if (typed) c.emitExec(cx, n, (f) => (f.d[idx] = 0), vStoreSlot(idx, vConst(0)));
+  else {
     const zero = type.k === 'ptr' ? null : 0;
     c.emitExec(cx, n, (f) => (f.v[idx] = zero));
   }
-  scope.set(info.name, { k: 'var', type, where: 'slot', idx, cx });
-  cx.locals.push({ name: info.name, type, where: 'slot', index: idx, from: cx.code.length, to: Infinity });
+  const where = typed ? 'num' : 'slot';
+  scope.set(info.name, { k: 'var', type, where, idx, cx });
+  cx.locals.push({ name: info.name, type, where, index: idx, from: cx.code.length, to: Infinity });
 }
 
 /** Constructs a local struct (or each struct of a local array) in frame memory `m`; false for a plain aggregate initialiser. */

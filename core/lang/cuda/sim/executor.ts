@@ -149,6 +149,8 @@ export class CudaExecutor implements Executor, ExecutorLike {
   private readonly laneThreads: SimThread[] = [];
   private readonly laneFrames: Frame[] = [];
   private readonly laneParked: SimThread[] = [];
+  /** Each lane's next pc after a row that split (Instr.runRow). */
+  private readonly rowPcs = new Int32Array(32);
 
   /**
    * Warp-lockstep execution (the machine's contract for `runLanes`): the converged lanes execute each
@@ -176,6 +178,7 @@ export class CudaExecutor implements Executor, ExecutorLike {
     let left = total;
     let rows = 0;
     let t: SimThread | undefined;
+    const pcs = this.rowPcs;
     try {
       outer: while (rows < perLane) {
         const f0 = fr[0];
@@ -190,6 +193,41 @@ export class CudaExecutor implements Executor, ExecutorLike {
         let r0 = BLOCKED;
         // Statements and backward jumps count against the quantum, as in `run` (forward jumps are free).
         let counted = stmt;
+        const rowForm = ins.runRow;
+        if (rowForm !== undefined && hook === undefined && left >= act.length) {
+          // The instruction's lane-vector form: the whole row in one evaluation. The lanes' locations
+          // and statement counts are brought up to date when the group changes or the quantum ends.
+          const k = act.length;
+          if (stmt) this.pendingLoc = ins.loc;
+          const r = rowForm(fr, k, pcs);
+          if (r >= 0) {
+            for (let j = 0; j < k; j++) fr[j].pc = r;
+            if (stmt || r <= pc) {
+              this.pendingRows++;
+              left -= k;
+              rows++;
+            }
+          } else {
+            this.settle(act, ran);
+            spread = true;
+            for (let j = 0; j < k; j++) {
+              const p = pcs[j];
+              fr[j].pc = p;
+              if (stmt || p <= pc) {
+                ran[act[j].lane]++;
+                left--;
+                counted = true;
+              }
+            }
+            if (counted) rows++;
+          }
+          if (spread || park.length) {
+            this.settle(act, ran);
+            if (!this.regroup(act, fr, park)) break;
+          }
+          continue;
+        }
+        this.settle(act, ran);
         for (let j = 0; j < act.length; j++) {
           if (left <= 0) break outer;
           t = act[j];
@@ -239,8 +277,27 @@ export class CudaExecutor implements Executor, ExecutorLike {
     } catch (e) {
       throw new LaneFault(t ?? lanes[0], e);
     } finally {
+      this.settle(act, ran);
       this.current = undefined;
     }
+  }
+
+  // What vector rows left to bring up to date in the group's lanes: the statement they reached, and
+  // how many statements each ran.
+  private pendingLoc: SimThread['loc'] | undefined;
+  private pendingRows = 0;
+
+  private settle(act: SimThread[], ran: Int32Array): void {
+    const loc = this.pendingLoc;
+    const rows = this.pendingRows;
+    if (loc === undefined && rows === 0) return;
+    for (let j = 0; j < act.length; j++) {
+      const t = act[j];
+      if (loc !== undefined) t.loc = loc;
+      ran[t.lane] += rows;
+    }
+    this.pendingLoc = undefined;
+    this.pendingRows = 0;
   }
 
   /** Drops the lanes that left (blocked or finished) from the group. */
@@ -367,6 +424,7 @@ export class CudaExecutor implements Executor, ExecutorLike {
       let value: string;
       try {
         if (l.where === 'slot') value = show(f.v[l.index], l.type);
+        else if (l.where === 'num') value = show(f.d[l.index], l.type);
         else if (l.where === 'mem') value = showMem({ buf: f.mem[l.index], offset: 0 }, l.type);
         else value = f.v[l.index] ? showMem(f.v[l.index] as Pointer, l.type) : 'null';
       } catch {

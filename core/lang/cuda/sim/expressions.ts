@@ -10,6 +10,7 @@ import type { Pointer } from '../../../sim/memory';
 import { compileBuiltinCall } from './builtins';
 import { type CompilerContext, type Ex, type Fn, type FnCx, type FnDecl, hasOwner, type LV, ownerOf, type Sym } from './context';
 import { fieldEx, slotReader } from './lvalues';
+import { laneType, vArith, vCompare, vecOf, vLogical, type VFn, vLaunchDim, vModifySlot, vSelect, vShift, vSlot, vStoreSlot, vThreadIndex, vUnary } from './lanes';
 import { envOf, type Frame, type Instr, selfOf } from './runtime';
 import { needsHoist } from './statements';
 import { expandPattern, packLen, packsIn } from './templates';
@@ -186,9 +187,12 @@ export function symbolEx(c: CompilerContext, cx: FnCx, s: Sym, depth: number, na
       return { t: s.type, ev: () => v, cv: v };
     }
     case 'var': {
-      if (s.where === 'slot') {
-        const lv: LV = { k: 'slot', depth, idx: s.idx };
-        return { t: s.type, ev: slotReader(depth, s.idx), lv };
+      if (s.where === 'slot' || s.where === 'num') {
+        const num = s.where === 'num';
+        const lv: LV = { k: 'slot', depth, idx: s.idx, num };
+        const out: Ex = { t: s.type, ev: slotReader(depth, s.idx, num), lv };
+        if (depth === 0 && s.type.k === 'num' && laneType(s.type.dt)) out.vec = vSlot(s.idx, num);
+        return out;
       }
       if (s.where === 'mem') {
         const m = s.idx;
@@ -378,14 +382,16 @@ function unary(c: CompilerContext, cx: FnCx, n: SyntaxNode): Ex {
   const a = c.rv(c.expr(cx, requiredField(n, 'argument')));
   if (op === '!') {
     const t = c.truth(a, n);
-    return fold({ t: BOOL, ev: (f) => (t(f) ? 0 : 1) }, a);
+    const va = a.t.k === 'num' && laneType(a.t.dt) ? vecOf(a) : undefined;
+    return fold({ t: BOOL, ev: (f) => (t(f) ? 0 : 1), vec: va && vUnary('!', 'bool', va) }, a);
   }
   if (!isNum(a.t)) fail(`unary ${op} on a ${typeName(a.t)}`, n);
   const dt = promote(a.t.dt);
   const pe = c.convertTo(a, num(dt), n);
   if (op === '+') return pe;
-  if (op === '-') return fold({ t: num(dt), ev: negate(dt, pe.ev) }, pe);
-  if (op === '~') return fold({ t: num(dt), ev: bitNot(dt, pe.ev) }, pe);
+  const vp = laneType(dt) ? vecOf(pe) : undefined;
+  if (op === '-') return fold({ t: num(dt), ev: negate(dt, pe.ev), vec: vp && vUnary('-', dt, vp) }, pe);
+  if (op === '~') return fold({ t: num(dt), ev: bitNot(dt, pe.ev), vec: vp && vUnary('~', dt, vp) }, pe);
   unsupported(`unary operator ${op}`, n);
 }
 
@@ -433,14 +439,20 @@ export function binop(c: CompilerContext, op: string, l: Ex, r: Ex, n: SyntaxNod
     const a = c.convertTo(l, num(dt), n);
     const b = c.convertTo(r, num(promote(r.t.dt)), n);
     out = { t: num(dt), ev: shift(op, dt, a.ev, b.ev) };
+    const [va, vb] = [vecOf(a), vecOf(b)];
+    if (va && vb && laneType(b.t.k === 'num' ? b.t.dt : 'u64')) out.vec = vShift(op, dt, va, vb);
   } else {
     const dt = commonType(l.t.dt, r.t.dt);
     const a = c.convertTo(l, num(dt), n);
     const b = c.convertTo(r, num(dt), n);
-    if (op === '<' || op === '>' || op === '<=' || op === '>=' || op === '==' || op === '!=') out = { t: BOOL, ev: compare(op, a.ev, b.ev) };
-    else {
+    const [va, vb] = laneType(dt) ? [vecOf(a), vecOf(b)] : [undefined, undefined];
+    if (op === '<' || op === '>' || op === '<=' || op === '>=' || op === '==' || op === '!=') {
+      out = { t: BOOL, ev: compare(op, a.ev, b.ev) };
+      if (va && vb) out.vec = vCompare(op, va, vb);
+    } else {
       if (isFloatDt(dt) && (op === '%' || op === '&' || op === '|' || op === '^')) fail(`operator ${op} on ${dt}`, n);
       out = { t: num(dt), ev: arith(op, dt, a.ev, b.ev) };
+      if (va && vb) out.vec = vArith(op, dt, va, vb);
     }
   }
   if (l.cv !== undefined && r.cv !== undefined) {
@@ -511,6 +523,9 @@ function logical(c: CompilerContext, cx: FnCx, op: string, ln: SyntaxNode, rn: S
     const r = c.rv(c.expr(cx, rn));
     const rt = c.truth(r, rn);
     const out: Ex = op === '&&' ? { t: BOOL, ev: (f) => (lt(f) && rt(f) ? 1 : 0) } : { t: BOOL, ev: (f) => (lt(f) || rt(f) ? 1 : 0) };
+    // Both sides at once for a row's lanes: only when the right side has no effect to short-circuit.
+    const [vl, vr] = [numericVec(l), numericVec(r)];
+    if (vl && vr && !assigns(rn)) out.vec = vLogical(op as '&&' | '||', vl, vr);
     if (l.cv !== undefined && r.cv !== undefined) {
       const v = out.ev(null as unknown as Frame);
       return { t: BOOL, ev: () => v, cv: v };
@@ -545,7 +560,11 @@ function conditional(c: CompilerContext, cx: FnCx, n: SyntaxNode): Ex {
     const A = c.convertTo(a, t, an).ev;
     const B = c.convertTo(b, t, bn).ev;
     if (cond.cv !== undefined) return cond.cv ? c.convertTo(a, t, an) : c.convertTo(b, t, bn);
-    return { t, ev: (f) => (ct(f) ? A(f) : B(f)) };
+    const out: Ex = { t, ev: (f) => (ct(f) ? A(f) : B(f)) };
+    // Both arms at once for a row's lanes: only when neither has an effect the choice would skip.
+    const [vc, va, vb] = [numericVec(cond), numericVec(c.convertTo(a, t, an)), numericVec(c.convertTo(b, t, bn))];
+    if (vc && va && vb && !assigns(an) && !assigns(bn)) out.vec = vSelect(vc, va, vb);
+    return out;
   }
   const tmp = cx.slot();
   const br = c.emitBranchFalse(cx, cn, ct);
@@ -575,16 +594,43 @@ function update(c: CompilerContext, cx: FnCx, n: SyntaxNode): Ex {
   if (!a.lv) fail(`'${argN.text}' is not assignable`, n);
   const one: Ex = { t: S32, ev: () => 1, cv: 1 };
   const bop = op === '++' ? '+' : '-';
-  const newV = a.t.k === 'ptr' ? pointerBinop(c, bop, a, one, n).ev : c.convertTo(c.binop(bop, a, one, n), a.t, n).ev;
+  const newV = a.t.k === 'ptr' ? pointerBinop(c, bop, a, one, n) : c.convertTo(c.binop(bop, a, one, n), a.t, n);
   return modify(c, a, newV, prefix ? 'new' : 'old');
 }
 
 /** Read-modify-write of an lvalue evaluating its address once. */
-function modify(c: CompilerContext, a: Ex, newV: Fn, result: 'new' | 'old'): Ex {
+function modify(c: CompilerContext, a: Ex, newEx: Ex, result: 'new' | 'old'): Ex {
   const lv = a.lv!;
   const t = a.t;
+  const newV = newEx.ev;
   if (lv.k === 'slot') {
     const { depth, idx } = lv;
+    if (lv.num) {
+      if (depth === 0) {
+        const vn = vecOf(newEx);
+        const vec = vn && vModifySlot(idx, vn, result);
+        if (result === 'new') return { t, ev: (f) => (f.d[idx] = newV(f)), vec };
+        return {
+          t,
+          ev: (f) => {
+            const old = f.d[idx];
+            f.d[idx] = newV(f);
+            return old;
+          },
+          vec,
+        };
+      }
+      return {
+        t,
+        ev: (f) => {
+          const e = envOf(f, depth);
+          const old = e.d[idx];
+          const v = newV(f);
+          e.d[idx] = v;
+          return result === 'new' ? v : old;
+        },
+      };
+    }
     if (depth === 0) {
       if (result === 'new') return { t, ev: (f) => (f.v[idx] = newV(f)) };
       return {
@@ -632,10 +678,15 @@ function assignment(c: CompilerContext, cx: FnCx, n: SyntaxNode): Ex {
   if (!l.lv) fail(`'${ln.text}' is not assignable`, n);
   if (l.t.k === 'arr') fail(`cannot assign to array '${ln.text}'`, n);
   if (op === '=') {
-    const v = c.convertTo(r, l.t, rn, cx).ev;
+    const rc = c.convertTo(r, l.t, rn, cx);
+    const v = rc.ev;
     const lv = l.lv;
     if (lv.k === 'slot' && lv.depth === 0) {
       const idx = lv.idx;
+      if (lv.num) {
+        const vr = vecOf(rc);
+        return { t: l.t, ev: (f) => (f.d[idx] = v(f)), vec: vr && vStoreSlot(idx, vr) };
+      }
       return { t: l.t, ev: (f) => (f.v[idx] = v(f)) };
     }
     const st = c.storeFn(lv, l.t);
@@ -650,7 +701,7 @@ function assignment(c: CompilerContext, cx: FnCx, n: SyntaxNode): Ex {
   }
   const bop = op.slice(0, -1);
   const rr = { ...r, cv: undefined };
-  const nv = l.t.k === 'ptr' ? pointerBinop(c, bop, l, rr, n).ev : c.convertTo(c.binop(bop, c.rv(l), rr, n), l.t, n).ev;
+  const nv = l.t.k === 'ptr' ? pointerBinop(c, bop, l, rr, n) : c.convertTo(c.binop(bop, c.rv(l), rr, n), l.t, n);
   return modify(c, l, nv, 'new');
 }
 
@@ -750,6 +801,18 @@ function resultType(a: CType, b: CType): CType {
   return a;
 }
 
+/** The vector form of a plain-number expression (lanes.ts `laneType`), if it has one. */
+function numericVec(e: Ex): VFn | undefined {
+  return e.t.k === 'num' && laneType(e.t.dt) ? vecOf(e) : undefined;
+}
+
+/** Whether evaluating `n` may assign (a vector form evaluates what short-circuiting would skip). */
+function assigns(n: SyntaxNode): boolean {
+  if (n.type === 'assignment_expression' || n.type === 'update_expression' || n.type === 'call_expression') return true;
+  for (const k of named(n)) if (assigns(k)) return true;
+  return false;
+}
+
 function fold(out: Ex, a: Ex): Ex {
   if (a.cv === undefined) return out;
   const v = out.ev(null as unknown as Frame);
@@ -814,13 +877,13 @@ function dim3Field(obj: string, field: string): Ex | undefined {
   const i = j as 0 | 1 | 2;
   switch (obj) {
     case 'threadIdx':
-      return { t: U32, ev: (f) => f.ts.t.threadIdx[i] };
+      return { t: U32, ev: (f) => f.ts.t.threadIdx[i], vec: vThreadIndex('threadIdx', i) };
     case 'blockIdx':
-      return { t: U32, ev: (f) => f.ts.t.blockIdx[i] };
+      return { t: U32, ev: (f) => f.ts.t.blockIdx[i], vec: vThreadIndex('blockIdx', i) };
     case 'blockDim':
-      return { t: U32, ev: (f) => f.ts.m.blockDim[i] };
+      return { t: U32, ev: (f) => f.ts.m.blockDim[i], vec: vLaunchDim('blockDim', i) };
     case 'gridDim':
-      return { t: U32, ev: (f) => f.ts.m.grid[i] };
+      return { t: U32, ev: (f) => f.ts.m.grid[i], vec: vLaunchDim('gridDim', i) };
   }
   return undefined;
 }

@@ -8,11 +8,12 @@ import { Buffer, type Pointer } from '../../../sim/memory';
 import type { CompilerContext, Ex, Fn, FnCx, FnDecl, LV } from './context';
 import { envOf, type Frame, fromGenericAddress, genericAddress, loader, loadPointer, oob, storePointer, storer } from './runtime';
 import { fail, unsupported } from './syntax';
+import { laneType, vConvert, vecOf } from './lanes';
 import { convFn, type CType, isNum, ptr, S32, sameType, sizeOfType, type StructDef, type StructField, typeName, wide } from './types';
 
 /** Reads a value of type `t` from an lvalue. */
 export function loadFn(c: CompilerContext, lv: LV, t: CType): Fn {
-  if (lv.k === 'slot') return slotReader(lv.depth, lv.idx);
+  if (lv.k === 'slot') return slotReader(lv.depth, lv.idx, lv.num);
   if (lv.bits) return bitFieldLoad(lv as BitLV, t);
   const B = lv.buf;
   const O = lv.off;
@@ -44,6 +45,10 @@ export function loadFn(c: CompilerContext, lv: LV, t: CType): Fn {
 export function storeFn(c: CompilerContext, lv: LV, t: CType): (f: Frame, v: any) => void {
   if (lv.k === 'slot') {
     const { depth, idx } = lv;
+    if (lv.num) {
+      if (depth === 0) return (f, v) => (f.d[idx] = v);
+      return (f, v) => (envOf(f, depth).d[idx] = v);
+    }
     if (depth === 0) return (f, v) => (f.v[idx] = v);
     return (f, v) => (envOf(f, depth).v[idx] = v);
   }
@@ -196,9 +201,11 @@ export function convertTo(c: CompilerContext, e: Ex, t: CType, n: SyntaxNode, cx
   if (isNum(t)) {
     if (isNum(from)) {
       const conv = convFn(from.dt, t.dt);
-      if (!conv) return { ...e, t, lv: undefined };
+      if (!conv) return { ...e, t, lv: undefined, vec: laneType(t.dt) && laneType(from.dt) ? e.vec : undefined };
       const ev = e.ev;
       const out: Ex = { t, ev: (f) => conv(ev(f)) };
+      const ve = laneType(t.dt) && laneType(from.dt) ? vecOf(e) : undefined;
+      if (ve) out.vec = vConvert(conv, ve);
       if (e.cv !== undefined) out.cv = conv(e.cv);
       if (out.cv !== undefined) {
         const k = out.cv;
@@ -262,7 +269,12 @@ export function rv(c: CompilerContext, e: Ex): Ex {
 }
 
 /** Reads slot `idx` of the frame `depth` steps up the environment chain. */
-export function slotReader(depth: number, idx: number): Fn {
+export function slotReader(depth: number, idx: number, num = false): Fn {
+  if (num) {
+    if (depth === 0) return (f) => f.d[idx];
+    if (depth === 1) return (f) => (f.env as Frame).d[idx];
+    return (f) => envOf(f, depth).d[idx];
+  }
   if (depth === 0) return (f) => f.v[idx];
   if (depth === 1) return (f) => (f.env as Frame).v[idx];
   return (f) => envOf(f, depth).v[idx];

@@ -61,7 +61,7 @@ export function compileAsm(c: Compiler, cx: FnCx, n: SyntaxNode): Ex {
   // Inputs evaluated into temps first: a blocked asm re-runs without re-evaluating side effects. Their
   // loads are the asm's register transfers (ThreadCtx.asmTag), which wgmma's register ownership tells apart.
   const registerUse = asmRegisterUse(readPtxLines(text).map((l) => l.mnemonic));
-  const transfer = (e: Ex): Ex => (registerUse === undefined ? e : { ...e, ev: (f) => withAsmTag(f, registerUse, e.ev) });
+  const transfer = (e: Ex): Ex => (registerUse === undefined ? e : { ...e, ev: (f) => withAsmTag(f, registerUse, e.ev), vec: undefined });
   const inputs = ops.map((o) => (o.out && !o.inout ? undefined : c.toTemp(cx, n, transfer(o.out ? { ...o.ex, lv: undefined } : o.ex))));
   const prog = parsePtx(text, ops, n, cx);
   const nregs = prog.nregs;

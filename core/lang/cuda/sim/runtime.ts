@@ -13,6 +13,8 @@ import { chk64, type CType, wide } from './types';
 export const BLOCKED = -1;
 /** The frame stack changed (call or return); the loop reloads `ts.frame`. */
 export const FRAME = -2;
+/** A row's lanes go to different instructions: each lane's next pc is in the row's `pcs`. */
+export const SPLIT = -3;
 
 export interface Instr {
   /** Executes the instruction; returns the next pc, BLOCKED or FRAME. */
@@ -24,14 +26,20 @@ export interface Instr {
   target: number;
   /** Arrive-site number (assigned by the executor on first use; -1 before). */
   site: number;
+  /**
+   * The warp-lockstep form (lanes.ts), where the instruction has one: executes it for the lanes
+   * `fs[0..n)` at once and returns the next pc they all take, or SPLIT with each lane's in `pcs`.
+   * It never blocks, faults, calls or touches memory.
+   */
+  runRow?: (fs: readonly Frame[], n: number, pcs: Int32Array) => number;
 }
 
 /** A local variable as the debugger sees it. */
 export interface LocalVar {
   name: string;
   type: CType;
-  /** Slot index (scalars) or memory index (arrays, structs, address-taken scalars). */
-  where: 'slot' | 'mem' | 'ref';
+  /** Slot index (scalars; 'num': a plain-number local, in the frame's typed slots) or memory index (arrays, structs, address-taken scalars). */
+  where: 'slot' | 'num' | 'mem' | 'ref';
   index: number;
   /** Visible from this pc (its declaration) to `to` (end of its scope). */
   from: number;
@@ -49,6 +57,8 @@ export interface CompiledFn {
   nslots: number;
   mem: MemLocal[];
   locals: LocalVar[];
+  /** Some local lives in the typed slots (Frame.d). */
+  typedSlots?: boolean;
   /** Declared at (for frames without a pc). */
   loc: SourceLoc;
 }
@@ -56,6 +66,12 @@ export interface CompiledFn {
 export class Frame {
   pc = 0;
   readonly v: any[];
+  /**
+   * Typed slots: the locals whose values are always plain numbers (lanes.ts `laneType`), unboxed, so
+   * storing one allocates nothing and warp-lockstep rows gather them from typed memory. NaN until
+   * assigned (reading an unset int gives what an undefined slot gave: 0 after `| 0`).
+   */
+  readonly d: Float64Array;
   readonly mem: Buffer[];
   /** Enclosing frame of a lambda (captures by reference). */
   env: Frame | null = null;
@@ -70,12 +86,14 @@ export class Frame {
     readonly caller: Frame | null,
   ) {
     this.v = new Array(fn.nslots);
+    this.d = fn.typedSlots ? new Float64Array(fn.nslots).fill(NaN) : NO_TYPED_SLOTS;
     this.depth = caller ? caller.depth + 1 : 0;
     if (this.depth > 64) throw new SimError(`call depth exceeds 64 (runaway recursion in ${fn.name}?)`);
     this.mem = fn.mem.length ? fn.mem.map((m) => new Buffer(ts.ex.nextBufferId(), m.name, 'local', m.size)) : EMPTY;
   }
 }
 const EMPTY: Buffer[] = [];
+const NO_TYPED_SLOTS = new Float64Array(0);
 
 export interface BlockCtx {
   /** Static `__shared__` variables, by declaration index. */

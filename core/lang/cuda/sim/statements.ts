@@ -6,7 +6,8 @@ import type { SyntaxNode } from '../parser';
 import { isKnownPure } from './builtins';
 import type { CompilerContext, Ex, Fn, FnCx, LV } from './context';
 import type { Pointer } from '../../../sim/memory';
-import { BLOCKED, FRAME, type Frame, type Instr, loader, loadPointer } from './runtime';
+import { laneType, vecOf, type VFn } from './lanes';
+import { BLOCKED, FRAME, type Frame, type Instr, loader, loadPointer, SPLIT } from './runtime';
 import { allChildren, fail, lastName, locOf, named, unsupported, requiredField } from './syntax';
 import { BOOL, type CType, decay, isNum, sizeOfType, typeName } from './types';
 
@@ -20,33 +21,52 @@ export function emit(c: CompilerContext, cx: FnCx, n: SyntaxNode, run: (f: Frame
 }
 
 /** An instruction that evaluates `ev` for its effect and falls through. */
-export function emitExec(c: CompilerContext, cx: FnCx, n: SyntaxNode, ev: Fn): void {
+export function emitExec(c: CompilerContext, cx: FnCx, n: SyntaxNode, ev: Fn, vec?: VFn): void {
   const next = cx.code.length + 1;
-  c.emit(cx, n, (f) => {
+  const ins = c.emit(cx, n, (f) => {
     ev(f);
     return next;
   });
+  if (vec)
+    ins.runRow = (fs, k) => {
+      vec(fs, k);
+      return next;
+    };
 }
 
 /** An unconditional jump; its target is patched once known. */
 export function emitJump(c: CompilerContext, cx: FnCx, n: SyntaxNode): Instr {
-  const ins: Instr = { run: () => ins.target, loc: locOf(n, cx.name), stmt: false, target: -1, site: -1 };
+  const ins: Instr = { run: () => ins.target, runRow: () => ins.target, loc: locOf(n, cx.name), stmt: false, target: -1, site: -1 };
   cx.code.push(ins);
   return ins;
 }
 
 /** A branch taken when `cond` is false (to a target patched later); falls through otherwise. */
-export function emitBranchFalse(c: CompilerContext, cx: FnCx, n: SyntaxNode, cond: Fn): Instr {
+export function emitBranchFalse(c: CompilerContext, cx: FnCx, n: SyntaxNode, cond: Fn, vec?: VFn): Instr {
   const next = cx.code.length + 1;
   const ins: Instr = { run: (f) => (cond(f) ? next : ins.target), loc: locOf(n, cx.name), stmt: true, target: -1, site: -1 };
+  if (vec) ins.runRow = (fs, k, pcs) => branchRow(vec(fs, k), k, pcs, next, ins.target);
   cx.code.push(ins);
   return ins;
 }
 
 /** A branch to `target` when `cond` is true. */
-export function emitBranchTrue(c: CompilerContext, cx: FnCx, n: SyntaxNode, cond: Fn, target: number): void {
+export function emitBranchTrue(c: CompilerContext, cx: FnCx, n: SyntaxNode, cond: Fn, target: number, vec?: VFn): void {
   const next = cx.code.length + 1;
-  c.emit(cx, n, (f) => (cond(f) ? target : next));
+  const ins = c.emit(cx, n, (f) => (cond(f) ? target : next));
+  if (vec) ins.runRow = (fs, k, pcs) => branchRow(vec(fs, k), k, pcs, target, next);
+}
+
+/** A row's branch: `yes` for lanes whose condition holds, `no` for the others (SPLIT when they differ). */
+function branchRow(cond: Float64Array, k: number, pcs: Int32Array, yes: number, no: number): number {
+  let all = -1;
+  for (let j = 0; j < k; j++) {
+    const pc = cond[j] ? yes : no;
+    pcs[j] = pc;
+    if (j === 0) all = pc;
+    else if (pc !== all) all = SPLIT;
+  }
+  return all;
 }
 
 /**
@@ -115,7 +135,7 @@ export function stmt(c: CompilerContext, cx: FnCx, n: SyntaxNode): void {
       const e = named(n)[0];
       if (!e) return;
       const x = c.expr(cx, e);
-      if (!x.pure && x.cv === undefined) c.emitExec(cx, n, x.ev);
+      if (!x.pure && x.cv === undefined) c.emitExec(cx, n, x.ev, x.vec);
       return;
     }
     case 'if_statement': {
@@ -130,7 +150,7 @@ export function stmt(c: CompilerContext, cx: FnCx, n: SyntaxNode): void {
         else if (alt) scoped(c, cx, named(alt)[0] ?? alt);
         return;
       }
-      const br = c.emitBranchFalse(cx, n, cond.ev);
+      const br = c.emitBranchFalse(cx, n, cond.ev, cond.vec);
       scoped(c, cx, cons);
       if (alt) {
         const j = c.emitJump(cx, alt);
@@ -147,7 +167,7 @@ export function stmt(c: CompilerContext, cx: FnCx, n: SyntaxNode): void {
       cx.retryProbe = retriedProbe(condNode);
       const cond = condition(c, cx, condNode);
       cx.retryProbe = saved;
-      const br = c.emitBranchFalse(cx, n, cond.ev);
+      const br = c.emitBranchFalse(cx, n, cond.ev, cond.vec);
       const loop = { brk: [] as Instr[], cont: [] as Instr[], sw: false };
       cx.loops.push(loop);
       scoped(c, cx, requiredField(n, 'body'));
@@ -171,7 +191,7 @@ export function stmt(c: CompilerContext, cx: FnCx, n: SyntaxNode): void {
       cx.retryProbe = retriedProbe(condNode);
       const cond = c.expr(cx, condNode);
       cx.retryProbe = saved;
-      c.emitBranchTrue(cx, condNode, c.truth(cond, condNode), top);
+      c.emitBranchTrue(cx, condNode, c.truth(cond, condNode), top, truthVec(cond));
       for (const b of loop.brk) b.target = cx.code.length;
       for (const c of loop.cont) c.target = contAt;
       return;
@@ -184,7 +204,7 @@ export function stmt(c: CompilerContext, cx: FnCx, n: SyntaxNode): void {
         if (init.type === 'declaration') c.declaration(cx, init);
         else {
           const e = c.expr(cx, init);
-          if (!e.pure && e.cv === undefined) c.emitExec(cx, init, e.ev);
+          if (!e.pure && e.cv === undefined) c.emitExec(cx, init, e.ev, e.vec);
         }
       }
       const top = cx.code.length;
@@ -192,7 +212,7 @@ export function stmt(c: CompilerContext, cx: FnCx, n: SyntaxNode): void {
       let br: Instr | undefined;
       if (condNode) {
         const cond = c.expr(cx, condNode);
-        if (cond.cv === undefined || !cond.cv) br = c.emitBranchFalse(cx, condNode, c.truth(cond, condNode));
+        if (cond.cv === undefined || !cond.cv) br = c.emitBranchFalse(cx, condNode, c.truth(cond, condNode), truthVec(cond));
       }
       const loop = { brk: [] as Instr[], cont: [] as Instr[], sw: false };
       cx.loops.push(loop);
@@ -202,7 +222,7 @@ export function stmt(c: CompilerContext, cx: FnCx, n: SyntaxNode): void {
       const upd = n.childForFieldName('update');
       if (upd) {
         const e = c.expr(cx, upd);
-        if (!e.pure && e.cv === undefined) c.emitExec(cx, upd, e.ev);
+        if (!e.pure && e.cv === undefined) c.emitExec(cx, upd, e.ev, e.vec);
       }
       const j = c.emitJump(cx, n);
       j.target = top;
@@ -393,7 +413,12 @@ function condition(c: CompilerContext, cx: FnCx, n: SyntaxNode): Ex {
     inner = v!;
   }
   const e = c.expr(cx, inner);
-  return { t: BOOL, ev: c.truth(e, inner), cv: e.cv !== undefined ? (e.cv ? 1 : 0) : undefined };
+  return { t: BOOL, ev: c.truth(e, inner), cv: e.cv !== undefined ? (e.cv ? 1 : 0) : undefined, vec: truthVec(e) };
+}
+
+/** The lane-vector form of a condition (a number tested against zero), where it has one. */
+function truthVec(e: Ex): VFn | undefined {
+  return e.t.k === 'num' && laneType(e.t.dt) ? vecOf(e) : undefined;
 }
 
 /** A condition's value: pointers test against null, numbers against zero. */
