@@ -56,6 +56,11 @@ export interface MachineOptions {
   quantum?: number;
   /** Shared-memory race detection (vector clocks). Costs time; on by default. */
   detectRaces?: boolean;
+  /**
+   * Warp-lockstep execution (Executor.runLanes) where the executor has it; on by default. Off, every
+   * thread runs alone: the same semantics, another interleaving (tests compare the two).
+   */
+  lockstep?: boolean;
   /** Record the trace (phase flips, arrives, waits, async issue/complete). */
   trace?: boolean;
   /** Keep running after a misuse or race instead of stopping (the debugger's choice). */

@@ -416,7 +416,7 @@ export class Machine {
    */
   private runWarp(t: SimThread, perLane: number, total: number): number {
     const ex = this.executor;
-    if (!ex.runLanes || !ex.converged) return this.runThread(t, Math.min(perLane, total));
+    if (!ex.runLanes || !ex.converged || this.options.lockstep === false) return this.runThread(t, Math.min(perLane, total));
     const gang = this.gang;
     const parked = this.parked;
     gang.length = 0;

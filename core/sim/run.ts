@@ -52,6 +52,8 @@ export interface SimulateRequest {
   latencies?: Partial<Latencies>;
   trace?: boolean;
   detectRaces?: boolean;
+  /** Warp-lockstep execution (MachineOptions.lockstep); on by default. */
+  lockstep?: boolean;
   /** Called every few hundred thousand statements with the total so far. */
   onProgress?: (steps: number, maxSteps: number) => void;
   /** Program output (printf, println) as it happens. */

@@ -377,6 +377,7 @@ export class CudaProgram {
       latencies: this.req.latencies,
       trace: this.req.trace,
       detectRaces: this.req.detectRaces,
+      lockstep: this.req.lockstep,
       continueOnMisuse: this.opts.continueOnMisuse,
     });
     m.listeners.push((e) => {

@@ -150,6 +150,7 @@ export async function prepareCudaLaunch(req: SimulateRequest): Promise<Launch> {
     latencies: req.latencies,
     trace: req.trace,
     detectRaces: req.detectRaces,
+    lockstep: req.lockstep,
   };
   let executor: Executor;
   try {
