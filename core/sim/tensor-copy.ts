@@ -82,7 +82,7 @@ export function tensorCopyUnmodelled(map: TensorMapSpec, coords: readonly number
   const big = interleavedMapUnmodelled(map);
   if (big) return big;
   if (direction !== 'load' && coords.some((c) => c < 0))
-    return `a ${direction} through an interleaved tensor map at negative coordinates {${coords.join(', ')}} (not recorded on the GPU; it faults without interleave)`;
+    return `a ${direction === 'reduce' ? 'reduction' : direction} through an interleaved tensor map at negative coordinates {${coords.join(', ')}} (not recorded on the GPU; it faults without interleave)`;
   return undefined;
 }
 

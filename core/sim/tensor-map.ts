@@ -26,11 +26,11 @@ export interface TensorMapSpec {
   dtype: TensorMapDType;
   /** The tensor's base: a global buffer and a byte offset into it. */
   global: { buf: Buffer; offset: number };
-  /** Elements per dimension, innermost first (`globalDim`). */
+  /** Elements per dimension, innermost first (`globalDim`; with interleave, dimension 0 counts 16/32-byte slices). */
   dims: number[];
   /** Byte strides of dimensions 1..rank-1 (`globalStrides`; dimension 0 is dense). */
   strides: number[];
-  /** Box extent per dimension, in elements (`boxDim`). */
+  /** Box extent per dimension, in elements (`boxDim`; with interleave, dimension 0 counts slices). */
   box: number[];
   /** Element strides per dimension (`elementStrides`, 1 = every element). */
   elementStrides: number[];

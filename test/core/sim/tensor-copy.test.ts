@@ -366,7 +366,7 @@ describe('the tensor-copy engine', () => {
       expect(tensorCopyFault(m, [0, 0, 0], 1024 + 64, 'load')).toMatch(/misaligned address/);
       expect(tensorCopyUnmodelled(m, [-1, 1, 1], 'load')).toBeUndefined();
       expect(tensorCopyUnmodelled(m, [0, -1, 1], 'store')).toMatch(/a store through an interleaved tensor map at negative coordinates \{0, -1, 1\} \(not recorded/);
-      expect(tensorCopyUnmodelled(m, [0, 0, -2], 'reduce')).toMatch(/a reduce through an interleaved/);
+      expect(tensorCopyUnmodelled(m, [0, 0, -2], 'reduce')).toMatch(/a reduction through an interleaved/);
       expect(tensorCopyUnmodelled(ilMap({ box: [16, 4, 8] }), [0, 0, 0], 'load')).toMatch(/box spans 8192 bytes/);
     });
   });
