@@ -9,7 +9,7 @@ import { type Dim3, rng, SimError } from './machine';
 import type { NpyArray } from './npy';
 import { Buffer } from './memory';
 import type { ArgSpec, InitSpec, NamedBuffer } from './run';
-import { TENSOR_MAP_DTYPES, type TensorMapArg, type TensorMapDType, type TensorMapInterleave, type TensorMapOobFill, type TensorMapSpec, type TensorMapSwizzle, tensorMapElementSize, validateTensorMap } from './tensor-map';
+import { TENSOR_MAP_DTYPES, type TensorMapArg, type TensorMapDType, type TensorMapInterleave, type TensorMapOobFill, type TensorMapSpec, type TensorMapSwizzle, tensorMapElementSize, tensorMapUnitBytes, interleavedMapUnmodelled, validateTensorMap } from './tensor-map';
 
 const ALIASES: Record<string, DType> = {
   half: 'f16',
@@ -283,8 +283,12 @@ export function tensorMapOf(spec: Extract<ArgSpec, { kind: 'tensormap' }>, tenso
   };
   const bad = validateTensorMap(map);
   if (bad) throw fail(bad);
-  // The simulator's own bound: the map may not reach past the buffer it views.
-  const last = dims.reduce((acc, d, i) => acc + (d - 1) * (i === 0 ? es : strides[i - 1]), 0) + es;
+  const unmodelled = interleavedMapUnmodelled(map);
+  if (unmodelled) throw fail(`not supported by the simulator: ${unmodelled}`);
+  // The simulator's own bound: the map may not reach past the buffer it views (an interleaved
+  // dimension-0 element is a whole slice).
+  const unit = tensorMapUnitBytes(map);
+  const last = dims.reduce((acc, d, i) => acc + (d - 1) * (i === 0 ? unit : strides[i - 1]), 0) + unit;
   if (last > tensor.buffer.size) throw fail(`the map reaches byte ${last - 1} of '${spec.tensor}', which has ${tensor.buffer.size} bytes (globalDim/globalStrides too large)`);
   return map;
 }

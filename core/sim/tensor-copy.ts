@@ -12,9 +12,21 @@
 //  - faults: a shared address not 128-byte aligned ("misaligned address", as the PTX ISA requires), a box whose innermost
 //    start coordinate is not a multiple of 16 bytes ("illegal instruction"), and a store or reduction
 //    with a negative coordinate ("illegal instruction").
+// Interleaved maps (CU_TENSOR_MAP_INTERLEAVE_16B/_32B, NC/8HWC8-style layouts), recorded on an H200 too
+// (test/fixtures/sim/gpu/interleave):
+//  - a dimension-0 element is a whole 16- or 32-byte slice, whatever the data type: element x0 of a row
+//    is at x0 * slice bytes, globalDim[0] and boxDim[0] count slices, and every slice of the box is
+//    checked against the bounds as a unit (filled, or skipped by a store, as a whole);
+//  - the box spans ceil(boxDim[i] / elementStrides[i]) in every dimension but dimension rank-2, where it
+//    is the coordinate's one row whatever boxDim says (the traversal stride of dimension 0 applies too);
+//  - it lands packed in the same order and is swizzled by shared-memory address like any box (a
+//    32-byte slice as two 16-byte chunks); the mbarrier is told all of its bytes;
+//  - no coordinate faults a load (any c0, negative ones read as out of bounds), nor a store at c0 > 0.
+//    A store or reduction at a negative coordinate was not recorded, nor a box past 4096 bytes
+//    (core/sim/tensor-map.ts interleavedMapUnmodelled): the simulator refuses those.
 import { BULK_REDUCE_OPS, type BulkReduceOp, type BulkReduceType, bulkReduceTypeError, elementReducer } from './bulk-reduce';
 import type { Buffer, Pointer } from './memory';
-import { type TensorMapSpec, type TensorMapSwizzle, tensorMapDType, tensorMapElementSize } from './tensor-map';
+import { interleavedMapUnmodelled, type TensorMapSpec, type TensorMapSwizzle, tensorMapDType, tensorMapElementSize, tensorMapUnitBytes } from './tensor-map';
 
 /** The reduction of `cp.reduce.async.bulk.tensor` (core/sim/bulk-reduce.ts). */
 export const TENSOR_REDUCE_OPS = BULK_REDUCE_OPS;
@@ -33,14 +45,18 @@ export function swizzleAddress(addr: number, swizzle: TensorMapSwizzle): number 
   return addr ^ (((addr >>> 7) & mask) << 4);
 }
 
-/** Elements per dimension of the box as it lands in shared memory: ceil(boxDim / elementStrides). */
+/**
+ * Elements per dimension of the box as it lands in shared memory: ceil(boxDim / elementStrides); with an
+ * interleaved layout one in dimension rank-2 (the H200 loads only the coordinate's row there).
+ */
 export function boxExtent(map: TensorMapSpec): number[] {
-  return map.box.map((b, i) => Math.ceil(b / map.elementStrides[i]));
+  const single = map.interleave !== 0 ? map.dims.length - 2 : -1;
+  return map.box.map((b, i) => (i === single ? 1 : Math.ceil(b / map.elementStrides[i])));
 }
 
 /** Bytes of the box in shared memory: what a load completes on its mbarrier, out-of-bounds elements included. */
 export function tensorBoxBytes(map: TensorMapSpec): number {
-  return boxExtent(map).reduce((a, b) => a * b, 1) * tensorMapElementSize(map.dtype);
+  return boxExtent(map).reduce((a, b) => a * b, 1) * tensorMapUnitBytes(map);
 }
 
 /**
@@ -50,8 +66,9 @@ export function tensorBoxBytes(map: TensorMapSpec): number {
 export function tensorCopyFault(map: TensorMapSpec, coords: readonly number[], sharedAddr: number, direction: 'load' | 'store' | 'reduce'): string | undefined {
   const rank = map.dims.length;
   if (coords.length !== rank) return `${coords.length} coordinate(s) for a rank-${rank} tensor map`;
-  if (map.interleave !== 0) return 'interleaved tensor maps';
   if (sharedAddr % 128 !== 0) return `misaligned address: the shared-memory address ${sharedAddr} is not 128-byte aligned`;
+  // An interleaved dimension-0 element is a whole slice, so every c0 starts on a 16-byte boundary.
+  if (map.interleave !== 0) return undefined;
   const es = tensorMapElementSize(map.dtype);
   if ((coords[0] * es) % 16 !== 0)
     return `illegal instruction: the box's innermost start coordinate ${coords[0]} is ${coords[0] * es} bytes into the row, not a multiple of 16 bytes`;
@@ -59,11 +76,24 @@ export function tensorCopyFault(map: TensorMapSpec, coords: readonly number[], s
   return undefined;
 }
 
-/** Visits every element of the box: its byte offset in shared memory (unswizzled) and its global byte offset, or -1 when out of bounds. */
+/** Why the simulator does not model this copy (what the GPU does was not recorded), or undefined. */
+export function tensorCopyUnmodelled(map: TensorMapSpec, coords: readonly number[], direction: 'load' | 'store' | 'reduce'): string | undefined {
+  if (map.interleave === 0) return undefined;
+  const big = interleavedMapUnmodelled(map);
+  if (big) return big;
+  if (direction !== 'load' && coords.some((c) => c < 0))
+    return `a ${direction === 'reduce' ? 'reduction' : direction} through an interleaved tensor map at negative coordinates {${coords.join(', ')}} (not recorded on the GPU; it faults without interleave)`;
+  return undefined;
+}
+
+/**
+ * Visits every dimension-0 element of the box (an element, or an interleaved slice): its byte offset in
+ * shared memory (unswizzled) and its global byte offset, or -1 when out of bounds.
+ */
 function walkBox(map: TensorMapSpec, coords: readonly number[], visit: (smemOffset: number, globalOffset: number) => void): void {
   const rank = map.dims.length;
   const n = boxExtent(map);
-  const es = tensorMapElementSize(map.dtype);
+  const es = tensorMapUnitBytes(map);
   const strides = [es, ...map.strides];
   const k = new Array<number>(rank).fill(0);
   const total = n.reduce((a, b) => a * b, 1);
@@ -109,20 +139,31 @@ const NAN_FILL = [0xf7, 0x7f];
  * swizzled. Returns the shared ranges written and the global ranges read.
  */
 export function loadTensorBox(map: TensorMapSpec, coords: readonly number[], dst: Pointer, sharedAddr: number): { written: ByteRanges; read: ByteRanges } {
-  const es = tensorMapElementSize(map.dtype);
+  const [unit, piece] = units(map);
   const src = map.global.buf;
   const nan = map.oobFill === 'nan';
   const read: ByteRanges = [];
   checkShared(dst, sharedAddr, map);
   walkBox(map, coords, (s, g) => {
-    const at = swizzleAddress(sharedAddr + s, map.swizzle) - sharedAddr + dst.offset;
-    if (g >= 0) {
-      checkGlobal(src, g, es);
-      dst.buf.bytes.set(src.bytes.subarray(g, g + es), at);
-      addRange(read, g, es);
-    } else for (let b = 0; b < es; b++) dst.buf.bytes[at + b] = nan ? NAN_FILL[b & 1] : 0;
+    for (let p = 0; p < unit; p += piece) {
+      const at = swizzleAddress(sharedAddr + s + p, map.swizzle) - sharedAddr + dst.offset;
+      if (g >= 0) {
+        checkGlobal(src, g + p, piece);
+        dst.buf.bytes.set(src.bytes.subarray(g + p, g + p + piece), at);
+        addRange(read, g + p, piece);
+      } else for (let b = 0; b < piece; b++) dst.buf.bytes[at + b] = nan ? NAN_FILL[b & 1] : 0;
+    }
   });
   return { written: sharedRanges(map, dst.offset, sharedAddr), read };
+}
+
+/**
+ * Bytes of a walked unit (an element, or an interleaved slice) and of the pieces it moves in: the
+ * swizzle permutes 16-byte chunks, so a 32-byte slice lands as two.
+ */
+function units(map: TensorMapSpec): [number, number] {
+  const unit = tensorMapUnitBytes(map);
+  return [unit, Math.min(unit, 16)];
 }
 
 /**
@@ -132,17 +173,20 @@ export function loadTensorBox(map: TensorMapSpec, coords: readonly number[], dst
  */
 export function storeTensorBox(map: TensorMapSpec, coords: readonly number[], src: Pointer, sharedAddr: number, op?: TensorReduceOp): { read: ByteRanges; written: ByteRanges } {
   const es = tensorMapElementSize(map.dtype);
+  const [unit, piece] = units(map);
   const dst = map.global.buf;
   const written: ByteRanges = [];
   checkShared(src, sharedAddr, map);
   const combine = op ? reducer(map, op) : undefined;
   walkBox(map, coords, (s, g) => {
     if (g < 0) return;
-    checkGlobal(dst, g, es);
-    const at = swizzleAddress(sharedAddr + s, map.swizzle) - sharedAddr + src.offset;
-    if (combine) combine(dst, g, src.buf, at);
-    else dst.bytes.set(src.buf.bytes.subarray(at, at + es), g);
-    addRange(written, g, es);
+    for (let p = 0; p < unit; p += piece) {
+      checkGlobal(dst, g + p, piece);
+      const at = swizzleAddress(sharedAddr + s + p, map.swizzle) - sharedAddr + src.offset;
+      if (combine) for (let e = 0; e < piece; e += es) combine(dst, g + p + e, src.buf, at + e);
+      else dst.bytes.set(src.buf.bytes.subarray(at, at + piece), g + p);
+      addRange(written, g + p, piece);
+    }
   });
   return { read: sharedRanges(map, src.offset, sharedAddr), written };
 }

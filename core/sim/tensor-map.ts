@@ -26,11 +26,11 @@ export interface TensorMapSpec {
   dtype: TensorMapDType;
   /** The tensor's base: a global buffer and a byte offset into it. */
   global: { buf: Buffer; offset: number };
-  /** Elements per dimension, innermost first (`globalDim`). */
+  /** Elements per dimension, innermost first (`globalDim`; with interleave, dimension 0 counts 16/32-byte slices). */
   dims: number[];
   /** Byte strides of dimensions 1..rank-1 (`globalStrides`; dimension 0 is dense). */
   strides: number[];
-  /** Box extent per dimension, in elements (`boxDim`). */
+  /** Box extent per dimension, in elements (`boxDim`; with interleave, dimension 0 counts slices). */
   box: number[];
   /** Element strides per dimension (`elementStrides`, 1 = every element). */
   elementStrides: number[];
@@ -121,12 +121,37 @@ export function validateTensorMap(s: TensorMapSpec): string | undefined {
     if (!Number.isInteger(st) || st < 0 || st >= 2 ** 40) return `globalStrides[${i}] = ${st}: must be below 2^40`;
     if (st % align !== 0) return `globalStrides[${i}] = ${st}: must be a multiple of ${align} bytes`;
   }
-  // The driver documents this rule for non-interleaved maps; an H200's driver also refused an interleaved
-  // map whose inner box is 8 bytes (test/fixtures/sim/gpu/tma2/tma_il16_narrow.cu).
+  // The driver documents this rule for non-interleaved maps; the H200's driver applies it to interleaved
+  // maps too (test/fixtures/sim/gpu/interleave/encode-probe: u8 x8, u16 x4 and x12, f32 x2, u64 x1 refused).
   if ((s.box[0] * es) % 16 !== 0) return `boxDim[0] = ${s.box[0]}: the inner box extent (${s.box[0] * es} bytes) must be a multiple of 16 bytes`;
   if (s.interleave === 0 && s.swizzle !== 0 && s.box[0] * es > s.swizzle)
     return `boxDim[0] = ${s.box[0]}: the inner box extent (${s.box[0] * es} bytes) exceeds the ${s.swizzle}B swizzle span`;
   if (s.oobFill === 'nan' && !isFloatType(s.dtype)) return `oobFill = nan: only floating-point data types can request NaN`;
+  return undefined;
+}
+
+/**
+ * Bytes of one dimension-0 element in global memory: the element, or with an interleaved layout a whole
+ * 16- or 32-byte slice of channels, whatever the data type (the H200 steps dimension 0 by the slice:
+ * test/fixtures/sim/gpu/interleave).
+ */
+export function tensorMapUnitBytes(s: Pick<TensorMapSpec, 'dtype' | 'interleave'>): number {
+  return s.interleave || tensorMapElementSize(s.dtype);
+}
+
+/** The largest interleaved box the H200's driver was seen to accept (encode-probe: boxDim[0] 256 of 16B slices). */
+const INTERLEAVED_BOX_RECORDED = 4096;
+
+/**
+ * Why the simulator does not model this interleaved map, or undefined. The H200's driver accepted
+ * interleaved boxes of up to 4096 bytes (boxDim[0] slices times every other boxDim) and refused one of
+ * 8 MiB (8x256x256 u16 slices), for no documented reason; where it stops accepting them was not recorded.
+ */
+export function interleavedMapUnmodelled(s: TensorMapSpec): string | undefined {
+  if (s.interleave === 0) return undefined;
+  const bytes = s.box.reduce((a, b) => a * b, s.interleave);
+  if (bytes > INTERLEAVED_BOX_RECORDED)
+    return `an interleaved tensor map whose box spans ${bytes} bytes (boxDim[0] = ${s.box[0]} slices of ${s.interleave} bytes times the other boxDims): the H200's driver accepted interleaved boxes of up to ${INTERLEAVED_BOX_RECORDED} bytes and refused a larger one, and where it stops accepting them was not recorded`;
   return undefined;
 }
 

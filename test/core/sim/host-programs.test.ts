@@ -172,6 +172,30 @@ int main() {
     expect(r.stdout).toBe('0 5046544d 1\n');
   });
 
+  it('cuTensorMapEncodeTiled with interleave: accepts and refuses as the H200 driver did, stops past the recorded box sizes', async () => {
+    const program = (box: string) => `#include <cuda.h>
+#include <cstdio>
+int main() {
+  void* d;
+  cudaMalloc(&d, 8192);
+  CUtensorMap map;
+  cuuint64_t dims[3] = {5, 6, 4};
+  cuuint64_t strides[2] = {144, 896};
+  cuuint32_t es[3] = {1, 1, 1};
+  cuuint32_t ok[3] = {8, 2, 3}, narrow[3] = {4, 2, 3}, big[3] = {${box}};
+  printf("%d", (int)cuTensorMapEncodeTiled(&map, CU_TENSOR_MAP_DATA_TYPE_UINT16, 3, d, dims, strides, ok, es, CU_TENSOR_MAP_INTERLEAVE_16B, CU_TENSOR_MAP_SWIZZLE_NONE, CU_TENSOR_MAP_L2_PROMOTION_NONE, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE));
+  printf(" %d", (int)cuTensorMapEncodeTiled(&map, CU_TENSOR_MAP_DATA_TYPE_UINT16, 3, d, dims, strides, narrow, es, CU_TENSOR_MAP_INTERLEAVE_16B, CU_TENSOR_MAP_SWIZZLE_NONE, CU_TENSOR_MAP_L2_PROMOTION_NONE, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE));
+  printf(" %d\\n", (int)cuTensorMapEncodeTiled(&map, CU_TENSOR_MAP_DATA_TYPE_UINT16, 3, d, dims, strides, big, es, CU_TENSOR_MAP_INTERLEAVE_16B, CU_TENSOR_MAP_SWIZZLE_NONE, CU_TENSOR_MAP_L2_PROMOTION_NONE, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE));
+  return 0;
+}
+`;
+    // test/fixtures/sim/gpu/interleave/encode-probe: an 8-byte inner box is refused with interleave too.
+    expect((await run(program('8, 4, 8'), '/tmp/il.cu')).stdout).toBe('0 1 0\n');
+    const r = await run(program('8, 256, 256'), '/tmp/il.cu');
+    expect(r.status).toBe('error');
+    expect(r.message).toMatch(/^not supported by the simulator: cuTensorMapEncodeTiled: an interleaved tensor map whose box spans 8388608 bytes .* at line 13$/);
+  });
+
   it('host code the simulator cannot run stops with "not supported by the simulator: X at FILE:LINE"', async () => {
     const r = await run(`#include <string>
 int main() {

@@ -7,7 +7,7 @@
 import type { SyntaxNode } from '../parser';
 import { SimError } from '../../../sim/machine';
 import type { Pointer } from '../../../sim/memory';
-import { type TensorMapSpec, TENSOR_MAP_DTYPES, TENSOR_MAP_INTERLEAVES, TENSOR_MAP_L2, TENSOR_MAP_SWIZZLES, validateTensorMap, writeTensorMap } from '../../../sim/tensor-map';
+import { interleavedMapUnmodelled, type TensorMapSpec, TENSOR_MAP_DTYPES, TENSOR_MAP_INTERLEAVES, TENSOR_MAP_L2, TENSOR_MAP_SWIZZLES, validateTensorMap, writeTensorMap } from '../../../sim/tensor-map';
 import { args, asNum, asPtr, type BuiltinCx, cases, type FreeBuiltin, V } from './builtin-operands';
 import type { Ex, Fn } from './context';
 import { copyMemory } from './host-builtins';
@@ -331,6 +331,8 @@ function tensorMapEncode(k: BuiltinCx, a: SyntaxNode[]): Ex {
       oobFill: fill === 1 ? 'nan' : 'zero',
     };
     if (validateTensorMap(spec) !== undefined) return INVALID;
+    const unmodelled = interleavedMapUnmodelled(spec);
+    if (unmodelled) unsupported(`cuTensorMapEncodeTiled: ${unmodelled}`, k.n);
     const m = map(f) as Pointer;
     writeTensorMap(m.buf, m.offset, spec);
     return 0;

@@ -12,7 +12,7 @@ import type { SyntaxNode } from '../parser';
 import { deliverMulticast, type MulticastTarget } from '../../../sim/cluster';
 import { type AsyncOp, type Machine, type SimBarrier, SimError } from '../../../sim/machine';
 import type { Pointer } from '../../../sim/memory';
-import { type ByteRanges, loadTensorBox, reduceTypeError, storeTensorBox, TENSOR_REDUCE_OPS, type TensorReduceOp, tensorBoxBytes, tensorCopyFault } from '../../../sim/tensor-copy';
+import { type ByteRanges, loadTensorBox, reduceTypeError, storeTensorBox, TENSOR_REDUCE_OPS, type TensorReduceOp, tensorBoxBytes, tensorCopyFault, tensorCopyUnmodelled } from '../../../sim/tensor-copy';
 import { readTensorMap, type TensorMapSpec } from '../../../sim/tensor-map';
 import { barrierAt, markProducer } from './barrier-runtime';
 import { peerWindow, windowAddress } from './cluster-runtime';
@@ -123,8 +123,9 @@ function tensorMapAt(ts: ThreadCtx, v: unknown, what: string): TensorMapSpec {
 }
 
 function check(map: TensorMapSpec, coords: number[], at: SharedAt, direction: 'load' | 'store' | 'reduce', what: string): void {
+  const unmodelled = tensorCopyUnmodelled(map, coords, direction);
+  if (unmodelled) throw new SimError(`${what}: ${unmodelled}`, undefined, 'unsupported');
   const fault = tensorCopyFault(map, coords, at.addr, direction);
-  if (fault === 'interleaved tensor maps') throw new SimError(`${what}: interleaved tensor maps are not modelled`, undefined, 'unsupported');
   // The misaligned destination and the illegal coordinates are faults recorded on the GPU; a rank mismatch is a plain error.
   if (fault) throw new SimError(`${what}: ${fault}${/^(misaligned|illegal)/.test(fault) ? ' (the GPU faults here)' : ''}`);
 }

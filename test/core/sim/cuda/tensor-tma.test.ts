@@ -1,9 +1,7 @@
 // Tensor TMA in the CUDA executor, beyond the GPU fixtures (test/fixtures/sim/gpu/tma): binding
 // CUtensorMap parameters, the map travelling as a by-value copy, 4- and 5-D boxes, races on a box read
 // before its barrier, multicast to the CTAs of a cluster (its mask errors), and the clear refusals (im2col,
-// cta_group::2, a buffer given for a map).
-import { readFileSync } from 'node:fs';
-import * as path from 'node:path';
+// cta_group::2, a buffer given for a map, the interleaved copies the H200 did not record).
 import { describe, expect, it } from 'vitest';
 import { runKernel, values } from './helpers';
 
@@ -90,14 +88,21 @@ __global__ void k(const __grid_constant__ CUtensorMap t) {
     expect(r.message).toMatch(/\(the tile::gather4 \/ tile::scatter4 modes/);
   });
 
-  it('refuses a copy through an interleaved map by name (the H200 probes in gpu-probes/interleave)', async () => {
-    const file = path.join(__dirname, '../../../fixtures/sim/gpu-probes/interleave/tma_il16_full.cu');
-    const text = readFileSync(file, 'utf8');
-    const line = /^\/\/ sim: (.*)$/m.exec(text)![1];
-    const args = [...line.matchAll(/--arg (\S+)/g)].map((m) => m[1]);
-    const r = await runKernel(text, { file, kernel: 'tma_il16_full', args });
+  it('refuses the interleaved copies the H200 did not record, by name: a store at negative coordinates, a box past 4096 bytes', async () => {
+    const store = `${PRELUDE}
+__global__ void k(const __grid_constant__ CUtensorMap t) {
+  __shared__ alignas(1024) uint16_t tile[2048];
+  if (threadIdx.x == 0) {
+    asm volatile("cp.async.bulk.tensor.3d.global.shared::cta.tile.bulk_group [%0, {%1, %2, %3}], [%4];" :: "l"(&t), "r"(0), "r"(-1), "r"(1), "r"(smem(tile)));
+    asm volatile("cp.async.bulk.commit_group;");
+    asm volatile("cp.async.bulk.wait_group 0;");
+  }
+}`;
+    const map = (box: string) => `t=tensormap(A,dims=[5,6,4],strides=[144,896],box=[${box}],interleave=16B)`;
+    const r = await runKernel(store, { args: ['A=u16[4096]', map('8,2,3')] });
     expect(r.status, r.message).toBe('error'); // an unsupported construct met at run time stops the run
-    expect(r.message).toMatch(/not supported by the simulator: cp\.async\.bulk\.tensor: interleaved tensor maps are not modelled at line \d+ ← tma_load_3d tma2_ptx\.cuh:\d+/);
+    expect(r.message).toMatch(/not supported by the simulator: cp\.async\.bulk\.tensor \(store\): a store through an interleaved tensor map at negative coordinates \{0, -1, 1\} \(not recorded on the GPU; it faults without interleave\) at line 14/);
+    await expect(runKernel(store, { args: ['A=u16[4096]', map('8,4,16')] })).rejects.toThrow(/--arg t=.*: not supported by the simulator: an interleaved tensor map whose box spans 8192 bytes/);
   });
 
   // Two-CTA clusters: rank 1 multicasts an 8-row box (128B swizzle) to the CTAs of `mask`; each
