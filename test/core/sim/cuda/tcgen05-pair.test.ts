@@ -48,6 +48,11 @@ interface MainloopOpts {
   cluster: number;
   /** The CTA rank whose barrier the TMA loads complete on (default: the even CTA of the pair). */
   barrierRank?: string;
+  /**
+   * Cluster of 4: pair 0's CTAs multicast their half of B to the same CTA of pair 1 too (CUTLASS's
+   * SM100_TMA_2SM_LOAD_MULTICAST), and each pair's MMA releases the stage to every CTA that writes it.
+   */
+  multicastB?: boolean;
 }
 
 /** CUTLASS's 2SM UMMA mainloop, 4 k-blocks of 16 through 2 stages; each pair computes M rows of A x B^T. */
@@ -70,7 +75,7 @@ __global__ void __cluster_dims__(${o.cluster},1,1) k(const __grid_constant__ CUt
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
   const int pair_id = blockIdx.x / 2;
   if (threadIdx.x == 0) {
-    for (int s = 0; s < STAGES; s++) { init(&full[s], 1); init(&empty[s], 1); }
+    for (int s = 0; s < STAGES; s++) { init(&full[s], 1); init(&empty[s], ${o.multicastB ? 'r < 2 ? 2 : 1' : '1'}); }
     init(&done, 1);
     asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
   }
@@ -90,8 +95,13 @@ __global__ void __cluster_dims__(${o.cluster},1,1) k(const __grid_constant__ CUt
       const uint32_t bar = at_rank(&full[s], ${o.barrierRank ?? 'leader'});
       asm volatile("cp.async.bulk.tensor.2d.cta_group::2.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3}], [%4];"
                    :: "r"(smem(sA[s])), "l"(&ta), "r"(kb * 16), "r"(pair_id * M + (int)self * (M / 2)), "r"(bar) : "memory");
-      asm volatile("cp.async.bulk.tensor.2d.cta_group::2.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3}], [%4];"
-                   :: "r"(smem(sB[s])), "l"(&tb), "r"(kb * 16), "r"((int)self * (N / 2)), "r"(bar) : "memory");
+      ${
+        o.multicastB
+          ? `if (r < 2) asm volatile("cp.async.bulk.tensor.2d.cta_group::2.shared::cluster.global.tile.mbarrier::complete_tx::bytes.multicast::cluster [%0], [%1, {%2, %3}], [%4], %5;"
+                   :: "r"(smem(sB[s])), "l"(&tb), "r"(kb * 16), "r"((int)self * (N / 2)), "r"(bar), "h"((uint16_t)((1u << r) | (1u << (r + 2)))) : "memory");`
+          : `asm volatile("cp.async.bulk.tensor.2d.cta_group::2.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3}], [%4];"
+                   :: "r"(smem(sB[s])), "l"(&tb), "r"(kb * 16), "r"((int)self * (N / 2)), "r"(bar) : "memory");`
+      }
     }
   }
   if (threadIdx.x == 32 && self == 0) {
@@ -104,7 +114,7 @@ __global__ void __cluster_dims__(${o.cluster},1,1) k(const __grid_constant__ CUt
       asm volatile("{\\n .reg .pred p;\\n setp.ne.b32 p, %4, 0;\\n tcgen05.mma.cta_group::2.kind::f16 [%0], %1, %2, %3, {%5, %6, %7, %8, %9, %10, %11, %12}, p;\\n}"
                    :: "r"(tmem), "l"(desc(sA[s])), "l"(desc(sB[s])), "r"(idesc), "r"(kb),
                       "r"(lanes_on[0]), "r"(lanes_on[1]), "r"(lanes_on[2]), "r"(lanes_on[3]), "r"(lanes_on[4]), "r"(lanes_on[5]), "r"(lanes_on[6]), "r"(lanes_on[7]) : "memory");
-      asm volatile("tcgen05.commit.cta_group::2.mbarrier::arrive::one.shared::cluster.multicast::cluster.b64 [%0], %1;" :: "r"(smem(&empty[s])), "h"(pair_mask) : "memory");
+      asm volatile("tcgen05.commit.cta_group::2.mbarrier::arrive::one.shared::cluster.multicast::cluster.b64 [%0], %1;" :: "r"(smem(&empty[s])), "h"((uint16_t)(pair_mask${o.multicastB ? ' | 3u' : ''})) : "memory");
     }
     asm volatile("tcgen05.commit.cta_group::2.mbarrier::arrive::one.shared::cluster.multicast::cluster.b64 [%0], %1;" :: "r"(smem(&done)), "h"(pair_mask) : "memory");
   }
@@ -159,6 +169,14 @@ describe('tcgen05 CTA pairs (.cta_group::2): ISA-derived, not GPU-recorded', () 
       expect(r.status, r.message).toBe('completed');
       expect(values(r, 'out')).toEqual(reference((cluster / 2) * M, N));
     });
+
+  it('multicasts B from one pair to the other: each destination CTA completes on its own pair’s even-CTA barrier', async () => {
+    const r = await runMainloop({ M: 128, N: 32, cluster: 4, multicastB: true });
+    expect(r.status, r.message).toBe('completed');
+    expect(values(r, 'out')).toEqual(reference(256, 32));
+    const random = await runMainloop({ M: 128, N: 32, cluster: 4, multicastB: true }, { schedule: 'random', seed: 3 });
+    expect(random.status, random.message).toBe('completed');
+  });
 
   it('runs the same under the adversarial and random schedules (the pair barriers order every stage)', async () => {
     for (const [schedule, seed] of [['adversarial', 1], ['random', 7]] as const) {
