@@ -53,6 +53,10 @@ interface MainloopOpts {
    * SM100_TMA_2SM_LOAD_MULTICAST), and each pair's MMA releases the stage to every CTA that writes it.
    */
   multicastB?: boolean;
+  /** Name the even CTA's barrier as CUTLASS's SM100_TMA_2SM_LOAD does: a shared::cta address with bit 24 cleared. */
+  peerBitMask?: boolean;
+  /** The loads through cuda::ptx::cp_async_bulk_tensor(…, cta_group_2, …) with a map_shared_rank barrier. */
+  cpp?: boolean;
 }
 
 /** CUTLASS's 2SM UMMA mainloop, 4 k-blocks of 16 through 2 stages; each pair computes M rows of A x B^T. */
@@ -63,7 +67,7 @@ function mainloop(o: MainloopOpts): string {
     M === 256
       ? `for (int c = 0; c < N; c++) { uint32_t x; asm volatile("tcgen05.ld.sync.aligned.32x32b.x1.b32 {%0}, [%1];" : "=r"(x) : "r"(tmem + ((uint32_t)(warp * 32) << 16) + c)); asm volatile("tcgen05.wait::ld.sync.aligned;" ::: "memory"); out[(pair_id * M + self * 128 + warp * 32 + lane) * N + c] = __uint_as_float(x); }`
       : `for (int c = 0; c < N / 2; c++) { uint32_t x; asm volatile("tcgen05.ld.sync.aligned.32x32b.x1.b32 {%0}, [%1];" : "=r"(x) : "r"(tmem + ((uint32_t)(warp * 32) << 16) + c)); asm volatile("tcgen05.wait::ld.sync.aligned;" ::: "memory"); const int L = warp * 32 + lane; out[(pair_id * M + self * 64 + (L & 63)) * N + c + (L >= 64 ? N / 2 : 0)] = __uint_as_float(x); }`;
-  return `${PRELUDE}
+  return `${PRELUDE}${o.cpp ? '#include <cooperative_groups.h>\n#include <cuda/ptx>\n' : ''}
 constexpr int M = ${M}, N = ${N}, KB = 4, STAGES = 2;
 __global__ void __cluster_dims__(${o.cluster},1,1) k(const __grid_constant__ CUtensorMap ta, const __grid_constant__ CUtensorMap tb, float* out) {
   __shared__ alignas(1024) uint8_t sA[STAGES][M / 2 * 32];
@@ -92,7 +96,16 @@ __global__ void __cluster_dims__(${o.cluster},1,1) k(const __grid_constant__ CUt
       const int s = kb % STAGES;
       wait(&empty[s], ((kb / STAGES) & 1) ^ 1);
       if (self == 0) asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" :: "r"(smem(&full[s])), "r"(${bytes}) : "memory");
-      const uint32_t bar = at_rank(&full[s], ${o.barrierRank ?? 'leader'});
+      const uint32_t bar = ${o.peerBitMask ? 'smem(&full[s]) & 0xFEFFFFFFu' : `at_rank(&full[s], ${o.barrierRank ?? 'leader'})`};
+      ${
+        o.cpp
+          ? `uint64_t* leader_bar = cooperative_groups::this_cluster().map_shared_rank(&full[s], leader);
+      const int32_t ca[2] = {kb * 16, pair_id * M + (int)self * (M / 2)}, cb[2] = {kb * 16, (int)self * (N / 2)};
+      cuda::ptx::cp_async_bulk_tensor(cuda::ptx::space_cluster, cuda::ptx::space_global, cuda::ptx::cta_group_2, sA[s], &ta, ca, leader_bar);
+      cuda::ptx::cp_async_bulk_tensor(cuda::ptx::space_cluster, cuda::ptx::space_global, cuda::ptx::cta_group_2, sB[s], &tb, cb, leader_bar);
+      continue;`
+          : ''
+      }
       asm volatile("cp.async.bulk.tensor.2d.cta_group::2.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3}], [%4];"
                    :: "r"(smem(sA[s])), "l"(&ta), "r"(kb * 16), "r"(pair_id * M + (int)self * (M / 2)), "r"(bar) : "memory");
       ${
@@ -176,6 +189,18 @@ describe('tcgen05 CTA pairs (.cta_group::2): ISA-derived, not GPU-recorded', () 
     expect(values(r, 'out')).toEqual(reference(256, 32));
     const random = await runMainloop({ M: 128, N: 32, cluster: 4, multicastB: true }, { schedule: 'random', seed: 3 });
     expect(random.status, random.message).toBe('completed');
+  });
+
+  it('the same through cuda::ptx::cp_async_bulk_tensor with cta_group_2 and a map_shared_rank barrier', async () => {
+    const r = await runMainloop({ M: 128, N: 64, cluster: 2, cpp: true });
+    expect(r.status, r.message).toBe('completed');
+    expect(values(r, 'out')).toEqual(reference(128, 64));
+  });
+
+  it('refuses CUTLASS’s bit-24 peer-barrier address in the odd CTA by name instead of hanging the pair', async () => {
+    const r = await runMainloop({ M: 256, N: 32, cluster: 2, peerBitMask: true });
+    expect(r.status).toBe('error');
+    expect(r.message).toMatch(/^not supported by the simulator: cp\.async\.bulk\.tensor\.2d\.cta_group::2\S*: a \.cta_group::2 load in the odd CTA of a pair whose mbarrier is a shared::cta address \(CUTLASS's Sm100MmaPeerBitMask/);
   });
 
   it('runs the same under the adversarial and random schedules (the pair barriers order every stage)', async () => {
