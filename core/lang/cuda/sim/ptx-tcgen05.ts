@@ -4,6 +4,7 @@
 // tcgen05.cp in the ISA's shapes, each with `.cta_group::1` or, on a CTA pair, `.cta_group::2`
 // (tcgen05-pair.ts: the pair, the collective allocation, the MMA's split and accumulator layouts).
 import type { SyntaxNode } from '../parser';
+import { lineOf } from '../../../sim/reports';
 import { type Machine, SimError } from '../../../sim/machine';
 import type { Pointer } from '../../../sim/memory';
 import { decodeUmmaDescriptor, elementAddress, type MatrixDescriptor } from '../../../sim/wgmma';
@@ -65,6 +66,12 @@ export function tcgen05PtxOp(s: Tcgen05Site): PInstr {
         const { t, blk } = f.ts;
         const cols = Number(ncols(r, f));
         if (cols < 32 || cols > TMEM_COLS || (cols & (cols - 1)) !== 0) throw new SimError(`tcgen05.alloc: ${cols} columns must be a power of two in 32..512`);
+        // PTX ISA, tcgen05.relinquish_alloc_permit: a CTA may not allocate after one of its threads relinquished the permit.
+        const gaveUp = blk.tmemRelinquished?.get(t.index);
+        if (gaveUp) {
+          f.ts.m.reportMisuse(t, `${mn}: this CTA already relinquished its tensor-memory allocation permit (tcgen05.relinquish_alloc_permit at ${lineOf(gaveUp)}); an allocation after that is illegal`);
+          return pc + 1;
+        }
         if (group === 2) {
           const pair = ctaPair(f.ts, mn, false);
           if (!pair) return pc + 1;
@@ -125,7 +132,11 @@ export function tcgen05PtxOp(s: Tcgen05Site): PInstr {
           if (!pair) return pc + 1;
           if (!meeting.meet(f.ts, pair, 0)) return BLOCK;
         }
-        return taddr ? tcgen05Dealloc(f, r, pc) : pc + 1;
+        if (!taddr) {
+          (f.ts.blk.tmemRelinquished ??= new Map()).set(f.ts.t.index, f.ts.t.loc);
+          return pc + 1;
+        }
+        return tcgen05Dealloc(f, r, pc);
       };
     }
     case 'fence':
@@ -421,7 +432,7 @@ function pairIssuedOnce(ts: ThreadCtx, pair: CtaPair, dAddr: number, mn: string)
   if (!last || last.rank === pair.rank || last.op.done) return;
   ts.m.reportMisuse(
     ts.t,
-    `${mn}: both CTAs of the pair issue the pair MMA on the accumulator at tensor-memory address 0x${dAddr.toString(16)} (CTA rank ${last.rank} at line ${last.loc?.line ?? '?'}, still in flight, and CTA rank ${pair.rank} here); one thread of the CTA pair issues a .cta_group::2 MMA for both CTAs, so each product would be accumulated twice`,
+    `${mn}: both CTAs of the pair issue the pair MMA on the accumulator at tensor-memory address 0x${dAddr.toString(16)} (CTA rank ${last.rank} at ${last.loc ? lineOf(last.loc) : 'an unknown line'}, still in flight, and CTA rank ${pair.rank} here); one thread of the CTA pair issues a .cta_group::2 MMA for both CTAs, so each product would be accumulated twice`,
     { thread: last.thread, loc: last.loc },
   );
 }

@@ -91,6 +91,12 @@ export interface BlockCtx {
   /** Its tensor-memory allocations (tcgen05.alloc): first column, width, the `.cta_group` that made them. */
   tmemAllocs?: { col: number; cols: number; group: 1 | 2; loc?: SourceLoc }[];
   /**
+   * The threads of the CTA that executed tcgen05.relinquish_alloc_permit, and where: no allocation
+   * may follow (checked in program order of the same thread; lanes run apart, so another lane's
+   * relinquish does not order this lane's allocation).
+   */
+  tmemRelinquished?: Map<number, SourceLoc>;
+  /**
    * On the even CTA of a CTA pair: the last `.cta_group::2` MMA each CTA of the pair issued, by
    * accumulator address (one thread of the pair issues the pair's MMA; tcgen05-pair.ts).
    */

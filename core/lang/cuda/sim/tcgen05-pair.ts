@@ -7,6 +7,7 @@
 // (M/2, K), (N/2, K) and (M/2, N)); the accumulator layouts in tensor memory are CUTLASS's
 // tmem_frg_1sm / tmem_frg_2sm. Misuse the ISA leaves undefined is reported as misuse at the line.
 import type { SimThread } from '../../../sim/machine';
+import { lineOf } from '../../../sim/reports';
 import type { BlockCtx, ThreadCtx } from './runtime';
 
 /** The executing CTA's pair: its own and its peer's rank, block index and shared window. */
@@ -111,7 +112,7 @@ export function tmemAllocationAt(blk: BlockCtx, col: number): NonNullable<BlockC
 export function mixedGroup(ts: ThreadCtx, blk: BlockCtx, col: number, group: 1 | 2, what: string): boolean {
   const a = tmemAllocationAt(blk, col);
   if (!a || a.group === group) return false;
-  ts.m.reportMisuse(ts.t, `${what}: tensor-memory column ${col} was allocated with tcgen05.alloc.cta_group::${a.group}${a.loc ? ` at line ${a.loc.line}` : ''}, but this instruction uses .cta_group::${group}; an allocation and the tcgen05 operations on it must use the same .cta_group`);
+  ts.m.reportMisuse(ts.t, `${what}: tensor-memory column ${col} was allocated with tcgen05.alloc.cta_group::${a.group}${a.loc ? ` at ${lineOf(a.loc)}` : ''}, but this instruction uses .cta_group::${group}; an allocation and the tcgen05 operations on it must use the same .cta_group`);
   return true;
 }
 

@@ -244,7 +244,7 @@ ${after}`);
   it('reports both CTAs of a pair issuing the pair MMA as misuse, naming both lines', async () => {
     const r = await runKernel(pairMma('threadIdx.x == 0', '  if (threadIdx.x == 0) wait(&bar, 0);\n  csync();\n  if (warp == 0) asm volatile("tcgen05.dealloc.cta_group::2.sync.aligned.b32 %0, 32;" :: "r"(slot) : "memory");'), { grid: [2, 1, 1], args: ['out=u32[1]'] });
     expect(r.status, r.message).toBe('misuse');
-    expect(r.message).toMatch(/tcgen05\.mma\.cta_group::2\.kind::f16: both CTAs of the pair issue the pair MMA on the accumulator at tensor-memory address 0x0 \(CTA rank (\d) at line 2[45], still in flight, and CTA rank (?!\1)\d here\); one thread of the CTA pair issues/);
+    expect(r.message).toMatch(/tcgen05\.mma\.cta_group::2\.kind::f16: both CTAs of the pair issue the pair MMA on the accumulator at tensor-memory address 0x0 \(CTA rank (\d) at line 25, still in flight, and CTA rank (?!\1)\d here\); one thread of the CTA pair issues/);
   });
 
   it('reports a dealloc while the pair MMA still writes the tensor memory, in the CTA that did not issue it too', async () => {
@@ -280,6 +280,19 @@ ${after}`);
     );
     expect(r.status, r.message).toBe('deadlock');
     expect(r.message).toMatch(/\.cta_group::2 is collective: it waits for a warp of the peer CTA, rank 1, to execute it too/);
+  });
+
+  it('reports an allocation after the CTA relinquished its allocation permit', async () => {
+    const r = await runKernel(
+      alloc(`  if (warp == 0) {
+    asm volatile("tcgen05.alloc.cta_group::2.sync.aligned.shared::cta.b32 [%0], 32;" :: "r"(smem(&slot)) : "memory");
+    asm volatile("tcgen05.relinquish_alloc_permit.cta_group::2.sync.aligned;" ::: "memory");
+    asm volatile("tcgen05.alloc.cta_group::2.sync.aligned.shared::cta.b32 [%0], 32;" :: "r"(smem(&slot)) : "memory");
+  }`),
+      { grid: [2, 1, 1], args: ['out=u32[2]'] },
+    );
+    expect(r.status, r.message).toBe('misuse');
+    expect(r.message).toMatch(/this CTA already relinquished its tensor-memory allocation permit \(tcgen05\.relinquish_alloc_permit at line 21\); an allocation after that is illegal \(block \d · warp 0 · lane \d+ at line 22\)/);
   });
 
   it('reports the pair’s two warps asking for different column counts', async () => {
@@ -318,7 +331,7 @@ __global__ void k() {
       { grid: [2, 1, 1], args: ['out=u32[1]'] },
     );
     expect(mma.status, mma.message).toBe('misuse');
-    expect(mma.message).toMatch(/tcgen05\.mma\.cta_group::2\.kind::f16: tensor-memory column 0 was allocated with tcgen05\.alloc\.cta_group::1 at line \d+, but this instruction uses \.cta_group::2/);
+    expect(mma.message).toMatch(/tcgen05\.mma\.cta_group::2\.kind::f16: tensor-memory column 0 was allocated with tcgen05\.alloc\.cta_group::1 at line 19, but this instruction uses \.cta_group::2/);
     const dealloc = await runKernel(mixed(`if (warp == 0) asm volatile("tcgen05.dealloc.cta_group::2.sync.aligned.b32 %0, 32;" :: "r"(tmem) : "memory");`), { grid: [2, 1, 1], args: ['out=u32[1]'] });
     expect(dealloc.status, dealloc.message).toBe('misuse');
     expect(dealloc.message).toMatch(/tcgen05\.dealloc\.cta_group::2\.sync\.aligned\.b32: tensor-memory column 0 was allocated with tcgen05\.alloc\.cta_group::1/);
