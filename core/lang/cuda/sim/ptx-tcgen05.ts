@@ -15,7 +15,7 @@ import { tcgen05Dealloc } from './ptx-misc';
 import { sharedChunks } from './ptx-wgmma';
 import { type BlockCtx, type Frame, fromSharedAddress, liveMask, loader, storer, type ThreadCtx, toSharedPointer } from './runtime';
 import { fail, unsupported } from './syntax';
-import { accumulatorCell, type CtaPair, ctaPair, mixedGroup, PairRendezvous } from './tcgen05-pair';
+import { accumulatorCell, type CtaPair, ctaPair, meetPair, mixedGroup } from './tcgen05-pair';
 
 type Regs = any[];
 type PInstr = (f: Frame, r: Regs, pc: number) => number;
@@ -61,7 +61,6 @@ export function tcgen05PtxOp(s: Tcgen05Site): PInstr {
       const dst = s.address(o[0]);
       const ncols = V(1);
       const allocs = new Map<string, number>();
-      const meeting = new PairRendezvous(mn);
       return (f, r, pc) => {
         const { t, blk } = f.ts;
         const cols = Number(ncols(r, f));
@@ -75,7 +74,7 @@ export function tcgen05PtxOp(s: Tcgen05Site): PInstr {
         if (group === 2) {
           const pair = ctaPair(f.ts, mn, false);
           if (!pair) return pc + 1;
-          const round = meeting.meet(f.ts, pair, cols);
+          const round = meetPair(f.ts, pair, 'alloc', cols, mn);
           if (!round) return BLOCK;
           if (round.result === undefined) {
             const [even, odd] = round.sides;
@@ -124,13 +123,12 @@ export function tcgen05PtxOp(s: Tcgen05Site): PInstr {
     case 'dealloc':
     case 'relinquish_alloc_permit': {
       const taddr = what === 'dealloc' ? V(0) : undefined;
-      const meeting = new PairRendezvous(mn);
       return (f, r, pc) => {
         if (taddr && mixedGroup(f.ts, f.ts.blk, Number(taddr(r, f)) & 0xffff, group, mn)) return pc + 1;
         if (group === 2) {
           const pair = ctaPair(f.ts, mn, false);
           if (!pair) return pc + 1;
-          if (!meeting.meet(f.ts, pair, 0)) return BLOCK;
+          if (!meetPair(f.ts, pair, what, 0, mn)) return BLOCK;
         }
         if (!taddr) {
           (f.ts.blk.tmemRelinquished ??= new Map()).set(f.ts.t.index, f.ts.t.loc);

@@ -60,43 +60,43 @@ export interface PairRound {
   written: [boolean, boolean];
 }
 
+/** The rounds of each collective instruction kind, on the pair's even CTA. */
+const rounds = new WeakMap<BlockCtx, Map<string, PairRound[]>>();
+/** Per CTA, by `kind:thread`: how often the thread executed the kind, and the round a blocked lane waits at. */
+const progress = new WeakMap<BlockCtx, Map<string, { executed: number; waiting?: number }>>();
+
 /**
- * The rendezvous of tcgen05.alloc / dealloc / relinquish_alloc_permit with `.cta_group::2`: a warp
- * in each CTA of the pair executes it, and a warp blocks until the peer's warp arrived (ISA Table 46).
- * The k-th execution of the instruction (one per site) by each side meets the peer's k-th.
+ * The rendezvous of tcgen05.alloc / dealloc / relinquish_alloc_permit (`kind`) with `.cta_group::2`:
+ * a warp in each CTA of the pair executes it, and a warp blocks until the peer's warp arrived (ISA
+ * Table 46). Each thread's k-th execution of the kind, wherever in the code, meets the peer's k-th.
+ * Returns the round once both warps arrived, else undefined with `t` blocked on it.
  */
-export class PairRendezvous {
-  private readonly rounds = new Map<number, PairRound[]>();
-  private readonly executed = new Map<number, number>();
-  /** Lanes blocked at a round, so that re-running the instruction finds the same round. */
-  private readonly waiting = new Map<number, number>();
-
-  constructor(private readonly what: string) {}
-
-  /** The round once both warps arrived, else undefined with `t` blocked on it. */
-  meet(ts: ThreadCtx, pair: CtaPair, value: number): PairRound | undefined {
-    const { m, t } = ts;
-    let k = this.waiting.get(t.index);
-    if (k === undefined) {
-      k = this.executed.get(t.index) ?? 0;
-      this.executed.set(t.index, k + 1);
-    }
-    const list = this.rounds.get(pair.ctas[0].index) ?? [];
-    this.rounds.set(pair.ctas[0].index, list);
-    const round = (list[k] ??= { sides: [undefined, undefined], written: [false, false] });
-    if (!round.sides[pair.self]) {
-      round.sides[pair.self] = { thread: t.index, warp: t.warp, value };
-      m.notify(round);
-    }
-    const ready = () => !!(round.sides[0] && round.sides[1]);
-    const describe = () => `${this.what} (.cta_group::2 is collective: it waits for a warp of the peer CTA, rank ${pair.peer}, to execute it too)`;
-    if (m.blockOn(t, { kind: 'other', on: round, ready, describe })) {
-      this.waiting.delete(t.index);
-      return round;
-    }
-    this.waiting.set(t.index, k);
-    return undefined;
+export function meetPair(ts: ThreadCtx, pair: CtaPair, kind: string, value: number, what: string): PairRound | undefined {
+  const { m, t } = ts;
+  const mine = progress.get(ts.blk) ?? new Map<string, { executed: number; waiting?: number }>();
+  progress.set(ts.blk, mine);
+  const key = `${kind}:${t.index}`;
+  const p = mine.get(key) ?? { executed: 0 };
+  mine.set(key, p);
+  const k = p.waiting ?? p.executed++;
+  const even = pair.ctas[0].blk;
+  const byKind = rounds.get(even) ?? new Map<string, PairRound[]>();
+  rounds.set(even, byKind);
+  const list = byKind.get(kind) ?? [];
+  byKind.set(kind, list);
+  const round = (list[k] ??= { sides: [undefined, undefined], written: [false, false] });
+  if (!round.sides[pair.self]) {
+    round.sides[pair.self] = { thread: t.index, warp: t.warp, value };
+    m.notify(round);
   }
+  const ready = () => !!(round.sides[0] && round.sides[1]);
+  const describe = () => `${what} (.cta_group::2 is collective: it waits for a warp of the peer CTA, rank ${pair.peer}, to execute it too)`;
+  if (m.blockOn(t, { kind: 'other', on: round, ready, describe })) {
+    p.waiting = undefined;
+    return round;
+  }
+  p.waiting = k;
+  return undefined;
 }
 
 /** The allocation of block `blk` that holds column `col`, if any. */

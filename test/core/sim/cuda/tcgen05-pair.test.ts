@@ -273,6 +273,22 @@ ${after}`);
     expect(values(r, 'out')).toEqual([96, 96]);
   });
 
+  it('pairs the allocations by each warp’s k-th execution, wherever in the code the two CTAs allocate', async () => {
+    const r = await runKernel(
+      alloc(`  if (warp == 0) {
+    if (rank() == 0) asm volatile("tcgen05.alloc.cta_group::2.sync.aligned.shared::cta.b32 [%0], 32;" :: "r"(smem(&slot)) : "memory");
+    else asm volatile("tcgen05.alloc.cta_group::2.sync.aligned.shared::cta.b32 [%0], 32;" :: "r"(smem(&slot)) : "memory");
+  }
+  __syncthreads();
+  if (threadIdx.x == 0) out[rank()] = slot;
+  csync();
+  if (warp == 0) asm volatile("tcgen05.dealloc.cta_group::2.sync.aligned.b32 %0, 32;" :: "r"(slot) : "memory");`),
+      { grid: [2, 1, 1], args: ['out=u32[2]'] },
+    );
+    expect(r.status, r.message).toBe('completed');
+    expect(values(r, 'out')).toEqual([0, 0]);
+  });
+
   it('a CTA-pair allocation waits for the peer’s warp: a peer that never allocates is a deadlock naming the instruction', async () => {
     const r = await runKernel(
       alloc(`  if (warp == 0 && rank() == 0) asm volatile("tcgen05.alloc.cta_group::2.sync.aligned.shared::cta.b32 [%0], 32;" :: "r"(smem(&slot)) : "memory");`),
