@@ -57,6 +57,8 @@ interface MainloopOpts {
   peerBitMask?: boolean;
   /** The loads through cuda::ptx::cp_async_bulk_tensor(…, cta_group_2, …) with a map_shared_rank barrier. */
   cpp?: boolean;
+  /** The bug: the odd CTA's producer refills a stage without waiting for the pair MMA to release it. */
+  oddSkipsEmpty?: boolean;
 }
 
 /** CUTLASS's 2SM UMMA mainloop, 4 k-blocks of 16 through 2 stages; each pair computes M rows of A x B^T. */
@@ -94,7 +96,7 @@ __global__ void __cluster_dims__(${o.cluster},1,1) k(const __grid_constant__ CUt
   if (threadIdx.x == 0) {
     for (int kb = 0; kb < KB; kb++) {
       const int s = kb % STAGES;
-      wait(&empty[s], ((kb / STAGES) & 1) ^ 1);
+      ${o.oddSkipsEmpty ? 'if (self == 0) ' : ''}wait(&empty[s], ((kb / STAGES) & 1) ^ 1);
       if (self == 0) asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" :: "r"(smem(&full[s])), "r"(${bytes}) : "memory");
       const uint32_t bar = ${o.peerBitMask ? 'smem(&full[s]) & 0xFEFFFFFFu' : `at_rank(&full[s], ${o.barrierRank ?? 'leader'})`};
       ${
@@ -209,6 +211,13 @@ describe('tcgen05 CTA pairs (.cta_group::2): ISA-derived, not GPU-recorded', () 
       expect(r.status, `${schedule}: ${r.message}`).toBe('completed');
       expect(values(r, 'out'), schedule).toEqual(reference(128, 32));
     }
+  });
+
+  it('reports the race when the odd CTA refills a stage the pair MMA still reads (its producer skips the empty barrier)', async () => {
+    const r = await runMainloop({ M: 256, N: 32, cluster: 2, oddSkipsEmpty: true }, { latencies: { tcgen05: 2000 } });
+    expect(r.status, r.message).toBe('race');
+    // The refill of stage 0 (k-block 2) is ordered after neither the first fill's landing nor the pair MMA's read of it.
+    expect(r.message).toMatch(/^data race on shared 's[AB]' byte \d+: write by cp\.async\.bulk\.tensor \{32, \d+\} \d+ B → s[AB] \(complete_tx on full\[0\] \(CTA rank 0\)\) issued by block 1 · warp 0 · lane 0 · producer at line \d+ is not ordered by any barrier with the (write|read) by an async operation issued by block [01]/);
   });
 
   it('reports a TMA load whose .cta_group::2 barrier is in a CTA outside the pair', async () => {
