@@ -8,6 +8,7 @@
 // wait_group, as the non-tensor bulk store does). A load with .multicast::cluster lands its box at the
 // same CTA-relative offset in every CTA of its mask, each CTA's barrier at the barrier's offset getting
 // complete_tx of the whole box (core/sim/cluster.ts deliverMulticast, as the non-tensor multicast).
+// With .cta_group::2 the barrier may be in the peer CTA of the pair (pairBarrierCta).
 import type { SyntaxNode } from '../parser';
 import { decodeClusterAddress, deliverMulticast, type MulticastTarget } from '../../../sim/cluster';
 import { type AsyncOp, type Machine, type SimBarrier, SimError } from '../../../sim/machine';

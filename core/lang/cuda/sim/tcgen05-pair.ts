@@ -6,7 +6,6 @@
 // one, and B's first N/2 columns in the even CTA (CUTLASS's SM100_MMA_*_2x1SM traits: ThrID 2 over
 // (M/2, K), (N/2, K) and (M/2, N)); the accumulator layouts in tensor memory are CUTLASS's
 // tmem_frg_1sm / tmem_frg_2sm. Misuse the ISA leaves undefined is reported as misuse at the line.
-import type { SimThread } from '../../../sim/machine';
 import { lineOf } from '../../../sim/reports';
 import type { BlockCtx, ThreadCtx } from './runtime';
 
@@ -132,9 +131,4 @@ export function accumulatorCell(group: 1 | 2, M: number, N: number, dl: number, 
   if (M === 256) return { cta, lane: dl + r, col: dc + j };
   const h = N / 2;
   return { cta, lane: dl + r + (j >= h ? 64 : 0), col: dc + (j % h) };
-}
-
-/** The label of the thread `index` for reports. */
-export function threadLabel(ts: ThreadCtx, index: number): string {
-  return (ts.m.threads[index] as SimThread).label;
 }
