@@ -215,6 +215,11 @@ export interface AsyncOp {
   signals?: SimBarrier[];
   writesShared?: boolean;
   writesTmem?: boolean;
+  /**
+   * The blocks whose tensor memory it writes when that is not only its issuer's: a CTA-pair
+   * (`.cta_group::2`) tcgen05 op writes both CTAs' tensor memory, so a dealloc in either waits for it.
+   */
+  tmemBlocks?: number[];
   /** Other threads whose commit groups hold it too (the rest of a warpgroup, for a wgmma). */
   joined?: number[];
   /** Performs the effect (copy, compute, complete_tx) at completion time. */

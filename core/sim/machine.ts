@@ -47,7 +47,7 @@ import type { MbarrierState } from './mbarrier';
 import { MbarrierServices } from './mbarrier-services';
 import type { Buffer } from './memory';
 import { RaceDetector } from './races';
-import { copyOverBarrierReport, deadlockReport, faultReport, inFlightTeardownReport, raceReport, reportStatus, stallReport, stepLimitReport } from './reports';
+import { copyOverBarrierReport, deadlockReport, faultReport, inFlightTeardownReport, instructionMisuseReport, raceReport, reportStatus, stallReport, stepLimitReport } from './reports';
 import { ReadyQueue, rng } from './scheduler';
 import { SyncServices } from './sync-services';
 
@@ -876,10 +876,11 @@ export class Machine {
    * whether it writes its block's shared memory or tensor memory. An inval of such a barrier, the
    * block's exit, or a `tearDown` that concerns it while the op is in flight is reported.
    */
-  asyncEffects(op: AsyncOp, effects: { signals?: SimBarrier[]; writesShared?: boolean; writesTmem?: boolean }): void {
+  asyncEffects(op: AsyncOp, effects: { signals?: SimBarrier[]; writesShared?: boolean; writesTmem?: boolean; tmemBlocks?: number[] }): void {
     if (effects.signals) op.signals = effects.signals;
     if (effects.writesShared) op.writesShared = true;
     if (effects.writesTmem) op.writesTmem = true;
+    if (effects.tmemBlocks) op.tmemBlocks = effects.tmemBlocks;
   }
 
   /**
@@ -887,8 +888,17 @@ export class Machine {
    * its block matching `affected` still use: reported at `t`'s line, naming the op and its line.
    */
   tearDown(t: SimThread, what: string, affected: (op: AsyncOp) => boolean): void {
-    const op = this.engines.queue.find((o) => !o.done && this.threads[o.issuer].block === t.block && affected(o));
+    const op = this.engines.queue.find((o) => !o.done && (this.threads[o.issuer].block === t.block || !!o.tmemBlocks?.includes(t.block)) && affected(o));
     if (op) this.raise(inFlightTeardownReport(this.threads, t, what, op));
+  }
+
+  /**
+   * `t` uses an instruction in a way the PTX ISA leaves undefined (`message` says how and cites the
+   * rule); `other` is the earlier thread and line it conflicts with. A misuse: the run stops unless
+   * `continueOnMisuse`.
+   */
+  reportMisuse(t: SimThread, message: string, other?: { thread: number; loc?: SourceLoc }): void {
+    this.raise(instructionMisuseReport(t, message, other));
   }
 
   /**

@@ -173,6 +173,11 @@ export function inFlightTeardownReport(threads: readonly SimThread[], t: SimThre
   return { kind, message: msg, loc: t.loc, threads: [t.index, op.issuer], other: { thread: op.issuer, loc: op.loc, write: true } };
 }
 
+/** An instruction used in a way the PTX ISA leaves undefined, at `t`'s line (`other`: the conflicting earlier use). */
+export function instructionMisuseReport(t: SimThread, message: string, other?: { thread: number; loc?: SourceLoc }): SimReport {
+  return { kind: 'misuse', message: `${message} (${t.label} at ${lineOf(t.loc)})`, loc: t.loc, threads: other ? [t.index, other.thread] : [t.index], other: other ? { ...other, write: false } : undefined };
+}
+
 /** An async copy whose destination covers an initialised mbarrier (one it may signal): the data overwrites the barrier. */
 export function copyOverBarrierReport(threads: readonly SimThread[], op: AsyncOp, b: SimBarrier): SimReport {
   const signals = op.signals?.includes(b);

@@ -994,7 +994,7 @@ cp.async.bulk.global.shared::cta.bulk_group  [dst], [src], size;`,
     [dst], [tensorMap, {coords}], [mbar]{, ctaMask}{, cache-policy};`,
     summary: "Tensor TMA load of one box described by a tensor map; completion is reported as bytes on an mbarrier.",
     semantics:
-      "Each box lowers the barrier's tx-count by the full box size when it lands, even if part of it was out of bounds and zero-filled. With `.multicast::cluster` the box lands in every CTA of `ctaMask`, and each of their barriers (same offset) receives the bytes. Not an arrival.",
+      "Each box lowers the barrier's tx-count by the full box size when it lands, even if part of it was out of bounds and zero-filled. With `.multicast::cluster` the box lands in every CTA of `ctaMask`, and each of their barriers (same offset) receives the bytes. With `.cta_group::2` the barrier may be in the destination CTA's peer (rank ^ 1), so both CTAs of a pair can complete on the even CTA's barrier, as CUTLASS's `SM100_TMA_2SM_LOAD` does. Not an arrival.",
     phaseRules:
       "expect_tx for a phase = box bytes × boxes issued × CTAs that deliver into this barrier (2-CTA and multicast kernels multiply). Read the data only after waiting on the barrier.",
     arrives: false,
@@ -1160,9 +1160,10 @@ cp.async.wait_all;`,
     names: ['tcgen05.mma'],
     signature: `tcgen05.mma{.ws}.cta_group::{1|2}.kind::<kind>  [d_tmem], a_desc|[a_tmem], b_desc, idesc, enable_input_d{, ...};`,
     summary: "Issues an asynchronous tensor-core MMA (sm_100) with its accumulator in tensor memory.",
-    semantics: "Only queues work: nothing is complete when it returns, and it arrives on no barrier.",
+    semantics:
+      "Only queues work: nothing is complete when it returns, and it arrives on no barrier. With `.cta_group::2` one thread of a CTA pair (cluster ranks differing in bit 0) issues it for both CTAs: A's and D's rows are split between the pair (first half in the even CTA), B's N columns likewise, each CTA's half at the same descriptor and tensor-memory address.",
     phaseRules:
-      "Follow it with `tcgen05.commit` to an mbarrier and wait on that barrier before reading the accumulator or letting the producer overwrite the shared-memory operands. Issue from one thread.",
+      "Follow it with `tcgen05.commit` to an mbarrier and wait on that barrier before reading the accumulator or letting the producer overwrite the shared-memory operands. Issue from one thread (with `.cta_group::2`, one thread of the pair: issuing from both CTAs computes every product twice).",
     arrives: false,
     seeAlso: ['ptx.tcgen05.commit'],
   },
@@ -1174,7 +1175,7 @@ cp.async.wait_all;`,
     signature: `tcgen05.commit.cta_group::{1|2}.mbarrier::arrive::one{.shared::cluster}{.multicast::cluster}.b64  [mbar]{, ctaMask};`,
     summary: "One arrival on `mbar` once all of this thread's earlier tcgen05 async operations are done.",
     semantics:
-      "Tracks the thread's earlier `tcgen05.mma` / `cp` / `shift`; when they finish, the barrier gets exactly one arrival. With `.multicast::cluster`, each CTA in `ctaMask` gets one arrival on the barrier at the same offset. Implies `tcgen05.fence::before_thread_sync`.",
+      "Tracks the thread's earlier `tcgen05.mma` / `cp` / `shift`; when they finish, the barrier gets exactly one arrival. With `.multicast::cluster`, each CTA in `ctaMask` gets one arrival on the barrier at the same offset (CUTLASS's `umma_arrive_multicast_2x1SM` signals both CTAs of a pair this way). Implies `tcgen05.fence::before_thread_sync`.",
     phaseRules:
       "One arrival per executing thread: issue it from one elected thread (a warp-wide commit arrives many times). Init the barrier with the number of commits per phase.",
     arrives: true,

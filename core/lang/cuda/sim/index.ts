@@ -23,7 +23,8 @@
 // goto/exceptions), the CUDA runtime (builtins.ts: syncs, warp collectives, atomics,
 // math, printf, assert, cooperative groups, cuda::barrier, cuda::ptx::mbarrier_*, __mbarrier_*,
 // bulk copies, memcpy_async, cp.async pipelines) and inline PTX (ptx.ts: mbarrier.*, cp.async*,
-// bar.sync, fences, tcgen05 alloc/mma kind::f16/commit/ld, wgmma groups). A try_wait in a retry
+// bar.sync, fences; ptx-tcgen05.ts: tcgen05 alloc/mma kind::f16/commit/ld/st/cp, CTA pairs included;
+// ptx-wgmma.ts: wgmma groups). A try_wait in a retry
 // loop blocks until its phase completes; one whose result is not retried gives up after its time
 // limit in cycles, or at once when it has none (hardware may return false early); a test_wait
 // probes, except in a retry loop, where it blocks.

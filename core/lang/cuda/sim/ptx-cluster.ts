@@ -12,6 +12,7 @@ import { check, copyBytes, type Pointer } from '../../../sim/memory';
 import { barrierAt, markProducer, threadArrive } from './barrier-runtime';
 import { clusterPointer, mapToRank, peerWindow, windowAddress } from './cluster-runtime';
 import { fail, unsupported } from './syntax';
+import { ctaPair } from './tcgen05-pair';
 import { type Frame, fromGenericAddress, fromSharedAddress, genericAddress, loader, storer, type ThreadCtx } from './runtime';
 
 type Regs = any[];
@@ -336,18 +337,20 @@ function rankOfBlock(m: Machine, block: number | undefined): number {
 /**
  * tcgen05.commit.cta_group::N.mbarrier::arrive::one.shared::cluster.multicast::cluster.b64 [mbar], ctaMask:
  * once every tcgen05 operation the thread issued completed, one arrival on the barrier at the same
- * CTA-relative offset in every CTA of the mask.
+ * CTA-relative offset in every CTA of the mask (with N = 2 the thread must be in a CTA pair).
  */
 function multicastCommit(s: ClusterSite): ClusterInstr {
   const { o, mn } = s;
   if (!mn.includes('mbarrier::arrive::one')) unsupported(`PTX instruction '${mn}'`, s.n);
-  // It tracks the thread's .cta_group::2 operations, which are refused (ptx.ts tcgen05Op).
-  if (s.parts.includes('cta_group::2')) unsupported(`PTX instruction '${mn}' (CTA-pair .cta_group::2 tensor-core operations are not modelled; .cta_group::1 is)`, s.n);
+  const pairs = s.parts.includes('cta_group::2');
   const a = s.addr(o[0]);
   const mask = s.value(o[1]);
   return (f, r, pc) => {
     const ts = f.ts;
     const { m, t } = ts;
+    // .cta_group::2 (CUTLASS's umma_arrive_multicast_2x1SM): issued by one thread of a CTA pair,
+    // tracking the pair MMAs and copies it issued; the arrivals are the same as with ::1.
+    if (pairs && !ctaPair(ts, mn)) return pc + 1;
     const local = windowAddress(ts, a.base(r, f), a.off, mn);
     const bars = m.clusters.ranksOfMask(Number(mask(r, f)), mn).map((rank) => ({ rank, b: barrierAt(m, fromSharedAddress(peerWindow(ts, rank, mn), local), mn) }));
     m.asyncAfterAll(t, 'tcgen05', `tcgen05.commit multicast → ${bars.map((x) => x.b.label).join(', ')}`, (mm, op) => {

@@ -8,16 +8,18 @@
 // wait_group, as the non-tensor bulk store does). A load with .multicast::cluster lands its box at the
 // same CTA-relative offset in every CTA of its mask, each CTA's barrier at the barrier's offset getting
 // complete_tx of the whole box (core/sim/cluster.ts deliverMulticast, as the non-tensor multicast).
+// With .cta_group::2 the barrier may be in the peer CTA of the pair (pairBarrierCta).
 import type { SyntaxNode } from '../parser';
-import { deliverMulticast, type MulticastTarget } from '../../../sim/cluster';
+import { decodeClusterAddress, deliverMulticast, type MulticastTarget } from '../../../sim/cluster';
 import { type AsyncOp, type Machine, type SimBarrier, SimError } from '../../../sim/machine';
 import type { Pointer } from '../../../sim/memory';
 import { type ByteRanges, loadTensorBox, reduceTypeError, storeTensorBox, TENSOR_REDUCE_OPS, type TensorReduceOp, tensorBoxBytes, tensorCopyFault, tensorCopyUnmodelled } from '../../../sim/tensor-copy';
 import { readTensorMap, type TensorMapSpec } from '../../../sim/tensor-map';
 import { barrierAt, markProducer } from './barrier-runtime';
-import { peerWindow, windowAddress } from './cluster-runtime';
+import { clusterPointer, peerWindow, windowAddress } from './cluster-runtime';
 import { type Frame, fromGenericAddress, fromSharedAddress, sharedAddress, type ThreadCtx, toSharedPointer } from './runtime';
 import { fail, unsupported } from './syntax';
+import { ctaPair } from './tcgen05-pair';
 
 type Regs = unknown[];
 type PInstr = (f: Frame, r: Regs, pc: number) => number;
@@ -42,7 +44,7 @@ export function tensorPtxOp(s: TensorPtxSite): PInstr {
   // Hints and proxy fences: no effect on values (the simulator's maps are read where they are).
   if (parts[0] === 'prefetch' || parts[0] === 'fence' || parts.includes('prefetch')) return next;
   if (parts.includes('im2col') || parts.some((p) => p.startsWith('im2col'))) unsupported(`PTX instruction '${mn}' (im2col mode; only tile mode is modelled)`, n);
-  if (parts.includes('cta_group::2')) unsupported(`PTX instruction '${mn}' (cta_group::2 pairs are not modelled)`, n);
+  const pairSignal = parts.includes('cta_group::2');
   if (parts.some((p) => p.startsWith('tile::'))) unsupported(`PTX instruction '${mn}' (the tile::gather4 / tile::scatter4 modes; plain tile mode is modelled)`, n);
   const dim = parts.find((p) => /^[1-5]d$/.test(p));
   if (!dim) fail(`${mn}: the tensor rank (.1d … .5d) is missing`, n);
@@ -60,6 +62,7 @@ export function tensorPtxOp(s: TensorPtxSite): PInstr {
   const coordsOf = (cs: Operand[], r: Regs, f: Frame) => cs.map((c) => Number(c(r, f)) | 0);
   const multicast = parts.includes('multicast::cluster');
   if (multicast && !toShared) fail(`${mn}: .multicast::cluster is a form of the load into shared memory`, n);
+  if (pairSignal && !toShared) fail(`${mn}: .cta_group is a form of the load into shared memory (with an mbarrier)`, n);
   if (toShared) {
     if (reduce) fail(`${mn}: a reduction goes to global memory`, n);
     const dst = s.address(s.o[0]);
@@ -71,14 +74,24 @@ export function tensorPtxOp(s: TensorPtxSite): PInstr {
         const ts = f.ts;
         const dstWin = windowAddress(ts, dst.base(r, f), dst.off, mn);
         const barWin = windowAddress(ts, bar.base(r, f), bar.off, mn);
-        issueTensorMulticast(ts, b.map(r, f), coordsOf(b.coords, r, f), dstWin, barWin, Number(mask(r, f)), 'cp.async.bulk.tensor');
+        let barrierRank: ((rank: number) => number) | undefined;
+        if (pairSignal) {
+          const barCta = pairBarrierCta(f, bar.base(r, f), bar.off, mn);
+          if (barCta === undefined) return pc + 1;
+          barrierRank = (rank) => (rank & ~1) | (barCta & 1);
+        }
+        issueTensorMulticast(ts, b.map(r, f), coordsOf(b.coords, r, f), dstWin, barWin, Number(mask(r, f)), 'cp.async.bulk.tensor', barrierRank);
         return pc + 1;
       };
     }
     return (f, r, pc) => {
       const blk = f.ts.blk;
       const d = shared(f, dst.base(r, f), dst.off);
-      const mbar = barrierAt(f.ts.m, offsetBy(toSharedPointer(blk, bar.base(r, f)), bar.off), mn);
+      let mbar: SimBarrier;
+      if (pairSignal) {
+        if (pairBarrierCta(f, bar.base(r, f), bar.off, mn) === undefined) return pc + 1;
+        mbar = barrierAt(f.ts.m, clusterPointer(f.ts, bar.base(r, f), bar.off, mn), mn);
+      } else mbar = barrierAt(f.ts.m, offsetBy(toSharedPointer(blk, bar.base(r, f)), bar.off), mn);
       issueTensorLoad(f.ts, b.map(r, f), coordsOf(b.coords, r, f), d, mbar, 'cp.async.bulk.tensor');
       return pc + 1;
     };
@@ -89,6 +102,31 @@ export function tensorPtxOp(s: TensorPtxSite): PInstr {
     issueTensorStore(f.ts, b.map(r, f), coordsOf(b.coords, r, f), shared(f, src.base(r, f), src.off), reduce, reduce ? `cp.reduce.async.bulk.tensor .${reduce}` : 'cp.async.bulk.tensor (store)');
     return pc + 1;
   };
+}
+
+/**
+ * `.cta_group::2` on a tensor load (PTX ISA, cp.async.bulk.tensor): the mbarrier may be in the
+ * destination's CTA or in its peer (%cluster_ctarank ^ 1), so a copy can complete on the barrier the
+ * pair's MMA waits on. Returns the barrier's CTA rank; undefined after a misuse report (no CTA pair,
+ * or a barrier in a CTA outside the pair).
+ */
+export function pairBarrierCta(f: Frame, v: unknown, off: number, mn: string): number | undefined {
+  const ts = f.ts;
+  const pair = ctaPair(ts, mn);
+  if (!pair) return undefined;
+  // CUTLASS's SM100_TMA_2SM_LOAD names the even CTA's barrier by clearing bit 24 of a shared::cta
+  // address (Sm100MmaPeerBitMask), which relies on the GPU's shared-window numbering; here a
+  // shared::cta address carries no rank bits (core/sim/cluster.ts), so in the odd CTA it would name
+  // the odd CTA's own barrier and the pair would hang. Refused rather than run differently.
+  if (typeof v === 'number' && pair.self === 1 && decodeClusterAddress(v + off).rank === undefined)
+    throw new SimError(`${mn}: a .cta_group::2 load in the odd CTA of a pair whose mbarrier is a shared::cta address (CUTLASS's Sm100MmaPeerBitMask names the even CTA's barrier by clearing address bit 24, a numbering the simulator does not model); name the barrier with mapa.shared::cluster instead`, undefined, 'unsupported');
+  const p = clusterPointer(ts, v, off, mn);
+  const rank = p.buf.block === ts.t.block ? pair.rank : ts.blk.peerOf?.(p.buf)?.rank;
+  if (rank !== pair.rank && rank !== pair.peer) {
+    ts.m.reportMisuse(ts.t, `${mn}: with .cta_group::2 the mbarrier must be in the destination's CTA (rank ${pair.rank}) or its peer (rank ${pair.peer}), not in CTA rank ${rank}`);
+    return undefined;
+  }
+  return rank;
 }
 
 /** A shared operand with its window address (the swizzle reads the address bits). */
@@ -160,13 +198,13 @@ export function issueTensorLoad(ts: ThreadCtx, mapRef: unknown, at: Coords, dst:
  * address `dstWin` of every one of them (swizzled by that address) and each one's barrier at `barWin`
  * gets complete_tx of the box's bytes. The window addresses are CTA-relative, the same in every CTA.
  */
-export function issueTensorMulticast(ts: ThreadCtx, mapRef: unknown, at: Coords, dstWin: number, barWin: number, mask: number, what: string): void {
+export function issueTensorMulticast(ts: ThreadCtx, mapRef: unknown, at: Coords, dstWin: number, barWin: number, mask: number, what: string, barrierRank: (rank: number) => number = (rank) => rank): void {
   const { m, t } = ts;
   const map = tensorMapAt(ts, mapRef, what);
   const coords = coordsFor(at, map);
   const targets: MulticastTarget[] = m.clusters.ranksOfMask(mask, what).map((rank) => {
     const w = peerWindow(ts, rank, what);
-    return { rank, dst: fromSharedAddress(w, dstWin), barrier: barrierAt(m, fromSharedAddress(w, barWin), what) };
+    return { rank, dst: fromSharedAddress(w, dstWin), barrier: barrierAt(m, fromSharedAddress(peerWindow(ts, barrierRank(rank), what), barWin), what) };
   });
   // The faults depend on the map, the coordinates and the window address: the same in every CTA.
   if (targets.length) check(map, coords, { p: targets[0].dst, addr: dstWin }, 'load', what);

@@ -2,25 +2,24 @@
 // parsed once into small instruction closures over a register file whose first entries are the
 // bound operands (%0..%n, %[name]); the block runs as one statement and, when an instruction in it
 // blocks (try_wait, bar.sync, wait_group), resumes at that instruction when the thread wakes.
-// Covers the mbarrier family, bulk and non-bulk cp.async, named barriers, fences, tcgen05
-// (alloc, mma kind::f16 with K- or MN-major descriptors in every swizzle, commit, ld); wgmma, ldmatrix and stmatrix
-// are in ptx-wgmma.ts. Anything else stops with "not supported by the simulator: PTX instruction …".
+// Covers the mbarrier family, bulk and non-bulk cp.async, named barriers and fences; tcgen05 is in
+// ptx-tcgen05.ts, wgmma, ldmatrix and stmatrix in ptx-wgmma.ts, the cluster forms in ptx-cluster.ts.
+// Anything else stops with "not supported by the simulator: PTX instruction …".
 import type { SyntaxNode } from '../parser';
 import { CUDA_CATALOGUE, type PtxEntry, ptxKey } from '../catalogue';
 import { asmStringText, type PtxLine, readPtxLines } from '../ptx';
-import { type Machine, SimError } from '../../../sim/machine';
+import { SimError } from '../../../sim/machine';
 import type { Pointer } from '../../../sim/memory';
 import { barrierAt, bulkCopy, markProducer, threadArrive, waitParity, waitToken, type WaitMode } from './barrier-runtime';
 import type { CompilerContext as Compiler, Ex, FnCx, LV } from './context';
 import { tensorPtxOp, type TensorPtxSite } from './ptx-tensor';
+import { tcgen05PtxOp } from './ptx-tcgen05';
 import { bulkReducePtxOp } from './ptx-bulk-reduce';
-import { electSync, fenceProxyAsync, griddepcontrol, nanosleep, setmaxnreg, tcgen05Dealloc, timerRegister } from './ptx-misc';
-import { asmRegisterUse, ldmatrix, type PtxSite, sharedChunks, stmatrix, wgmmaCommit, wgmmaFence, wgmmaMmaAsync, wgmmaWait } from './ptx-wgmma';
-import { decodeUmmaDescriptor, elementAddress, type MatrixDescriptor } from '../../../sim/wgmma';
-import { TMEM_LDST_SHAPES, TMEM_REPEATS, tmemCell, tmemLanes, tmemRegisters } from '../../../sim/tmem-fragment';
+import { electSync, fenceProxyAsync, griddepcontrol, nanosleep, setmaxnreg, timerRegister } from './ptx-misc';
+import { asmRegisterUse, ldmatrix, type PtxSite, stmatrix, wgmmaCommit, wgmmaFence, wgmmaMmaAsync, wgmmaWait } from './ptx-wgmma';
 import { type ClusterSite, clusterPtx, clusterRegister } from './ptx-cluster';
 import { fail, named, unsupported, requiredField } from './syntax';
-import { type BlockCtx, type Frame, fromGenericAddress, fromSharedAddress, liveMask, loader, storer, type ThreadCtx, toSharedPointer } from './runtime';
+import { type BlockCtx, type Frame, fromGenericAddress, loader, storer, toSharedPointer } from './runtime';
 import { convFn, type CType, isNum, sizeOfType, VOID } from './types';
 
 type Regs = any[];
@@ -376,7 +375,7 @@ function compileOp(l: PtxLine, reg: (n: string) => number, labels: Map<string, n
     case 'cp':
       return cpOp(parts, mn, o, reg, n);
     case 'tcgen05':
-      return tcgen05Op(parts, mn, o, reg, n, cx);
+      return tcgen05(site);
   }
   void has;
   return unsup();
@@ -423,7 +422,7 @@ function clusterSite(s: Site): ClusterSite {
 const clusterOp: Handler = (s) => clusterPtx(clusterSite(s)) ?? unsupported(`PTX instruction '${s.mn}'`, s.n);
 const mbarrier: Handler = (s) => mbarrierOp(s.parts, s.o, s.reg, s.retried, s.n);
 const cp: Handler = (s) => cpOp(s.parts, s.mn, s.o, s.reg, s.n);
-const tcgen05: Handler = (s) => tcgen05Op(s.parts, s.mn, s.o, s.reg, s.n, s.cx);
+const tcgen05: Handler = (s) => tcgen05PtxOp({ mn: s.mn, parts: s.parts, o: s.o, n: s.n, value: (t) => valueOf(t, s.reg), address: (t) => addrOf(t, s.reg, s.n), dest: (t) => s.reg(t.trim()) });
 const noop: Handler = () => nextInstr;
 /** What the tensor-copy and bulk-reduction modules read of an instruction: its words and operand readers. */
 const asyncCopySite = (s: Site): TensorPtxSite => ({ mn: s.mn, parts: s.parts, o: s.o, n: s.n, value: (t) => valueOf(t, s.reg), address: (t) => addrOf(t, s.reg, s.n) });
@@ -649,284 +648,3 @@ function cpOp(parts: string[], mn: string, o: string[], reg: (n: string) => numb
   }
   unsupported(`PTX instruction '${mn}'`, n);
 }
-
-// ------------------------------------------------------------------ tcgen05
-
-const TMEM_LANES = 128;
-const TMEM_COLS = 512;
-
-function tmemOf(blk: BlockCtx): Uint32Array {
-  return (blk.tmem ??= new Uint32Array(TMEM_LANES * TMEM_COLS));
-}
-
-function tcgen05Op(parts: string[], mn: string, o: string[], reg: (n: string) => number, n: SyntaxNode, cx: FnCx): PInstr {
-  const V = (i: number) => valueOf(o[i], reg);
-  const what = parts[1].split('::')[0];
-  // CTA pairs: the MMA reads both CTAs' operands and writes both CTAs' tensor memory, the allocation is
-  // collective across the pair. Not modelled: refused rather than run as if it were .cta_group::1.
-  if (parts.includes('cta_group::2') && what !== 'cp') unsupported(`PTX instruction '${mn}' (CTA-pair .cta_group::2 tensor-core operations are not modelled; .cta_group::1 is)`, n);
-  switch (what) {
-    case 'alloc': {
-      const dst = addrOf(o[0], reg, n);
-      const ncols = V(1);
-      const allocs = new Map<string, number>();
-      return (f, r, pc) => {
-        const { t, blk } = f.ts;
-        const cols = Number(ncols(r, f));
-        if (cols < 32 || cols > TMEM_COLS || (cols & (cols - 1)) !== 0) throw new SimError(`tcgen05.alloc: ${cols} columns must be a power of two in 32..512`);
-        const key = `${t.block}:${t.warp}`;
-        let base = allocs.get(key);
-        if (base === undefined) {
-          tmemOf(blk);
-          base = blk.tmemNext;
-          if (base + cols > TMEM_COLS) throw new SimError(`tcgen05.alloc: out of tensor memory (${base} of ${TMEM_COLS} columns in use)`);
-          blk.tmemNext += cols;
-          allocs.set(key, base);
-        }
-        if (t.lane === 0 || !(liveMask(f.ts) & 1)) {
-          const p = sharedPtr(blk, dst.base(r, f), dst.off);
-          storer('u32')(p.buf, p.offset, base);
-          if (f.ts.race) f.ts.m.access(t, p.buf, p.offset, 4, true);
-        }
-        return pc + 1;
-      };
-    }
-    case 'dealloc':
-      return tcgen05Dealloc;
-    case 'relinquish_alloc_permit':
-    case 'fence':
-    case 'wait':
-      return (_f, _r, pc) => pc + 1;
-    case 'mma': {
-      if (!parts.includes('kind::f16')) unsupported(`PTX instruction '${mn}' (only kind::f16 is modelled)`, n);
-      if (mn.includes('.ws') || mn.includes('block_scale') || mn.includes('sp')) unsupported(`PTX instruction '${mn}'`, n);
-      const d = addrOf(o[0], reg, n);
-      const ad = V(1);
-      const bd = V(2);
-      const id = V(3);
-      const acc = o[4] ? V(4) : () => 1;
-      return (f, r, pc) => {
-        issueMma(f.ts, Number(d.base(r, f)) + d.off, ad(r, f), bd(r, f), Number(id(r, f)) >>> 0, !!acc(r, f), mn);
-        return pc + 1;
-      };
-    }
-    case 'commit': {
-      if (!mn.includes('mbarrier::arrive::one')) unsupported(`PTX instruction '${mn}'`, n);
-      if (mn.includes('multicast')) unsupported(`PTX instruction '${mn}' (multicast commit)`, n);
-      const a = addrOf(o[0], reg, n);
-      return (f, r, pc) => {
-        const { m, t, blk } = f.ts;
-        const b = barrierAt(m, sharedPtr(blk, a.base(r, f), a.off), mn);
-        const commit = m.asyncAfterAll(t, 'tcgen05', `tcgen05.commit → ${b.label}`, (mm, op) => {
-          mm.mbCompleteTx(b, 0, op); // orders the MMAs' shared reads before the arrival for race checks
-          mm.mbArrive(undefined, b, 1);
-        });
-        m.asyncEffects(commit, { signals: [b] });
-        return pc + 1;
-      };
-    }
-    case 'ld':
-    case 'st':
-      return tmemLoadStore(what, parts, mn, o, reg, n);
-    case 'cp':
-      return tmemCopy(parts, mn, o, reg, n);
-  }
-  void cx;
-  unsupported(`PTX instruction '${mn}'`, n);
-}
-
-/**
- * tcgen05.ld.sync.aligned.SHAPE.xN.b32 {r…}, [taddr][, immHalfSplitoff] and
- * tcgen05.st.sync.aligned.SHAPE.xN.b32 [taddr][, immHalfSplitoff], {r…}: each thread moves its registers
- * to or from the cells the ISA's fragment table gives it (core/sim/tmem-fragment.ts). Like the
- * hardware's, the move is complete by tcgen05.wait::ld / ::st; the simulator does it at once.
- */
-function tmemLoadStore(op: 'ld' | 'st', parts: string[], mn: string, o: string[], reg: (n: string) => number, n: SyntaxNode): PInstr {
-  const shape = TMEM_LDST_SHAPES.find((x) => parts.includes(x));
-  if (!shape) unsupported(`PTX instruction '${mn}' (shape; the modelled ones are ${TMEM_LDST_SHAPES.map((x) => `.${x}`).join(' ')})`, n);
-  if (parts.some((x) => x.startsWith('pack::') || x.startsWith('unpack::'))) unsupported(`PTX instruction '${mn}' (16-bit packing)`, n);
-  if (parts.some((x) => x.startsWith('red') || x === 'min' || x === 'max')) unsupported(`PTX instruction '${mn}' (load with reduction)`, n);
-  const num = Number(/^x(\d+)$/.exec(parts.find((x) => /^x\d+$/.test(x)) ?? '')?.[1]);
-  if (!TMEM_REPEATS.includes(num as (typeof TMEM_REPEATS)[number])) fail(`${mn}: the repetition .x1 … .x128 is missing or invalid`, n);
-  const split = shape === '16x32bx2';
-  // ld: {regs}, [taddr][, imm]; st: [taddr][, imm], {regs}.
-  const regsOp = op === 'ld' ? o[0] : o[o.length - 1];
-  const addrOp = op === 'ld' ? o[1] : o[0];
-  const immOp = split ? (op === 'ld' ? o[2] : o[1]) : undefined;
-  if (!regsOp || !addrOp || (split && !immOp)) fail(`${mn}: expected ${op === 'ld' ? `{r…}, [taddr]${split ? ', immHalfSplitoff' : ''}` : `[taddr]${split ? ', immHalfSplitoff' : ''}, {r…}`}`, n);
-  const regs = regsOp.replace(/[{}]/g, '').split(',').map((x) => x.trim());
-  const count = tmemRegisters(shape, num);
-  if (regs.length !== count) fail(`${mn}: ${regs.length} registers, the shape and .x${num} need ${count}`, n);
-  const dsts = op === 'ld' ? regs.map((x) => reg(x)) : [];
-  const srcs = op === 'st' ? regs.map((x) => valueOf(x, reg)) : [];
-  const a = valueOf(addrOp.replace(/[[\]]/g, ''), reg);
-  const imm = immOp ? valueOf(immOp, reg) : undefined;
-  const lanes = tmemLanes(shape);
-  /** The index in tensor memory of register `j` of thread `l`. */
-  const cellOf = (warp: number, addr: number, half: number, l: number, j: number): number => {
-    const lane0 = addr >>> 16;
-    const slab = (warp % 4) * 32;
-    if (lane0 < slab || lane0 + lanes > slab + 32) throw new SimError(`tcgen05.${op}: warp ${warp} may only access TMEM lanes ${slab}..${slab + 31}; .${shape} from lane ${lane0} reaches lane ${lane0 + lanes - 1}`);
-    const c = tmemCell(shape, l, j, half);
-    const ln = lane0 + c.lane;
-    const col = (addr & 0xffff) + c.col;
-    if (ln >= TMEM_LANES || col >= TMEM_COLS) throw new SimError(`tcgen05.${op}: lane ${ln}, column ${col} is outside tensor memory`, undefined, 'oob');
-    return ln * TMEM_COLS + col;
-  };
-  if (op === 'ld')
-    return (f, r, pc) => {
-      const tm = tmemOf(f.ts.blk);
-      const addr = Number(a(r, f)) >>> 0;
-      const half = imm ? Number(imm(r, f)) : 0;
-      for (let j = 0; j < count; j++) r[dsts[j]] = tm[cellOf(f.ts.t.warp, addr, half, f.ts.t.lane, j)];
-      return pc + 1;
-    };
-  // A store is one warp-wide write (.sync.aligned): the lanes meet, and the one that completes the
-  // meeting writes every lane's registers, so no lane reads tensor memory the others have not yet written.
-  const written = new WeakSet<object>();
-  return (f, r, pc) => {
-    const { m, t } = f.ts;
-    const mine = { addr: Number(a(r, f)) >>> 0, half: imm ? Number(imm(r, f)) : 0, regs: srcs.map((v) => Number(v(r, f)) >>> 0) };
-    const all = m.warpExchange(t, 0xffffffff, mine as unknown as number) as unknown as (typeof mine | undefined)[] | undefined;
-    if (!all) return BLOCK;
-    if (!written.has(all)) {
-      written.add(all);
-      const tm = tmemOf(f.ts.blk);
-      for (let l = 0; l < 32; l++) {
-        const x = all[l];
-        if (!x) throw new SimError(`tcgen05.st: lane ${l} of warp ${t.warp} did not execute it (.sync.aligned: every lane of the warp must)`);
-        if (x.addr !== mine.addr || x.half !== mine.half) throw new SimError(`tcgen05.st: lanes of warp ${t.warp} give different addresses (0x${x.addr.toString(16)} at lane ${l}, 0x${mine.addr.toString(16)} at lane ${t.lane}); the address must be the same in every lane`);
-        for (let j = 0; j < count; j++) tm[cellOf(t.warp, x.addr, x.half, l, j)] = x.regs[j];
-      }
-    }
-    return pc + 1;
-  };
-}
-
-/**
- * The source rows of a tcgen05.cp shape and the TMEM lanes (offsets from the address's lane) each one
- * lands in: the ISA's shapes as CUTLASS's SM100_UTCCP_* traits lay them out. `.warpx4` copies its
- * 32 rows into each warp's quarter of the lanes; `.warpx2::02_13` rows 0-31 into quarters 0 and 2 and
- * rows 32-63 into 1 and 3; `.warpx2::01_23` rows 0-31 into quarters 0 and 1, rows 32-63 into 2 and 3.
- */
-const TMEM_COPY_SHAPES: Record<string, { rows: number; bits: number; lanes: (row: number) => number[] }> = {
-  '128x256b': { rows: 128, bits: 256, lanes: (r) => [r] },
-  '128x128b': { rows: 128, bits: 128, lanes: (r) => [r] },
-  '32x128b.warpx4': { rows: 32, bits: 128, lanes: (r) => [r, r + 32, r + 64, r + 96] },
-  '64x128b.warpx2::02_13': { rows: 64, bits: 128, lanes: (r) => [r, r + 64] },
-  '64x128b.warpx2::01_23': { rows: 64, bits: 128, lanes: (r) => [(r & 31) + 64 * (r >> 5), (r & 31) + 64 * (r >> 5) + 32] },
-};
-
-/**
- * tcgen05.cp.cta_group::1.SHAPE [taddr], s-desc: an asynchronous copy of a matrix in shared memory
- * (the descriptor's K-major canonical layout, row i of `bits` bits) into tensor memory, row i into the
- * lanes the shape names from the address's lane, 32 bits a column from its column. It runs in the
- * issuing thread's tcgen05 order, so an MMA issued after it reads what it wrote, and tcgen05.commit
- * tracks it like an MMA.
- */
-function tmemCopy(parts: string[], mn: string, o: string[], reg: (n: string) => number, n: SyntaxNode): PInstr {
-  if (!parts.includes('cta_group::1')) unsupported(`PTX instruction '${mn}' (only .cta_group::1 is modelled)`, n);
-  if (parts.some((x) => /^b\d+x16/.test(x))) unsupported(`PTX instruction '${mn}' (decompression of 4- and 6-bit source formats)`, n);
-  const key = parts.slice(parts.indexOf('cta_group::1') + 1).join('.');
-  const shape = TMEM_COPY_SHAPES[key];
-  if (!shape) unsupported(`PTX instruction '${mn}' (the modelled shapes are ${Object.keys(TMEM_COPY_SHAPES).map((x) => `.${x}`).join(', ')}; .4x256b is not)`, n);
-  const a = valueOf((o[0] ?? fail(`${mn}: expected [taddr], s-desc`, n)).replace(/[[\]]/g, ''), reg);
-  const desc = valueOf(o[1] ?? fail(`${mn}: expected [taddr], s-desc`, n), reg);
-  const words = shape.bits / 32;
-  return (f, r, pc) => {
-    const { m, t, blk } = f.ts;
-    const addr = Number(a(r, f)) >>> 0;
-    const lane0 = addr >>> 16;
-    const col0 = addr & 0xffff;
-    const d = smemDesc(desc(r, f) as number | bigint, mn);
-    const last = Math.max(...Array.from({ length: shape.rows }, (_, i) => Math.max(...shape.lanes(i))));
-    if (lane0 + last >= TMEM_LANES || col0 + words > TMEM_COLS) throw new SimError(`${mn}: lanes ${lane0}..${lane0 + last}, columns ${col0}..${col0 + words - 1} are outside tensor memory`, undefined, 'oob');
-    markProducer(t);
-    const op = m.asyncIssue(t, 'tcgen05', `tcgen05.cp .${key}`, m.lat.tcgen05, (mm: Machine) => {
-      const tm = tmemOf(blk);
-      const read: number[] = [];
-      for (let i = 0; i < shape.rows; i++)
-        for (let w = 0; w < words; w++) {
-          const sa = elementAddress(d, true, 4, i, w);
-          const p = fromSharedAddress(blk, sa);
-          read.push(sa);
-          const v = loadU32(p.buf, p.offset);
-          for (const ln of shape.lanes(i)) tm[(lane0 + ln) * TMEM_COLS + col0 + w] = v;
-        }
-      for (const x of sharedChunks(blk, read)) mm.accessAsync(op, x.buf, x.offset, x.size, false);
-    });
-    m.asyncEffects(op, { writesTmem: true });
-    return pc + 1;
-  };
-}
-
-const loadU32 = loader('u32');
-
-/** A tcgen05 operand descriptor (core/sim/wgmma.ts decodeUmmaDescriptor), refused with the instruction's name. */
-function smemDesc(desc: number | bigint, what: string): MatrixDescriptor {
-  let d: MatrixDescriptor;
-  try {
-    d = decodeUmmaDescriptor(desc);
-  } catch (e) {
-    throw new SimError(`${what}: ${(e as Error).message}`, undefined, 'unsupported');
-  }
-  if (d.baseOffset) throw new SimError(`${what}: matrix base offset ${d.baseOffset} is not modelled`, undefined, 'unsupported');
-  return d;
-}
-
-function issueMma(ts: ThreadCtx, dAddr: number, aDesc: number | bigint, bDesc: number | bigint, idesc: number, accumulate: boolean, mn: string): void {
-  const { m, t, blk } = ts;
-  const dfmt = (idesc >>> 4) & 3;
-  const afmt = (idesc >>> 7) & 7;
-  const bfmt = (idesc >>> 10) & 7;
-  const transA = (idesc >>> 15) & 1;
-  const transB = (idesc >>> 16) & 1;
-  const N = ((idesc >>> 17) & 0x3f) << 3;
-  const M = ((idesc >>> 24) & 0x1f) << 4;
-  if (dfmt !== 1) throw new SimError(`${mn}: only an f32 accumulator is modelled (instruction descriptor D format ${dfmt})`, undefined, 'unsupported');
-  if (afmt > 1 || bfmt > 1) throw new SimError(`${mn}: operand formats ${afmt}/${bfmt} are not f16/bf16`, undefined, 'unsupported');
-  if (M !== 64 && M !== 128) throw new SimError(`${mn}: M = ${M} is not modelled (64 or 128)`, undefined, 'unsupported');
-  const A = smemDesc(aDesc, mn);
-  const B = smemDesc(bDesc, mn);
-  const K = 16;
-  const dl = dAddr >>> 16;
-  const dc = dAddr & 0xffff;
-  if (dl + M > TMEM_LANES || dc + N > TMEM_COLS) throw new SimError(`${mn}: accumulator lanes ${dl}..${dl + M - 1}, columns ${dc}..${dc + N - 1} are outside tensor memory`, undefined, 'oob');
-  markProducer(t);
-  t.role = t.role === 'producer' ? 'mma' : t.role;
-  const ldA = loader(afmt === 1 ? 'bf16' : 'f16');
-  const ldB = loader(bfmt === 1 ? 'bf16' : 'f16');
-  const label = `tcgen05.mma ${M}x${N}x${K}`;
-  const op = m.asyncIssue(t, 'tcgen05', label, m.lat.tcgen05, (mm: Machine) => {
-    const tm = tmemOf(blk);
-    // Element (row, k) in the canonical layouts, K-major or (transposed) MN-major, with the descriptor's swizzle.
-    const aVals = new Float64Array(M * K);
-    const bVals = new Float64Array(N * K);
-    const read: number[] = [];
-    const load = (d: MatrixDescriptor, mnMajor: number, ld: typeof ldA, rows: number, into: Float64Array) => {
-      for (let i = 0; i < rows; i++)
-        for (let k = 0; k < K; k++) {
-          const addr = elementAddress(d, !mnMajor, 2, i, k);
-          const p = fromSharedAddress(blk, addr);
-          into[i * K + k] = ld(p.buf, p.offset);
-          read.push(addr);
-        }
-    };
-    load(A, transA, ldA, M, aVals);
-    load(B, transB, ldB, N, bVals);
-    for (const x of sharedChunks(blk, read)) mm.accessAsync(op, x.buf, x.offset, x.size, false);
-    const dv = new DataView(new ArrayBuffer(4));
-    for (let i = 0; i < M; i++)
-      for (let j = 0; j < N; j++) {
-        let s = 0;
-        for (let k = 0; k < K; k++) s += aVals[i * K + k] * bVals[j * K + k];
-        const cell = (dl + i) * TMEM_COLS + dc + j;
-        dv.setUint32(0, tm[cell]);
-        const prev = accumulate ? dv.getFloat32(0) : 0;
-        dv.setFloat32(0, Math.fround(prev + s));
-        tm[cell] = dv.getUint32(0);
-      }
-  });
-  m.asyncEffects(op, { writesTmem: true });
-}
-

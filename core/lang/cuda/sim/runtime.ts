@@ -4,7 +4,7 @@
 // addresses) that inline PTX and integer casts of pointers need.
 import type { DType } from '../../../sim/dtypes';
 import { fromBf16Bits, fromHalfBits, toBf16Bits, toHalfBits } from '../../../sim/dtypes';
-import { type Machine, type SimThread, type SourceLoc, SimError } from '../../../sim/machine';
+import { type AsyncOp, type Machine, type SimThread, type SourceLoc, SimError } from '../../../sim/machine';
 import { Buffer, OutOfBounds, type Pointer } from '../../../sim/memory';
 import { clusterAddress, CLUSTER_RANK_SHIFT } from '../../../sim/cluster';
 import { chk64, type CType, wide } from './types';
@@ -106,6 +106,19 @@ export interface BlockCtx {
   /** Tensor memory (tcgen05): 128 lanes × 512 columns of 32-bit words. */
   tmem?: Uint32Array;
   tmemNext: number;
+  /** Its tensor-memory allocations (tcgen05.alloc): first column, width, the `.cta_group` that made them. */
+  tmemAllocs?: { col: number; cols: number; group: 1 | 2; loc?: SourceLoc }[];
+  /**
+   * The threads of the CTA that executed tcgen05.relinquish_alloc_permit, and where: no allocation
+   * may follow (checked in program order of the same thread; lanes run apart, so another lane's
+   * relinquish does not order this lane's allocation).
+   */
+  tmemRelinquished?: Map<number, SourceLoc>;
+  /**
+   * On the even CTA of a CTA pair: the last `.cta_group::2` MMA each CTA of the pair issued, by
+   * accumulator address (one thread of the pair issues the pair's MMA; tcgen05-pair.ts).
+   */
+  pairMmas?: Map<number, { rank: number; thread: number; loc?: SourceLoc; op: AsyncOp }>;
   /**
    * The CTA of the cluster that owns `buf` when it is another block's shared memory (distributed
    * shared memory): its rank and shared window. Undefined for a block outside the cluster. Throws

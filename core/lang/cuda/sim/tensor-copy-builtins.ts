@@ -1,4 +1,4 @@
-// Tensor TMA through C++: cuda::ptx::cp_async_bulk_tensor (load and store overloads),
+// Tensor TMA through C++: cuda::ptx::cp_async_bulk_tensor (load and store overloads, cta_group_2 included),
 // cuda::ptx::cp_reduce_async_bulk_tensor, and libcu++'s cuda::device::experimental
 // cp_async_bulk_tensor_{1..5}d_global_to_shared / _shared_to_global. They issue on the same engine as
 // the inline-PTX forms (ptx-tensor.ts).
@@ -8,9 +8,8 @@ import { TENSOR_REDUCE_OPS, type TensorReduceOp } from '../../../sim/tensor-copy
 import { args, asNum, asPtr, barArg, type BuiltinCx, cases, type FreeBuiltin, noTags, V } from './builtin-operands';
 import type { Fn } from './context';
 import { windowAddress } from './cluster-runtime';
-import { type Coords, issueTensorLoad, issueTensorMulticast, issueTensorStore, sharedAt } from './ptx-tensor';
+import { type Coords, issueTensorLoad, issueTensorMulticast, issueTensorStore, pairBarrierCta, sharedAt } from './ptx-tensor';
 import { type Frame, loader } from './runtime';
-import { unsupported } from './syntax';
 import type { Pointer } from '../../../sim/memory';
 
 const loadS32 = loader('s32');
@@ -60,7 +59,8 @@ function libcuForm(d: number, dir: 'global_to_shared' | 'shared_to_global'): Fre
 export const TENSOR_COPY_BUILTINS: Record<string, FreeBuiltin> = {
   // (dst, map, coords, bar) global->shared; (map, coords, src) shared->global, after the space tags.
   ...cases(['cp_async_bulk_tensor'], (k, _name, _ns, raw) => {
-    if (raw.some((x) => /cta_group_2/.test(x.text))) unsupported('cuda::ptx::cp_async_bulk_tensor with cta_group_2 (CTA pairs are not modelled)', k.n);
+    // cta_group_2 (.cta_group::2): the barrier may be in the destination's CTA or its peer (ptx-tensor.ts pairBarrierCta).
+    const pairs = raw.some((x) => /(^|::)cta_group_2$/.test(x.text.replace(/\s+/g, '')));
     const a = noTags(k, raw);
     if (a.length === 5) {
       // (dst, map, coords, bar, ctaMask): .multicast::cluster
@@ -69,7 +69,13 @@ export const TENSOR_COPY_BUILTINS: Record<string, FreeBuiltin> = {
       const mask = asNum(k, args(k, [a[4]])[0], 'u16');
       return V((f) => {
         const ts = f.ts;
-        issueTensorMulticast(ts, map(f), at(f), windowAddress(ts, dst(f), 0, PTX_LOAD), windowAddress(ts, bar(f), 0, PTX_LOAD), Number(mask(f)), PTX_LOAD);
+        let barrierRank: ((rank: number) => number) | undefined;
+        if (pairs) {
+          const barCta = pairBarrierCta(f, bar(f), 0, PTX_LOAD);
+          if (barCta === undefined) return 0;
+          barrierRank = (rank) => (rank & ~1) | (barCta & 1);
+        }
+        issueTensorMulticast(ts, map(f), at(f), windowAddress(ts, dst(f), 0, PTX_LOAD), windowAddress(ts, bar(f), 0, PTX_LOAD), Number(mask(f)), PTX_LOAD, barrierRank);
         return 0;
       });
     }
@@ -77,7 +83,12 @@ export const TENSOR_COPY_BUILTINS: Record<string, FreeBuiltin> = {
       const [dst, map] = args(k, a.slice(0, 2)).map((e) => asPtr(k, e));
       const at = coordsArg(k, a[2]);
       const bar = barArg(k, a[3], PTX_LOAD);
-      return V((f) => (issueTensorLoad(f.ts, map(f), at(f), sharedAt(f.ts, dst(f) as Pointer | null, PTX_LOAD), bar(f), PTX_LOAD), 0));
+      const barPtr = pairs ? asPtr(k, args(k, [a[3]])[0]) : undefined;
+      return V((f) => {
+        if (barPtr && pairBarrierCta(f, barPtr(f), 0, PTX_LOAD) === undefined) return 0;
+        issueTensorLoad(f.ts, map(f), at(f), sharedAt(f.ts, dst(f) as Pointer | null, PTX_LOAD), bar(f), PTX_LOAD);
+        return 0;
+      });
     }
     if (a.length === 3) {
       const map = asPtr(k, args(k, [a[0]])[0]);

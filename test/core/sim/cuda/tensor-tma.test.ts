@@ -1,7 +1,8 @@
 // Tensor TMA in the CUDA executor, beyond the GPU fixtures (test/fixtures/sim/gpu/tma): binding
 // CUtensorMap parameters, the map travelling as a by-value copy, 4- and 5-D boxes, races on a box read
 // before its barrier, multicast to the CTAs of a cluster (its mask errors), and the clear refusals (im2col,
-// cta_group::2, a buffer given for a map, the interleaved copies the H200 did not record).
+// gather4, a buffer given for a map, the interleaved copies the H200 did not record). The .cta_group::2
+// forms are tested with the CTA pairs (tcgen05-pair.test.ts).
 import { describe, expect, it } from 'vitest';
 import { runKernel, values } from './helpers';
 
@@ -72,7 +73,7 @@ __global__ void k(const __grid_constant__ CUtensorMap t, float* out) {
     expect(r.message).toMatch(/tile/);
   });
 
-  it('refuses im2col, gather4 and cta_group::2 copies with a clear message', async () => {
+  it('refuses im2col and gather4 copies with a clear message, and a cta_group::2 copy outside a cluster as misuse', async () => {
     const copy = (mn: string, extra = '') => `${PRELUDE}
 __global__ void k(const __grid_constant__ CUtensorMap t) {
   __shared__ alignas(128) float tile[32];
@@ -83,7 +84,9 @@ __global__ void k(const __grid_constant__ CUtensorMap t) {
     let r = await runKernel(copy('cp.async.bulk.tensor.2d.shared::cluster.global.im2col.mbarrier::complete_tx::bytes'), { args });
     expect(r.message).toMatch(/not supported by the simulator: PTX instruction 'cp\.async\.bulk\.tensor\.2d\.shared::cluster\.global\.im2col\.mbarrier::complete_tx::bytes' \(im2col mode/);
     r = await runKernel(copy('cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes.multicast::cluster.cta_group::2', ', %5'), { args });
-    expect(r.message).toMatch(/not supported by the simulator: PTX instruction .*cta_group::2' \(cta_group::2 pairs/);
+    // .cta_group::2 is modelled (test/core/sim/cuda/tcgen05-pair.test.ts); outside a cluster the CTA has no pair.
+    expect(r.status).toBe('misuse');
+    expect(r.message).toMatch(/\.cta_group::2 runs on a CTA pair, .* but the kernel is not launched in clusters of an even number of CTAs/);
     r = await runKernel(copy('cp.async.bulk.tensor.2d.shared::cluster.global.tile::gather4.mbarrier::complete_tx::bytes'), { args });
     expect(r.message).toMatch(/\(the tile::gather4 \/ tile::scatter4 modes/);
   });
