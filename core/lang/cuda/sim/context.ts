@@ -6,9 +6,8 @@
 import type { SyntaxNode } from '../parser';
 import type { SourceLoc } from '../../../sim/machine';
 import type { Buffer, Pointer } from '../../../sim/memory';
-import type { CompiledFn, Frame, Instr, LocalVar, MemLocal } from './runtime';
+import type { CompiledFn, Frame, Instr, LocalVar, MemLocal, VFn } from './runtime';
 import type { DeclQuals } from './syntax';
-import type { VFn } from './lanes';
 import { type CType, type StructDef, type StructMember, VOID } from './types';
 
 /** A class template instance being defined: its name and arguments, and the members they bind. */

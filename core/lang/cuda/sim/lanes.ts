@@ -7,10 +7,9 @@
 // the values a lane-by-lane run gives. Anything else keeps the scalar form and rows run it per lane.
 import type { DType } from '../../../sim/dtypes';
 import type { Ex } from './context';
-import type { Frame } from './runtime';
+import type { VFn } from './runtime';
 
-/** Evaluates an expression for lanes `fs[0..n)` into the node's own buffer (valid until the node runs again). */
-export type VFn = (fs: readonly Frame[], n: number) => Float64Array;
+export type { VFn };
 
 /** A warp has 32 lanes: every node's buffer holds one value per lane. */
 const LANES = 32;

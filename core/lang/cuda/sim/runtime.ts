@@ -9,6 +9,9 @@ import { Buffer, OutOfBounds, type Pointer } from '../../../sim/memory';
 import { clusterAddress, CLUSTER_RANK_SHIFT } from '../../../sim/cluster';
 import { chk64, type CType, wide } from './types';
 
+/** Evaluates an expression for lanes `fs[0..n)` at once into the node's own buffer (lanes.ts; valid until the node runs again). */
+export type VFn = (fs: readonly Frame[], n: number) => Float64Array;
+
 /** Instruction results besides "next pc". */
 export const BLOCKED = -1;
 /** The frame stack changed (call or return); the loop reloads `ts.frame`. */

@@ -257,10 +257,12 @@ ${after}`);
   });
 
   it('reports a dealloc while the pair MMA still writes the tensor memory, in the CTA that did not issue it too', async () => {
-    // Rank 1 reaches the collective dealloc last, so its lanes run the dealloc's in-flight check first.
+    // Rank 1 reaches the collective dealloc last, so its lanes run the dealloc's in-flight check first
+    // when threads run one at a time; in warp lockstep rank 0's waiting lanes pass it first (the
+    // report then names block 0, the issuer's CTA, which the test above covers).
     const r = await runKernel(
       pairMma('threadIdx.x == 0 && rank() == 0', '  csync();\n  if (rank() == 1) asm volatile("nanosleep.u32 1000;");\n  if (warp == 0) asm volatile("tcgen05.dealloc.cta_group::2.sync.aligned.b32 %0, 32;" :: "r"(slot) : "memory");'),
-      { grid: [2, 1, 1], args: ['out=u32[1]'], latencies: { tcgen05: 100000 } },
+      { grid: [2, 1, 1], args: ['out=u32[1]'], latencies: { tcgen05: 100000 }, lockstep: false },
     );
     expect(r.status, r.message).toBe('misuse');
     expect(r.message).toMatch(/^tcgen05\.dealloc by block 1 · warp 0 · lane \d+ at line \d+ while tcgen05\.mma \(CTA pair\) 128x32x16 issued by block 0 · warp 0 · lane 0 · mma at line 25 is still in flight/);
