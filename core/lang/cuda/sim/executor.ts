@@ -214,7 +214,7 @@ export class CudaExecutor implements Executor, ExecutorLike {
               const p = pcs[j];
               fr[j].pc = p;
               if (stmt || p <= pc) {
-                ran[act[j].lane]++;
+                ran[act[j].tid & 31]++;
                 left--;
                 counted = true;
               }
@@ -246,7 +246,7 @@ export class CudaExecutor implements Executor, ExecutorLike {
               r0 = r;
             }
             if (stmt || r <= pc) {
-              ran[t.lane]++;
+              ran[t.tid & 31]++;
               left--;
               counted = true;
             }
@@ -254,7 +254,7 @@ export class CudaExecutor implements Executor, ExecutorLike {
             out = true;
             act[j] = undefined as unknown as SimThread;
           } else {
-            ran[t.lane]++;
+            ran[t.tid & 31]++;
             left--;
             spread = true;
             const nf = ts.frame as Frame | null;
@@ -294,7 +294,7 @@ export class CudaExecutor implements Executor, ExecutorLike {
     for (let j = 0; j < act.length; j++) {
       const t = act[j];
       if (loc !== undefined) t.loc = loc;
-      ran[t.lane] += rows;
+      ran[t.tid & 31] += rows;
     }
     this.pendingLoc = undefined;
     this.pendingRows = 0;

@@ -471,17 +471,19 @@ export function arith(op: string, dt: DType, A: Fn, B: Fn): Fn {
           return (f) => (A(f) - B(f)) | 0;
         case '*':
           return (f) => Math.imul(A(f), B(f));
+        // Operands as int32 (they are: s32 values), so V8 divides integers even when a value came
+        // from a typed slot as a double (a float modulo is a C call).
         case '/':
           return (f) => {
-            const a = A(f);
-            const b = B(f);
+            const a = A(f) | 0;
+            const b = B(f) | 0;
             if (b === 0) divZero();
             return (a / b) | 0;
           };
         case '%':
           return (f) => {
-            const a = A(f);
-            const b = B(f);
+            const a = A(f) | 0;
+            const b = B(f) | 0;
             if (b === 0) divZero();
             return (a % b) | 0;
           };
