@@ -199,6 +199,8 @@ interface InitEpoch {
   loc?: SourceLoc;
   /** A race on this barrier was reported already (one report per barrier and init). */
   reported?: boolean;
+  /** Per thread slot: its uses are known to be ordered after the init (clocks only grow, so for good). */
+  ordered: Uint8Array;
 }
 
 interface BlockClocks {
@@ -222,6 +224,8 @@ interface BlockClocks {
   width: number;
   /** Per thread slot that fenced: its last proxy fences, oldest first. */
   fences: Map<number, FenceRecord[]>;
+  /** Barriers initialised by its threads (their init epochs go with the block). */
+  initIds: number[];
 }
 
 interface Epoch {
@@ -286,7 +290,8 @@ export class RaceDetector {
   private readonly contexts = new Set<BlockClocks>();
   private readonly shadows = new Map<Buffer, Shadow>();
   private readonly ops = new Map<number, OpClocks>();
-  private readonly inits = new Map<number, InitEpoch>();
+  /** By barrier id (small and dense): the init every use must be ordered after. */
+  private readonly inits: (InitEpoch | undefined)[] = [];
   /** Thread clocks of finished blocks, for the next blocks of the same size (see `addBlock`). */
   private readonly spareClocks: ThreadClock[][] = [];
 
@@ -303,7 +308,7 @@ export class RaceDetector {
   /** A block's threads (consecutive machine indices) start; for a cluster launch, all the threads of one cluster. */
   addBlock(threads: number[]): void {
     const size = threads.length;
-    const ctx: BlockClocks = { base: threads[0], size, clocks: [], accum: new Map(), done: new Map(), ops: new Set(), asyncSeq: new Int32Array(size), buffers: new Set(), width: size, fences: new Map() };
+    const ctx: BlockClocks = { base: threads[0], size, clocks: [], accum: new Map(), done: new Map(), ops: new Set(), asyncSeq: new Int32Array(size), buffers: new Set(), width: size, fences: new Map(), initIds: [] };
     this.contexts.add(ctx);
     // One allocation per block for all its thread clocks (typed arrays are costly to make one by one), or the
     // zeroed clocks of a finished block of the same size: a big grid's blocks then allocate none, and the
@@ -339,7 +344,7 @@ export class RaceDetector {
     for (let i = 0; i < ctx.size; i++) this.byThread[ctx.base + i] = undefined;
     for (const op of ctx.ops) this.ops.delete(op);
     for (const buf of ctx.buffers) if (this.shadows.get(buf)?.ctx === ctx) this.shadows.delete(buf);
-    for (const [id, e] of this.inits) if (e.ctx === ctx) this.inits.delete(id);
+    for (const id of ctx.initIds) if (this.inits[id]?.ctx === ctx) this.inits[id] = undefined;
     // Nothing reads a removed block's thread clocks (ops, shadows and init epochs of it are gone): keep a few for reuse.
     if (this.spareClocks.length < MAX_SPARE_CLOCKS) this.spareClocks.push(ctx.clocks);
   }
@@ -364,11 +369,12 @@ export class RaceDetector {
       ctx.accum.delete(barrier);
       ctx.done.delete(barrier);
     }
-    this.inits.delete(barrier);
+    this.inits[barrier] = undefined;
     const ctx = thread === undefined ? undefined : this.byThread[thread];
     if (!ctx || thread === undefined) return;
     const s = this.slotOf(ctx, thread);
-    this.inits.set(barrier, { ctx, slot: s, clock: ctx.clocks[s].at(s), loc });
+    this.inits[barrier] = { ctx, slot: s, clock: ctx.clocks[s].at(s), loc, ordered: new Uint8Array(ctx.size) };
+    ctx.initIds.push(barrier);
   }
 
   /**
@@ -376,18 +382,22 @@ export class RaceDetector {
    * before. Reports once per init.
    */
   barrierUse(barrier: number, thread: number): RaceHit | undefined {
-    const e = this.inits.get(barrier);
+    const e = this.inits[barrier];
     const ctx = this.byThread[thread];
     if (!e || e.reported || ctx !== e.ctx) return undefined;
     const s = this.slotOf(ctx, thread);
-    if (s === e.slot || ctx.clocks[s].at(e.slot) >= e.clock) return undefined;
+    if (e.ordered[s]) return undefined;
+    if (s === e.slot || ctx.clocks[s].at(e.slot) >= e.clock) {
+      e.ordered[s] = 1;
+      return undefined;
+    }
     e.reported = true;
     return this.hit(ctx, { slot: e.slot, clock: e.clock, loc: e.loc, async: false }, true);
   }
 
   /** Async op `op` signals `barrier` (complete_tx, a commit's arrival): its issue must be ordered after the init. */
   asyncBarrierUse(barrier: number, op: number): RaceHit | undefined {
-    const e = this.inits.get(barrier);
+    const e = this.inits[barrier];
     const o = this.ops.get(op);
     if (!e || e.reported || !o || o.ctx !== e.ctx) return undefined;
     if (o.slot - o.ctx.size === e.slot || o.clock[e.slot] >= e.clock) return undefined;
