@@ -16,21 +16,23 @@ export const MAX_PORTABLE_CLUSTER_SIZE = 8;
 export const MAX_CLUSTER_SIZE = 16;
 
 /**
- * A shared::cluster address in the simulator: the CTA's 32-bit shared-window address with
- * `rank + 1` in the bits above it. An address without those bits (a shared::cta address) names the
- * executing CTA's own memory, as the PTX ISA guarantees for shared::cta addresses used as shared::cluster ones.
+ * A shared::cluster address, numbered as the H200 numbers them (test/fixtures/sim/gpu-probes/
+ * cluster-addresses): the CTA's rank in the bits from 24 up, its shared-window address below.
+ * A CTA's own shared::cta addresses (`__cvta_generic_to_shared`, `cvta.shared`) carry its rank too
+ * (rank 1's first variable is 0x01000400), so a shared::cta address is the shared::cluster address of
+ * the same byte, as the PTX ISA guarantees, and clearing bit 24 names the even CTA of a pair
+ * (CUTLASS's Sm100MmaPeerBitMask).
  */
 export const CLUSTER_RANK_SHIFT = 24;
 const WINDOW_MASK = (1 << CLUSTER_RANK_SHIFT) - 1;
 
 export function clusterAddress(rank: number, local: number): number {
-  return ((rank + 1) * 2 ** CLUSTER_RANK_SHIFT + (local & WINDOW_MASK)) >>> 0;
+  return (rank * 2 ** CLUSTER_RANK_SHIFT + (local & WINDOW_MASK)) >>> 0;
 }
 
-/** The CTA rank an address names (undefined: the executing CTA) and its address inside that CTA's window. */
-export function decodeClusterAddress(a: number): { rank?: number; local: number } {
-  const hi = Math.floor((a >>> 0) / 2 ** CLUSTER_RANK_SHIFT);
-  return hi === 0 ? { local: a >>> 0 } : { rank: hi - 1, local: (a >>> 0) & WINDOW_MASK };
+/** The CTA rank an address names and its address inside that CTA's window. */
+export function decodeClusterAddress(a: number): { rank: number; local: number } {
+  return { rank: Math.floor((a >>> 0) / 2 ** CLUSTER_RANK_SHIFT), local: (a >>> 0) & WINDOW_MASK };
 }
 
 /** Where one CTA sits: its cluster (linear id and 3-D index), its rank and its 3-D index inside the cluster. */

@@ -16,7 +16,7 @@ export function peerWindow(ts: ThreadCtx, rank: number, what: string): BlockCtx 
 /** A shared::cluster address (a shared::cta one names the executing CTA) as buffer + offset. */
 export function fromClusterAddress(ts: ThreadCtx, a: number, what: string): Pointer {
   const { rank, local } = decodeClusterAddress(a);
-  return fromSharedAddress(rank === undefined ? ts.blk : peerWindow(ts, rank, what), local);
+  return fromSharedAddress(rank === ts.blk.rank ? ts.blk : peerWindow(ts, rank, what), local);
 }
 
 /** The operand of a .shared::cluster instruction (a pointer or a shared::cluster address) plus `off` bytes. */

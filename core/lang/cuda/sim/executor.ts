@@ -66,7 +66,7 @@ export class CudaExecutor implements Executor, ExecutorLike {
     const dynamic = new Buffer(this.nextBufferId(), 'extern __shared__', 'shared', m.dynamicSmem, block.index);
     // At the alignment its declarations ask for (a swizzled TMA destination needs 1024), at least 128.
     place(dynamic, Math.max(128, this.compiler.dynamicSharedAlign));
-    const blk: BlockCtx = { shared, dynamic, window, baseOf, tmemNext: 0 };
+    const blk: BlockCtx = { rank: block.rank, shared, dynamic, window, baseOf, tmemNext: 0 };
     if (m.clusters.size > 1)
       blk.peerOf = (buf) => {
         const owner = buf.block === undefined ? undefined : m.blockAt(buf.block);

@@ -16,7 +16,7 @@
 import * as path from 'node:path';
 import { Project } from '../../../project/project';
 import { loadCudaLanguage, Parser, parseWhole, type SyntaxNode } from '../parser';
-import { registerHeaderTree } from '../syntax-nodes';
+import { fileOf, registerHeaderTree } from '../syntax-nodes';
 import { buildCudaUnit } from '../unit';
 import { DEFAULT_MAX_STEPS, type Executor, Machine, type RunResult, type SimBlock, SimError, type SimReport, type SimThread } from '../../../sim/machine';
 import { Buffer, checksum, copyBytes, type Pointer } from '../../../sim/memory';
@@ -24,6 +24,7 @@ import { withCommas } from '../../../sim/format';
 import type { NamedBuffer, PreparedSimulation, SimulateRequest, SimulateResult } from '../../../sim/run';
 import { definesMain, MAX_STDOUT } from '../../../sim/run';
 import { Compiler, type FnInst } from './compile';
+import { declaredClusterDims } from './cluster-dims';
 import { CudaExecutor, failingExecutor, type FrameInfo } from './executor';
 import { ProgramHooks } from './host-hooks';
 import { expandFunctionMacros } from './host-macros';
@@ -61,7 +62,7 @@ class HostExecutor extends CudaExecutor {
     readonly host: HostState,
   ) {
     super(compiler, main, [], ids);
-    this.blk = { shared: [], dynamic: new Buffer(ids(), 'extern __shared__', 'shared', 0), window: [], baseOf: new Map(), tmemNext: 0 };
+    this.blk = { rank: 0, shared: [], dynamic: new Buffer(ids(), 'extern __shared__', 'shared', 0), window: [], baseOf: new Map(), tmemNext: 0 };
   }
 
   override startBlock(_m: Machine, block: SimBlock): void {
@@ -171,6 +172,8 @@ export class CudaProgram {
   private readonly failures: SimReport[] = [];
   private nextId = 1;
   compiler?: Compiler;
+  /** Each file's text with `__cluster_dims__` still in it, by path (undefined: the program's file). */
+  private readonly sourceTexts = new Map<string | undefined, string>();
 
   private constructor(
     readonly req: SimulateRequest,
@@ -215,8 +218,13 @@ export class CudaProgram {
     // Host code as the compiler sees it: macros expanded. (A local `T x(n);` that the grammar reads as a
     // prototype is declared as the constructor call it is by the compiler's declarations, for device code too.)
     const hostText = (text: string, file: string) => parseWhole(parser, expandFunctionMacros(text, unit.tu.macros, file));
+    // Each file's text as parsed but before the grammar-gap blanking, which hides `__cluster_dims__`
+    // from tree-sitter (cluster-dims.ts reads the attribute there; the blanking keeps offsets).
+    const unblanked = (pre: { parseText: string; beforeGrammarGaps?: string }, file: string) => expandFunctionMacros(pre.beforeGrammarGaps ?? pre.parseText, unit.tu.macros, file);
+    this.sourceTexts.set(undefined, unblanked({ parseText: unit.parseText, beforeGrammarGaps: unit.tu.main.pre.beforeGrammarGaps }, req.file));
     // Every project header: a harness's host helpers (error checks, references) live there too.
     for (const file of unit.projectHeaders()) {
+      this.sourceTexts.set(file.path, unblanked(file.pre, file.path));
       const tree = hostText(file.pre.parseText, file.path);
       if (!tree) continue;
       registerHeaderTree(tree, file.path);
@@ -355,8 +363,11 @@ export class CudaProgram {
     if (l.dynamicSmem > (h.maxDynamicSmem.get(l.declName) ?? DEFAULT_DYNAMIC_SMEM)) return h.result(INVALID_VALUE);
     const compiler = this.compiler!;
     const decl = compiler.kernels.find((d) => d.name === l.declName)!;
+    let cluster = l.cluster;
     let executor: Executor;
     try {
+      // A kernel's compile-time __cluster_dims__ apply to every launch of it, `<<<>>>` included.
+      cluster ??= declaredClusterDims(compiler, decl, l.binding as TemplateBinding, this.sourceTexts.get(fileOf(decl.node)));
       const inst = compiler.instantiate(decl, l.binding as TemplateBinding, decl.node);
       const cuda = new CudaExecutor(compiler, inst, l.args.map((a, i) => deviceArg(a, inst.params[i]?.name ?? `#${i}`, inst.params[i]?.type, this.host.pinned, () => this.nextId++)), () => this.nextId++);
       // Every live device allocation is reachable by address (tensor maps and integer-cast pointers name buffers by id).
@@ -370,7 +381,7 @@ export class CudaProgram {
       grid: l.grid,
       block: l.block,
       dynamicSmem: l.dynamicSmem,
-      cluster: l.cluster,
+      cluster,
       seed: this.req.seed,
       schedule: this.req.schedule,
       maxSteps: Math.max(1, Math.min(this.kernelMaxSteps ?? Infinity, this.maxSteps - this.finishedSteps - (this.running?.machine.steps ?? 0))),

@@ -10,7 +10,7 @@
 // complete_tx of the whole box (core/sim/cluster.ts deliverMulticast, as the non-tensor multicast).
 // With .cta_group::2 the barrier may be in the peer CTA of the pair (pairBarrierCta).
 import type { SyntaxNode } from '../parser';
-import { decodeClusterAddress, deliverMulticast, type MulticastTarget } from '../../../sim/cluster';
+import { deliverMulticast, type MulticastTarget } from '../../../sim/cluster';
 import { type AsyncOp, type Machine, type SimBarrier, SimError } from '../../../sim/machine';
 import type { Pointer } from '../../../sim/memory';
 import { type ByteRanges, loadTensorBox, reduceTypeError, storeTensorBox, TENSOR_REDUCE_OPS, type TensorReduceOp, tensorBoxBytes, tensorCopyFault, tensorCopyUnmodelled } from '../../../sim/tensor-copy';
@@ -114,12 +114,9 @@ export function pairBarrierCta(f: Frame, v: unknown, off: number, mn: string): n
   const ts = f.ts;
   const pair = ctaPair(ts, mn);
   if (!pair) return undefined;
-  // CUTLASS's SM100_TMA_2SM_LOAD names the even CTA's barrier by clearing bit 24 of a shared::cta
-  // address (Sm100MmaPeerBitMask), which relies on the GPU's shared-window numbering; here a
-  // shared::cta address carries no rank bits (core/sim/cluster.ts), so in the odd CTA it would name
-  // the odd CTA's own barrier and the pair would hang. Refused rather than run differently.
-  if (typeof v === 'number' && pair.self === 1 && decodeClusterAddress(v + off).rank === undefined)
-    throw new SimError(`${mn}: a .cta_group::2 load in the odd CTA of a pair whose mbarrier is a shared::cta address (CUTLASS's Sm100MmaPeerBitMask names the even CTA's barrier by clearing address bit 24, a numbering the simulator does not model); name the barrier with mapa.shared::cluster instead`, undefined, 'unsupported');
+  // CUTLASS's SM100_TMA_2SM_LOAD names the even CTA's barrier by clearing bit 24 of its shared::cta
+  // address (Sm100MmaPeerBitMask): shared addresses carry the CTA's rank from bit 24, as on the GPU
+  // (core/sim/cluster.ts), so the masked address is the even CTA's barrier.
   const p = clusterPointer(ts, v, off, mn);
   const rank = p.buf.block === ts.t.block ? pair.rank : ts.blk.peerOf?.(p.buf)?.rank;
   if (rank !== pair.rank && rank !== pair.peer) {

@@ -99,6 +99,8 @@ const EMPTY: Buffer[] = [];
 const NO_TYPED_SLOTS = new Float64Array(0);
 
 export interface BlockCtx {
+  /** The CTA's rank in its cluster (0 without clusters): its shared addresses carry it from bit 24 (core/sim/cluster.ts). */
+  rank: number;
   /** Static `__shared__` variables, by declaration index. */
   shared: Buffer[];
   /** `extern __shared__` (dynamic shared memory). */
@@ -281,7 +283,7 @@ export function fromGenericAddress(ex: ExecutorLike, a: number): Pointer | null 
 export function sharedAddress(blk: BlockCtx, p: Pointer | null, what = '__cvta_generic_to_shared'): number {
   if (!p || p.buf.space !== 'shared') throw new SimError(`${what}: the pointer does not point into shared memory${p ? ` ('${p.buf.name}' is ${p.buf.space})` : ''}`);
   const base = blk.baseOf.get(p.buf);
-  if (base !== undefined) return base + p.offset;
+  if (base !== undefined) return clusterAddress(blk.rank, base + p.offset);
   const peer = blk.peerOf?.(p.buf);
   const peerBase = peer?.ctx.baseOf.get(p.buf);
   if (!peer || peerBase === undefined) throw new SimError(`${what}: '${p.buf.name}' belongs to another block, outside this block's cluster`);
@@ -290,7 +292,10 @@ export function sharedAddress(blk: BlockCtx, p: Pointer | null, what = '__cvta_g
 
 /** The buffer and offset at 32-bit shared::cta address `a` of the block. */
 export function fromSharedAddress(blk: BlockCtx, a: number): Pointer {
-  if (a >= 2 ** CLUSTER_RANK_SHIFT)
+  // The CTA's own rank bits (its shared::cta addresses carry them) name its own window.
+  const rankBits = Math.floor((a >>> 0) / 2 ** CLUSTER_RANK_SHIFT);
+  if (rankBits !== 0 && rankBits === blk.rank) a -= rankBits * 2 ** CLUSTER_RANK_SHIFT;
+  else if (rankBits !== 0)
     throw new SimError(`shared address 0x${(a >>> 0).toString(16)} is a shared::cluster address (another CTA's memory, from mapa or a peer pointer) used where a shared::cta address is expected: only .shared::cluster instructions and generic pointers reach a peer CTA`);
   const w = blk.window;
   let lo = 0;

@@ -24,9 +24,10 @@ describe('cluster layout (core/sim/cluster.ts)', () => {
     expect(l.clusterGrid).toEqual([2, 2, 1]);
   });
 
-  it('shared::cluster addresses carry the rank above the window; a shared::cta address names the own CTA', () => {
+  it('shared::cluster addresses carry the rank from bit 24, as the H200 numbers them (rank 0: the plain window address)', () => {
+    expect(clusterAddress(1, 0x400)).toBe(0x01000400);
     expect(decodeClusterAddress(clusterAddress(3, 0x410))).toEqual({ rank: 3, local: 0x410 });
-    expect(decodeClusterAddress(0x410)).toEqual({ local: 0x410 });
+    expect(decodeClusterAddress(0x410)).toEqual({ rank: 0, local: 0x410 });
   });
 
   it('validation names the cluster field: divisibility and the 16-CTA maximum', () => {
