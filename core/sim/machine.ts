@@ -393,7 +393,8 @@ export class Machine {
       this.engines.deliverUpTo(t.time);
       // Statements each lane may run (the quantum), and all of them together (the caller's limits).
       const perLane = this.ready.budget(this.quantum);
-      let total = this.maxSteps - this.steps;
+      // (Kept a small integer: a budget past 2^30 would make V8 treat every count as a double.)
+      let total = Math.min(this.maxSteps - this.steps, 0x3fffffff);
       if (limits.untilSteps !== undefined) total = Math.min(total, limits.untilSteps - this.steps);
       if (limits.budget !== undefined) total = Math.min(total, limits.budget);
       const ran = limits.thread ? this.runThread(t, Math.min(perLane, total)) : this.runWarp(t, perLane, total);

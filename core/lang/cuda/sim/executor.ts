@@ -149,6 +149,8 @@ export class CudaExecutor implements Executor, ExecutorLike {
   private readonly laneThreads: SimThread[] = [];
   private readonly laneFrames: Frame[] = [];
   private readonly laneParked: SimThread[] = [];
+  /** Lanes (by position in the group) that left during the current row: blocked or finished. */
+  private readonly gone = new Uint8Array(32);
   /** Each lane's next pc after a row that split (Instr.runRow). */
   private readonly rowPcs = new Int32Array(32);
 
@@ -175,6 +177,7 @@ export class CudaExecutor implements Executor, ExecutorLike {
       fr.push((t.state as ThreadCtx).frame);
     }
     for (const t of parked) park.push(t);
+    this.gone.fill(0);
     let left = total;
     let rows = 0;
     let t: SimThread | undefined;
@@ -252,7 +255,7 @@ export class CudaExecutor implements Executor, ExecutorLike {
             }
           } else if (r === BLOCKED) {
             out = true;
-            act[j] = undefined as unknown as SimThread;
+            this.gone[j] = 1;
           } else {
             ran[t.tid & 31]++;
             left--;
@@ -261,7 +264,7 @@ export class CudaExecutor implements Executor, ExecutorLike {
             if (!nf) {
               t.status = 'done';
               out = true;
-              act[j] = undefined as unknown as SimThread;
+              this.gone[j] = 1;
             } else fr[j] = nf;
           }
           if (m.yieldNow) {
@@ -302,9 +305,13 @@ export class CudaExecutor implements Executor, ExecutorLike {
 
   /** Drops the lanes that left (blocked or finished) from the group. */
   private compact(act: SimThread[], fr: Frame[]): void {
+    const gone = this.gone;
     let k = 0;
     for (let j = 0; j < act.length; j++) {
-      if (!act[j]) continue;
+      if (gone[j]) {
+        gone[j] = 0;
+        continue;
+      }
       act[k] = act[j];
       fr[k] = fr[j];
       k++;
