@@ -71,10 +71,10 @@ export interface Device {
   groups: SyncGroup[];
   /** Hardware threads this simulated thread stands for (a warpgroup collapsed into one = 128). */
   weight: number;
-  /** Occurrence count per statement site (collective copies are matched by site and occurrence). */
-  sites: Map<number, number>;
-  /** Scalar event phase bits (current era): per event object. */
-  phases: Map<EventObj, number>;
+  /** Occurrence count per statement site (collective copies are matched by site and occurrence); made on first use. */
+  sites: Map<number, number> | undefined;
+  /** Scalar event phase bits (current era): per event object; made on first use. */
+  phases: Map<EventObj, number> | undefined;
   /** The debugger's view: enclosing constructs (parallel, foreach, with, inthreads), outermost first. */
   frames: DeviceFrame[];
   /** The scope of the statement the thread is at (kept current at every statement, for the debugger). */

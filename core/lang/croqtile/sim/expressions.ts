@@ -25,6 +25,7 @@ import {
   readAll,
   readElement,
   runsOf,
+  s32,
   Sc,
   scalarOf,
   truthy,
@@ -54,9 +55,9 @@ function unquote(text: string): string {
 
 /** binaryOp on two s32 operands for the operators that cannot fail (same results: C's wrap-around). */
 const INT32_OPS: Record<string, ((x: number, y: number) => Sc) | undefined> = {
-  '+': (x, y) => new Sc((x + y) | 0, 's32'),
-  '-': (x, y) => new Sc((x - y) | 0, 's32'),
-  '*': (x, y) => new Sc(Math.imul(x, y), 's32'),
+  '+': (x, y) => s32((x + y) | 0),
+  '-': (x, y) => s32((x - y) | 0),
+  '*': (x, y) => s32(Math.imul(x, y)),
   '<': (x, y) => bool(x < y),
   '<=': (x, y) => bool(x <= y),
   '>': (x, y) => bool(x > y),
@@ -132,24 +133,16 @@ export abstract class ExpressionEvaluator {
   /** Per-thread occurrence number of a statement site (collective operations match on it). */
   occurrence(ctx: Ctx, site: number): number {
     const d = ctx.dev!;
-    const k = (d.sites.get(site) ?? 0) + 1;
-    d.sites.set(site, k);
+    const sites = (d.sites ??= new Map());
+    const k = (sites.get(site) ?? 0) + 1;
+    sites.set(site, k);
     return k;
   }
 
   /** Writes `v` to an lvalue: a variable, `x.at(i…)`, `x[i]`. */
   store(target: CoExpr, v: Value, ctx: Ctx): void {
     if (target.kind === 'id') {
-      const owner = ctx.env.owner(target.name);
-      const old = owner?.vars.get(target.name);
-      if (old instanceof View && v instanceof View && old !== v && old.buf.space !== 'local') {
-        // Assigning a tensor to a declared tensor copies the elements (co-mock does a memcpy).
-        copyView(v, old);
-        return;
-      }
-      if (old instanceof Sc && v instanceof Sc && old.t !== v.t && old.t !== 'bool') v = castTo(old.t, v);
-      else if (v instanceof Sc && v.ub !== undefined) v = new Sc(v.v, v.t);
-      (owner ?? ctx.env).vars.set(target.name, v);
+      this.storeVar(target.name, v, ctx);
       return;
     }
     const el = this.elementRef(target, ctx);
@@ -157,6 +150,29 @@ export abstract class ExpressionEvaluator {
     const x = scalarOf(v, () => this.text(target));
     this.touch(ctx, el.view, el.off, true);
     writeElement(el.view, el.off, x.v);
+  }
+
+  /** Writes `v` to the variable `name`: where it lives (not through a frozen scope), else a new one here. */
+  storeVar(name: string, v: Value, ctx: Ctx): void {
+    // Env.owner and the owner's value in one walk.
+    let owner: Env | undefined;
+    let old: Value | undefined;
+    for (let e: Env | undefined = ctx.env; e !== undefined; e = e.parent) {
+      if (e.frozen) break;
+      old = e.vars.get(name);
+      if (old !== undefined) {
+        owner = e;
+        break;
+      }
+    }
+    if (old instanceof View && v instanceof View && old !== v && old.buf.space !== 'local') {
+      // Assigning a tensor to a declared tensor copies the elements (co-mock does a memcpy).
+      copyView(v, old);
+      return;
+    }
+    if (old instanceof Sc && v instanceof Sc && old.t !== v.t && old.t !== 'bool') v = castTo(old.t, v);
+    else if (v instanceof Sc && v.ub !== undefined) v = new Sc(v.v, v.t);
+    (owner ?? ctx.env).vars.set(name, v);
   }
 
   /** `x.at(i, j)` / `x[i]` / `f.data.at(i)` as an element reference, or undefined for other forms. */
@@ -309,9 +325,36 @@ export abstract class ExpressionEvaluator {
           return () => v;
         }
         const name = e.name;
+        // An inline cache per use site: the scope the last lookup started from and the scope that had
+        // the name. While that starting scope is current, only it can gain names (declarations go to
+        // the running scope; the scopes around it run no statements until it is left, and a left
+        // scope never runs again), so its own variables and then the cached owner's give the answer
+        // the full walk would. A value found behind a frozen scope (the host's, seen from a device
+        // thread) cannot change during the launch, so it is cached itself.
+        let icEnv: Env | undefined;
+        let icOwner: Env | undefined;
+        let icValue: Value | undefined;
         return (ctx) => {
-          const v = ctx.env.lookup(name);
-          return v !== undefined ? v : this.lookup(name, e, ctx);
+          const env = ctx.env;
+          const own = env.vars.get(name);
+          if (own !== undefined) return own;
+          if (env === icEnv) {
+            if (icValue !== undefined) return icValue;
+            const v = icOwner!.vars.get(name);
+            if (v !== undefined) return v;
+          }
+          let frozen = env.frozen;
+          for (let p = env.parent; p !== undefined; p = p.parent) {
+            const v = p.vars.get(name);
+            if (v !== undefined) {
+              icEnv = env;
+              icOwner = p;
+              icValue = frozen || p.frozen ? v : undefined;
+              return v;
+            }
+            if (p.frozen) frozen = true;
+          }
+          return this.lookup(name, e, ctx);
         };
       }
       case 'binary': {
@@ -367,7 +410,8 @@ export abstract class ExpressionEvaluator {
           if (!(base instanceof View)) return this.methodOn(e, base, ctx);
           const off = this.offsetOf(base, args, e, ctx, scratch);
           this.touch(ctx, base, off, false);
-          return new Sc(readElement(base, off), base.dtype);
+          const dt = base.dtype;
+          return dt === 's32' ? s32(readElement(base, off)) : new Sc(readElement(base, off), dt);
         };
       }
       case 'member': {

@@ -30,6 +30,13 @@ interface ParDesc {
   /** Simulated threads the whole statement needs. */
   threads: number;
   collapsed: boolean;
+  /** The names an instance binds, in binding order (the debugger frame's variables); set on first use. */
+  frameVars?: string[];
+  /** What the rendezvous at its start and end are called in reports; made on first use. */
+  startWhat?: string;
+  endWhat?: string;
+  /** Sync-group id per (enclosing group, instance): key group id × n + instance. */
+  groupIds: Map<number, number>;
 }
 
 /** Calls `f` on every statement list nested in `s` (bodies of blocks, loops, branches). */
@@ -232,7 +239,10 @@ export class CroqLaunch implements Executor, LaunchHooks {
   private readonly gridExtents: number[];
   private readonly blockThreads: number;
   private readonly descs = new Map<ParallelStmt, ParDesc>();
-  private readonly groupIds = new Map<string, number>();
+  /** Sync groups handed out so far (ids are 1, 2, … in the order threads first reach them). */
+  private groupCount = 0;
+  /** Per live block: its frozen scope of block indices over the host's scope, shared by its threads. */
+  private readonly blockEnvs = new Map<number, Env>();
   private readonly blockStates = new Map<number, Map<string, unknown>>();
   // Static facts per simulated thread of a block.
   private readonly weights: number[];
@@ -324,7 +334,7 @@ export class CroqLaunch implements Executor, LaunchHooks {
     for (const k of kids) this.describe(k, ctx);
     const inner = Math.max(1, ...kids.map((k) => this.descs.get(k)!.threads));
     const collapsed = p.level === 'thread' && kids.length === 0 && !usesName(p.body, new Set(p.vars));
-    const d: ParDesc = { extents, n, inner, threads: collapsed ? 1 : n * inner, collapsed };
+    const d: ParDesc = { extents, n, inner, threads: collapsed ? 1 : n * inner, collapsed, groupIds: new Map() };
     this.descs.set(p, d);
     return d;
   }
@@ -436,11 +446,16 @@ export class CroqLaunch implements Executor, LaunchHooks {
 
   endBlock(_m: Machine, block: SimBlock): void {
     this.blockStates.delete(block.index);
+    this.blockEnvs.delete(block.index);
   }
 
   startThread(m: Machine, t: SimThread): void {
-    const blockEnv = new Env(this.hostEnv, true);
-    for (const [k, v] of this.blockBindings(t.block)) blockEnv.vars.set(k, v);
+    let blockEnv = this.blockEnvs.get(t.block);
+    if (blockEnv === undefined) {
+      blockEnv = new Env(this.hostEnv, true);
+      for (const [k, v] of this.blockBindings(t.block)) blockEnv.vars.set(k, v);
+      this.blockEnvs.set(t.block, blockEnv);
+    }
     const dev: Device = {
       m,
       t,
@@ -450,8 +465,8 @@ export class CroqLaunch implements Executor, LaunchHooks {
       local: [t.tid],
       groups: [{ id: 0, count: this.blockThreads }],
       weight: this.weights[t.tid],
-      sites: new Map(),
-      phases: new Map(),
+      sites: undefined,
+      phases: undefined,
       frames: [],
       env: blockEnv,
     };
@@ -606,22 +621,26 @@ export class CroqLaunch implements Executor, LaunchHooks {
     if (!d) throw this.interp.err('a parallel region the launch did not see (inside a nested function or a dynamic construct)', s, ctx, 'unsupported');
     const local = dev.local[dev.local.length - 1];
     const group = dev.groups[dev.groups.length - 1];
-    const line = this.interp.line(s.span) + 1;
-    yield* this.groupSync(ctx, group, `start of the parallel at line ${line}`);
+    const { m, t } = dev;
+    // groupSync inline (one generator fewer per thread and rendezvous), with the descriptions made once.
+    if (group.count > 1) {
+      while (!m.syncBlock(t, group.id, group.count, (d.startWhat ??= `start of the parallel at line ${this.interp.line(s.span) + 1}`))) yield;
+      if (m.yieldNow) yield;
+    }
     let f = Flow.Normal;
     if (local < d.threads) {
       const inst = Math.floor(local / d.inner);
       const env = new Env(ctx.env);
       this.bindInstance(s, d, inst, env);
-      const key = `${s.span.start}:${group.id}:${inst}`;
-      let id = this.groupIds.get(key);
-      if (id === undefined) this.groupIds.set(key, (id = this.groupIds.size + 1));
+      const key = group.id * d.n + inst;
+      let id = d.groupIds.get(key);
+      if (id === undefined) d.groupIds.set(key, (id = ++this.groupCount));
       dev.local.push(local % d.inner);
       dev.groups.push({ id, count: d.inner });
-      const vars = [...env.vars.keys()];
+      const vars = (d.frameVars ??= [...env.vars.keys()]);
       this.interp.pushFrame(ctx, s, vars);
       try {
-        f = yield* this.interp.execList(s.body, { ...ctx, env });
+        f = yield* this.interp.execList(s.body, { env, dev, loops: ctx.loops, func: ctx.func, returned: ctx.returned });
       } finally {
         dev.local.pop();
         dev.groups.pop();
@@ -630,7 +649,10 @@ export class CroqLaunch implements Executor, LaunchHooks {
       if (f === Flow.Break || f === Flow.Continue) throw this.interp.err(`'${f === Flow.Break ? 'break' : 'continue'}' out of a parallel region`, s, ctx);
       if (f === Flow.Exit) return f;
     }
-    yield* this.groupSync(ctx, group, `end of the parallel at line ${line}`);
+    if (group.count > 1) {
+      while (!m.syncBlock(t, group.id, group.count, (d.endWhat ??= `end of the parallel at line ${this.interp.line(s.span) + 1}`))) yield;
+      if (m.yieldNow) yield;
+    }
     return f;
   }
 
@@ -737,14 +759,14 @@ export class CroqLaunch implements Executor, LaunchHooks {
       const ready = ev.ready ? 1 : 0;
       let parity: number;
       if (ref.order !== undefined) parity = (Math.floor(ref.order / n) & 1) ^ ready;
-      else if (ev.length === 0) parity = dev.phases.get(ev) ?? ready;
+      else if (ev.length === 0) parity = dev.phases?.get(ev) ?? ready;
       else {
         const iv = ctx.loops[ctx.loops.length - 1];
         parity = iv === undefined ? ready : (Math.floor(iv / n) & 1) ^ ready;
       }
       while (!m.mbWaitParity(t, b, parity)) yield;
       if (m.yieldNow) yield;
-      if (ev.length === 0) dev.phases.set(ev, parity ^ 1);
+      if (ev.length === 0) (dev.phases ??= new Map()).set(ev, parity ^ 1);
     }
     void loc;
   }
