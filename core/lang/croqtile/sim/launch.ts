@@ -475,20 +475,19 @@ export class CroqLaunch implements Executor, LaunchHooks {
     t.role = this.roles[t.tid];
     // Where a debugger shows a thread that has not run yet: its first statement.
     t.loc = this.interp.loc(this.blockBody[0] ?? this.root, this.func);
-    t.state = { dev, gen: this.threadMain(ctx) };
-  }
-
-  private *threadMain(ctx: Ctx): Generator<void, void, void> {
-    const f = yield* this.interp.execList(this.blockBody, ctx);
-    if (f === Flow.Break || f === Flow.Continue) throw new SimError(`'${f === Flow.Break ? 'break' : 'continue'}' outside a loop`, ctx.dev!.t.loc);
+    t.state = { dev, gen: this.interp.execList(this.blockBody, ctx) };
   }
 
   run(_m: Machine, t: SimThread, budget: number): number {
-    const st = t.state as { dev: Device; gen: Generator<void, void, void> };
+    const st = t.state as { dev: Device; gen: Generator<void, Flow, void> };
     st.dev.run.ran = 0;
     st.dev.run.budget = budget;
     const r = st.gen.next();
-    if (r.done) t.status = 'done';
+    if (r.done) {
+      const f = r.value;
+      if (f === Flow.Break || f === Flow.Continue) throw new SimError(`'${f === Flow.Break ? 'break' : 'continue'}' outside a loop`, t.loc);
+      t.status = 'done';
+    }
     return st.dev.run.ran;
   }
 
