@@ -23,8 +23,12 @@ export class HostStepLimit extends Error {}
 export class Vars {
   // Names and values interleaved in one array (one backing store per scope); the first `count` pairs are
   // the variables. The array keeps its length when cleared, so a loop scope emptied at every iteration reuses it.
-  private readonly kv: (string | Value | undefined)[] = [];
-  private count = 0;
+  // Between two clears a scope only grows and its entries never move: the inline caches of ./expressions.ts
+  // rely on it (a value's position stays valid while `gen` is unchanged; no name was added while `count` is).
+  readonly kv: (string | Value | undefined)[] = [];
+  count = 0;
+  /** Incremented by clear(). */
+  gen = 0;
   private index: Map<string, number> | undefined = undefined;
 
   get size(): number {
@@ -32,7 +36,7 @@ export class Vars {
   }
 
   /** Position of `name`'s value in kv, or -1. */
-  private find(name: string): number {
+  find(name: string): number {
     if (this.index !== undefined) return this.index.get(name) ?? -1;
     const kv = this.kv;
     const end = 2 * this.count;
@@ -77,6 +81,7 @@ export class Vars {
   clear(): void {
     for (let i = 0; i < 2 * this.count; i++) this.kv[i] = undefined; // nothing stays reachable through a cleared scope
     this.count = 0;
+    this.gen++;
     this.index = undefined;
   }
 

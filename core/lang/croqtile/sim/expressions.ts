@@ -6,7 +6,7 @@ import type { CoExpr, CoStmt } from '../ast';
 import { parseCoExpression } from '../parse/expressions';
 import { coerce, isFloat, sizeOf } from '../../../sim/dtypes';
 import { SimError, type SourceLoc } from '../../../sim/machine';
-import { type CompiledExpr, type Ctx, Env, type InterpOptions } from './context';
+import { type CompiledExpr, type Ctx, Env, type InterpOptions, type Vars } from './context';
 import {
   binaryOp,
   bool,
@@ -325,30 +325,39 @@ export abstract class ExpressionEvaluator {
           return () => v;
         }
         const name = e.name;
-        // An inline cache per use site: the scope the last lookup started from and the scope that had
-        // the name. While that starting scope is current, only it can gain names (declarations go to
-        // the running scope; the scopes around it run no statements until it is left, and a left
-        // scope never runs again), so its own variables and then the cached owner's give the answer
-        // the full walk would. A value found behind a frozen scope (the host's, seen from a device
-        // thread) cannot change during the launch, so it is cached itself.
+        // An inline cache per use site: the scope the last lookup started from and where the name was
+        // found (a scope's variables and the value's position there). It holds while that scope is current
+        // and has gained no name since (same `gen` and `count`: between clears scopes only grow, and only
+        // the running scope gains names — the scopes around it run no statements until it is left, and a
+        // left scope never runs again) and the owner was not cleared: then the full walk would find the
+        // same entry. A value found behind a frozen scope (the host's, seen from a device thread) cannot
+        // change during the launch, so it is cached itself.
         let icEnv: Env | undefined;
-        let icOwner: Env | undefined;
+        let icCount = 0;
+        let icGen = 0;
+        let icOwner: Vars | undefined;
+        let icOwnerGen = 0;
+        let icSlot = 0;
         let icValue: Value | undefined;
         return (ctx) => {
           const env = ctx.env;
-          const own = env.vars.get(name);
-          if (own !== undefined) return own;
-          if (env === icEnv) {
+          const vs = env.vars;
+          if (env === icEnv && vs.count === icCount && vs.gen === icGen) {
             if (icValue !== undefined) return icValue;
-            const v = icOwner!.vars.get(name);
-            if (v !== undefined) return v;
+            if (icOwner!.gen === icOwnerGen) return icOwner!.kv[icSlot] as Value;
           }
-          let frozen = env.frozen;
-          for (let p = env.parent; p !== undefined; p = p.parent) {
-            const v = p.vars.get(name);
-            if (v !== undefined) {
+          let frozen = false;
+          for (let p: Env | undefined = env; p !== undefined; p = p.parent) {
+            const pv = p.vars;
+            const i = pv.find(name);
+            if (i >= 0) {
+              const v = pv.kv[i] as Value;
               icEnv = env;
-              icOwner = p;
+              icCount = vs.count;
+              icGen = vs.gen;
+              icOwner = pv;
+              icOwnerGen = pv.gen;
+              icSlot = i;
               icValue = frozen || p.frozen ? v : undefined;
               return v;
             }

@@ -12,7 +12,7 @@
 // assignment; the class the runners instantiate).
 import type { CoExpr, CoStmt } from '../ast';
 import type { SourceLoc } from '../../../sim/machine';
-import { type Ctx, type DeviceFrame, Env, Flow, HostStepLimit, newBuffer, viewOf } from './context';
+import { type Ctx, type DeviceFrame, Env, Flow, HostStepLimit, newBuffer, type Vars, viewOf } from './context';
 import { AsyncOps } from './async-ops';
 import { pure } from './expressions';
 import {
@@ -578,8 +578,40 @@ export class Interp extends AsyncOps {
     const name = t.name;
     const val = this.sub(s.value);
     if (s.op === '=') {
+      // `x = v` on a scalar variable that keeps its type (loop accumulators): written in place through an
+      // inline cache of where `x` lives, valid under the same conditions as a variable read's (see the
+      // 'id' case of ExpressionEvaluator.compile); anything else goes through storeVar.
+      let icEnv: Env | undefined;
+      let icCount = 0;
+      let icGen = 0;
+      let icOwner: Vars | undefined;
+      let icOwnerGen = 0;
+      let icSlot = 0;
       return (ctx) => {
-        this.storeVar(name, val(ctx), ctx);
+        const v = val(ctx);
+        const env = ctx.env;
+        const vs = env.vars;
+        if (env === icEnv && vs.count === icCount && vs.gen === icGen && icOwner!.gen === icOwnerGen && v instanceof Sc && v.ub === undefined) {
+          const old = icOwner!.kv[icSlot];
+          if (old instanceof Sc && old.t === v.t) {
+            icOwner!.kv[icSlot] = v;
+            return Flow.Normal;
+          }
+        }
+        this.storeVar(name, v, ctx);
+        // Where the variable lives now (not through a frozen scope: storeVar does not write there).
+        for (let p: Env | undefined = env; p !== undefined && !p.frozen; p = p.parent) {
+          const i = p.vars.find(name);
+          if (i >= 0) {
+            icEnv = env;
+            icCount = vs.count;
+            icGen = vs.gen;
+            icOwner = p.vars;
+            icOwnerGen = p.vars.gen;
+            icSlot = i;
+            break;
+          }
+        }
         return Flow.Normal;
       };
     }
