@@ -60,6 +60,42 @@ const NO_VARS: string[] = [];
 /** A statement that cannot block, compiled: runs it and says how control leaves it. */
 type StmtFn = (ctx: Ctx) => Flow;
 
+/** runLightLoop's answer where the thread must be suspended (not a Flow). */
+const SUSPEND = -1;
+
+/** A running foreach: its variables, bounds, scope and position. */
+interface LoopRun {
+  names: string[];
+  depth: number;
+  ubs: number[] | undefined;
+  starts: number[] | undefined;
+  ends: number[] | undefined;
+  steps: number[] | undefined;
+  /** Current values of the dimensions before the last (several dimensions only). */
+  idx: number[] | undefined;
+  tables: ((Sc | undefined)[] | undefined)[] | undefined;
+  /** The last dimension: its name, bound, shared values, range and current value. */
+  name0: string;
+  ub0: number;
+  table0: (Sc | undefined)[] | undefined;
+  start0: number;
+  end0: number;
+  step0: number;
+  i0: number;
+  env: Env;
+  body: Ctx;
+  /** This loop's slot in the thread's induction values (Ctx.loops). */
+  loopDepth: number;
+  list: CoStmt[];
+  locs: SourceLoc[];
+  run: (StmtFn | null)[];
+  light: boolean;
+  /** Light bodies: the statement to run next (-1: the next iteration is not entered yet). */
+  stmt: number;
+  /** Where that statement's prologue resumes: 0 from the start, 1 after the budget stop, 2 after the line hook's stop. */
+  phase: 0 | 1 | 2;
+}
+
 interface CompiledList {
   locs: SourceLoc[];
   /** Per statement: its closure, or null for one that runs as a generator (execHeavy). */
@@ -352,6 +388,39 @@ export class Interp extends AsyncOps {
   }
 
   protected *foreach(s: Extract<CoStmt, { kind: 'foreach' }>, ctx: Ctx): Generator<void, Flow, void> {
+    const L = this.startLoop(s, ctx);
+    if (L === undefined) return Flow.Normal;
+    const pop = this.pushFrame(ctx, s, L.names);
+    try {
+      if (L.light) {
+        // The loop runs in a plain function (quick to optimise, no generator frame per iteration); it
+        // returns to be suspended here where the generic path would yield, and is resumed where it stopped.
+        for (;;) {
+          const f = this.runLightLoop(L, ctx);
+          if (f !== SUSPEND) return f;
+          yield;
+        }
+      }
+      const body = L.body;
+      for (;;) {
+        this.enterIteration(L);
+        const f = yield* this.execList(L.list, body);
+        if (f === Flow.Break) return Flow.Normal;
+        if (f === Flow.Return || f === Flow.Exit) {
+          ctx.returned = body.returned;
+          return f;
+        }
+        if (!this.advance(L)) return Flow.Normal;
+      }
+    } finally {
+      // The enclosing loops' induction values are left as they were (also after an error or an abandoned thread).
+      ctx.loops.length = L.loopDepth;
+      if (pop) this.popFrame(ctx);
+    }
+  }
+
+  /** Evaluates a foreach's bounds and makes its scope; undefined when it runs no iteration. */
+  protected startLoop(s: Extract<CoStmt, { kind: 'foreach' }>, ctx: Ctx): LoopRun | undefined {
     let names = s.vars;
     let ubs: number[] | undefined;
     // `foreach k in n` (one variable, one integer extent, no range): no per-run arrays.
@@ -362,8 +431,7 @@ export class Interp extends AsyncOps {
       if (v instanceof Tuple) {
         ubs = v.items.map((it) => it.v);
         if (ubs.length !== 1) throw this.err(`1 variable(s) but ${ubs.length} extent(s)`, s, ctx);
-      }
-      else ub0 = this.intOf(v, x, ctx);
+      } else ub0 = this.intOf(v, x, ctx);
     } else if (s.attributes.includes('apply')) {
       const v = this.ev(s.extents[0], ctx);
       if (!(v instanceof Tuple)) throw this.err(`apply needs a span, but ${this.text(s.extents[0])} is ${describeValue(v)}`, s, ctx);
@@ -376,11 +444,11 @@ export class Interp extends AsyncOps {
     const depth = names.length;
     let starts: number[] | undefined;
     let ends: number[] | undefined;
-    let stepsArr: number[] | undefined;
+    let steps: number[] | undefined;
     if (ubs !== undefined) {
       starts = [];
       ends = [];
-      stepsArr = [];
+      steps = [];
       for (let i = 0; i < depth; i++) {
         const r = s.ranges[i];
         const ub = ubs[i];
@@ -393,7 +461,7 @@ export class Interp extends AsyncOps {
         ends.push(norm(r?.end, ub));
         const st = r?.step ? this.intOf(this.ev(r.step, ctx), r.step, ctx) : 1;
         if (st <= 0) throw this.err(`loop step must be positive, got ${st}`, s, ctx);
-        stepsArr.push(st);
+        steps.push(st);
       }
     }
     // One scope per loop, emptied at each iteration: the induction variables and the body's own
@@ -401,77 +469,118 @@ export class Interp extends AsyncOps {
     // next iteration starts from the variables alone, as a fresh scope would).
     const env = new Env(ctx.env);
     const body: Ctx = { env, dev: ctx.dev, loops: ctx.loops, func: ctx.func, returned: ctx.returned };
-    if (starts === undefined ? ub0 <= 0 : starts.some((v, i) => v >= ends![i])) return Flow.Normal;
-    const list = s.body;
-    const { locs, run, light } = this.compiledList(list, ctx.func);
-    const dev = ctx.dev;
-    // The induction values are shared scalars (one per value of a bound), not allocated per iteration.
-    // One dimension runs on the scalars below; several on the arrays.
-    const name0 = names[depth - 1];
+    if (starts === undefined ? ub0 <= 0 : starts.some((v, i) => v >= ends![i])) return undefined;
+    const { locs, run, light } = this.compiledList(s.body, ctx.func);
+    // The last (fastest) dimension runs on the scalars *0, the others on the arrays. The induction values
+    // are shared scalars (one per value of a bound), not allocated per iteration.
     if (ubs !== undefined) ub0 = ubs[depth - 1];
-    const table0 = boundedInts(ub0);
     const start0 = starts === undefined ? 0 : starts[depth - 1];
-    const end0 = ends === undefined ? ub0 : ends[depth - 1];
-    const step0 = stepsArr === undefined ? 1 : stepsArr[depth - 1];
-    let i0 = start0;
-    const idx = starts?.slice();
-    const tables = depth > 1 ? ubs!.map((ub) => boundedInts(ub)) : undefined;
-    const loops = ctx.loops;
-    const loopDepth = loops.length;
-    const pop = this.pushFrame(ctx, s, names);
-    try {
-      for (;;) {
-        if (env.vars.size !== depth) env.vars.clear(); // only the induction variables: nothing to drop
-        if (depth > 1) for (let i = 0; i < depth - 1; i++) env.vars.set(names[i], boundedInt(tables![i], idx![i], ubs![i]));
-        env.vars.set(name0, boundedInt(table0, i0, ub0));
-        body.returned = undefined;
-        // This loop's slot in the induction values, written in place (a push and pop per iteration
-        // would shrink and regrow the array's storage); nested loops stay above it.
-        loops[loopDepth] = i0;
-        let f: Flow = Flow.Normal;
-        if (light) {
-          if (dev) dev.env = env;
-          // The body has no statement that can block: run it here instead of in a nested generator
-          // (same budget, location and step accounting as execList).
-          for (let i = 0; i < run.length; i++) {
-            if (dev) {
-              const r = dev.run;
-              const loc = locs[i];
-              dev.t.loc = loc;
-              if (r.ran >= r.budget) yield;
-              if (dev.m.lineHook) {
-                if (!r.hookStopped && dev.m.atStatement(dev.t, loc)) {
-                  r.hookStopped = true;
-                  yield;
-                }
-                r.hookStopped = false;
-              }
-              r.ran++;
-            } else if (++this.steps > this.o.maxSteps) throw new HostStepLimit();
-            f = run[i]!(body);
-            if (f !== Flow.Normal) break;
-          }
-        } else f = yield* this.execList(list, body);
-        if (f === Flow.Break) return Flow.Normal;
-        if (f === Flow.Return || f === Flow.Exit) {
-          ctx.returned = body.returned;
-          return f;
-        }
-        i0 += step0;
-        if (i0 < end0) continue;
-        i0 = start0;
-        let d = depth - 2;
-        for (; d >= 0; d--) {
-          idx![d] += stepsArr![d];
-          if (idx![d] < ends![d]) break;
-          idx![d] = starts![d];
-        }
-        if (d < 0) return Flow.Normal;
+    return {
+      names,
+      depth,
+      ubs,
+      starts,
+      ends,
+      steps,
+      idx: depth > 1 ? starts!.slice() : undefined,
+      tables: depth > 1 ? ubs!.map((ub) => boundedInts(ub)) : undefined,
+      name0: names[depth - 1],
+      ub0,
+      table0: boundedInts(ub0),
+      start0,
+      end0: ends === undefined ? ub0 : ends[depth - 1],
+      step0: steps === undefined ? 1 : steps[depth - 1],
+      i0: start0,
+      env,
+      body,
+      loopDepth: ctx.loops.length,
+      list: s.body,
+      locs,
+      run,
+      light,
+      stmt: -1,
+      phase: 0,
+    };
+  }
+
+  /** Binds an iteration's induction variables in the loop's (emptied) scope. */
+  protected enterIteration(L: LoopRun): void {
+    const vars = L.env.vars;
+    if (vars.size !== L.depth) vars.clear(); // only the induction variables: nothing to drop
+    if (L.depth > 1) for (let i = 0; i < L.depth - 1; i++) vars.set(L.names[i], boundedInt(L.tables![i], L.idx![i], L.ubs![i]));
+    vars.set(L.name0, boundedInt(L.table0, L.i0, L.ub0));
+    L.body.returned = undefined;
+    // This loop's slot in the induction values, written in place (a push and pop per iteration
+    // would shrink and regrow the array's storage); nested loops stay above it.
+    L.body.loops[L.loopDepth] = L.i0;
+  }
+
+  /** Moves to the next iteration; false when the loop is done. */
+  protected advance(L: LoopRun): boolean {
+    L.i0 += L.step0;
+    if (L.i0 < L.end0) return true;
+    L.i0 = L.start0;
+    let d = L.depth - 2;
+    for (; d >= 0; d--) {
+      L.idx![d] += L.steps![d];
+      if (L.idx![d] < L.ends![d]) break;
+      L.idx![d] = L.starts![d];
+    }
+    return d >= 0;
+  }
+
+  /**
+   * Runs a loop whose body cannot block from where it stopped, with execList's budget, location and step
+   * accounting per statement; returns how the loop ended, or SUSPEND where execList would yield (out of
+   * budget before a statement, or stopped by the line hook), with the loop's position kept in `L`.
+   */
+  protected runLightLoop(L: LoopRun, ctx: Ctx): Flow | typeof SUSPEND {
+    const dev = ctx.dev;
+    const { locs, run, body } = L;
+    const n = run.length;
+    for (;;) {
+      if (L.stmt < 0) {
+        this.enterIteration(L);
+        if (dev) dev.env = L.env;
+        L.stmt = 0;
       }
-    } finally {
-      // The enclosing loops' induction values are left as they were (also after an error or an abandoned thread).
-      loops.length = loopDepth;
-      if (pop) this.popFrame(ctx);
+      let f: Flow = Flow.Normal;
+      while (L.stmt < n) {
+        const i = L.stmt;
+        if (dev) {
+          const r = dev.run;
+          const loc = locs[i];
+          if (L.phase === 0) {
+            // The location first: a thread suspended here by its budget is shown before this statement.
+            dev.t.loc = loc;
+            if (r.ran >= r.budget) {
+              L.phase = 1;
+              return SUSPEND;
+            }
+          }
+          if (L.phase === 2) r.hookStopped = false;
+          else if (dev.m.lineHook) {
+            if (!r.hookStopped && dev.m.atStatement(dev.t, loc)) {
+              r.hookStopped = true;
+              L.phase = 2;
+              return SUSPEND;
+            }
+            r.hookStopped = false;
+          }
+          L.phase = 0;
+          r.ran++;
+        } else if (++this.steps > this.o.maxSteps) throw new HostStepLimit();
+        L.stmt = i + 1;
+        f = run[i]!(body);
+        if (f !== Flow.Normal) break;
+      }
+      L.stmt = -1;
+      if (f === Flow.Break) return Flow.Normal;
+      if (f === Flow.Return || f === Flow.Exit) {
+        ctx.returned = body.returned;
+        return f;
+      }
+      if (!this.advance(L)) return Flow.Normal;
     }
   }
 

@@ -340,16 +340,16 @@ export class CroqLaunch implements Executor, LaunchHooks {
   }
 
   private bindInstance(p: ParallelStmt, d: ParDesc, inst: number, into: Map<string, Sc> | Env): void {
-    const set = (k: string, v: Sc) => (into instanceof Env ? into.vars.set(k, v) : into.set(k, v));
     if (d.collapsed || p.vars.length === 0) return;
+    const vars: { set(k: string, v: Sc): unknown } = into instanceof Env ? into.vars : into;
     if (p.vars.length === 1 && d.extents.length > 1) {
       // `parallel p by [a, b]`: p is the linear index over the product.
-      set(p.vars[0], int(inst, d.n));
+      vars.set(p.vars[0], int(inst, d.n));
       return;
     }
     let rest = inst;
     for (let i = d.extents.length - 1; i >= 0; i--) {
-      set(p.vars[i], int(rest % d.extents[i], d.extents[i]));
+      vars.set(p.vars[i], int(rest % d.extents[i], d.extents[i]));
       rest = Math.floor(rest / d.extents[i]);
     }
   }
@@ -620,26 +620,17 @@ export class CroqLaunch implements Executor, LaunchHooks {
     if (!d) throw this.interp.err('a parallel region the launch did not see (inside a nested function or a dynamic construct)', s, ctx, 'unsupported');
     const local = dev.local[dev.local.length - 1];
     const group = dev.groups[dev.groups.length - 1];
-    const { m, t } = dev;
-    // groupSync inline (one generator fewer per thread and rendezvous), with the descriptions made once.
+    // The rendezvous inline (one generator fewer per thread and rendezvous); the rest in plain methods,
+    // which keeps this generator small (it is optimised, and re-optimised, on every launch's first threads).
     if (group.count > 1) {
-      while (!m.syncBlock(t, group.id, group.count, (d.startWhat ??= `start of the parallel at line ${this.interp.line(s.span) + 1}`))) yield;
-      if (m.yieldNow) yield;
+      while (!this.rendezvous(dev, group, d, s, true)) yield;
+      if (dev.m.yieldNow) yield;
     }
     let f = Flow.Normal;
     if (local < d.threads) {
-      const inst = Math.floor(local / d.inner);
-      const env = new Env(ctx.env);
-      this.bindInstance(s, d, inst, env);
-      const key = group.id * d.n + inst;
-      let id = d.groupIds.get(key);
-      if (id === undefined) d.groupIds.set(key, (id = ++this.groupCount));
-      dev.local.push(local % d.inner);
-      dev.groups.push({ id, count: d.inner });
-      const vars = (d.frameVars ??= [...env.vars.keys()]);
-      this.interp.pushFrame(ctx, s, vars);
+      const inner = this.enterInstance(s, d, ctx, local, group);
       try {
-        f = yield* this.interp.execList(s.body, { env, dev, loops: ctx.loops, func: ctx.func, returned: ctx.returned });
+        f = yield* this.interp.execList(s.body, inner);
       } finally {
         dev.local.pop();
         dev.groups.pop();
@@ -649,10 +640,32 @@ export class CroqLaunch implements Executor, LaunchHooks {
       if (f === Flow.Exit) return f;
     }
     if (group.count > 1) {
-      while (!m.syncBlock(t, group.id, group.count, (d.endWhat ??= `end of the parallel at line ${this.interp.line(s.span) + 1}`))) yield;
-      if (m.yieldNow) yield;
+      while (!this.rendezvous(dev, group, d, s, false)) yield;
+      if (dev.m.yieldNow) yield;
     }
     return f;
+  }
+
+  /** The rendezvous of `group` at the start or end of parallel `s`: true once every member arrived. */
+  private rendezvous(dev: Device, group: SyncGroup, d: ParDesc, s: ParallelStmt, start: boolean): boolean {
+    const what = start ? (d.startWhat ??= `start of the parallel at line ${this.interp.line(s.span) + 1}`) : (d.endWhat ??= `end of the parallel at line ${this.interp.line(s.span) + 1}`);
+    return dev.m.syncBlock(dev.t, group.id, group.count, what);
+  }
+
+  /** Enters this thread's instance of parallel `s`: its bindings, sync group and debugger frame; the body's context. */
+  private enterInstance(s: ParallelStmt, d: ParDesc, ctx: Ctx, local: number, group: SyncGroup): Ctx {
+    const dev = ctx.dev!;
+    const inst = Math.floor(local / d.inner);
+    const env = new Env(ctx.env);
+    this.bindInstance(s, d, inst, env);
+    const key = group.id * d.n + inst;
+    let id = d.groupIds.get(key);
+    if (id === undefined) d.groupIds.set(key, (id = ++this.groupCount));
+    dev.local.push(local % d.inner);
+    dev.groups.push({ id, count: d.inner });
+    const vars = (d.frameVars ??= [...env.vars.keys()]);
+    this.interp.pushFrame(ctx, s, vars);
+    return { env, dev, loops: ctx.loops, func: ctx.func, returned: ctx.returned };
   }
 
   *inthreadsEnd(ctx: Ctx, loc: SourceLoc): Generator<void, void, void> {
