@@ -195,11 +195,12 @@ export abstract class ExpressionEvaluator {
    * of one site never nests in itself); plain in-bounds integer indices are resolved here, anything
    * else (i-tuples, out-of-bounds, errors) goes through elementOffset exactly as offsetAt does.
    */
-  protected offsetOf(view: View, args: CompiledExpr[], node: CoExpr & { args: CoExpr[] }, ctx: Ctx, ks: number[]): number {
+  protected offsetOf(view: View, args: CompiledExpr[], node: CoExpr & { args: CoExpr[] }, ctx: Ctx, ks: number[], pre0?: Value, pre1?: Value): number {
     const n = args.length;
     let dyn: number[] | undefined;
     for (let i = 0; i < n; i++) {
-      const v = args[i](ctx);
+      // pre0 / pre1: the first indices, already evaluated by offsetOf2.
+      const v = i === 0 && pre0 !== undefined ? pre0 : i === 1 && pre1 !== undefined ? pre1 : args[i](ctx);
       let k: number;
       if (v instanceof Sc && !isFloat(v.t)) k = v.v;
       else if (v instanceof Tuple) {
@@ -230,6 +231,27 @@ export abstract class ExpressionEvaluator {
       if (err instanceof SimError) throw this.err(err.message, node, ctx, 'oob');
       throw err;
     }
+  }
+
+  /**
+   * offsetOf for two indices (`t.at(i, j)`, the common case in loops): two in-bounds s32 indices are resolved
+   * here; anything else continues in offsetOf with the values already computed (each index is evaluated once,
+   * in order, and a bad first index is reported before the second is evaluated, as offsetOf does).
+   */
+  protected offsetOf2(view: View, args: CompiledExpr[], node: CoExpr & { args: CoExpr[] }, ctx: Ctx, ks: number[]): number {
+    const v0 = args[0](ctx);
+    if (!(v0 instanceof Sc) || v0.t !== 's32') return this.offsetOf(view, args, node, ctx, ks, v0);
+    const v1 = args[1](ctx);
+    if (v1 instanceof Sc && v1.t === 's32') {
+      const shape = view.shape;
+      const k0 = v0.v;
+      const k1 = v1.v;
+      // (k | 0) === k: an integer (extents are far below 2³¹).
+      if (shape.length >= 2 && (k0 | 0) === k0 && k0 >= 0 && k0 < shape[0] && (k1 | 0) === k1 && k1 >= 0 && k1 < shape[1]) {
+        return view.off + k0 * view.strides[0] + k1 * view.strides[1];
+      }
+    }
+    return this.offsetOf(view, args, node, ctx, ks, v0, v1);
   }
 
   protected offsetAt(view: View, args: CoExpr[], node: CoExpr, ctx: Ctx): number {
@@ -413,11 +435,12 @@ export abstract class ExpressionEvaluator {
         if (e.name !== 'at') break;
         const obj = this.sub(e.object);
         const args = e.args.map((a) => this.sub(a));
+        const two = args.length === 2;
         const scratch: number[] = [];
         return (ctx) => {
           const base = obj(ctx);
           if (!(base instanceof View)) return this.methodOn(e, base, ctx);
-          const off = this.offsetOf(base, args, e, ctx, scratch);
+          const off = two ? this.offsetOf2(base, args, e, ctx, scratch) : this.offsetOf(base, args, e, ctx, scratch);
           this.touch(ctx, base, off, false);
           const dt = base.dtype;
           return dt === 's32' ? s32(readElement(base, off)) : new Sc(readElement(base, off), dt);

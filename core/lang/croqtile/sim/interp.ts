@@ -773,6 +773,7 @@ export class Interp extends AsyncOps {
     if (t.kind !== 'method' || t.name !== 'at' || !pure(t)) return null;
     const obj = this.sub(t.object);
     const args = t.args.map((a) => this.sub(a));
+    const two = args.length === 2;
     const val = this.sub(s.value);
     const op = s.op === '=' ? undefined : s.op.slice(0, -1);
     const scratch: number[] = [];
@@ -785,7 +786,7 @@ export class Interp extends AsyncOps {
         this.assignSlow(s, ctx, v);
         return true;
       }
-      const off = this.offsetOf(base, args, t, ctx, scratch);
+      const off = two ? this.offsetOf2(base, args, t, ctx, scratch) : this.offsetOf(base, args, t, ctx, scratch);
       if (op !== undefined) {
         this.touch(ctx, base, off, false);
         v = binaryOp(op, new Sc(readElement(base, off), base.dtype), scalarOf(v, valueText));
