@@ -53,11 +53,21 @@ function unquote(text: string): string {
     .join('');
 }
 
-/** binaryOp on two s32 operands for the operators that cannot fail (same results: C's wrap-around). */
-const INT32_OPS: Record<string, ((x: number, y: number) => Sc) | undefined> = {
+/**
+ * binaryOp on two s32 operands (same results: C's wrap-around, division truncating toward zero). Undefined
+ * means binaryOp decides (division or modulo by zero, which it reports).
+ */
+const INT32_OPS: Record<string, ((x: number, y: number) => Sc | undefined) | undefined> = {
   '+': (x, y) => s32((x + y) | 0),
   '-': (x, y) => s32((x - y) | 0),
   '*': (x, y) => s32(Math.imul(x, y)),
+  '/': (x, y) => (y !== 0 ? s32((x / y) | 0) : undefined),
+  '%': (x, y) => (y !== 0 ? s32((x % y) | 0) : undefined),
+  '&': (x, y) => s32(x & y),
+  '|': (x, y) => s32(x | y),
+  '^': (x, y) => s32(x ^ y),
+  '<<': (x, y) => s32(x << y),
+  '>>': (x, y) => s32(x >> y),
   '<': (x, y) => bool(x < y),
   '<=': (x, y) => bool(x <= y),
   '>': (x, y) => bool(x > y),
@@ -414,7 +424,10 @@ export abstract class ExpressionEvaluator {
           const b = r(ctx);
           if (a instanceof Sc && b instanceof Sc) {
             // s32 with s32 (loop arithmetic, indices): what binaryOp computes, without its dispatch.
-            if (int32 !== undefined && a.t === 's32' && b.t === 's32') return int32(a.v, b.v);
+            if (int32 !== undefined && a.t === 's32' && b.t === 's32') {
+              const r = int32(a.v, b.v);
+              if (r !== undefined) return r;
+            }
             try {
               return binaryOp(op, a, b);
             } catch (err) {
