@@ -170,7 +170,16 @@ export class Interp extends AsyncOps {
         const st = list[i];
         if (st.kind === 'foreach') f = yield* this.foreach(st, ctx);
         else if (st.kind === 'parallel' && dev) f = yield* dev.launch.parallel(st, ctx);
-        else f = yield* this.execHeavy(st, ctx);
+        else if (st.kind === 'if' || st.kind === 'block') {
+          // execHeavy's `if` and braced block, without its generator and scoped()'s (an empty branch runs nothing).
+          const branch = st.kind === 'block' ? st.body : truthy(this.ev(st.cond, ctx)) ? st.then : st.else;
+          if (branch.length === 0) f = Flow.Normal;
+          else {
+            const inner: Ctx = { env: new Env(ctx.env), dev, loops: ctx.loops, func: ctx.func, returned: ctx.returned };
+            f = yield* this.execList(branch, inner);
+            if (f === Flow.Return) ctx.returned = inner.returned;
+          }
+        } else f = yield* this.execHeavy(st, ctx);
         if (dev) dev.env = ctx.env;
       } else f = fn(ctx);
       if (f !== Flow.Normal) return f;
