@@ -78,6 +78,11 @@ export class Vars {
     return this;
   }
 
+  /** Adds `name, value, name, value, …` to an empty scope (a parallel instance's bindings, made once per instance). */
+  setPairs(pairs: readonly (string | Value)[]): void {
+    for (let i = 0; i < pairs.length; i += 2) this.set(pairs[i] as string, pairs[i + 1] as Value);
+  }
+
   clear(): void {
     for (let i = 0; i < 2 * this.count; i++) this.kv[i] = undefined; // nothing stays reachable through a cleared scope
     this.count = 0;

@@ -35,6 +35,8 @@ interface ParDesc {
   /** What the rendezvous at its start and end are called in reports; made on first use. */
   startWhat?: string;
   endWhat?: string;
+  /** Per instance: the names it binds and their values, as `name, value, …` (made when a thread first enters it). */
+  binds: (string | Sc)[][];
   /** Sync-group id per (enclosing group, instance): key group id × n + instance. */
   groupIds: Map<number, number>;
 }
@@ -334,14 +336,13 @@ export class CroqLaunch implements Executor, LaunchHooks {
     for (const k of kids) this.describe(k, ctx);
     const inner = Math.max(1, ...kids.map((k) => this.descs.get(k)!.threads));
     const collapsed = p.level === 'thread' && kids.length === 0 && !usesName(p.body, new Set(p.vars));
-    const d: ParDesc = { extents, n, inner, threads: collapsed ? 1 : n * inner, collapsed, groupIds: new Map() };
+    const d: ParDesc = { extents, n, inner, threads: collapsed ? 1 : n * inner, collapsed, binds: [], groupIds: new Map() };
     this.descs.set(p, d);
     return d;
   }
 
-  private bindInstance(p: ParallelStmt, d: ParDesc, inst: number, into: Map<string, Sc> | Env): void {
+  private bindInstance(p: ParallelStmt, d: ParDesc, inst: number, vars: Map<string, Sc>): void {
     if (d.collapsed || p.vars.length === 0) return;
-    const vars: { set(k: string, v: Sc): unknown } = into instanceof Env ? into.vars : into;
     if (p.vars.length === 1 && d.extents.length > 1) {
       // `parallel p by [a, b]`: p is the linear index over the product.
       vars.set(p.vars[0], int(inst, d.n));
@@ -657,7 +658,13 @@ export class CroqLaunch implements Executor, LaunchHooks {
     const dev = ctx.dev!;
     const inst = Math.floor(local / d.inner);
     const env = new Env(ctx.env);
-    this.bindInstance(s, d, inst, env);
+    let binds = d.binds[inst];
+    if (binds === undefined) {
+      const m = new Map<string, Sc>();
+      this.bindInstance(s, d, inst, m);
+      d.binds[inst] = binds = [...m].flat();
+    }
+    env.vars.setPairs(binds);
     const key = group.id * d.n + inst;
     let id = d.groupIds.get(key);
     if (id === undefined) d.groupIds.set(key, (id = ++this.groupCount));
