@@ -14,8 +14,99 @@ export type CompiledExpr = (ctx: Ctx) => Value;
 /** Raised by host code that ran past the step budget. */
 export class HostStepLimit extends Error {}
 
+/**
+ * A scope's variables, with the part of a Map's interface the interpreter and the debugger use. Scopes hold a
+ * handful of names, so two arrays scanned by name are faster than hashing (variable lookups are the
+ * interpreter's most frequent operation); a scope that grows past INDEXED_FROM names also keeps a Map index.
+ * Insertion order is kept, as a Map keeps it (the debugger lists locals in it).
+ */
+export class Vars {
+  // Names and values interleaved in one array (one backing store per scope); the first `count` pairs are
+  // the variables. The array keeps its length when cleared, so a loop scope emptied at every iteration reuses it.
+  // Between two clears a scope only grows and its entries never move: the inline caches of ./expressions.ts
+  // rely on it (a value's position stays valid while `gen` is unchanged; no name was added while `count` is).
+  readonly kv: (string | Value | undefined)[] = [];
+  count = 0;
+  /** Incremented by clear(). */
+  gen = 0;
+  private index: Map<string, number> | undefined = undefined;
+
+  get size(): number {
+    return this.count;
+  }
+
+  /** Position of `name`'s value in kv, or -1. */
+  find(name: string): number {
+    if (this.index !== undefined) return this.index.get(name) ?? -1;
+    const kv = this.kv;
+    const end = 2 * this.count;
+    for (let i = 0; i < end; i += 2) if (kv[i] === name) return i + 1;
+    return -1;
+  }
+
+  get(name: string): Value | undefined {
+    if (this.index !== undefined) {
+      const i = this.index.get(name);
+      return i === undefined ? undefined : (this.kv[i] as Value);
+    }
+    const kv = this.kv;
+    const end = 2 * this.count;
+    for (let i = 0; i < end; i += 2) if (kv[i] === name) return kv[i + 1] as Value;
+    return undefined;
+  }
+
+  has(name: string): boolean {
+    return this.find(name) >= 0;
+  }
+
+  set(name: string, v: Value): this {
+    const i = this.find(name);
+    if (i >= 0) {
+      this.kv[i] = v;
+      return this;
+    }
+    const at = 2 * this.count++;
+    if (at < this.kv.length) {
+      this.kv[at] = name;
+      this.kv[at + 1] = v;
+    } else this.kv.push(name, v);
+    if (this.index !== undefined) this.index.set(name, at + 1);
+    else if (this.count > INDEXED_FROM) {
+      this.index = new Map();
+      for (let k = 0; k < 2 * this.count; k += 2) this.index.set(this.kv[k] as string, k + 1);
+    }
+    return this;
+  }
+
+  /** Adds `name, value, name, value, …` to an empty scope (a parallel instance's bindings, made once per instance). */
+  setPairs(pairs: readonly (string | Value)[]): void {
+    for (let i = 0; i < pairs.length; i += 2) this.set(pairs[i] as string, pairs[i + 1] as Value);
+  }
+
+  clear(): void {
+    for (let i = 0; i < 2 * this.count; i++) this.kv[i] = undefined; // nothing stays reachable through a cleared scope
+    this.count = 0;
+    this.gen++;
+    this.index = undefined;
+  }
+
+  keys(): IterableIterator<string> {
+    const out: string[] = [];
+    for (let i = 0; i < 2 * this.count; i += 2) out.push(this.kv[i] as string);
+    return out.values();
+  }
+
+  *[Symbol.iterator](): IterableIterator<[string, Value]> {
+    const pairs: [string, Value][] = [];
+    for (let i = 0; i < 2 * this.count; i += 2) pairs.push([this.kv[i] as string, this.kv[i + 1] as Value]);
+    yield* pairs;
+  }
+}
+
+const INDEXED_FROM = 12;
+
 export class Env {
-  readonly vars = new Map<string, Value>();
+  readonly vars = new Vars();
   constructor(
     readonly parent?: Env,
     /** Assignments from inner scopes do not write through a frozen scope (device threads see host values as copies). */
@@ -71,10 +162,10 @@ export interface Device {
   groups: SyncGroup[];
   /** Hardware threads this simulated thread stands for (a warpgroup collapsed into one = 128). */
   weight: number;
-  /** Occurrence count per statement site (collective copies are matched by site and occurrence). */
-  sites: Map<number, number>;
-  /** Scalar event phase bits (current era): per event object. */
-  phases: Map<EventObj, number>;
+  /** Occurrence count per statement site (collective copies are matched by site and occurrence); made on first use. */
+  sites: Map<number, number> | undefined;
+  /** Scalar event phase bits (current era): per event object; made on first use. */
+  phases: Map<EventObj, number> | undefined;
   /** The debugger's view: enclosing constructs (parallel, foreach, with, inthreads), outermost first. */
   frames: DeviceFrame[];
   /** The scope of the statement the thread is at (kept current at every statement, for the debugger). */

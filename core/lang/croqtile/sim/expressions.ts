@@ -6,7 +6,7 @@ import type { CoExpr, CoStmt } from '../ast';
 import { parseCoExpression } from '../parse/expressions';
 import { coerce, isFloat, sizeOf } from '../../../sim/dtypes';
 import { SimError, type SourceLoc } from '../../../sim/machine';
-import { type CompiledExpr, type Ctx, Env, type InterpOptions } from './context';
+import { type CompiledExpr, type Ctx, Env, type InterpOptions, type Vars } from './context';
 import {
   binaryOp,
   bool,
@@ -25,6 +25,7 @@ import {
   readAll,
   readElement,
   runsOf,
+  s32,
   Sc,
   scalarOf,
   truthy,
@@ -52,11 +53,21 @@ function unquote(text: string): string {
     .join('');
 }
 
-/** binaryOp on two s32 operands for the operators that cannot fail (same results: C's wrap-around). */
-const INT32_OPS: Record<string, ((x: number, y: number) => Sc) | undefined> = {
-  '+': (x, y) => new Sc((x + y) | 0, 's32'),
-  '-': (x, y) => new Sc((x - y) | 0, 's32'),
-  '*': (x, y) => new Sc(Math.imul(x, y), 's32'),
+/**
+ * binaryOp on two s32 operands (same results: C's wrap-around, division truncating toward zero). Undefined
+ * means binaryOp decides (division or modulo by zero, which it reports).
+ */
+const INT32_OPS: Record<string, ((x: number, y: number) => Sc | undefined) | undefined> = {
+  '+': (x, y) => s32((x + y) | 0),
+  '-': (x, y) => s32((x - y) | 0),
+  '*': (x, y) => s32(Math.imul(x, y)),
+  '/': (x, y) => (y !== 0 ? s32((x / y) | 0) : undefined),
+  '%': (x, y) => (y !== 0 ? s32((x % y) | 0) : undefined),
+  '&': (x, y) => s32(x & y),
+  '|': (x, y) => s32(x | y),
+  '^': (x, y) => s32(x ^ y),
+  '<<': (x, y) => s32(x << y),
+  '>>': (x, y) => s32(x >> y),
   '<': (x, y) => bool(x < y),
   '<=': (x, y) => bool(x <= y),
   '>': (x, y) => bool(x > y),
@@ -132,24 +143,16 @@ export abstract class ExpressionEvaluator {
   /** Per-thread occurrence number of a statement site (collective operations match on it). */
   occurrence(ctx: Ctx, site: number): number {
     const d = ctx.dev!;
-    const k = (d.sites.get(site) ?? 0) + 1;
-    d.sites.set(site, k);
+    const sites = (d.sites ??= new Map());
+    const k = (sites.get(site) ?? 0) + 1;
+    sites.set(site, k);
     return k;
   }
 
   /** Writes `v` to an lvalue: a variable, `x.at(i…)`, `x[i]`. */
   store(target: CoExpr, v: Value, ctx: Ctx): void {
     if (target.kind === 'id') {
-      const owner = ctx.env.owner(target.name);
-      const old = owner?.vars.get(target.name);
-      if (old instanceof View && v instanceof View && old !== v && old.buf.space !== 'local') {
-        // Assigning a tensor to a declared tensor copies the elements (co-mock does a memcpy).
-        copyView(v, old);
-        return;
-      }
-      if (old instanceof Sc && v instanceof Sc && old.t !== v.t && old.t !== 'bool') v = castTo(old.t, v);
-      else if (v instanceof Sc && v.ub !== undefined) v = new Sc(v.v, v.t);
-      (owner ?? ctx.env).vars.set(target.name, v);
+      this.storeVar(target.name, v, ctx);
       return;
     }
     const el = this.elementRef(target, ctx);
@@ -157,6 +160,29 @@ export abstract class ExpressionEvaluator {
     const x = scalarOf(v, () => this.text(target));
     this.touch(ctx, el.view, el.off, true);
     writeElement(el.view, el.off, x.v);
+  }
+
+  /** Writes `v` to the variable `name`: where it lives (not through a frozen scope), else a new one here. */
+  storeVar(name: string, v: Value, ctx: Ctx): void {
+    // Env.owner and the owner's value in one walk.
+    let owner: Env | undefined;
+    let old: Value | undefined;
+    for (let e: Env | undefined = ctx.env; e !== undefined; e = e.parent) {
+      if (e.frozen) break;
+      old = e.vars.get(name);
+      if (old !== undefined) {
+        owner = e;
+        break;
+      }
+    }
+    if (old instanceof View && v instanceof View && old !== v && old.buf.space !== 'local') {
+      // Assigning a tensor to a declared tensor copies the elements (co-mock does a memcpy).
+      copyView(v, old);
+      return;
+    }
+    if (old instanceof Sc && v instanceof Sc && old.t !== v.t && old.t !== 'bool') v = castTo(old.t, v);
+    else if (v instanceof Sc && v.ub !== undefined) v = new Sc(v.v, v.t);
+    (owner ?? ctx.env).vars.set(name, v);
   }
 
   /** `x.at(i, j)` / `x[i]` / `f.data.at(i)` as an element reference, or undefined for other forms. */
@@ -179,11 +205,12 @@ export abstract class ExpressionEvaluator {
    * of one site never nests in itself); plain in-bounds integer indices are resolved here, anything
    * else (i-tuples, out-of-bounds, errors) goes through elementOffset exactly as offsetAt does.
    */
-  protected offsetOf(view: View, args: CompiledExpr[], node: CoExpr & { args: CoExpr[] }, ctx: Ctx, ks: number[]): number {
+  protected offsetOf(view: View, args: CompiledExpr[], node: CoExpr & { args: CoExpr[] }, ctx: Ctx, ks: number[], pre0?: Value, pre1?: Value): number {
     const n = args.length;
     let dyn: number[] | undefined;
     for (let i = 0; i < n; i++) {
-      const v = args[i](ctx);
+      // pre0 / pre1: the first indices, already evaluated by offsetOf2.
+      const v = i === 0 && pre0 !== undefined ? pre0 : i === 1 && pre1 !== undefined ? pre1 : args[i](ctx);
       let k: number;
       if (v instanceof Sc && !isFloat(v.t)) k = v.v;
       else if (v instanceof Tuple) {
@@ -214,6 +241,27 @@ export abstract class ExpressionEvaluator {
       if (err instanceof SimError) throw this.err(err.message, node, ctx, 'oob');
       throw err;
     }
+  }
+
+  /**
+   * offsetOf for two indices (`t.at(i, j)`, the common case in loops): two in-bounds s32 indices are resolved
+   * here; anything else continues in offsetOf with the values already computed (each index is evaluated once,
+   * in order, and a bad first index is reported before the second is evaluated, as offsetOf does).
+   */
+  protected offsetOf2(view: View, args: CompiledExpr[], node: CoExpr & { args: CoExpr[] }, ctx: Ctx, ks: number[]): number {
+    const v0 = args[0](ctx);
+    if (!(v0 instanceof Sc) || v0.t !== 's32') return this.offsetOf(view, args, node, ctx, ks, v0);
+    const v1 = args[1](ctx);
+    if (v1 instanceof Sc && v1.t === 's32') {
+      const shape = view.shape;
+      const k0 = v0.v;
+      const k1 = v1.v;
+      // (k | 0) === k: an integer (extents are far below 2³¹).
+      if (shape.length >= 2 && (k0 | 0) === k0 && k0 >= 0 && k0 < shape[0] && (k1 | 0) === k1 && k1 >= 0 && k1 < shape[1]) {
+        return view.off + k0 * view.strides[0] + k1 * view.strides[1];
+      }
+    }
+    return this.offsetOf(view, args, node, ctx, ks, v0, v1);
   }
 
   protected offsetAt(view: View, args: CoExpr[], node: CoExpr, ctx: Ctx): number {
@@ -309,9 +357,45 @@ export abstract class ExpressionEvaluator {
           return () => v;
         }
         const name = e.name;
+        // An inline cache per use site: the scope the last lookup started from and where the name was
+        // found (a scope's variables and the value's position there). It holds while that scope is current
+        // and has gained no name since (same `gen` and `count`: between clears scopes only grow, and only
+        // the running scope gains names — the scopes around it run no statements until it is left, and a
+        // left scope never runs again) and the owner was not cleared: then the full walk would find the
+        // same entry. A value found behind a frozen scope (the host's, seen from a device thread) cannot
+        // change during the launch, so it is cached itself.
+        let icEnv: Env | undefined;
+        let icCount = 0;
+        let icGen = 0;
+        let icOwner: Vars | undefined;
+        let icOwnerGen = 0;
+        let icSlot = 0;
+        let icValue: Value | undefined;
         return (ctx) => {
-          const v = ctx.env.lookup(name);
-          return v !== undefined ? v : this.lookup(name, e, ctx);
+          const env = ctx.env;
+          const vs = env.vars;
+          if (env === icEnv && vs.count === icCount && vs.gen === icGen) {
+            if (icValue !== undefined) return icValue;
+            if (icOwner!.gen === icOwnerGen) return icOwner!.kv[icSlot] as Value;
+          }
+          let frozen = false;
+          for (let p: Env | undefined = env; p !== undefined; p = p.parent) {
+            const pv = p.vars;
+            const i = pv.find(name);
+            if (i >= 0) {
+              const v = pv.kv[i] as Value;
+              icEnv = env;
+              icCount = vs.count;
+              icGen = vs.gen;
+              icOwner = pv;
+              icOwnerGen = pv.gen;
+              icSlot = i;
+              icValue = frozen || p.frozen ? v : undefined;
+              return v;
+            }
+            if (p.frozen) frozen = true;
+          }
+          return this.lookup(name, e, ctx);
         };
       }
       case 'binary': {
@@ -340,7 +424,10 @@ export abstract class ExpressionEvaluator {
           const b = r(ctx);
           if (a instanceof Sc && b instanceof Sc) {
             // s32 with s32 (loop arithmetic, indices): what binaryOp computes, without its dispatch.
-            if (int32 !== undefined && a.t === 's32' && b.t === 's32') return int32(a.v, b.v);
+            if (int32 !== undefined && a.t === 's32' && b.t === 's32') {
+              const r = int32(a.v, b.v);
+              if (r !== undefined) return r;
+            }
             try {
               return binaryOp(op, a, b);
             } catch (err) {
@@ -361,13 +448,15 @@ export abstract class ExpressionEvaluator {
         if (e.name !== 'at') break;
         const obj = this.sub(e.object);
         const args = e.args.map((a) => this.sub(a));
+        const two = args.length === 2;
         const scratch: number[] = [];
         return (ctx) => {
           const base = obj(ctx);
           if (!(base instanceof View)) return this.methodOn(e, base, ctx);
-          const off = this.offsetOf(base, args, e, ctx, scratch);
+          const off = two ? this.offsetOf2(base, args, e, ctx, scratch) : this.offsetOf(base, args, e, ctx, scratch);
           this.touch(ctx, base, off, false);
-          return new Sc(readElement(base, off), base.dtype);
+          const dt = base.dtype;
+          return dt === 's32' ? s32(readElement(base, off)) : new Sc(readElement(base, off), dt);
         };
       }
       case 'member': {

@@ -30,6 +30,15 @@ interface ParDesc {
   /** Simulated threads the whole statement needs. */
   threads: number;
   collapsed: boolean;
+  /** The names an instance binds, in binding order (the debugger frame's variables); set on first use. */
+  frameVars?: string[];
+  /** What the rendezvous at its start and end are called in reports; made on first use. */
+  startWhat?: string;
+  endWhat?: string;
+  /** Per instance: the names it binds and their values, as `name, value, …` (made when a thread first enters it). */
+  binds: (string | Sc)[][];
+  /** Sync-group id per (enclosing group, instance): key group id × n + instance. */
+  groupIds: Map<number, number>;
 }
 
 /** Calls `f` on every statement list nested in `s` (bodies of blocks, loops, branches). */
@@ -232,7 +241,10 @@ export class CroqLaunch implements Executor, LaunchHooks {
   private readonly gridExtents: number[];
   private readonly blockThreads: number;
   private readonly descs = new Map<ParallelStmt, ParDesc>();
-  private readonly groupIds = new Map<string, number>();
+  /** Sync groups handed out so far (ids are 1, 2, … in the order threads first reach them). */
+  private groupCount = 0;
+  /** Per live block: its frozen scope of block indices over the host's scope, shared by its threads. */
+  private readonly blockEnvs = new Map<number, Env>();
   private readonly blockStates = new Map<number, Map<string, unknown>>();
   // Static facts per simulated thread of a block.
   private readonly weights: number[];
@@ -324,22 +336,21 @@ export class CroqLaunch implements Executor, LaunchHooks {
     for (const k of kids) this.describe(k, ctx);
     const inner = Math.max(1, ...kids.map((k) => this.descs.get(k)!.threads));
     const collapsed = p.level === 'thread' && kids.length === 0 && !usesName(p.body, new Set(p.vars));
-    const d: ParDesc = { extents, n, inner, threads: collapsed ? 1 : n * inner, collapsed };
+    const d: ParDesc = { extents, n, inner, threads: collapsed ? 1 : n * inner, collapsed, binds: [], groupIds: new Map() };
     this.descs.set(p, d);
     return d;
   }
 
-  private bindInstance(p: ParallelStmt, d: ParDesc, inst: number, into: Map<string, Sc> | Env): void {
-    const set = (k: string, v: Sc) => (into instanceof Env ? into.vars.set(k, v) : into.set(k, v));
+  private bindInstance(p: ParallelStmt, d: ParDesc, inst: number, vars: Map<string, Sc>): void {
     if (d.collapsed || p.vars.length === 0) return;
     if (p.vars.length === 1 && d.extents.length > 1) {
       // `parallel p by [a, b]`: p is the linear index over the product.
-      set(p.vars[0], int(inst, d.n));
+      vars.set(p.vars[0], int(inst, d.n));
       return;
     }
     let rest = inst;
     for (let i = d.extents.length - 1; i >= 0; i--) {
-      set(p.vars[i], int(rest % d.extents[i], d.extents[i]));
+      vars.set(p.vars[i], int(rest % d.extents[i], d.extents[i]));
       rest = Math.floor(rest / d.extents[i]);
     }
   }
@@ -436,11 +447,16 @@ export class CroqLaunch implements Executor, LaunchHooks {
 
   endBlock(_m: Machine, block: SimBlock): void {
     this.blockStates.delete(block.index);
+    this.blockEnvs.delete(block.index);
   }
 
   startThread(m: Machine, t: SimThread): void {
-    const blockEnv = new Env(this.hostEnv, true);
-    for (const [k, v] of this.blockBindings(t.block)) blockEnv.vars.set(k, v);
+    let blockEnv = this.blockEnvs.get(t.block);
+    if (blockEnv === undefined) {
+      blockEnv = new Env(this.hostEnv, true);
+      for (const [k, v] of this.blockBindings(t.block)) blockEnv.vars.set(k, v);
+      this.blockEnvs.set(t.block, blockEnv);
+    }
     const dev: Device = {
       m,
       t,
@@ -450,8 +466,8 @@ export class CroqLaunch implements Executor, LaunchHooks {
       local: [t.tid],
       groups: [{ id: 0, count: this.blockThreads }],
       weight: this.weights[t.tid],
-      sites: new Map(),
-      phases: new Map(),
+      sites: undefined,
+      phases: undefined,
       frames: [],
       env: blockEnv,
     };
@@ -460,20 +476,19 @@ export class CroqLaunch implements Executor, LaunchHooks {
     t.role = this.roles[t.tid];
     // Where a debugger shows a thread that has not run yet: its first statement.
     t.loc = this.interp.loc(this.blockBody[0] ?? this.root, this.func);
-    t.state = { dev, gen: this.threadMain(ctx) };
-  }
-
-  private *threadMain(ctx: Ctx): Generator<void, void, void> {
-    const f = yield* this.interp.execList(this.blockBody, ctx);
-    if (f === Flow.Break || f === Flow.Continue) throw new SimError(`'${f === Flow.Break ? 'break' : 'continue'}' outside a loop`, ctx.dev!.t.loc);
+    t.state = { dev, gen: this.interp.execList(this.blockBody, ctx) };
   }
 
   run(_m: Machine, t: SimThread, budget: number): number {
-    const st = t.state as { dev: Device; gen: Generator<void, void, void> };
+    const st = t.state as { dev: Device; gen: Generator<void, Flow, void> };
     st.dev.run.ran = 0;
     st.dev.run.budget = budget;
     const r = st.gen.next();
-    if (r.done) t.status = 'done';
+    if (r.done) {
+      const f = r.value;
+      if (f === Flow.Break || f === Flow.Continue) throw new SimError(`'${f === Flow.Break ? 'break' : 'continue'}' outside a loop`, t.loc);
+      t.status = 'done';
+    }
     return st.dev.run.ran;
   }
 
@@ -606,22 +621,17 @@ export class CroqLaunch implements Executor, LaunchHooks {
     if (!d) throw this.interp.err('a parallel region the launch did not see (inside a nested function or a dynamic construct)', s, ctx, 'unsupported');
     const local = dev.local[dev.local.length - 1];
     const group = dev.groups[dev.groups.length - 1];
-    const line = this.interp.line(s.span) + 1;
-    yield* this.groupSync(ctx, group, `start of the parallel at line ${line}`);
+    // The rendezvous inline (one generator fewer per thread and rendezvous); the rest in plain methods,
+    // which keeps this generator small (it is optimised, and re-optimised, on every launch's first threads).
+    if (group.count > 1) {
+      while (!this.rendezvous(dev, group, d, s, true)) yield;
+      if (dev.m.yieldNow) yield;
+    }
     let f = Flow.Normal;
     if (local < d.threads) {
-      const inst = Math.floor(local / d.inner);
-      const env = new Env(ctx.env);
-      this.bindInstance(s, d, inst, env);
-      const key = `${s.span.start}:${group.id}:${inst}`;
-      let id = this.groupIds.get(key);
-      if (id === undefined) this.groupIds.set(key, (id = this.groupIds.size + 1));
-      dev.local.push(local % d.inner);
-      dev.groups.push({ id, count: d.inner });
-      const vars = [...env.vars.keys()];
-      this.interp.pushFrame(ctx, s, vars);
+      const inner = this.enterInstance(s, d, ctx, local, group);
       try {
-        f = yield* this.interp.execList(s.body, { ...ctx, env });
+        f = yield* this.interp.execList(s.body, inner);
       } finally {
         dev.local.pop();
         dev.groups.pop();
@@ -630,8 +640,39 @@ export class CroqLaunch implements Executor, LaunchHooks {
       if (f === Flow.Break || f === Flow.Continue) throw this.interp.err(`'${f === Flow.Break ? 'break' : 'continue'}' out of a parallel region`, s, ctx);
       if (f === Flow.Exit) return f;
     }
-    yield* this.groupSync(ctx, group, `end of the parallel at line ${line}`);
+    if (group.count > 1) {
+      while (!this.rendezvous(dev, group, d, s, false)) yield;
+      if (dev.m.yieldNow) yield;
+    }
     return f;
+  }
+
+  /** The rendezvous of `group` at the start or end of parallel `s`: true once every member arrived. */
+  private rendezvous(dev: Device, group: SyncGroup, d: ParDesc, s: ParallelStmt, start: boolean): boolean {
+    const what = start ? (d.startWhat ??= `start of the parallel at line ${this.interp.line(s.span) + 1}`) : (d.endWhat ??= `end of the parallel at line ${this.interp.line(s.span) + 1}`);
+    return dev.m.syncBlock(dev.t, group.id, group.count, what);
+  }
+
+  /** Enters this thread's instance of parallel `s`: its bindings, sync group and debugger frame; the body's context. */
+  private enterInstance(s: ParallelStmt, d: ParDesc, ctx: Ctx, local: number, group: SyncGroup): Ctx {
+    const dev = ctx.dev!;
+    const inst = Math.floor(local / d.inner);
+    const env = new Env(ctx.env);
+    let binds = d.binds[inst];
+    if (binds === undefined) {
+      const m = new Map<string, Sc>();
+      this.bindInstance(s, d, inst, m);
+      d.binds[inst] = binds = [...m].flat();
+    }
+    env.vars.setPairs(binds);
+    const key = group.id * d.n + inst;
+    let id = d.groupIds.get(key);
+    if (id === undefined) d.groupIds.set(key, (id = ++this.groupCount));
+    dev.local.push(local % d.inner);
+    dev.groups.push({ id, count: d.inner });
+    const vars = (d.frameVars ??= [...env.vars.keys()]);
+    this.interp.pushFrame(ctx, s, vars);
+    return { env, dev, loops: ctx.loops, func: ctx.func, returned: ctx.returned };
   }
 
   *inthreadsEnd(ctx: Ctx, loc: SourceLoc): Generator<void, void, void> {
@@ -737,14 +778,14 @@ export class CroqLaunch implements Executor, LaunchHooks {
       const ready = ev.ready ? 1 : 0;
       let parity: number;
       if (ref.order !== undefined) parity = (Math.floor(ref.order / n) & 1) ^ ready;
-      else if (ev.length === 0) parity = dev.phases.get(ev) ?? ready;
+      else if (ev.length === 0) parity = dev.phases?.get(ev) ?? ready;
       else {
         const iv = ctx.loops[ctx.loops.length - 1];
         parity = iv === undefined ? ready : (Math.floor(iv / n) & 1) ^ ready;
       }
       while (!m.mbWaitParity(t, b, parity)) yield;
       if (m.yieldNow) yield;
-      if (ev.length === 0) dev.phases.set(ev, parity ^ 1);
+      if (ev.length === 0) (dev.phases ??= new Map()).set(ev, parity ^ 1);
     }
     void loc;
   }

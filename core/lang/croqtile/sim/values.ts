@@ -162,8 +162,44 @@ export type Value = Sc | Tuple | View | ViewArray | PendingView | Future | Event
 
 export const INT = 's32';
 
-export function int(v: number, ub?: number): Sc {
+// Scalars are immutable, so the common s32 values are shared instead of allocated per operation
+// (loop arithmetic and index values dominate a compute-heavy program's allocations).
+const SMALL_MIN = -1024;
+const SMALL_END = 16384;
+const SMALL_INTS: (Sc | undefined)[] = new Array(SMALL_END - SMALL_MIN);
+/** Bounded s32 values (`#x` = ub) per bound, indexed by value, for bounds up to SMALL_END. */
+const BOUNDED_INTS = new Map<number, (Sc | undefined)[]>();
+
+/** The s32 scalar `v` (unbounded): shared for small integers (never for -0, which formats as such once cast to a float). */
+export function s32(v: number): Sc {
+  if (v >= SMALL_MIN && v < SMALL_END && (v | 0) === v && (v !== 0 || 1 / v > 0)) {
+    const i = v - SMALL_MIN;
+    const hit = SMALL_INTS[i];
+    return hit !== undefined ? hit : (SMALL_INTS[i] = new Sc(v, 's32'));
+  }
+  return new Sc(v, 's32');
+}
+
+/** The shared values of a bounded variable with bound `ub` (index = value), or undefined when the bound is large. */
+export function boundedInts(ub: number): (Sc | undefined)[] | undefined {
+  if (!(ub > 0 && ub <= SMALL_END && (ub | 0) === ub)) return undefined;
+  let a = BOUNDED_INTS.get(ub);
+  if (a === undefined) BOUNDED_INTS.set(ub, (a = new Array(ub)));
+  return a;
+}
+
+/** `int(v, ub)` through a table from boundedInts (undefined: allocate). */
+export function boundedInt(table: (Sc | undefined)[] | undefined, v: number, ub: number): Sc {
+  if (table !== undefined && v >= 0 && v < table.length && (v | 0) === v && (v !== 0 || 1 / v > 0)) {
+    const hit = table[v];
+    return hit !== undefined ? hit : (table[v] = new Sc(v, 's32', ub));
+  }
   return new Sc(v, 's32', ub);
+}
+
+export function int(v: number, ub?: number): Sc {
+  if (ub === undefined) return s32(v);
+  return boundedInt(boundedInts(ub), v, ub);
 }
 
 // Scalars are immutable, so the two booleans are shared.
@@ -363,10 +399,11 @@ export function binaryOp(op: string, a: Sc, b: Sc): Sc {
     default:
       throw new SimError(`unknown operator '${op}'`);
   }
-  return new Sc(coerce(t, r), t);
+  return t === 's32' ? s32(r | 0) : new Sc(coerce(t, r), t);
 }
 
 export function castTo(t: DType, v: Sc): Sc {
+  if (t === 's32') return s32(Math.trunc(v.v) | 0);
   const x = isFloat(t) ? v.v : Math.trunc(v.v);
   return new Sc(coerce(t, x), t);
 }
@@ -401,6 +438,7 @@ export function readElement(v: View, off: number): number {
   const t = v.dtype;
   if (t === 'f16') return halfTable()[v.buf.view.getUint16(off * 2, true)];
   if (t === 'f32') return v.buf.view.getFloat32(off * 4, true);
+  if (t === 's32') return v.buf.view.getInt32(off * 4, true);
   return load(v.buf.view, off * sizeOf(t), t);
 }
 
@@ -408,6 +446,7 @@ export function writeElement(v: View, off: number, x: number): void {
   const t = v.dtype;
   if (t === 'f16') v.buf.view.setUint16(off * 2, halfBits(x), true);
   else if (t === 'f32') v.buf.view.setFloat32(off * 4, x, true);
+  else if (t === 's32') v.buf.view.setInt32(off * 4, x | 0, true);
   else store(v.buf.view, off * sizeOf(t), t, coerceAny(t, x));
 }
 
