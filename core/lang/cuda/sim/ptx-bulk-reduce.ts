@@ -12,12 +12,10 @@ import { type AsyncOp, type Machine, type SimBarrier, SimError } from '../../../
 import { check, type Pointer } from '../../../sim/memory';
 import { barrierAt, markProducer } from './barrier-runtime';
 import { clusterPointer, windowAddress } from './cluster-runtime';
-import type { TensorPtxSite } from './ptx-tensor';
+import type { PInstr, PtxInstrSite, Regs } from './ptx-site';
 import { type Frame, fromGenericAddress, sharedAddress, type ThreadCtx, toSharedPointer } from './runtime';
 import { fail, unsupported } from './syntax';
 
-type Regs = unknown[];
-type PInstr = (f: Frame, r: Regs, pc: number) => number;
 
 const TYPES: readonly BulkReduceType[] = ['b32', 'b64', 'u32', 's32', 'u64', 's64', 'f16', 'bf16', 'f32', 'f64'];
 
@@ -26,7 +24,7 @@ const TYPES: readonly BulkReduceType[] = ['b32', 'b64', 'u32', 's32', 'u64', 's6
 export type BulkReduceForm = 'global' | 'cluster';
 
 /** Compiles `cp.reduce.async.bulk.{global|shared::cluster}.shared::cta.….{op}[.noftz].{type} [dst], [src], size[, [mbar]]`. */
-export function bulkReducePtxOp(s: TensorPtxSite): PInstr {
+export function bulkReducePtxOp(s: PtxInstrSite): PInstr {
   const { mn, parts, n } = s;
   const form: BulkReduceForm | undefined = parts[4] === 'global' ? 'global' : parts[4] === 'shared::cluster' ? 'cluster' : undefined;
   if (!form || parts[5] !== 'shared::cta') unsupported(`PTX instruction '${mn}' (the bulk reductions go from shared::cta to global or shared::cluster memory)`, n);

@@ -11,29 +11,15 @@ import { type AsyncOp, type Machine, type SimBarrier, SimError } from '../../../
 import { check, copyBytes, type Pointer } from '../../../sim/memory';
 import { barrierAt, markProducer, threadArrive } from './barrier-runtime';
 import { clusterPointer, mapToRank, peerWindow, windowAddress } from './cluster-runtime';
+import type { Operand, PInstr, PtxInstrSite, Regs } from './ptx-site';
 import { fail, unsupported } from './syntax';
 import { ctaPair } from './tcgen05-pair';
 import { type Frame, fromGenericAddress, fromSharedAddress, genericAddress, loader, storer, type ThreadCtx } from './runtime';
 
-type Regs = any[];
-type Value = (r: Regs, f: Frame) => any;
-/** One compiled instruction: next index, or BLOCK. */
-export type ClusterInstr = (f: Frame, r: Regs, pc: number) => number;
+type Value = Operand;
 const BLOCK = -1;
 
 /** What ptx.ts hands over for one instruction: its text and its operand readers. */
-export interface ClusterSite {
-  mn: string;
-  parts: string[];
-  o: string[];
-  n: SyntaxNode;
-  /** Register, immediate or special register. */
-  value(operand: string): Value;
-  /** `[x]`, `[x+8]`: base and byte offset. */
-  addr(operand: string): { base: Value; off: number };
-  /** Destination register index (-1 for the sink `_`). */
-  dest(operand: string): number;
-}
 
 const PLACE = (f: Frame) => {
   const m = f.ts.m;
@@ -68,7 +54,7 @@ export function clusterRegister(name: string): Value | undefined {
 }
 
 /** The instruction's cluster form, compiled; undefined when it is not one (ptx.ts goes on). */
-export function clusterPtx(s: ClusterSite): ClusterInstr | undefined {
+export function clusterPtx(s: PtxInstrSite): PInstr | undefined {
   const { parts } = s;
   const head = parts[0];
   const onCluster = parts.includes('shared::cluster');
@@ -85,7 +71,7 @@ export function clusterPtx(s: ClusterSite): ClusterInstr | undefined {
 // ------------------------------------------------------------------ addressing
 
 /** mapa(.shared::cluster).u32|u64 d, a, rank: the address of the same variable in CTA `rank`. */
-function mapa(s: ClusterSite): ClusterInstr {
+function mapa(s: PtxInstrSite): PInstr {
   const { o, mn } = s;
   const d = s.dest(o[0]);
   const a = s.value(o[1]);
@@ -110,7 +96,7 @@ function mapa(s: ClusterSite): ClusterInstr {
 
 const TYPES: Record<string, DType> = { u32: 'u32', s32: 's32', b32: 'u32', f32: 'f32', u64: 'u64', s64: 's64', b64: 'u64', f64: 'f64', u16: 'u16', s16: 's16', b16: 'u16', u8: 'u8', s8: 's8', b8: 'u8' };
 
-function typeOf(s: ClusterSite): DType {
+function typeOf(s: PtxInstrSite): DType {
   const dt = TYPES[s.parts[s.parts.length - 1]];
   if (!dt || s.parts.some((x) => /^v\d$/.test(x))) unsupported(`PTX instruction '${s.mn}'`, s.n);
   return dt;
@@ -122,12 +108,12 @@ function touch(f: Frame, p: Pointer, size: number, write: boolean): void {
 }
 
 /** ld/st.shared::cluster: distributed shared memory loads and stores. */
-function loadStore(s: ClusterSite): ClusterInstr {
+function loadStore(s: PtxInstrSite): PInstr {
   const dt = typeOf(s);
   const size = sizeOfDt(dt);
   if (s.parts[0] === 'ld') {
     const d = s.dest(s.o[0]);
-    const a = s.addr(s.o[1]);
+    const a = s.address(s.o[1]);
     const ld = loader(dt);
     return (f, r, pc) => {
       const p = clusterPointer(f.ts, a.base(r, f), a.off, s.mn);
@@ -136,7 +122,7 @@ function loadStore(s: ClusterSite): ClusterInstr {
       return pc + 1;
     };
   }
-  const a = s.addr(s.o[0]);
+  const a = s.address(s.o[0]);
   const v = s.value(s.o[1]);
   const st = storer(dt);
   return (f, r, pc) => {
@@ -152,7 +138,7 @@ function sizeOfDt(dt: DType): number {
 }
 
 /** atom/red on .shared::cluster, .shared(::cta) or .global: one indivisible read-modify-write. */
-function atomic(s: ClusterSite): ClusterInstr {
+function atomic(s: PtxInstrSite): PInstr {
   const { parts, o, mn } = s;
   const dt = typeOf(s);
   const op = parts.find((x) => ['add', 'min', 'max', 'inc', 'dec', 'and', 'or', 'xor', 'exch', 'cas'].includes(x));
@@ -161,7 +147,7 @@ function atomic(s: ClusterSite): ClusterInstr {
   const space = parts.includes('shared::cluster') ? 'cluster' : parts.includes('shared') || parts.includes('shared::cta') ? 'cta' : parts.includes('global') ? 'global' : undefined;
   if (!space) unsupported(`PTX instruction '${mn}' (generic-address atomics)`, s.n);
   const d = isRed ? -1 : s.dest(o[0]);
-  const a = s.addr(o[isRed ? 0 : 1]);
+  const a = s.address(o[isRed ? 0 : 1]);
   const b = s.value(o[isRed ? 1 : 2]);
   const c = op === 'cas' ? s.value(o[3]) : undefined;
   const size = sizeOfDt(dt);
@@ -221,7 +207,7 @@ function globalPointer(f: Frame, v: unknown, off: number): Pointer {
 // ------------------------------------------------------------------ barriers
 
 /** barrier.cluster.arrive(.release|.relaxed) / barrier.cluster.wait(.acquire): the cluster-wide split barrier. */
-function clusterBarrier(s: ClusterSite): ClusterInstr {
+function clusterBarrier(s: PtxInstrSite): PInstr {
   const what = s.mn;
   if (s.parts[2] === 'arrive') {
     const release = !s.parts.includes('relaxed');
@@ -240,7 +226,7 @@ function clusterBarrierAt(f: Frame, v: unknown, off: number, what: string): SimB
  * mbarrier.arrive(.expect_tx)/arrive_drop/expect_tx/complete_tx on .shared::cluster: the barrier may
  * be another CTA's (after mapa). A remote arrive returns no state: its destination must be the sink `_`.
  */
-function remoteMbarrier(s: ClusterSite): ClusterInstr {
+function remoteMbarrier(s: PtxInstrSite): PInstr {
   const { parts, o, mn } = s;
   const op = parts[1];
   switch (op) {
@@ -248,7 +234,7 @@ function remoteMbarrier(s: ClusterSite): ClusterInstr {
     case 'arrive_drop': {
       if (o[0]?.trim() !== '_') fail(`${mn}: an arrive on a .shared::cluster barrier returns no state; its destination must be the sink '_'`, s.n);
       const expectTx = parts.includes('expect_tx');
-      const a = s.addr(o[1]);
+      const a = s.address(o[1]);
       const tx = expectTx ? s.value(o[2]) : () => 0;
       const cnt = expectTx ? () => 1 : o[2] ? s.value(o[2]) : () => 1;
       return (f, r, pc) => {
@@ -260,7 +246,7 @@ function remoteMbarrier(s: ClusterSite): ClusterInstr {
     }
     case 'expect_tx':
     case 'complete_tx': {
-      const a = s.addr(o[0]);
+      const a = s.address(o[0]);
       const tx = s.value(o[1]);
       return (f, r, pc) => {
         const b = clusterBarrierAt(f, a.base(r, f), a.off, mn);
@@ -283,17 +269,17 @@ function remoteMbarrier(s: ClusterSite): ClusterInstr {
  * in a peer CTA (they must be in the same one); with it, the data and the complete_tx land at the
  * same CTA-relative offsets in every CTA of the mask.
  */
-function bulkToCluster(s: ClusterSite): ClusterInstr {
+function bulkToCluster(s: PtxInstrSite): PInstr {
   const { parts, o, mn } = s;
   const fromShared = parts[4] === 'shared::cta';
   if (!fromShared && parts[4] !== 'global') unsupported(`PTX instruction '${mn}'`, s.n);
   if (!parts.some((x) => x.startsWith('mbarrier::complete_tx'))) fail(`${mn}: a bulk copy into shared::cluster completes on an mbarrier (.mbarrier::complete_tx::bytes)`, s.n);
   const multicast = parts.includes('multicast::cluster');
   if (multicast && fromShared) fail(`${mn}: .multicast::cluster copies from global memory only`, s.n);
-  const dst = s.addr(o[0]);
-  const src = s.addr(o[1]);
+  const dst = s.address(o[0]);
+  const src = s.address(o[1]);
   const size = s.value(o[2]);
-  const bar = s.addr(o[3]);
+  const bar = s.address(o[3]);
   const mask = multicast ? s.value(o[4]) : undefined;
   return (f, r, pc) => {
     const ts = f.ts;
@@ -339,11 +325,11 @@ function rankOfBlock(m: Machine, block: number | undefined): number {
  * once every tcgen05 operation the thread issued completed, one arrival on the barrier at the same
  * CTA-relative offset in every CTA of the mask (with N = 2 the thread must be in a CTA pair).
  */
-function multicastCommit(s: ClusterSite): ClusterInstr {
+function multicastCommit(s: PtxInstrSite): PInstr {
   const { o, mn } = s;
   if (!mn.includes('mbarrier::arrive::one')) unsupported(`PTX instruction '${mn}'`, s.n);
   const pairs = s.parts.includes('cta_group::2');
-  const a = s.addr(o[0]);
+  const a = s.address(o[0]);
   const mask = s.value(o[1]);
   return (f, r, pc) => {
     const ts = f.ts;

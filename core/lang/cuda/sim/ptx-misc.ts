@@ -4,9 +4,8 @@
 // through its services.
 import { SimError } from '../../../sim/machine';
 import type { Frame } from './runtime';
+import type { PInstr, Regs } from './ptx-site';
 
-type Regs = any[];
-type PInstr = (f: Frame, r: Regs, pc: number) => number;
 type Val = (r: Regs, f: Frame) => any;
 
 /** The PTX result for a blocked instruction (re-run when the thread wakes). */

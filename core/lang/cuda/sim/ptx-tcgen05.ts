@@ -14,28 +14,14 @@ import { clusterPointer } from './cluster-runtime';
 import { tcgen05Dealloc } from './ptx-misc';
 import { sharedChunks } from './ptx-wgmma';
 import { type BlockCtx, type Frame, fromSharedAddress, liveMask, loader, storer, type ThreadCtx, toSharedPointer } from './runtime';
+import type { Operand, PInstr, PtxInstrSite, Regs } from './ptx-site';
 import { fail, unsupported } from './syntax';
 import { accumulatorCell, type CtaPair, ctaPair, meetPair, mixedGroup } from './tcgen05-pair';
 
-type Regs = any[];
-type PInstr = (f: Frame, r: Regs, pc: number) => number;
-type Operand = (r: Regs, f: Frame) => any;
 /** The PTX result for a blocked instruction (re-run when the thread wakes). */
 const BLOCK = -1;
 
 /** One tcgen05 instruction as ptx.ts hands it over: its words and how to read its operands. */
-export interface Tcgen05Site {
-  mn: string;
-  parts: string[];
-  o: string[];
-  n: SyntaxNode;
-  /** A register, immediate or special register. */
-  value(operand: string): Operand;
-  /** `[x]` / `[x+8]`: base and byte offset. */
-  address(operand: string): { base: Operand; off: number };
-  /** The register an operand names (a destination). */
-  dest(operand: string): number;
-}
 
 function sharedPtr(blk: BlockCtx, v: unknown, off: number): Pointer {
   const p = toSharedPointer(blk, v);
@@ -50,7 +36,7 @@ function tmemOf(blk: BlockCtx): Uint32Array {
 }
 
 /** Compiles a tcgen05 instruction (the catalogue's tcgen05 keys map here). */
-export function tcgen05PtxOp(s: Tcgen05Site): PInstr {
+export function tcgen05PtxOp(s: PtxInstrSite): PInstr {
   const { parts, mn, o, n } = s;
   const V = (i: number) => s.value(o[i]);
   const what = parts[1].split('::')[0];
@@ -194,7 +180,7 @@ export function tcgen05PtxOp(s: Tcgen05Site): PInstr {
  * to or from the cells the ISA's fragment table gives it (core/sim/tmem-fragment.ts). Like the
  * hardware's, the move is complete by tcgen05.wait::ld / ::st; the simulator does it at once.
  */
-function tmemLoadStore(s: Tcgen05Site, op: 'ld' | 'st'): PInstr {
+function tmemLoadStore(s: PtxInstrSite, op: 'ld' | 'st'): PInstr {
   const { parts, mn, o, n } = s;
   const shape = TMEM_LDST_SHAPES.find((x) => parts.includes(x));
   if (!shape) unsupported(`PTX instruction '${mn}' (shape; the modelled ones are ${TMEM_LDST_SHAPES.map((x) => `.${x}`).join(' ')})`, n);
@@ -282,7 +268,7 @@ const TMEM_COPY_SHAPES: Record<string, { rows: number; bits: number; lanes: (row
  * copies its own shared memory at the descriptor's address into its own tensor memory
  * (CUTLASS's SM100_UTCCP_*_2cta: ThrID 2, the CTA mode of source and destination of stride 0).
  */
-function tmemCopy(s: Tcgen05Site, group: 1 | 2): PInstr {
+function tmemCopy(s: PtxInstrSite, group: 1 | 2): PInstr {
   const { parts, mn, o, n } = s;
   const at = parts.indexOf(`cta_group::${group}`);
   if (at < 0) fail(`${mn}: the .cta_group (::1 or ::2) is missing`, n);

@@ -18,27 +18,15 @@ import { readTensorMap, type TensorMapSpec } from '../../../sim/tensor-map';
 import { barrierAt, markProducer } from './barrier-runtime';
 import { clusterPointer, peerWindow, windowAddress } from './cluster-runtime';
 import { type Frame, fromGenericAddress, fromSharedAddress, sharedAddress, type ThreadCtx, toSharedPointer } from './runtime';
+import type { Operand, PInstr, PtxInstrSite, Regs } from './ptx-site';
 import { fail, unsupported } from './syntax';
 import { ctaPair } from './tcgen05-pair';
 
-type Regs = unknown[];
-type PInstr = (f: Frame, r: Regs, pc: number) => number;
-type Operand = (r: Regs, f: Frame) => unknown;
 
 /** One tensor instruction as ptx.ts hands it over: the mnemonic, its operands and how to read them. */
-export interface TensorPtxSite {
-  mn: string;
-  parts: string[];
-  o: string[];
-  n: SyntaxNode;
-  /** A register, immediate or special register. */
-  value: (s: string) => Operand;
-  /** `[x]` / `[x+8]`: base and byte offset. */
-  address: (s: string) => { base: Operand; off: number };
-}
 
 /** Compiles a tensor instruction (the catalogue keys tensor-copy entries map to). */
-export function tensorPtxOp(s: TensorPtxSite): PInstr {
+export function tensorPtxOp(s: PtxInstrSite): PInstr {
   const { mn, parts, n } = s;
   const next: PInstr = (_f, _r, pc) => pc + 1;
   // Hints and proxy fences: no effect on values (the simulator's maps are read where they are).

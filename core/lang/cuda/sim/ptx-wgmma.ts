@@ -39,9 +39,8 @@ import {
 import type { FnCx, LV } from './context';
 import { type BlockCtx, BLOCKED, type Frame, fromSharedAddress, loader, sharedAddress, storer, type ThreadCtx, toSharedPointer } from './runtime';
 import { fail, unsupported } from './syntax';
+import type { PInstr, Regs } from './ptx-site';
 
-type Regs = any[];
-type PInstr = (f: Frame, r: Regs, pc: number) => number;
 type Accessor = (r: Regs, f: Frame) => any;
 
 /** An asm operand as the handlers see it: its C lvalue (outputs, and inputs that are lvalues) and its text. */

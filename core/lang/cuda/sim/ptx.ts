@@ -12,20 +12,19 @@ import { SimError } from '../../../sim/machine';
 import type { Pointer } from '../../../sim/memory';
 import { barrierAt, bulkCopy, markProducer, threadArrive, waitParity, waitToken, type WaitMode } from './barrier-runtime';
 import type { CompilerContext as Compiler, Ex, FnCx, LV } from './context';
-import { tensorPtxOp, type TensorPtxSite } from './ptx-tensor';
+import { tensorPtxOp } from './ptx-tensor';
+import type { PInstr, PtxInstrSite, Regs } from './ptx-site';
 import { tcgen05PtxOp } from './ptx-tcgen05';
 import { bulkReducePtxOp } from './ptx-bulk-reduce';
 import { electSync, fenceProxyAsync, griddepcontrol, nanosleep, setmaxnreg, timerRegister } from './ptx-misc';
 import { asmRegisterUse, ldmatrix, type PtxSite, stmatrix, wgmmaCommit, wgmmaFence, wgmmaMmaAsync, wgmmaWait } from './ptx-wgmma';
-import { type ClusterSite, clusterPtx, clusterRegister } from './ptx-cluster';
+import { clusterPtx, clusterRegister } from './ptx-cluster';
 import { fail, named, unsupported, requiredField } from './syntax';
 import { type BlockCtx, type Frame, fromGenericAddress, loader, storer, toSharedPointer } from './runtime';
 import { convFn, type CType, isNum, sizeOfType, VOID } from './types';
 
-type Regs = any[];
 /** Result of one PTX instruction: next index, or BLOCK. */
 const BLOCK = -1;
-type PInstr = (f: Frame, r: Regs, pc: number) => number;
 
 interface Operand {
   constraint: string;
@@ -245,7 +244,7 @@ function compileOp(l: PtxLine, reg: (n: string) => number, labels: Map<string, n
   const unsup = (): never => unsupported(`PTX instruction '${mn}'`, n);
   const site: Site = { mn, parts, o, reg, retried, n, cx, value: (s) => valueOf(s, reg), operands: ops };
   // Cluster forms (mapa, .shared::cluster operands, multicast, barrier.cluster) live in ptx-cluster.ts.
-  const cluster = clusterPtx(clusterSite(site));
+  const cluster = clusterPtx(instrSite(site));
   if (cluster) return cluster;
   // An instruction the catalogue knows goes to its handler; the catalogue says why the others are refused.
   const key = ptxKey(mn);
@@ -413,21 +412,20 @@ function barOp(s: Site): PInstr {
   };
 }
 
-function clusterSite(s: Site): ClusterSite {
+/** What the handler modules (ptx-site.ts) read of an instruction: its words and operand readers. */
+function instrSite(s: Site): PtxInstrSite {
   const { reg, n } = s;
-  return { mn: s.mn, parts: s.parts, o: s.o, n, value: (x) => valueOf(x, reg), addr: (x) => addrOf(x, reg, n), dest: (x) => (x.trim() === '_' ? -1 : reg(x.trim())) };
+  return { mn: s.mn, parts: s.parts, o: s.o, n, value: (x) => valueOf(x, reg), address: (x) => addrOf(x, reg, n), dest: (x) => (x.trim() === '_' ? -1 : reg(x.trim())) };
 }
 
 /** mapa and barrier.cluster: always cluster forms (compileOp sends them to ptx-cluster.ts first). */
-const clusterOp: Handler = (s) => clusterPtx(clusterSite(s)) ?? unsupported(`PTX instruction '${s.mn}'`, s.n);
+const clusterOp: Handler = (s) => clusterPtx(instrSite(s)) ?? unsupported(`PTX instruction '${s.mn}'`, s.n);
 const mbarrier: Handler = (s) => mbarrierOp(s.parts, s.o, s.reg, s.retried, s.n);
 const cp: Handler = (s) => cpOp(s.parts, s.mn, s.o, s.reg, s.n);
-const tcgen05: Handler = (s) => tcgen05PtxOp({ mn: s.mn, parts: s.parts, o: s.o, n: s.n, value: (t) => valueOf(t, s.reg), address: (t) => addrOf(t, s.reg, s.n), dest: (t) => s.reg(t.trim()) });
+const tcgen05: Handler = (s) => tcgen05PtxOp(instrSite(s));
 const noop: Handler = () => nextInstr;
-/** What the tensor-copy and bulk-reduction modules read of an instruction: its words and operand readers. */
-const asyncCopySite = (s: Site): TensorPtxSite => ({ mn: s.mn, parts: s.parts, o: s.o, n: s.n, value: (t) => valueOf(t, s.reg), address: (t) => addrOf(t, s.reg, s.n) });
-const tensor: Handler = (s) => tensorPtxOp(asyncCopySite(s));
-const bulkReduce: Handler = (s) => bulkReducePtxOp(asyncCopySite(s));
+const tensor: Handler = (s) => tensorPtxOp(instrSite(s));
+const bulkReduce: Handler = (s) => bulkReducePtxOp(instrSite(s));
 
 /**
  * The PTX the simulator executes, by catalogue key (catalogue.ts): compileOp sends every instruction
