@@ -220,3 +220,30 @@ __global__ void spin(unsigned *out) {
     expect(got[33]).toBe(x);
   });
 });
+
+describe('warp-lockstep faults and limits', () => {
+  it('names the lane that faults inside a converged warp, with its line', async () => {
+    const text = `
+__global__ void oob(float *out) {
+  float x = threadIdx.x * 2.0f;
+  int i = threadIdx.x == 7 ? 100 : threadIdx.x;
+  out[i] = x;
+}`;
+    const r = await runKernel(text, { block: [32, 1, 1], args: ['out=f32[32]'] });
+    expect(r.status).toBe('error');
+    expect(r.report?.kind).toBe('oob');
+    expect(r.message).toMatch(/element 100 .* by block 0 · warp 0 · lane 7 at line 5/);
+  });
+
+  it('stops a runaway converged warp at the step limit, counting every lane', async () => {
+    const text = `
+__global__ void spin(unsigned *out) {
+  unsigned x = threadIdx.x;
+  while (x != 0xffffffffu) x = x * 3u + 1u;
+  out[threadIdx.x] = x;
+}`;
+    const r = await runKernel(text, { block: [64, 1, 1], args: ['out=u32[64]'], maxSteps: 100_000 });
+    expect(r.status).toBe('step-limit');
+    expect(r.steps).toBe(100_000);
+  });
+});
