@@ -121,7 +121,10 @@ describe('the Barrier Timeline panel in code-server', () => {
       const m = v.model();
       const row = m.barriers.find((b) => b.label === 'slot_ready[0]')!;
       const t = row.flips[0].time + 1;
-      return { t, x: v.xOf(t), y: v.yOf(row.key) };
+      // A click lands on a whole pixel, which may be worth more than a cycle: aim two pixels past the flip.
+      const cyclesPerPixel = 1 / (v.xOf(1) - v.xOf(0));
+      const aim = t + Math.ceil(2 * cyclesPerPixel);
+      return { t, x: v.xOf(aim), y: v.yOf(row.key) };
     });
     expect(target.t).toBeLessThan(now);
     await frame.locator('#timeline').click({ position: { x: target.x, y: target.y } });
