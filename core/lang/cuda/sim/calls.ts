@@ -10,13 +10,15 @@ import { type CallTarget, type CompilerContext, type Ex, type Fn, FnCx, type FnD
 import { type Closure, envOf, FRAME, Frame, selfOf } from './runtime';
 import { enclosingFunction, fail, findFunctionDeclarator, innermostName, lastName, locOf, missingIncludesNote, named, unsupported, requiredField } from './syntax';
 import { keptSnippet } from './snippets';
-import { applyDefaults, bindTemplateArgs, callArgs, packElem, packLen, packLength, packsIn, templateParams, templateScope, withPackElement } from './templates';
+import { applyDefaults, bindTemplateArgs, callArgs, packElem, packLen, packLength, packsIn, spellType, templateParams, templateScope, withPackElement } from './templates';
+import { fromExpression, isSubstitutionFailure, withCxx } from './type-traits';
 import { type CType, decay, num, ptr, sameType, type StructDef, typeName, VOID } from './types';
 
 /** Compiles (once per template binding) a user function. */
 export function instantiate(c: CompilerContext, decl: FnDecl, tbind: Map<string, CType | number>, at: SyntaxNode): FnInst {
   c.prepareFileScope();
-  const key = `${decl.owner?.name ?? ''}::${decl.name}@${decl.node.startIndex}<${[...tbind].map(([k, v]) => `${k}=${typeof v === 'number' ? v : typeName(v)}`).join(',')}>`;
+  // Spelled with cv-qualifiers and references: `T = const int` and `T = int` may answer a trait differently.
+  const key = `${decl.owner?.name ?? ''}::${decl.name}@${decl.node.startIndex}<${[...tbind].map(([k, v]) => `${k}=${typeof v === 'number' ? v : spellType(v)}`).join(',')}>`;
   const have = c.instances.get(key);
   if (have) return have;
   const fd = findFunctionDeclarator(requiredField(decl.node, 'declarator'))!;
@@ -214,6 +216,17 @@ export function call(c: CompilerContext, cx: FnCx, n: SyntaxNode): Ex {
     const e = c.expr(cx, argNodes[0]);
     if (/bit_cast/.test(callee.text)) unsupported('bit_cast', n);
     return c.cast(cx, t, e, n);
+  }
+  // `std::declval<T>()`: only its type means anything (decltype, sizeof); evaluated, the program is ill-formed.
+  if (/^(?:(?:::)?(?:std|cuda::std|cute)::)?declval$/.test(callee.text.replace(/\s+/g, '')) && targs?.length === 1 && !argNodes.length && !c.functions.has('declval')) {
+    const t = targs[0].type === 'type_descriptor' ? c.typeDescriptor(cx, targs[0]) : c.baseType(cx, targs[0]);
+    const text = n.text;
+    return {
+      t,
+      ev: () => {
+        throw new SimError(`'${text}' evaluated: std::declval may only appear in unevaluated operands (decltype, sizeof)`);
+      },
+    };
   }
   // `float(x)`, `unsigned(x)`: a functional cast to an arithmetic type.
   if (argNodes.length === 1 && (callee.type === 'primitive_type' || callee.type === 'sized_type_specifier')) {
@@ -414,8 +427,30 @@ export function callUser(c: CompilerContext, cx: FnCx, decls: FnDecl[], argNodes
       }
     }
   }
-  const tbind = new Map<string, CType | number>();
-  if (decl.tparams) bindTemplate(c, cx, decl, tbind, args, n, targs);
+  let tbind = new Map<string, CType | number>();
+  if (decl.tparams) {
+    // SFINAE: a template whose substitution fails (a false enable_if among its template parameters) is not a
+    // candidate; the next one that fits is tried. A failure in the body is an error, as in C++.
+    const candidates = [decl, ...fits.filter((d) => d !== decl && d.tparams)];
+    const failures: string[] = [];
+    let chosen: FnDecl | undefined;
+    for (const d of candidates) {
+      const b = new Map<string, CType | number>();
+      try {
+        bindTemplate(c, cx, d, b, args, n, targs);
+        templateScope(c, templateParams(d.tparams!), b);
+      } catch (e) {
+        if (!(e instanceof SimError) || !isSubstitutionFailure(e) || candidates.length === 1) throw e;
+        failures.push(e.message);
+        continue;
+      }
+      chosen = d;
+      tbind = b;
+      break;
+    }
+    if (!chosen) fail(`no overload of '${decl.name}' is viable: ${failures.join('; ')}`, n);
+    decl = chosen;
+  }
   const inst = c.instantiate(decl, tbind, n);
   const pargs = args.map((a, i) => (inst.params[i]?.ref ? a : c.rv(a)));
   // Default arguments.
@@ -439,7 +474,7 @@ function bindTemplate(c: CompilerContext, cx: FnCx, decl: FnDecl, tbind: Map<str
   ps.forEach((p, i) => {
     const a = args[i];
     if (!a) return;
-    deduce(requiredField(p, 'type'), p.childForFieldName('declarator'), a.t, names, tbind);
+    deduce(c, requiredField(p, 'type'), p.childForFieldName('declarator'), a.t, names, tbind, { lvalue: !!a.lv, constParam: named(p).some((x) => x.type === 'type_qualifier' && x.text === 'const') });
   });
   // A trailing function parameter pack (`Ts&... xs`) takes the remaining arguments, one element each.
   const packParam = named(requiredField(fd, 'parameters')).find((p) => p.type === 'variadic_parameter_declaration');
@@ -448,7 +483,7 @@ function bindTemplate(c: CompilerContext, cx: FnCx, decl: FnDecl, tbind: Map<str
     const rest = args.slice(ps.length);
     rest.forEach((a, j) => {
       const one = new Map<string, CType | number>();
-      deduce(requiredField(packParam, 'type'), packParam.childForFieldName('declarator'), a.t, [{ name: tpack.name, type: true }], one);
+      deduce(c, requiredField(packParam, 'type'), packParam.childForFieldName('declarator'), a.t, [{ name: tpack.name, type: true }], one, { lvalue: !!a.lv, constParam: named(packParam).some((x) => x.type === 'type_qualifier' && x.text === 'const') });
       const t = one.get(tpack.name);
       if (t === undefined) fail(`cannot deduce element ${j} of pack '${tpack.name}' of '${decl.name}'`, n);
       tbind.set(packElem(tpack.name, j), t);
@@ -457,6 +492,34 @@ function bindTemplate(c: CompilerContext, cx: FnCx, decl: FnDecl, tbind: Map<str
   }
   const missing = applyDefaults(c, params, tbind, n);
   if (missing.length) fail(`cannot deduce template argument '${missing[0]}' of '${decl.name}'`, n);
+}
+
+/**
+ * `f(Seq<Is...>)` with `template <int... Is> using Seq = std::integer_sequence<int, Is...>`: deduces from the
+ * aliased type with the alias's parameters, then gives each deduced value to the name written in its place
+ * (only plain names and packs, `Seq<T, Is...>`, are arguments deduction can see through).
+ */
+function deduceThroughAlias(c: CompilerContext, written: SyntaxNode, alias: SyntaxNode, arg: CType, names: { name: string; type: boolean }[], out: Map<string, CType | number>, how: { lvalue: boolean; constParam: boolean }): void {
+  const list = alias.parent?.childForFieldName('parameters');
+  const aliased = alias.childForFieldName('type');
+  const target = aliased?.type === 'type_descriptor' && !aliased.childForFieldName('declarator') ? aliased.childForFieldName('type') : null;
+  if (!list || !target) return;
+  const params = templateParams(list);
+  const argNodes = named(requiredField(written, 'arguments'));
+  const inner = new Map<string, CType | number>();
+  deduce(c, target, null, arg, params.map((p) => ({ name: p.name, type: p.kind === 'type' })), inner, how);
+  params.forEach((p, i) => {
+    const a = argNodes[i]?.text.replace(/\s+/g, '');
+    if (!a) return;
+    const mine = a.endsWith('...') ? a.slice(0, -3) : a;
+    if (!names.some((x) => x.name === mine)) return;
+    if (p.pack) {
+      const len = inner.get(packLen(p.name));
+      if (typeof len !== 'number' || out.has(packLen(mine))) return;
+      for (let j = 0; j < len; j++) out.set(packElem(mine, j), inner.get(packElem(p.name, j))!);
+      out.set(packLen(mine), len);
+    } else if (inner.has(p.name) && !out.has(mine)) out.set(mine, inner.get(p.name)!);
+  });
 }
 
 export function lambda(c: CompilerContext, cx: FnCx, n: SyntaxNode): Ex {
@@ -492,12 +555,18 @@ export function lambda(c: CompilerContext, cx: FnCx, n: SyntaxNode): Ex {
   return { t: { k: 'lambda', id }, ev: (f) => ({ fn: info.fn, env: f }) satisfies Closure };
 }
 
-function deduce(tn: SyntaxNode, decl: SyntaxNode | null, arg: CType, names: { name: string; type: boolean }[], out: Map<string, CType | number>): void {
+/**
+ * Deduces template arguments from one function parameter and its argument's type. A deduced type comes from an
+ * expression, whose cv-qualifiers the compiler does not keep: it is marked so (type-traits.ts), exact where C++
+ * drops them anyway (by value: top-level cv; `const T&`: T's own cv). `T&&` given an lvalue deduces `A&`.
+ */
+function deduce(c: CompilerContext, tn: SyntaxNode, decl: SyntaxNode | null, arg: CType, names: { name: string; type: boolean }[], out: Map<string, CType | number>, how: { lvalue: boolean; constParam: boolean }): void {
   const tname = tn.text.replace(/\s+/g, '');
   const isParam = names.find((x) => x.type && x.name === tname);
   // Walk the declarator to the identifier, peeling pointers from the argument type.
   let t = arg;
   let ref = false;
+  let refText = '';
   let arrN: SyntaxNode | null = null;
   let cur = decl;
   while (cur && cur.type !== 'identifier') {
@@ -505,7 +574,10 @@ function deduce(tn: SyntaxNode, decl: SyntaxNode | null, arg: CType, names: { na
       if (t.k === 'ptr') t = t.to;
       else if (t.k === 'arr') t = t.of;
       else return;
-    } else if (cur.type === 'reference_declarator') ref = true;
+    } else if (cur.type === 'reference_declarator') {
+      ref = true;
+      refText = cur.text.trimStart().startsWith('&&') ? '&&' : '&';
+    }
     else if (cur.type === 'array_declarator') {
       arrN = cur.childForFieldName('size');
       if (t.k === 'arr') {
@@ -515,10 +587,20 @@ function deduce(tn: SyntaxNode, decl: SyntaxNode | null, arg: CType, names: { na
     }
     cur = cur.childForFieldName('declarator') ?? named(cur).find((x) => x.type.endsWith('declarator') || x.type === 'identifier') ?? null;
   }
-  if (isParam && !out.has(tname)) out.set(tname, ref ? t : decay(t));
+  if (isParam && !out.has(tname)) {
+    let d: CType;
+    if (!ref) d = fromExpression(decay(t), { top: false });
+    else if (refText === '&&' && !how.constParam && how.lvalue) d = withCxx(fromExpression(t, { top: true }), { ref: '&' });
+    else d = fromExpression(t, { top: !how.constParam && refText === '&' });
+    out.set(tname, d);
+  }
   // `Ring<S>& r` given a Ring<4>: S is 4 (and a `Ring<T>` gives T); `ns::Ring<S>` alike.
   while (tn.type === 'qualified_identifier' && tn.childForFieldName('name')) tn = tn.childForFieldName('name')!;
   const tmplName = tn.type === 'template_type' ? tn.childForFieldName('name')?.text : undefined;
+  if (tmplName && c.aliasTemplates.has(tmplName)) {
+    deduceThroughAlias(c, tn, c.aliasTemplates.get(tmplName)!, t, names, out, how);
+    return;
+  }
   const seq = tmplName === 'integer_sequence' && t.k === 'struct' && t.def.template?.name === 'index_sequence';
   if (tn.type === 'template_type' && t.k === 'struct' && (t.def.template?.name === tmplName || seq)) {
     // `integer_sequence<T, I...>` names the element type first; the simulator's sequences carry the values only.

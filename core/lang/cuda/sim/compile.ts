@@ -49,6 +49,7 @@ export class Compiler implements CompilerContext {
   readonly globals: Buffer[] = [];
   readonly lazyStructs = new Map<string, SyntaxNode>();
   readonly templateStructs = new Map<string, SyntaxNode>();
+  readonly aliasTemplates = new Map<string, SyntaxNode>();
   readonly fileDeclarations: SyntaxNode[] = [];
   missingIncludes: readonly string[] = [];
   readonly defines = new Map<string, SyntaxNode>();

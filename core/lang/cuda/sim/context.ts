@@ -185,6 +185,8 @@ export interface CompilerContext {
   readonly globals: Buffer[];
   readonly lazyStructs: Map<string, SyntaxNode>;
   readonly templateStructs: Map<string, SyntaxNode>;
+  /** Alias templates (`template <class T> using Ptr = T*;`) by name: their alias_declaration, inside its template_declaration. */
+  readonly aliasTemplates: Map<string, SyntaxNode>;
   readonly fileDeclarations: SyntaxNode[];
   /** `#define NAME VALUE` lines not read yet (read on first use of NAME). */
   readonly defines: Map<string, SyntaxNode>;

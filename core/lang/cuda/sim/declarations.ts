@@ -11,7 +11,8 @@ import { type Frame, storer } from './runtime';
 import { allChildren, type DeclQuals, declQualifiers, fail, findFunctionDeclarator, findNode, innermostName, lastName, locOf, missingIncludesNote, named, unsupported, requiredField } from './syntax';
 import { PIPELINE_ROLE_TYPE, PIPELINE_TYPE, sharedStateDef } from './pipeline-builtins';
 import { keptSnippet, snippetConstant } from './snippets';
-import { integerSequence, templateArg, templateParams, templateScope } from './templates';
+import { aliasTemplate, integerSequence, templateArg, templateParams, templateScope } from './templates';
+import { ENABLE_IF_FALSE, fromExpression, fundamental, scopeOf, stdTrait, traitMember, traitStruct, withCxx } from './type-traits';
 import { alignOfType, convFn, type CType, decay, elemDtype, type FieldDecl, isFloatDt, isNum, layoutStruct, num, ptr, S32, shapeOf, sizeOfType, type StructDef, tensorMapType, typeName, U64, vectorType, VOID } from './types';
 
 /** Primitive and standard type names by their dtype: the CUDA folder's one table (c-types.ts). */
@@ -37,6 +38,10 @@ function collect(c: CompilerContext, n: SyntaxNode, tparams: SyntaxNode | undefi
         for (const d of inner) {
           if (d.type === 'function_definition') addFunction(c, d, tp, undefined);
           else if (d.type === 'struct_specifier' || d.type === 'class_specifier' || d.type === 'union_specifier') c.templateStructs.set(d.childForFieldName('name')?.text ?? '', d);
+          else if (d.type === 'alias_declaration') {
+            const name = d.childForFieldName('name')?.text;
+            if (name) c.aliasTemplates.set(name, d);
+          }
         }
         break;
       }
@@ -172,11 +177,11 @@ export function typeDecl(c: CompilerContext, cx: FnCx, d: SyntaxNode): void {
   }
   const tn = d.childForFieldName('type');
   if (!tn) return;
-  const base = c.baseType(cx, tn);
+  const base = qualified(c.baseType(cx, tn), d);
   for (const dn of d.childrenForFieldName('declarator')) {
     if (!dn) continue;
     const info = c.declarator(cx, base, dn);
-    scopeTop(c, cx).set(info.name, { k: 'type', type: info.type });
+    scopeTop(c, cx).set(info.name, { k: 'type', type: info.ref ? withCxx(info.type, { ref: /&&/.test(dn.text) ? '&&' : '&' }) : info.type });
   }
 }
 
@@ -184,7 +189,9 @@ export function enumDecl(c: CompilerContext, cx: FnCx, d: SyntaxNode): void {
   const list = named(d).find((x) => x.type === 'enumerator_list');
   const name = d.childForFieldName('name')?.text;
   const base = d.childForFieldName('base');
-  const t = base ? c.baseType(cx, base) : S32;
+  let t = base ? c.baseType(cx, base) : S32;
+  // An enum is its underlying integer to the simulator; its name tells the type traits it is an enum.
+  if (name) t = withCxx(t, { name: `enum ${name}` });
   if (name) scopeTop(c, cx).set(name, { k: 'type', type: t });
   if (!list) return;
   let next = 0;
@@ -425,8 +432,8 @@ export function baseType(c: CompilerContext, cx: FnCx, n: SyntaxNode): CType {
       const text = n.text.replace(/\s+/g, ' ').trim();
       if (text === 'void') return VOID;
       const dt = PRIMS[text] ?? (n.type === 'sized_type_specifier' ? PRIMS[text.replace(/ int$/, '')] : undefined);
-      if (dt) return num(dt);
-      if (/^(unsigned|signed)$/.test(text)) return num(text === 'unsigned' ? 'u32' : 's32');
+      if (dt) return fundamental(num(dt), PRIMS[text] ? text : text.replace(/ int$/, ''));
+      if (/^(unsigned|signed)$/.test(text)) return fundamental(num(text === 'unsigned' ? 'u32' : 's32'), text);
       return namedType(c, cx, text, n);
     }
     case 'type_identifier':
@@ -436,19 +443,35 @@ export function baseType(c: CompilerContext, cx: FnCx, n: SyntaxNode): CType {
     case 'template_type': {
       const tname = n.childForFieldName('name')?.text ?? '';
       if (c.templateStructs.has(tname)) return { k: 'struct', def: c.classTemplate(cx, tname, named(requiredField(n, 'arguments')), n) };
+      if (c.aliasTemplates.has(tname)) return aliasTemplate(c, cx, tname, named(requiredField(n, 'arguments')), n);
+      // `std::conditional_t<…>` names the trait's type; `std::integral_constant<int, 4>` the trait itself.
+      const scope = scopeOf(n);
+      const trait = stdTrait(c, scope, tname);
+      if (trait?.form === 't') return traitMemberType(c, cx, scope, tname, n);
+      if (trait?.form === 'class') return { k: 'struct', def: traitStruct(c, cx, scope, tname, named(requiredField(n, 'arguments')), n)! };
+      if (trait) fail(`'${n.text}' is a value, not a type`, n);
       return namedType(c, cx, n.text.replace(/\s+/g, ''), n);
     }
     case 'qualified_identifier': {
       const inner = innermostName(n);
-      if (inner.type === 'template_type' && c.templateStructs.has(inner.childForFieldName('name')?.text ?? '')) return c.baseType(cx, inner);
+      const innerName = inner.childForFieldName('name')?.text ?? '';
+      if (inner.type === 'template_type' && (c.templateStructs.has(innerName) || c.aliasTemplates.has(innerName) || stdTrait(c, scopeOf(inner), innerName))) return c.baseType(cx, inner);
+      // `std::true_type`: a trait named without arguments.
+      if (inner.type === 'type_identifier' && inner.parent?.childForFieldName('scope') && stdTrait(c, scopeOf(inner), inner.text)?.form === 'class' && !c.lookup(cx, n.text.replace(/\s+/g, ''))) {
+        const def = traitStruct(c, cx, scopeOf(inner), inner.text, [], inner);
+        if (def) return { k: 'struct', def };
+      }
       // A member typedef of a struct (`Ring<4>::Slot`, `ns::Sel<64>::type`: the scope next to the name).
       let q = n;
       while (q.childForFieldName('name')?.type === 'qualified_identifier') q = q.childForFieldName('name')!;
       const scope = q.childForFieldName('scope');
       const member = q.childForFieldName('name');
       if (scope && member?.type === 'type_identifier') {
-        const m = c.scopeStruct(cx, scope)?.members?.get(member.text);
+        const sd = c.scopeStruct(cx, scope);
+        const m = sd?.members?.get(member.text);
         if (m?.k === 'type') return m.type;
+        // `typename std::enable_if<false, T>::type`: the substitution fails (SFINAE removes such an overload).
+        if (sd?.template?.name.endsWith('::enable_if') && member.text === 'type') fail(`${sd.name} has no member 'type' (${ENABLE_IF_FALSE})`, n);
       }
       return namedType(c, cx, n.text.replace(/\s+/g, ''), n);
     }
@@ -468,7 +491,8 @@ export function baseType(c: CompilerContext, cx: FnCx, n: SyntaxNode): CType {
       return S32;
     case 'decltype': {
       const e = named(n)[0];
-      return decay(c.typeOf(cx, e));
+      // The compiler keeps no cv-qualifiers or references on expressions: traits asked about this type stop.
+      return fromExpression(decay(c.typeOf(cx, e)), { top: true, ref: true });
     }
     case 'type_descriptor':
       return c.typeDescriptor(cx, n);
@@ -481,7 +505,7 @@ function namedType(c: CompilerContext, cx: FnCx, raw: string, n: SyntaxNode): CT
   const s = c.lookup(cx, text);
   if (s?.sym.k === 'type') return s.sym.type;
   const prim = PRIMS[text] ?? PRIMS[lastName(text)];
-  if (prim && !text.includes('<')) return num(prim);
+  if (prim && !text.includes('<')) return fundamental(num(prim), PRIMS[text] ? text : lastName(text));
   const vec = vectorType(lastName(text));
   if (vec) return { k: 'struct', def: vec };
   if (/^(cuda::)?(std::)?(barrier|cuda::barrier)</.test(text) || /^cuda::barrier</.test(text) || /^barrier<cuda::thread_scope/.test(text)) return { k: 'barrier' };
@@ -523,13 +547,19 @@ function namedType(c: CompilerContext, cx: FnCx, raw: string, n: SyntaxNode): CT
   // A namespace-qualified enum or alias (`GMMA::Major` inside namespace SM90): found by its last name, as structs are.
   const last = base === text ? c.lookup(cx, lastName(text)) : undefined;
   if (last?.sym.k === 'type') return last.sym.type;
+  // `true_type`, `std::false_type` (no arguments); a <type_traits> name the simulator does not model stops here.
+  const ns = text.includes('::') ? text.slice(0, text.lastIndexOf('::')) : undefined;
+  if (!text.includes('<') && stdTrait(c, ns, lastName(text))?.form === 'class') {
+    const def = traitStruct(c, cx, ns, lastName(text), [], n);
+    if (def) return { k: 'struct', def };
+  }
   unsupported(`type '${text}'${missingIncludesNote(c.missingIncludes)}`, n);
 }
 
 export function typeDescriptor(c: CompilerContext, cx: FnCx, n: SyntaxNode): CType {
   if (n.type !== 'type_descriptor') return c.baseType(cx, n);
   const tn = requiredField(n, 'type');
-  let t = c.baseType(cx, tn);
+  let t = qualified(c.baseType(cx, tn), n);
   const ad = n.childForFieldName('declarator');
   if (ad) t = abstractDeclarator(c, cx, t, ad);
   return t;
@@ -539,11 +569,13 @@ function abstractDeclarator(c: CompilerContext, cx: FnCx, t: CType, d: SyntaxNod
   switch (d.type) {
     case 'abstract_pointer_declarator': {
       const inner = d.childForFieldName('declarator');
-      return inner ? abstractDeclarator(c, cx, ptr(t), inner) : ptr(t);
+      const p = qualified(ptr(t), d);
+      return inner ? abstractDeclarator(c, cx, p, inner) : p;
     }
     case 'abstract_reference_declarator': {
       const inner = named(d).find((x) => x.type.startsWith('abstract_'));
-      return inner ? abstractDeclarator(c, cx, t, inner) : t;
+      const r = withCxx(t, { ref: d.text.trimStart().startsWith('&&') ? '&&' : '&' });
+      return inner ? abstractDeclarator(c, cx, r, inner) : r;
     }
     case 'abstract_array_declarator': {
       const size = d.childForFieldName('size');
@@ -570,7 +602,7 @@ export function declarator(c: CompilerContext, cx: FnCx, base: CType, d: SyntaxN
         cur = cur.childForFieldName('declarator');
         continue;
       case 'pointer_declarator':
-        t = ptr(t);
+        t = qualified(ptr(t), cur);
         cur = cur.childForFieldName('declarator');
         continue;
       case 'reference_declarator':
@@ -628,11 +660,19 @@ export function constEval(c: CompilerContext, cx: FnCx, n: SyntaxNode, t?: CType
 /** Static type of an expression without keeping its code (sizeof, decltype). */
 export function typeOf(c: CompilerContext, cx: FnCx, n: SyntaxNode): CType {
   if (n.type === 'parenthesized_expression') return c.typeOf(cx, named(n)[0]);
-  // `sizeof(Ring<3>)` parses as a template function.
-  if (n.type === 'template_function') {
-    const tname = n.childForFieldName('name')?.text ?? '';
-    if (c.templateStructs.has(tname)) return { k: 'struct', def: c.classTemplate(cx, tname, named(requiredField(n, 'arguments')), n) };
+  // `sizeof(Ring<3>)`, `sizeof(std::conditional_t<…>)`, `sizeof(Ptr<int>)` parse as template functions.
+  const tf = n.type === 'template_function' ? n : n.type === 'qualified_identifier' && innermostName(n).type === 'template_function' ? innermostName(n) : undefined;
+  if (tf) {
+    const tname = tf.childForFieldName('name')?.text ?? '';
+    const args = named(requiredField(tf, 'arguments'));
+    if (c.templateStructs.has(tname)) return { k: 'struct', def: c.classTemplate(cx, tname, args, tf) };
+    if (c.aliasTemplates.has(tname)) return aliasTemplate(c, cx, tname, args, tf);
+    const trait = stdTrait(c, scopeOf(tf), tname);
+    if (trait?.form === 't') return traitMemberType(c, cx, scopeOf(tf), tname, tf);
+    if (trait?.form === 'class') return { k: 'struct', def: traitStruct(c, cx, scopeOf(tf), tname, args, tf)! };
   }
+  // `sizeof(std::conditional_t<…>)`, `sizeof(ns::Tile)`: a qualified name the grammar took for an expression names a type.
+  if (n.type === 'qualified_identifier' && ['template_type', 'type_identifier'].includes(innermostName(n).type)) return c.baseType(cx, n);
   if (n.type === 'identifier' || n.type === 'type_identifier') {
     const s = c.lookup(cx, n.text);
     if (s && s.sym.k !== 'const') return s.sym.type;
@@ -727,7 +767,8 @@ export function scanAddressTaken(c: CompilerContext, n: SyntaxNode, out: Set<str
         const ps = fd ? named(requiredField(fd, 'parameters')).filter((x) => x.type === 'parameter_declaration' || x.type === 'optional_parameter_declaration' || x.type === 'variadic_parameter_declaration') : [];
         // A trailing pack (`Ts&... xs`) takes every argument from its position on.
         const p = ps[i] ?? (ps[ps.length - 1]?.type === 'variadic_parameter_declaration' ? ps[ps.length - 1] : undefined);
-        if (p && /&/.test(p.childForFieldName('declarator')?.text ?? '') && !/&&/.test(p.childForFieldName('declarator')?.text ?? '')) out.add(a.text);
+        // `T&&` too: a forwarding reference given an lvalue binds to it (T deduces as `A&`).
+        if (p && /&/.test(p.childForFieldName('declarator')?.text ?? '')) out.add(a.text);
       }
     });
   }
@@ -966,4 +1007,23 @@ function flattenInit(c: CompilerContext, cx: FnCx, t: CType, init: SyntaxNode, b
   }
   if (items.length > 1) fail('too many initialisers for a scalar', init);
   if (items.length) out.push({ off: base, t, node: items[0] });
+}
+
+/** `t` with the cv-qualifiers written among `n`'s own children (`const int`, `int* const`), for the type traits. */
+function qualified(t: CType, n: SyntaxNode): CType {
+  let c = false;
+  let v = false;
+  for (const q of named(n)) {
+    if (q.type !== 'type_qualifier') continue;
+    if (q.text === 'const') c = true;
+    else if (q.text === 'volatile') v = true;
+  }
+  return c || v ? withCxx(t, { ...(c ? { c } : {}), ...(v ? { v } : {}) }) : t;
+}
+
+/** `conditional_t<…>`, `std::remove_cv_t<T>`: the type a trait's `_t` alias names. */
+function traitMemberType(c: CompilerContext, cx: FnCx, scope: string | undefined, name: string, n: SyntaxNode): CType {
+  const m = traitMember(c, cx, scope, name, named(requiredField(n, 'arguments')), n, 't');
+  if (m?.k !== 'type') fail(`'${n.text}' names no type (${ENABLE_IF_FALSE})`, n);
+  return m.type;
 }

@@ -13,7 +13,8 @@ import { fieldEx, slotReader } from './lvalues';
 import { envOf, type Frame, type Instr, selfOf } from './runtime';
 import { needsHoist } from './statements';
 import { expandPattern, packLen, packsIn } from './templates';
-import { fail, lastName, locOf, named, unsupported, requiredField } from './syntax';
+import { scopeOf, traitMember } from './type-traits';
+import { fail, lastName, locOf, named, operatorOf, unsupported, requiredField } from './syntax';
 import {
   alignOfType,
   arith,
@@ -142,8 +143,8 @@ export function expr(c: CompilerContext, cx: FnCx, n: SyntaxNode): Ex {
     case 'gnu_asm_expression':
       return compileBuiltinCall(c, cx, 'asm', [], n) ?? unsupported('asm', n);
     case 'template_function':
-      unsupported(`template function '${n.text}' used as a value`, n);
-      break;
+    case 'template_type':
+      return traitValue(c, cx, n) ?? unsupported(`template function '${n.text}' used as a value`, n);
     case 'ERROR':
       fail(`syntax error near '${n.text.slice(0, 40)}'`, n);
       break;
@@ -230,12 +231,19 @@ function qualified(c: CompilerContext, cx: FnCx, n: SyntaxNode): Ex {
   const text = n.text.replace(/\s+/g, '').replace(/^::/, '');
   const r = c.lookup(cx, text);
   if (r) return c.symbolEx(cx, r.sym, r.depth, text, n);
-  // A struct's static constexpr member (`Ring<4>::kStages`, `S::kN`).
-  const scope = n.childForFieldName('scope');
-  const member = n.childForFieldName('name');
+  // A struct's static constexpr member (`Ring<4>::kStages`, `S::kN`, `std::is_same<T, U>::value`: the scope next to the name).
+  let q = n;
+  while (q.childForFieldName('name')?.type === 'qualified_identifier') q = q.childForFieldName('name')!;
+  const scope = q.childForFieldName('scope');
+  const member = q.childForFieldName('name');
   if (scope && member?.type === 'identifier') {
     const m = c.scopeStruct(cx, scope)?.members?.get(member.text);
     if (m?.k === 'const') return c.symbolEx(cx, m, 0, text, n);
+  }
+  // `std::is_same_v<T, U>`, `cute::is_integral_v<T>`.
+  if (member?.type === 'template_function' || member?.type === 'template_type') {
+    const v = traitValue(c, cx, member);
+    if (v) return v;
   }
   // cuda::ptx tags (sem_release, scope_cta, space_shared …) select overloads; they carry no value.
   if (/(^|::)(sem|scope|space|op|kind|dst|src|cta_group)_\w+$/.test(text)) return { t: { k: 'obj', obj: 'tag' }, ev: () => text, str: lastName(text) };
@@ -251,6 +259,14 @@ function qualified(c: CompilerContext, cx: FnCx, n: SyntaxNode): Ex {
   const special = builtinIdentifier(text) ?? builtinIdentifier(last);
   if (special) return special;
   fail(`unknown name '${text}'`, n);
+}
+
+/** A trait's `_v` variable template (`is_same_v<T, U>`) as a constant, or undefined when `n` names none. */
+function traitValue(c: CompilerContext, cx: FnCx, n: SyntaxNode): Ex | undefined {
+  const name = n.childForFieldName('name')?.text ?? '';
+  const m = traitMember(c, cx, scopeOf(n), name, named(requiredField(n, 'arguments')), n, 'v');
+  if (m?.k !== 'const') return undefined;
+  return c.symbolEx(cx, m, 0, n.text, n);
 }
 
 function field(c: CompilerContext, cx: FnCx, n: SyntaxNode): Ex {
@@ -350,7 +366,7 @@ function subscript(c: CompilerContext, cx: FnCx, n: SyntaxNode): Ex {
 }
 
 function pointerExpr(c: CompilerContext, cx: FnCx, n: SyntaxNode): Ex {
-  const op = requiredField(n, 'operator').text;
+  const op = operatorOf(n);
   const arg = requiredField(n, 'argument');
   const a = c.expr(cx, arg);
   if (op === '&') {
@@ -374,7 +390,7 @@ function pointerExpr(c: CompilerContext, cx: FnCx, n: SyntaxNode): Ex {
 }
 
 function unary(c: CompilerContext, cx: FnCx, n: SyntaxNode): Ex {
-  const op = requiredField(n, 'operator').text;
+  const op = operatorOf(n);
   const a = c.rv(c.expr(cx, requiredField(n, 'argument')));
   if (op === '!') {
     const t = c.truth(a, n);
@@ -390,7 +406,7 @@ function unary(c: CompilerContext, cx: FnCx, n: SyntaxNode): Ex {
 }
 
 export function binary(c: CompilerContext, cx: FnCx, n: SyntaxNode): Ex {
-  const op = requiredField(n, 'operator').text;
+  const op = operatorOf(n);
   const ln = requiredField(n, 'left');
   const rn = requiredField(n, 'right');
   if (op === '&&' || op === '||') return logical(c, cx, op, ln, rn, n);
@@ -568,7 +584,7 @@ function conditional(c: CompilerContext, cx: FnCx, n: SyntaxNode): Ex {
 }
 
 function update(c: CompilerContext, cx: FnCx, n: SyntaxNode): Ex {
-  const op = requiredField(n, 'operator').text;
+  const op = operatorOf(n);
   const argN = requiredField(n, 'argument');
   const a = c.expr(cx, argN);
   const prefix = n.firstChild?.type === '++' || n.firstChild?.type === '--';
@@ -621,7 +637,7 @@ function modify(c: CompilerContext, a: Ex, newV: Fn, result: 'new' | 'old'): Ex 
 }
 
 function assignment(c: CompilerContext, cx: FnCx, n: SyntaxNode): Ex {
-  const op = requiredField(n, 'operator').text;
+  const op = operatorOf(n);
   const ln = requiredField(n, 'left');
   const rn = requiredField(n, 'right');
   const member = memberOperator(c, cx, ln, op, n);

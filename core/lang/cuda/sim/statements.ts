@@ -7,7 +7,9 @@ import { isKnownPure } from './builtins';
 import type { CompilerContext, Ex, Fn, FnCx, LV } from './context';
 import type { Pointer } from '../../../sim/memory';
 import { BLOCKED, FRAME, type Frame, type Instr, loader, loadPointer } from './runtime';
-import { allChildren, fail, lastName, locOf, named, unsupported, requiredField } from './syntax';
+import { SimError } from '../../../sim/machine';
+import { isTraitStop } from './type-traits';
+import { allChildren, fail, lastName, locOf, named, operatorOf, unsupported, requiredField } from './syntax';
 import { BOOL, type CType, decay, isNum, sizeOfType, typeName } from './types';
 
 // ------------------------------------------------------------------ instruction emission
@@ -255,6 +257,8 @@ export function stmt(c: CompilerContext, cx: FnCx, n: SyntaxNode): void {
       c.typeDecl(cx, n);
       return;
     case 'static_assert_declaration':
+      staticAssert(c, cx, n);
+      return;
     case 'using_declaration':
     case 'namespace_alias_definition':
     case 'comment':
@@ -289,6 +293,28 @@ export function stmt(c: CompilerContext, cx: FnCx, n: SyntaxNode): void {
       break;
     default:
       unsupported(`statement '${n.type}'`, n);
+  }
+}
+
+/**
+ * `static_assert(cond, "msg")` in a function: nvcc accepted the program, so the condition holds for the
+ * instantiations nvcc compiled; it is checked here for the one being compiled (a trait answered wrongly, or
+ * template arguments the program does not allow, show up as a failed assertion). A condition the simulator
+ * cannot evaluate has no effect on a run and is skipped, unless it asks a type trait the simulator does not
+ * model or cannot answer, which stops as any such trait does.
+ */
+function staticAssert(c: CompilerContext, cx: FnCx, n: SyntaxNode): void {
+  const cond = requiredField(n, 'condition');
+  let v: number;
+  try {
+    v = c.constEval(cx, cond);
+  } catch (e) {
+    if (e instanceof SimError && e.kind === 'unsupported' && isTraitStop(e.message)) throw e;
+    return;
+  }
+  if (!v) {
+    const msg = n.childForFieldName('message');
+    fail(`static assertion failed${msg ? `: ${msg.text}` : ''} ('${cond.text}')`, n);
   }
 }
 
@@ -467,7 +493,7 @@ export function needsHoist(c: CompilerContext, cx: FnCx, n: SyntaxNode): boolean
 function retriedProbe(cond: SyntaxNode): SyntaxNode | undefined {
   let n = cond;
   while (n.type === 'parenthesized_expression' || n.type === 'condition_clause') n = n.childForFieldName('value') ?? named(n)[0];
-  if (n.type === 'unary_expression' && n.childForFieldName('operator')?.text === '!') {
+  if (n.type === 'unary_expression' && n.childForFieldName('operator') && operatorOf(n) === '!') {
     let a = requiredField(n, 'argument');
     while (a.type === 'parenthesized_expression') a = named(a)[0];
     if (a.type === 'call_expression') return a;

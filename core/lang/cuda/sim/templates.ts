@@ -6,6 +6,7 @@ import type { SyntaxNode } from '../parser';
 import { SCALAR_DTYPES } from '../c-types';
 import { type CompilerContext, type Ex, FnCx, type Sym } from './context';
 import { fail, findNode, locOf, named, unsupported, requiredField } from './syntax';
+import { scopeOf, spellCxx, traitStruct } from './type-traits';
 import { convFn, type CType, isNum, layoutStruct, type StructDef, type StructMember, U64 } from './types';
 
 /** One parameter of a template: a type (`typename T`) or a value (`int kStages`), with its default. */
@@ -17,6 +18,11 @@ export interface TemplateParam {
   dflt?: SyntaxNode;
   /** A parameter pack (`typename... Ts`, `size_t... Idx`): bound as `Ts#0`, `Ts#1`, … and its length as `...Ts`. */
   pack?: boolean;
+  /**
+   * A parameter without a name (`typename = std::enable_if_t<…>`, `std::enable_if_t<…, int> = 0`): it only
+   * constrains the others; its type or default is evaluated (a false enable_if fails the substitution).
+   */
+  unnamed?: boolean;
 }
 
 /** The binding keys of a pack's elements and length. */
@@ -29,17 +35,22 @@ export type TemplateBinding = Map<string, CType | number>;
 export function templateParams(list: SyntaxNode): TemplateParam[] {
   const out: TemplateParam[] = [];
   for (const p of named(list)) {
+    const unnamed = `<unnamed ${out.length}>`;
     switch (p.type) {
       case 'type_parameter_declaration':
       case 'optional_type_parameter_declaration': {
-        const nm = p.childForFieldName('name') ?? named(p).find((x) => x.type === 'type_identifier');
-        out.push({ name: nm?.text ?? '', kind: 'type', dflt: p.childForFieldName('default_type') ?? undefined });
+        const nm = p.childForFieldName('name') ?? named(p).find((x) => x.type === 'type_identifier' && x !== p.childForFieldName('default_type'));
+        out.push({ name: nm?.text ?? unnamed, kind: 'type', dflt: p.childForFieldName('default_type') ?? undefined, ...(nm ? {} : { unnamed: true }) });
         break;
       }
       case 'parameter_declaration':
       case 'optional_parameter_declaration': {
         const dn = p.childForFieldName('declarator');
-        if (!dn || dn.type !== 'identifier') unsupported(`template parameter '${p.text}'`, p);
+        if (!dn || dn.type.startsWith('abstract_')) {
+          out.push({ name: unnamed, kind: 'value', type: p.childForFieldName('type') ?? undefined, dflt: p.childForFieldName('default_value') ?? undefined, unnamed: true });
+          break;
+        }
+        if (dn.type !== 'identifier') unsupported(`template parameter '${p.text}'`, p);
         out.push({ name: dn.text, kind: 'value', type: p.childForFieldName('type') ?? undefined, dflt: p.childForFieldName('default_value') ?? undefined });
         break;
       }
@@ -160,7 +171,7 @@ export function templateArg(c: CompilerContext, cx: FnCx, p: TemplateParam, a: S
       if (s?.sym.k === 'const') return s.sym.value;
       fail(`template argument '${tn.text}' of '${p.name}' is not a compile-time constant`, a);
     }
-    if (tn?.type === 'qualified_identifier') return c.constEval(cx, tn);
+    if (tn?.type === 'qualified_identifier' || tn?.type === 'template_type') return c.constEval(cx, tn);
   }
   return c.constEval(cx, a);
 }
@@ -168,11 +179,20 @@ export function templateArg(c: CompilerContext, cx: FnCx, p: TemplateParam, a: S
 /** Binds the arguments given (`args`, in order) to `params`; `what` names the template in errors. */
 export function bindTemplateArgs(c: CompilerContext, cx: FnCx, params: TemplateParam[], args: SyntaxNode[], what: string, at: SyntaxNode, into: TemplateBinding = new Map()): TemplateBinding {
   const pack = params.findIndex((p) => p.pack);
-  if (args.length > params.length && pack < 0) fail(`too many template arguments for '${what}' (${args.length} for ${params.length})`, at);
-  args.forEach((a, i) => {
-    if (pack >= 0 && i >= pack) into.set(packElem(params[pack].name, i - pack), templateArg(c, cx, params[pack], a));
-    else into.set(params[i].name, templateArg(c, cx, params[i], a));
+  // An expansion among the arguments (`Seq<Is...>` inside a function deduced from one) gives one argument per element.
+  const items: { node: SyntaxNode; eval: (p: TemplateParam) => CType | number }[] = args.flatMap((a) => {
+    if (a.type !== 'parameter_pack_expansion') return [{ node: a, eval: (p: TemplateParam) => templateArg(c, cx, p, a) }];
+    const pattern = requiredField(a, 'pattern');
+    const packs = packsIn(c, cx, pattern);
+    if (!packs.length) fail(`'${a.text}' expands no parameter pack`, a);
+    return Array.from({ length: packLength(c, cx, packs, a) }, (_, i) => ({ node: a, eval: (p: TemplateParam) => withPackElement(cx, packs, i, c, () => templateArg(c, cx, p, pattern)) }));
   });
+  if (items.length > params.length && pack < 0) fail(`too many template arguments for '${what}' (${items.length} for ${params.length})`, at);
+  items.forEach((a, i) => {
+    if (pack >= 0 && i >= pack) into.set(packElem(params[pack].name, i - pack), a.eval(params[pack]));
+    else into.set(params[i].name, a.eval(params[i]));
+  });
+  args = items.map((x) => x.node);
   if (pack >= 0 && args.length > pack) into.set(packLen(params[pack].name), args.length - pack);
   return into;
 }
@@ -187,6 +207,11 @@ export function applyDefaults(c: CompilerContext, params: TemplateParam[], bindi
       continue;
     }
     if (binding.has(p.name)) continue;
+    if (p.unnamed && p.kind === 'value') {
+      // Nothing can name its value (often `nullptr`, CuTe's CUTE_REQUIRES); its type is checked in templateScope.
+      binding.set(p.name, 0);
+      continue;
+    }
     if (!p.dflt) {
       missing.push(p.name);
       continue;
@@ -223,6 +248,11 @@ export function templateScope(c: CompilerContext, params: TemplateParam[], bindi
     }
     const v = binding.get(p.name);
     if (v === undefined) continue;
+    if (p.unnamed) {
+      // `std::enable_if_t<cond, int> = 0`: the type is evaluated so a false condition fails the substitution.
+      if (p.kind === 'value' && p.type) c.baseType(cx, p.type);
+      continue;
+    }
     if (typeof v !== 'number') {
       out.set(p.name, { k: 'type', type: v });
       continue;
@@ -242,6 +272,10 @@ Object.assign(C_NAMES, { s32: 'int', u32: 'unsigned int', s64: 'long long', u64:
 
 /** A type as C++ spells it (`float`, `unsigned int`, `Ring<4>*`). */
 export function spellType(t: CType): string {
+  return spellCxx(t, spellCore(t));
+}
+
+function spellCore(t: CType): string {
   switch (t.k) {
     case 'num':
       return C_NAMES[t.dt] ?? t.dt;
@@ -354,15 +388,37 @@ function specialisation(c: CompilerContext, name: string, params: TemplateParam[
   return partial;
 }
 
-/** The struct a scope names (`Ring<4>` in `Ring<4>::kStages`, `S` in `S::kN`), if it names one. */
+/** The struct a scope names (`Ring<4>` in `Ring<4>::kStages`, `S` in `S::kN`, `std::is_same<T, U>`), if it names one. */
 export function scopeStruct(c: CompilerContext, cx: FnCx, scope: SyntaxNode): StructDef | undefined {
   if (scope.type === 'template_type') {
     const name = scope.childForFieldName('name')?.text ?? '';
-    if (c.templateStructs.has(name)) return c.classTemplate(cx, name, named(requiredField(scope, 'arguments')), scope);
-    return undefined;
+    const args = named(requiredField(scope, 'arguments'));
+    if (c.templateStructs.has(name)) return c.classTemplate(cx, name, args, scope);
+    if (c.aliasTemplates.has(name)) {
+      const t = aliasTemplate(c, cx, name, args, scope);
+      return t.k === 'struct' ? t.def : undefined;
+    }
+    return traitStruct(c, cx, scopeOf(scope), name, args, scope);
   }
   if (scope.type !== 'namespace_identifier' && scope.type !== 'type_identifier') return undefined;
   const s = c.lookup(cx, scope.text);
   if (s?.sym.k === 'type') return s.sym.type.k === 'struct' ? s.sym.type.def : undefined;
-  return c.structDef(cx, scope.text, scope);
+  return c.structDef(cx, scope.text, scope) ?? traitStruct(c, cx, scopeOf(scope), scope.text, [], scope);
+}
+
+/**
+ * The type an alias template names for these arguments (`Ptr<float>` for `template <class T> using Ptr = T*;`):
+ * the aliased type evaluated with the parameters bound, defaults and packs as for class templates.
+ */
+export function aliasTemplate(c: CompilerContext, cx: FnCx, name: string, argNodes: SyntaxNode[], n: SyntaxNode): CType {
+  const node = c.aliasTemplates.get(name)!;
+  const list = node.parent?.childForFieldName('parameters');
+  if (!list) unsupported(`alias template '${name}' without a parameter list`, n);
+  const params = templateParams(list);
+  const binding = bindTemplateArgs(c, cx, params, argNodes, name, n);
+  const missing = applyDefaults(c, params, binding, n);
+  if (missing.length) fail(`missing template argument${missing.length > 1 ? 's' : ''} ${missing.map((m) => `'${m}'`).join(', ')} of '${name}'`, n);
+  const acx = new FnCx(`<alias ${name}>`, null, binding, undefined, locOf(node));
+  acx.scopes = [templateScope(c, params, binding)];
+  return c.typeDescriptor(acx, requiredField(node, 'type'));
 }
