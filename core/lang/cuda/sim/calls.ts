@@ -10,7 +10,7 @@ import { type CallTarget, type CompilerContext, type Ex, type Fn, FnCx, type FnD
 import { type Closure, envOf, FRAME, Frame, selfOf } from './runtime';
 import { enclosingFunction, fail, findFunctionDeclarator, innermostName, lastName, locOf, missingIncludesNote, named, unsupported, requiredField } from './syntax';
 import { keptSnippet } from './snippets';
-import { applyDefaults, bindTemplateArgs, callArgs, packElem, packLen, packLength, packsIn, spellType, templateParams, templateScope, withPackElement } from './templates';
+import { applyDefaults, bindTemplateArgs, callArgs, isAliasTemplate, packElem, packLen, packLength, packsIn, spellType, templateParams, templateScope, withPackElement } from './templates';
 import { fromExpression, isSubstitutionFailure, withCxx } from './type-traits';
 import { type CType, decay, num, ptr, sameType, type StructDef, typeName, VOID } from './types';
 
@@ -597,7 +597,7 @@ function deduce(c: CompilerContext, tn: SyntaxNode, decl: SyntaxNode | null, arg
   // `Ring<S>& r` given a Ring<4>: S is 4 (and a `Ring<T>` gives T); `ns::Ring<S>` alike.
   while (tn.type === 'qualified_identifier' && tn.childForFieldName('name')) tn = tn.childForFieldName('name')!;
   const tmplName = tn.type === 'template_type' ? tn.childForFieldName('name')?.text : undefined;
-  if (tmplName && c.aliasTemplates.has(tmplName)) {
+  if (tmplName && isAliasTemplate(c, tmplName)) {
     deduceThroughAlias(c, tn, c.aliasTemplates.get(tmplName)!, t, names, out, how);
     return;
   }

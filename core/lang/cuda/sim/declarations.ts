@@ -11,7 +11,7 @@ import { type Frame, storer } from './runtime';
 import { allChildren, type DeclQuals, declQualifiers, fail, findFunctionDeclarator, findNode, innermostName, lastName, locOf, missingIncludesNote, named, unsupported, requiredField } from './syntax';
 import { PIPELINE_ROLE_TYPE, PIPELINE_TYPE, sharedStateDef } from './pipeline-builtins';
 import { keptSnippet, snippetConstant } from './snippets';
-import { aliasTemplate, integerSequence, templateArg, templateParams, templateScope } from './templates';
+import { aliasTemplate, integerSequence, isAliasTemplate, templateArg, templateParams, templateScope } from './templates';
 import { ENABLE_IF_FALSE, fromExpression, fundamental, scopeOf, stdTrait, traitMember, traitStruct, withCxx } from './type-traits';
 import { alignOfType, convFn, type CType, decay, elemDtype, type FieldDecl, isFloatDt, isNum, layoutStruct, num, ptr, S32, shapeOf, sizeOfType, type StructDef, tensorMapType, typeName, U64, vectorType, VOID } from './types';
 
@@ -395,6 +395,16 @@ function fieldDeclaration(c: CompilerContext, mcx: FnCx, def: StructDef, m: Synt
         def.members!.set(info.name, { k: 'const', type: info.type, value: c.constEval(mcx, init, info.type) });
         continue;
       }
+      // `static constexpr auto value = v;` (CuTe's C<v>): the initialiser's type, when it is a number.
+      if (quals.constexpr && init && info.type.k === 'obj' && info.type.n === -1 && !info.ref) {
+        const scratch = new FnCx('<const>', mcx, new Map(), mcx.owner, locOf(init));
+        scratch.scopes = [new Map()];
+        const e = c.expr(scratch, init);
+        if (isNum(e.t) && e.cv !== undefined) {
+          def.members!.set(info.name, { k: 'const', type: decay(e.t), value: e.cv });
+          continue;
+        }
+      }
       unsupported(`static data member '${info.name}' of ${def.name} (only static constexpr numbers are)`, m);
     }
     fields.push({ name: info.name, type: info.type });
@@ -442,11 +452,13 @@ export function baseType(c: CompilerContext, cx: FnCx, n: SyntaxNode): CType {
       return { k: 'obj', obj: 'tag', n: -1 }; // `auto`: replaced by the initialiser's type
     case 'template_type': {
       const tname = n.childForFieldName('name')?.text ?? '';
-      if (c.templateStructs.has(tname)) return { k: 'struct', def: c.classTemplate(cx, tname, named(requiredField(n, 'arguments')), n) };
-      if (c.aliasTemplates.has(tname)) return aliasTemplate(c, cx, tname, named(requiredField(n, 'arguments')), n);
-      // `std::conditional_t<…>` names the trait's type; `std::integral_constant<int, 4>` the trait itself.
+      // `std::conditional_t<…>` names the trait's type; `std::integral_constant<int, 4>` the trait itself. Written
+      // with std:: it is the standard one even where a header defines its own (libcu++'s implementation).
       const scope = scopeOf(n);
       const trait = stdTrait(c, scope, tname);
+      const standard = trait && scope !== undefined && !/cute/.test(scope);
+      if (!standard && c.templateStructs.has(tname)) return { k: 'struct', def: c.classTemplate(cx, tname, named(requiredField(n, 'arguments')), n) };
+      if (!standard && isAliasTemplate(c, tname)) return aliasTemplate(c, cx, tname, named(requiredField(n, 'arguments')), n);
       if (trait?.form === 't') return traitMemberType(c, cx, scope, tname, n);
       if (trait?.form === 'class') return { k: 'struct', def: traitStruct(c, cx, scope, tname, named(requiredField(n, 'arguments')), n)! };
       if (trait) fail(`'${n.text}' is a value, not a type`, n);
@@ -455,7 +467,7 @@ export function baseType(c: CompilerContext, cx: FnCx, n: SyntaxNode): CType {
     case 'qualified_identifier': {
       const inner = innermostName(n);
       const innerName = inner.childForFieldName('name')?.text ?? '';
-      if (inner.type === 'template_type' && (c.templateStructs.has(innerName) || c.aliasTemplates.has(innerName) || stdTrait(c, scopeOf(inner), innerName))) return c.baseType(cx, inner);
+      if (inner.type === 'template_type' && (c.templateStructs.has(innerName) || isAliasTemplate(c, innerName) || stdTrait(c, scopeOf(inner), innerName))) return c.baseType(cx, inner);
       // `std::true_type`: a trait named without arguments.
       if (inner.type === 'type_identifier' && inner.parent?.childForFieldName('scope') && stdTrait(c, scopeOf(inner), inner.text)?.form === 'class' && !c.lookup(cx, n.text.replace(/\s+/g, ''))) {
         const def = traitStruct(c, cx, scopeOf(inner), inner.text, [], inner);
@@ -666,7 +678,7 @@ export function typeOf(c: CompilerContext, cx: FnCx, n: SyntaxNode): CType {
     const tname = tf.childForFieldName('name')?.text ?? '';
     const args = named(requiredField(tf, 'arguments'));
     if (c.templateStructs.has(tname)) return { k: 'struct', def: c.classTemplate(cx, tname, args, tf) };
-    if (c.aliasTemplates.has(tname)) return aliasTemplate(c, cx, tname, args, tf);
+    if (isAliasTemplate(c, tname)) return aliasTemplate(c, cx, tname, args, tf);
     const trait = stdTrait(c, scopeOf(tf), tname);
     if (trait?.form === 't') return traitMemberType(c, cx, scopeOf(tf), tname, tf);
     if (trait?.form === 'class') return { k: 'struct', def: traitStruct(c, cx, scopeOf(tf), tname, args, tf)! };

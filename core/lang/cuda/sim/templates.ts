@@ -131,7 +131,8 @@ export function callArgs(c: CompilerContext, cx: FnCx, argNodes: SyntaxNode[]): 
  * deduces the pack from it (DeepGEMM's FP8MMA::wgmma expands `d[Idx]...` this way).
  */
 export function integerSequence(c: CompilerContext, cx: FnCx, text: string, n: SyntaxNode): CType | undefined {
-  const m = /^(?:(?:std|cute|cuda::std)::)?(make_index_sequence|make_integer_sequence|index_sequence|integer_sequence)</.exec(text);
+  // Any namespace: CuTe's own alias the standard ones through a macro (`CUTE_STL_NAMESPACE::make_integer_sequence`).
+  const m = /^(?:[\w:]+::)?(make_index_sequence|make_integer_sequence|index_sequence|integer_sequence)</.exec(text);
   if (!m) return undefined;
   const tt = findNode(n, 'template_argument_list');
   const args = tt ? named(tt) : [];
@@ -393,8 +394,14 @@ export function scopeStruct(c: CompilerContext, cx: FnCx, scope: SyntaxNode): St
   if (scope.type === 'template_type') {
     const name = scope.childForFieldName('name')?.text ?? '';
     const args = named(requiredField(scope, 'arguments'));
+    // `std::is_same<…>`: the standard trait even where a header defines its own (libcu++'s implementation).
+    const ns = scopeOf(scope);
+    if (ns !== undefined && !/cute/.test(ns)) {
+      const trait = traitStruct(c, cx, ns, name, args, scope);
+      if (trait) return trait;
+    }
     if (c.templateStructs.has(name)) return c.classTemplate(cx, name, args, scope);
-    if (c.aliasTemplates.has(name)) {
+    if (isAliasTemplate(c, name)) {
       const t = aliasTemplate(c, cx, name, args, scope);
       return t.k === 'struct' ? t.def : undefined;
     }
@@ -412,6 +419,29 @@ export function scopeStruct(c: CompilerContext, cx: FnCx, scope: SyntaxNode): St
  */
 export function aliasTemplate(c: CompilerContext, cx: FnCx, name: string, argNodes: SyntaxNode[], n: SyntaxNode): CType {
   const node = c.aliasTemplates.get(name)!;
+  expanding.add(name);
+  try {
+    return expandAlias(c, cx, node, name, argNodes, n);
+  } finally {
+    expanding.delete(name);
+  }
+}
+
+/**
+ * Alias templates being expanded. One that names another of the same name (CuTe's `template <size_t N>
+ * using make_index_sequence = std::make_index_sequence<N>;`, found again by its last name) means that other one.
+ */
+const expanding = new Set<string>();
+
+/** Whether `name` is an alias template to expand here (not the one being expanded). */
+export function isAliasTemplate(c: CompilerContext, name: string): boolean {
+  // The index sequences are modelled whatever a header aliases them to (integerSequence).
+  return c.aliasTemplates.has(name) && !expanding.has(name) && !SEQUENCES.test(name);
+}
+
+const SEQUENCES = /^(make_index_sequence|make_integer_sequence|index_sequence|integer_sequence)$/;
+
+function expandAlias(c: CompilerContext, cx: FnCx, node: SyntaxNode, name: string, argNodes: SyntaxNode[], n: SyntaxNode): CType {
   const list = node.parent?.childForFieldName('parameters');
   if (!list) unsupported(`alias template '${name}' without a parameter list`, n);
   const params = templateParams(list);

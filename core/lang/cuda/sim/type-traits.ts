@@ -30,6 +30,9 @@ const FUNDAMENTAL: Readonly<Record<string, string>> = {
 /** Numbers whose dtype is one fundamental type only, so a number of that dtype without a name is still exact. */
 const ONE_TYPE: Readonly<Record<string, string>> = { bool: 'bool', s16: 'short', u16: 'unsigned short', s32: 'int', u32: 'unsigned int', u8: 'unsigned char', f32: 'float', f64: 'double', f16: '__half', bf16: '__nv_bfloat16' };
 
+/** Numbers of a dtype shared by two fundamental types: how an unnamed one is spelled in messages. */
+const AMBIGUOUS: Readonly<Record<string, string>> = { s8: '(char or signed char)', s64: '(long or long long)', u64: '(unsigned long or unsigned long long)' };
+
 /** `t` as the fundamental type a name spells (`int64_t` is `long`), when the name is one. */
 export function fundamental(t: CType, written: string): CType {
   const name = FUNDAMENTAL[written.replace(/^(?:::)?std::/, '').replace(/\s+/g, ' ').trim()];
@@ -88,9 +91,9 @@ export function spellCxx(t: CType, core: string): string {
   let s = q.name && t.k === 'num' ? q.name : core;
   if (q.c) s = t.k === 'ptr' ? `${s} const` : `const ${s}`;
   if (q.v) s = t.k === 'ptr' ? `${s} volatile` : `volatile ${s}`;
-  if (q.cvUnknown) s += ' /*cv?*/';
+  if (q.cvUnknown) s += ' (cv unknown)';
   if (q.ref) s += q.ref;
-  if (q.refUnknown) s += ' /*ref?*/';
+  if (q.refUnknown) s += ' (reference unknown)';
   return s;
 }
 
@@ -190,8 +193,9 @@ export function stdTrait(c: CompilerContext, scope: string | undefined, name: st
   // aligned_storage is laid out where types are named (declarations.ts).
   if (!ALL_TRAITS.has(trait) || trait === 'aligned_storage') return undefined;
   if (scope === undefined && (c.templateStructs.has(name) || c.aliasTemplates.has(name) || c.functions.has(name))) return undefined;
-  // CuTe defines integral_constant & co. itself (cute/numeric/integral_constant.hpp): its own when read.
-  if (scope !== undefined && /cute/.test(scope) && (c.templateStructs.has(name) || c.aliasTemplates.has(name))) return undefined;
+  // CuTe defines its own integral_constant, bool_constant (C<b>), true_type, false_type and is_integral
+  // (cute/numeric/integral_constant.hpp); the rest it re-exports from the standard library (cute/util/type_traits.hpp).
+  if (scope !== undefined && /cute/.test(scope) && /^(integral_constant|bool_constant|true_type|false_type|is_integral)$/.test(trait)) return undefined;
   return { trait, form };
 }
 
@@ -290,7 +294,12 @@ function instance(c: CompilerContext, ns: string, trait: string, args: Arg[], n:
     const a = type(0);
     const b = type(1);
     const r = same(a, b);
-    if (r === undefined) undecidable(`std::is_same<${spellForKey(a)}, ${spellForKey(b)}>`, n);
+    if (r === undefined) {
+      const what = `std::is_same<${spellForKey(a)}, ${spellForKey(b)}>`;
+      if (a.k === 'num' && b.k === 'num' && (!a.cxx?.name || !b.cxx?.name) && AMBIGUOUS[a.dt])
+        unsupported(`${what}: the type of an expression (an argument a template parameter was deduced from) does not say which of the two fundamental types it is, on which the answer depends`, n);
+      undecidable(what, n);
+    }
     return boolTrait(c, key, ns, trait, args, members, r, n);
   }
   if (UNARY_BOOL.has(trait)) {
@@ -310,7 +319,7 @@ function spellForKey(t: CType): string {
   const core = (() => {
     switch (t.k) {
       case 'num':
-        return t.dt;
+        return ONE_TYPE[t.dt] ?? AMBIGUOUS[t.dt] ?? t.dt;
       case 'ptr':
         return `${spellForKey(t.to)}*`;
       case 'arr':
