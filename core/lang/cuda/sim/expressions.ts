@@ -236,7 +236,8 @@ function qualified(c: CompilerContext, cx: FnCx, n: SyntaxNode): Ex {
   while (q.childForFieldName('name')?.type === 'qualified_identifier') q = q.childForFieldName('name')!;
   const scope = q.childForFieldName('scope');
   const member = q.childForFieldName('name');
-  if (scope && member?.type === 'identifier') {
+  // (`value` reads as a type name inside a template argument list: `enable_if<is_integral<T>::value, int>`.)
+  if (scope && (member?.type === 'identifier' || member?.type === 'type_identifier')) {
     const m = c.scopeStruct(cx, scope)?.members?.get(member.text);
     if (m?.k === 'const') return c.symbolEx(cx, m, 0, text, n);
   }
