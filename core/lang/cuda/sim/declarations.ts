@@ -11,8 +11,8 @@ import { type Frame, storer } from './runtime';
 import { allChildren, type DeclQuals, declQualifiers, fail, findFunctionDeclarator, findNode, innermostName, lastName, locOf, missingIncludesNote, named, unsupported, requiredField } from './syntax';
 import { PIPELINE_ROLE_TYPE, PIPELINE_TYPE, sharedStateDef } from './pipeline-builtins';
 import { keptSnippet, snippetConstant } from './snippets';
-import { aliasTemplate, integerSequence, isAliasTemplate, templateArg, templateParams, templateScope } from './templates';
-import { ENABLE_IF_FALSE, fromExpression, fundamental, scopeOf, stdTrait, traitMember, traitStruct, withCxx } from './type-traits';
+import { integerSequence, isAliasTemplate, templateArg, templateNameType, templateParams, templateScope } from './templates';
+import { ENABLE_IF_FALSE, fromExpression, fundamental, qualifiedAs, scopeOf, stdTrait, traitStruct, withCxx } from './type-traits';
 import { alignOfType, convFn, type CType, decay, elemDtype, type FieldDecl, isFloatDt, isNum, layoutStruct, num, ptr, S32, shapeOf, sizeOfType, type StructDef, tensorMapType, typeName, U64, vectorType, VOID } from './types';
 
 /** Primitive and standard type names by their dtype: the CUDA folder's one table (c-types.ts). */
@@ -177,7 +177,7 @@ export function typeDecl(c: CompilerContext, cx: FnCx, d: SyntaxNode): void {
   }
   const tn = d.childForFieldName('type');
   if (!tn) return;
-  const base = qualified(c.baseType(cx, tn), d);
+  const base = qualifiedAs(c.baseType(cx, tn), d);
   for (const dn of d.childrenForFieldName('declarator')) {
     if (!dn) continue;
     const info = c.declarator(cx, base, dn);
@@ -450,29 +450,12 @@ export function baseType(c: CompilerContext, cx: FnCx, n: SyntaxNode): CType {
       return namedType(c, cx, n.text, n);
     case 'placeholder_type_specifier':
       return { k: 'obj', obj: 'tag', n: -1 }; // `auto`: replaced by the initialiser's type
-    case 'template_type': {
-      const tname = n.childForFieldName('name')?.text ?? '';
-      // `std::conditional_t<…>` names the trait's type; `std::integral_constant<int, 4>` the trait itself. Written
-      // with std:: it is the standard one even where a header defines its own (libcu++'s implementation).
-      const scope = scopeOf(n);
-      const trait = stdTrait(c, scope, tname);
-      const standard = trait && scope !== undefined && !/cute/.test(scope);
-      if (!standard && c.templateStructs.has(tname)) return { k: 'struct', def: c.classTemplate(cx, tname, named(requiredField(n, 'arguments')), n) };
-      if (!standard && isAliasTemplate(c, tname)) return aliasTemplate(c, cx, tname, named(requiredField(n, 'arguments')), n);
-      if (trait?.form === 't') return traitMemberType(c, cx, scope, tname, n);
-      if (trait?.form === 'class') return { k: 'struct', def: traitStruct(c, cx, scope, tname, named(requiredField(n, 'arguments')), n)! };
-      if (trait) fail(`'${n.text}' is a value, not a type`, n);
-      return namedType(c, cx, n.text.replace(/\s+/g, ''), n);
-    }
+    case 'template_type':
+      return templateNameType(c, cx, n, false) ?? namedType(c, cx, n.text.replace(/\s+/g, ''), n);
     case 'qualified_identifier': {
       const inner = innermostName(n);
       const innerName = inner.childForFieldName('name')?.text ?? '';
       if (inner.type === 'template_type' && (c.templateStructs.has(innerName) || isAliasTemplate(c, innerName) || stdTrait(c, scopeOf(inner), innerName))) return c.baseType(cx, inner);
-      // `std::true_type`: a trait named without arguments.
-      if (inner.type === 'type_identifier' && inner.parent?.childForFieldName('scope') && stdTrait(c, scopeOf(inner), inner.text)?.form === 'class' && !c.lookup(cx, n.text.replace(/\s+/g, ''))) {
-        const def = traitStruct(c, cx, scopeOf(inner), inner.text, [], inner);
-        if (def) return { k: 'struct', def };
-      }
       // A member typedef of a struct (`Ring<4>::Slot`, `ns::Sel<64>::type`: the scope next to the name).
       let q = n;
       while (q.childForFieldName('name')?.type === 'qualified_identifier') q = q.childForFieldName('name')!;
@@ -571,7 +554,7 @@ function namedType(c: CompilerContext, cx: FnCx, raw: string, n: SyntaxNode): CT
 export function typeDescriptor(c: CompilerContext, cx: FnCx, n: SyntaxNode): CType {
   if (n.type !== 'type_descriptor') return c.baseType(cx, n);
   const tn = requiredField(n, 'type');
-  let t = qualified(c.baseType(cx, tn), n);
+  let t = qualifiedAs(c.baseType(cx, tn), n);
   const ad = n.childForFieldName('declarator');
   if (ad) t = abstractDeclarator(c, cx, t, ad);
   return t;
@@ -581,7 +564,7 @@ function abstractDeclarator(c: CompilerContext, cx: FnCx, t: CType, d: SyntaxNod
   switch (d.type) {
     case 'abstract_pointer_declarator': {
       const inner = d.childForFieldName('declarator');
-      const p = qualified(ptr(t), d);
+      const p = qualifiedAs(ptr(t), d);
       return inner ? abstractDeclarator(c, cx, p, inner) : p;
     }
     case 'abstract_reference_declarator': {
@@ -614,7 +597,7 @@ export function declarator(c: CompilerContext, cx: FnCx, base: CType, d: SyntaxN
         cur = cur.childForFieldName('declarator');
         continue;
       case 'pointer_declarator':
-        t = qualified(ptr(t), cur);
+        t = qualifiedAs(ptr(t), cur);
         cur = cur.childForFieldName('declarator');
         continue;
       case 'reference_declarator':
@@ -674,15 +657,8 @@ export function typeOf(c: CompilerContext, cx: FnCx, n: SyntaxNode): CType {
   if (n.type === 'parenthesized_expression') return c.typeOf(cx, named(n)[0]);
   // `sizeof(Ring<3>)`, `sizeof(std::conditional_t<…>)`, `sizeof(Ptr<int>)` parse as template functions.
   const tf = n.type === 'template_function' ? n : n.type === 'qualified_identifier' && innermostName(n).type === 'template_function' ? innermostName(n) : undefined;
-  if (tf) {
-    const tname = tf.childForFieldName('name')?.text ?? '';
-    const args = named(requiredField(tf, 'arguments'));
-    if (c.templateStructs.has(tname)) return { k: 'struct', def: c.classTemplate(cx, tname, args, tf) };
-    if (isAliasTemplate(c, tname)) return aliasTemplate(c, cx, tname, args, tf);
-    const trait = stdTrait(c, scopeOf(tf), tname);
-    if (trait?.form === 't') return traitMemberType(c, cx, scopeOf(tf), tname, tf);
-    if (trait?.form === 'class') return { k: 'struct', def: traitStruct(c, cx, scopeOf(tf), tname, args, tf)! };
-  }
+  const named_ = tf && templateNameType(c, cx, tf, true);
+  if (named_) return named_;
   // `sizeof(std::conditional_t<…>)`, `sizeof(ns::Tile)`: a qualified name the grammar took for an expression names a type.
   if (n.type === 'qualified_identifier' && ['template_type', 'type_identifier'].includes(innermostName(n).type)) return c.baseType(cx, n);
   if (n.type === 'identifier' || n.type === 'type_identifier') {
@@ -1019,23 +995,4 @@ function flattenInit(c: CompilerContext, cx: FnCx, t: CType, init: SyntaxNode, b
   }
   if (items.length > 1) fail('too many initialisers for a scalar', init);
   if (items.length) out.push({ off: base, t, node: items[0] });
-}
-
-/** `t` with the cv-qualifiers written among `n`'s own children (`const int`, `int* const`), for the type traits. */
-function qualified(t: CType, n: SyntaxNode): CType {
-  let c = false;
-  let v = false;
-  for (const q of named(n)) {
-    if (q.type !== 'type_qualifier') continue;
-    if (q.text === 'const') c = true;
-    else if (q.text === 'volatile') v = true;
-  }
-  return c || v ? withCxx(t, { ...(c ? { c } : {}), ...(v ? { v } : {}) }) : t;
-}
-
-/** `conditional_t<…>`, `std::remove_cv_t<T>`: the type a trait's `_t` alias names. */
-function traitMemberType(c: CompilerContext, cx: FnCx, scope: string | undefined, name: string, n: SyntaxNode): CType {
-  const m = traitMember(c, cx, scope, name, named(requiredField(n, 'arguments')), n, 't');
-  if (m?.k !== 'type') fail(`'${n.text}' names no type (${ENABLE_IF_FALSE})`, n);
-  return m.type;
 }

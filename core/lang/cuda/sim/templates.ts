@@ -6,7 +6,7 @@ import type { SyntaxNode } from '../parser';
 import { SCALAR_DTYPES } from '../c-types';
 import { type CompilerContext, type Ex, FnCx, type Sym } from './context';
 import { fail, findNode, locOf, named, unsupported, requiredField } from './syntax';
-import { scopeOf, spellCxx, traitStruct } from './type-traits';
+import { ENABLE_IF_FALSE, scopeOf, spellCxx, stdTrait, traitMember, traitStruct } from './type-traits';
 import { convFn, type CType, isNum, layoutStruct, type StructDef, type StructMember, U64 } from './types';
 
 /** One parameter of a template: a type (`typename T`) or a value (`int kStages`), with its default. */
@@ -411,6 +411,30 @@ export function scopeStruct(c: CompilerContext, cx: FnCx, scope: SyntaxNode): St
   const s = c.lookup(cx, scope.text);
   if (s?.sym.k === 'type') return s.sym.type.k === 'struct' ? s.sym.type.def : undefined;
   return c.structDef(cx, scope.text, scope) ?? traitStruct(c, cx, scopeOf(scope), scope.text, [], scope);
+}
+
+/**
+ * The type a template name with arguments names, or undefined when it names no template: a class template
+ * instance (`Ring<4>`), an alias template's type (`Ptr<int>`), a trait's type (`std::conditional_t<…>`) or the
+ * trait itself (`std::integral_constant<int, 4>`). Written with std:: a trait is the standard one even where a
+ * header defines its own (libcu++'s implementation). A trait's `_v` is a value: undefined with `valueOk`.
+ */
+export function templateNameType(c: CompilerContext, cx: FnCx, n: SyntaxNode, valueOk: boolean): CType | undefined {
+  const tname = n.childForFieldName('name')?.text ?? '';
+  const args = named(requiredField(n, 'arguments'));
+  const scope = scopeOf(n);
+  const trait = stdTrait(c, scope, tname);
+  const standard = trait && scope !== undefined && !/cute/.test(scope);
+  if (!standard && c.templateStructs.has(tname)) return { k: 'struct', def: c.classTemplate(cx, tname, args, n) };
+  if (!standard && isAliasTemplate(c, tname)) return aliasTemplate(c, cx, tname, args, n);
+  if (trait?.form === 't') {
+    const m = traitMember(c, cx, scope, tname, args, n, 't');
+    if (m?.k !== 'type') fail(`'${n.text}' names no type (${ENABLE_IF_FALSE})`, n);
+    return m.type;
+  }
+  if (trait?.form === 'class') return { k: 'struct', def: traitStruct(c, cx, scope, tname, args, n)! };
+  if (trait && !valueOk) fail(`'${n.text}' is a value, not a type`, n);
+  return undefined;
 }
 
 /**

@@ -39,6 +39,18 @@ export function fundamental(t: CType, written: string): CType {
   return name && t.k === 'num' ? withCxx(t, { name }) : t;
 }
 
+/** `t` with the cv-qualifiers written among `n`'s own children (`const int`, `int* const`), for the type traits. */
+export function qualifiedAs(t: CType, n: SyntaxNode): CType {
+  let c = false;
+  let v = false;
+  for (const q of named(n)) {
+    if (q.type !== 'type_qualifier') continue;
+    if (q.text === 'const') c = true;
+    else if (q.text === 'volatile') v = true;
+  }
+  return c || v ? withCxx(t, { ...(c ? { c } : {}), ...(v ? { v } : {}) }) : t;
+}
+
 /** A copy of `t` with C++ information added (the type objects are shared, so never mutated). */
 export function withCxx(t: CType, extra: CxxInfo): CType {
   return { ...t, cxx: { ...t.cxx, ...extra } };
