@@ -11,7 +11,8 @@ import { type Closure, envOf, FRAME, Frame, selfOf } from './runtime';
 import { enclosingFunction, fail, findFunctionDeclarator, innermostName, lastName, locOf, missingIncludesNote, named, unsupported, requiredField } from './syntax';
 import { keptSnippet } from './snippets';
 import { applyDefaults, bindTemplateArgs, callArgs, isAliasTemplate, packElem, packLen, packLength, packsIn, spellType, templateParams, templateScope, withPackElement } from './templates';
-import { fromExpression, isSubstitutionFailure, withCxx } from './type-traits';
+import { isNumericLimits, numericLimitsCall } from './numeric-limits';
+import { fromExpression, isSubstitutionFailure, scopeOf, withCxx } from './type-traits';
 import { type CType, decay, num, ptr, sameType, type StructDef, typeName, VOID } from './types';
 
 /** Compiles (once per template binding) a user function. */
@@ -209,6 +210,8 @@ export function call(c: CompilerContext, cx: FnCx, n: SyntaxNode): Ex {
   if (callee.type === 'field_expression') return methodCall(c, cx, callee, argNodes, n, targs);
   const made = temporaryObject(c, cx, callee, targs, requiredField(n, 'arguments'), n);
   if (made) return made;
+  const limits = numericLimitsMember(c, cx, callee, argNodes.length, n);
+  if (limits) return limits;
   const member = staticMemberOfTemplate(c, cx, callee);
   if (member) return c.callUser(cx, member, argNodes, n, targs);
   if (/^(static_cast|reinterpret_cast|const_cast|bit_cast|std::bit_cast|cuda::std::bit_cast)$/.test(callee.text) && targs?.length === 1 && argNodes.length === 1) {
@@ -395,6 +398,20 @@ export function misparsedTemplateCall(c: CompilerContext, cx: FnCx, n: SyntaxNod
   };
   flatten(named(r)[0]);
   return methodCall(c, cx, fe, args, n, [requiredField(l, 'right')]);
+}
+
+/** `std::numeric_limits<T>::max()` and its kin: a constant, or undefined when the callee is not one. */
+function numericLimitsMember(c: CompilerContext, cx: FnCx, callee: SyntaxNode, argCount: number, n: SyntaxNode): Ex | undefined {
+  if (callee.type !== 'qualified_identifier') return undefined;
+  let q = callee;
+  while (q.childForFieldName('name')?.type === 'qualified_identifier') q = q.childForFieldName('name')!;
+  const scope = q.childForFieldName('scope');
+  const fn = q.childForFieldName('name');
+  if (scope?.type !== 'template_type' || fn?.type !== 'identifier' || !isNumericLimits(c, scopeOf(scope), scope.childForFieldName('name')?.text ?? '')) return undefined;
+  const args = named(requiredField(scope, 'arguments'));
+  if (args.length !== 1) fail('std::numeric_limits takes one template argument', scope);
+  const t = args[0].type === 'type_descriptor' ? c.typeDescriptor(cx, args[0]) : c.baseType(cx, args[0]);
+  return numericLimitsCall(t, fn.text, argCount, n);
 }
 
 /** Picks an overload by argument count, deduces template arguments, compiles and calls it. */

@@ -13,7 +13,7 @@ import { fieldEx, slotReader } from './lvalues';
 import { envOf, type Frame, type Instr, selfOf } from './runtime';
 import { needsHoist } from './statements';
 import { expandPattern, packLen, packsIn } from './templates';
-import { scopeOf, traitMember } from './type-traits';
+import { scopeOf, traitMember, withCxx } from './type-traits';
 import { fail, lastName, locOf, named, operatorOf, unsupported, requiredField } from './syntax';
 import {
   alignOfType,
@@ -774,7 +774,19 @@ function fold(out: Ex, a: Ex): Ex {
 }
 
 function numberLiteral(n: SyntaxNode): Ex {
-  let text = n.text.replace(/'/g, '');
+  // The grammar folds a sign into the literal (`-9223372036854775807LL`): C++ negates the unsigned-magnitude literal.
+  const signed = /^\s*([-+])\s*/.exec(n.text);
+  if (signed) {
+    const pos = literalValue(n, n.text.slice(signed[0].length));
+    if (signed[1] === '+' || !isNum(pos.t)) return pos;
+    const v = negate(pos.t.dt, () => pos.cv)(undefined);
+    return { t: pos.t, ev: () => v, cv: v };
+  }
+  return literalValue(n, n.text);
+}
+
+function literalValue(n: SyntaxNode, written: string): Ex {
+  let text = written.replace(/'/g, '');
   const lower = text.toLowerCase();
   const isHex = lower.startsWith('0x');
   const isFloat = !isHex && /[.e]/.test(lower);
@@ -800,13 +812,22 @@ function numberLiteral(n: SyntaxNode): Ex {
   else if (unsigned) dt = 'u64';
   else dt = v <= Number.MAX_SAFE_INTEGER ? 's64' : 'u64';
   if (v > Number.MAX_SAFE_INTEGER) {
-    // Beyond 2^53 the value is a bigint (types.ts Int64), parsed from the digits so it stays exact.
+    // Beyond 2^53 the value is a bigint (types.ts Int64), parsed from the digits so it stays exact; a
+    // signed literal stays signed while it fits (`9223372036854775807LL` is a long long).
     const big = /^0[0-7]+$/.test(digits) ? BigInt(`0o${digits.slice(1)}`) : BigInt(digits);
     if (big >= 18446744073709551616n) throw new SimError(`integer literal ${n.text} does not fit in 64 bits`, locOf(n), 'unsupported');
-    const w = wide(big, false) as number;
-    return { t: num('u64'), ev: () => w, cv: w };
+    const signed = !unsigned && big <= 9223372036854775807n;
+    const w = wide(big, signed) as number;
+    return { t: literalType(signed ? 's64' : 'u64', suf), ev: () => w, cv: w };
   }
-  return { t: num(dt), ev: () => v, cv: v };
+  return { t: literalType(dt, suf), ev: () => v, cv: v };
+}
+
+/** An integer literal's type, with the fundamental type C++ gives it (`1L` is a long, `1LL` a long long) for the type traits. */
+function literalType(dt: DType, suffix: string): CType {
+  const ll = suffix.includes('ll');
+  const name = { s32: 'int', u32: 'unsigned int', s64: ll ? 'long long' : 'long', u64: ll ? 'unsigned long long' : 'unsigned long' }[dt as 's32'];
+  return name ? withCxx(num(dt), { name }) : num(dt);
 }
 
 function stringValue(n: SyntaxNode): string {

@@ -6,6 +6,7 @@ import type { SyntaxNode } from '../parser';
 import { SCALAR_DTYPES } from '../c-types';
 import { type CompilerContext, type Ex, FnCx, type Sym } from './context';
 import { fail, findNode, locOf, named, unsupported, requiredField } from './syntax';
+import { isNumericLimits, numericLimitsStruct } from './numeric-limits';
 import { ENABLE_IF_FALSE, scopeOf, spellCxx, stdTrait, traitMember, traitStruct } from './type-traits';
 import { convFn, type CType, isNum, layoutStruct, type StructDef, type StructMember, U64 } from './types';
 
@@ -396,6 +397,11 @@ export function scopeStruct(c: CompilerContext, cx: FnCx, scope: SyntaxNode): St
     const args = named(requiredField(scope, 'arguments'));
     // `std::is_same<…>`: the standard trait even where a header defines its own (libcu++'s implementation).
     const ns = scopeOf(scope);
+    if (isNumericLimits(c, ns, name)) {
+      if (args.length !== 1) fail(`std::numeric_limits takes one template argument`, scope);
+      const t = args[0].type === 'type_descriptor' ? c.typeDescriptor(cx, args[0]) : c.baseType(cx, args[0]);
+      return numericLimitsStruct(c, t, `std::numeric_limits<${spellType(t)}>`, scope);
+    }
     if (ns !== undefined && !/cute/.test(ns)) {
       const trait = traitStruct(c, cx, ns, name, args, scope);
       if (trait) return trait;
@@ -406,6 +412,11 @@ export function scopeStruct(c: CompilerContext, cx: FnCx, scope: SyntaxNode): St
       return t.k === 'struct' ? t.def : undefined;
     }
     return traitStruct(c, cx, scopeOf(scope), name, args, scope);
+  }
+  // `decltype(x)::value` (CuTe's idiom for a compile-time integer held in a value).
+  if (scope.type === 'decltype') {
+    const t = c.baseType(cx, scope);
+    return t.k === 'struct' ? t.def : undefined;
   }
   if (scope.type !== 'namespace_identifier' && scope.type !== 'type_identifier') return undefined;
   const s = c.lookup(cx, scope.text);

@@ -125,6 +125,43 @@ __global__ void k(int* out) { out[0] = twice(1.5f); }`,
   });
 });
 
+describe('std::numeric_limits and integral-constant objects', () => {
+  it('gives the limits of the arithmetic types, 64-bit extremes exact', async () => {
+    const r = await runKernel(`#include <limits>
+#include <cstdint>
+__global__ void k(long long* out) {
+  out[0] = std::numeric_limits<int64_t>::max() == 9223372036854775807LL && std::numeric_limits<int64_t>::lowest() == -9223372036854775807LL - 1;
+  out[1] = std::numeric_limits<uint64_t>::max() == 18446744073709551615ull;
+  out[2] = std::numeric_limits<float>::digits * 100 + std::numeric_limits<int>::digits;
+  out[3] = std::numeric_limits<int8_t>::min() + std::numeric_limits<uint16_t>::max() + std::numeric_limits<bool>::max();
+  out[4] = std::numeric_limits<unsigned>::is_signed + 2 * std::numeric_limits<double>::has_infinity + 4 * std::numeric_limits<float>::is_integer;
+  out[5] = std::numeric_limits<float>::epsilon() * (1 << 23) + std::numeric_limits<float>::min() * 0;
+  out[6] = std::numeric_limits<int64_t>::min() / 4294967296LL;
+}
+`, { block: [1, 1, 1], args: ['out=s64[7]'] });
+    expect(r.status, r.message).toBe('completed');
+    expect(values(r, 'out')).toEqual([1, 1, 2431, 65408, 2, 1, -2147483648]);
+  });
+
+  it('passes std::true_type{} objects to templates and reads decltype(x)::value', async () => {
+    const r = await runKernel(`#include <cstdint>
+#include <limits>
+#include <type_traits>
+template <class T> __host__ __device__ int tag(T) { return std::is_same_v<T, std::true_type> ? 1 : 2; }
+__global__ void k(float* out) {
+  out[0] = std::numeric_limits<int>::max();
+  out[1] = tag(std::true_type{}) + 10 * tag(std::false_type{});
+  auto t = std::integral_constant<int, 5>{};
+  out[2] = decltype(t)::value;
+  out[3] = -std::numeric_limits<float>::infinity();
+  out[4] = std::numeric_limits<uint32_t>::max();
+}
+`, { block: [1, 1, 1], args: ['out=f32[5]'] });
+    expect(r.status, r.message).toBe('completed');
+    expect(values(r, 'out')).toEqual([2147483648, 21, 5, -Infinity, 4294967296]);
+  });
+});
+
 describe('traits the simulator cannot answer stop, never guess', () => {
   it('stops on a cv-qualifier lost to deduction (T& deduced from a variable)', async () => {
     const r = await runKernel(
