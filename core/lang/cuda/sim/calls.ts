@@ -19,7 +19,7 @@ import { type CType, decay, num, ptr, sameType, type StructDef, typeName, VOID }
 export function instantiate(c: CompilerContext, decl: FnDecl, tbind: Map<string, CType | number>, at: SyntaxNode): FnInst {
   c.prepareFileScope();
   // Spelled with cv-qualifiers and references: `T = const int` and `T = int` may answer a trait differently.
-  const key = `${decl.owner?.name ?? ''}::${decl.name}@${decl.node.startIndex}<${[...tbind].map(([k, v]) => `${k}=${typeof v === 'number' ? v : spellType(v)}`).join(',')}>`;
+  const key = `${decl.owner?.name ?? ''}::${decl.name}@${decl.node.startIndex}<${[...tbind].map(([k, v]) => `${k}=${typeof v === 'number' ? v : spellType(v, true)}`).join(',')}>`;
   const have = c.instances.get(key);
   if (have) return have;
   const fd = findFunctionDeclarator(requiredField(decl.node, 'declarator'))!;
@@ -448,7 +448,9 @@ export function callUser(c: CompilerContext, cx: FnCx, decls: FnDecl[], argNodes
   if (decl.tparams) {
     // SFINAE: a template whose substitution fails (a false enable_if among its template parameters) is not a
     // candidate; the next one that fits is tried. A failure in the body is an error, as in C++.
+    // A deduction failure removes a candidate the same way; a non-template that fits is the last resort.
     const candidates = [decl, ...fits.filter((d) => d !== decl && d.tparams)];
+    const fallback = fits.find((d) => !d.tparams);
     const failures: string[] = [];
     let chosen: FnDecl | undefined;
     for (const d of candidates) {
@@ -457,7 +459,8 @@ export function callUser(c: CompilerContext, cx: FnCx, decls: FnDecl[], argNodes
         bindTemplate(c, cx, d, b, args, n, targs);
         templateScope(c, templateParams(d.tparams!), b);
       } catch (e) {
-        if (!(e instanceof SimError) || !isSubstitutionFailure(e) || candidates.length === 1) throw e;
+        const removable = e instanceof SimError && (isSubstitutionFailure(e) || /^cannot deduce /.test(e.message));
+        if (!removable || (candidates.length === 1 && !fallback)) throw e;
         failures.push(e.message);
         continue;
       }
@@ -465,8 +468,8 @@ export function callUser(c: CompilerContext, cx: FnCx, decls: FnDecl[], argNodes
       tbind = b;
       break;
     }
-    if (!chosen) fail(`no overload of '${decl.name}' is viable: ${failures.join('; ')}`, n);
-    decl = chosen;
+    if (!chosen && !fallback) fail(`no overload of '${decl.name}' is viable: ${failures.join('; ')}`, n);
+    decl = chosen ?? fallback!;
   }
   const inst = c.instantiate(decl, tbind, n);
   const pargs = args.map((a, i) => (inst.params[i]?.ref ? a : c.rv(a)));

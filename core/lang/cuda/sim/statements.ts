@@ -8,7 +8,6 @@ import type { CompilerContext, Ex, Fn, FnCx, LV } from './context';
 import type { Pointer } from '../../../sim/memory';
 import { BLOCKED, FRAME, type Frame, type Instr, loader, loadPointer } from './runtime';
 import { SimError } from '../../../sim/machine';
-import { isTraitStop } from './type-traits';
 import { allChildren, fail, lastName, locOf, named, operatorOf, unsupported, requiredField } from './syntax';
 import { BOOL, type CType, decay, isNum, sizeOfType, typeName } from './types';
 
@@ -298,10 +297,9 @@ export function stmt(c: CompilerContext, cx: FnCx, n: SyntaxNode): void {
 
 /**
  * `static_assert(cond, "msg")` in a function: nvcc accepted the program, so the condition holds for the
- * instantiations nvcc compiled; it is checked here for the one being compiled (a trait answered wrongly, or
- * template arguments the program does not allow, show up as a failed assertion). A condition the simulator
- * cannot evaluate has no effect on a run and is skipped, unless it asks a type trait the simulator does not
- * model or cannot answer, which stops as any such trait does.
+ * instantiations nvcc compiled; it is checked here for the one being compiled (template arguments the program
+ * does not allow, or a trait answered wrongly, show up as a failed assertion). A condition the simulator cannot
+ * evaluate (a trait it does not model included) has no effect on a run and is skipped.
  */
 function staticAssert(c: CompilerContext, cx: FnCx, n: SyntaxNode): void {
   const cond = requiredField(n, 'condition');
@@ -309,8 +307,8 @@ function staticAssert(c: CompilerContext, cx: FnCx, n: SyntaxNode): void {
   try {
     v = c.constEval(cx, cond);
   } catch (e) {
-    if (e instanceof SimError && e.kind === 'unsupported' && isTraitStop(e.message)) throw e;
-    return;
+    if (e instanceof SimError) return;
+    throw e;
   }
   if (!v) {
     const msg = n.childForFieldName('message');

@@ -272,19 +272,23 @@ const C_NAMES: Record<string, string> = {};
 for (const [name, dt] of Object.entries(SCALAR_DTYPES)) if (!(dt in C_NAMES) && !/_t$|^uint$|^half$|^nv_|^signed$|^unsigned$|int $/.test(name)) C_NAMES[dt] = name;
 Object.assign(C_NAMES, { s32: 'int', u32: 'unsigned int', s64: 'long long', u64: 'unsigned long long', s8: 'signed char', u8: 'unsigned char', s16: 'short', u16: 'unsigned short', f16: '__half', bf16: '__nv_bfloat16' });
 
-/** A type as C++ spells it (`float`, `unsigned int`, `Ring<4>*`). */
-export function spellType(t: CType): string {
-  return spellCxx(t, spellCore(t));
+/**
+ * A type as C++ spells it (`float`, `unsigned int`, `Ring<4>*`). With `unknownMarks`, what deduction may have
+ * lost is spelled too (function instances keep `T = int*` apart from a deduced `T`, whose pointee's cv is
+ * unknown, so a trait is never answered from the other); class template instances unify them, as before.
+ */
+export function spellType(t: CType, unknownMarks = false): string {
+  return spellCxx(t, spellCore(t, unknownMarks), unknownMarks);
 }
 
-function spellCore(t: CType): string {
+function spellCore(t: CType, marks: boolean): string {
   switch (t.k) {
     case 'num':
       return C_NAMES[t.dt] ?? t.dt;
     case 'ptr':
-      return `${spellType(t.to)}*`;
+      return `${spellType(t.to, marks)}*`;
     case 'arr':
-      return `${spellType(t.of)}[${t.n < 0 ? '' : t.n}]`;
+      return `${spellType(t.of, marks)}[${t.n < 0 ? '' : t.n}]`;
     case 'struct':
       return t.def.name;
     case 'barrier':

@@ -8,8 +8,8 @@
 // `long long`); where the compiler lost that (a type deduced from an argument, decltype) the trait stops
 // with "not supported" instead of guessing. A trait of <type_traits> that is not modelled stops too.
 import type { SyntaxNode } from '../parser';
-import { type CompilerContext, FnCx } from './context';
-import { fail, locOf, named, unsupported } from './syntax';
+import type { CompilerContext, FnCx } from './context';
+import { fail, named, unsupported } from './syntax';
 import { type CType, type CxxInfo, layoutStruct, num, sameType, type StructDef, type StructMember, BOOL } from './types';
 
 /** The canonical C++ name of each fundamental type by the names kernels write (LP64, as nvcc on Linux). */
@@ -97,15 +97,15 @@ export function fromExpression(t: CType, opts: { top: boolean; ref?: boolean }):
 }
 
 /** How C++ spells what a type carries besides its layout (instance keys tell `T = const int` from `T = int`). */
-export function spellCxx(t: CType, core: string): string {
+export function spellCxx(t: CType, core: string, unknownMarks = true): string {
   const q = t.cxx;
   if (!q) return core;
   let s = q.name && t.k === 'num' ? q.name : core;
   if (q.c) s = t.k === 'ptr' ? `${s} const` : `const ${s}`;
   if (q.v) s = t.k === 'ptr' ? `${s} volatile` : `volatile ${s}`;
-  if (q.cvUnknown) s += ' (cv unknown)';
+  if (q.cvUnknown && unknownMarks) s += ' (cv unknown)';
   if (q.ref) s += q.ref;
-  if (q.refUnknown) s += ' (reference unknown)';
+  if (q.refUnknown && unknownMarks) s += ' (reference unknown)';
   return s;
 }
 
@@ -527,22 +527,4 @@ function transform(trait: string, args: Arg[], n: SyntaxNode, type: (i: number) 
 /** Whether an error is a substitution failure (enable_if's condition false), which removes a template from overload resolution. */
 export function isSubstitutionFailure(e: { message: string }): boolean {
   return e.message.includes(ENABLE_IF_FALSE);
-}
-
-/** Whether a "not supported" message is a type trait's (one not modelled, or not answerable): such a stop is never skipped. */
-export function isTraitStop(message: string): boolean {
-  return /^(?:(?:::)?(?:std|cuda::std|cute)::)?[a-z_]+(?:_v|_t)?(?:<|$)/.test(message) && ALL_TRAITS.has(/([a-z_]+?)(?:_v|_t)?(?:<|$)/.exec(message.replace(/^.*::/, ''))?.[1] ?? '');
-}
-
-/** A scratch context for evaluating a trait's arguments where no function is being compiled. */
-export function traitContext(at: SyntaxNode): FnCx {
-  const cx = new FnCx('<trait>', null, new Map(), undefined, locOf(at));
-  cx.scopes = [new Map()];
-  return cx;
-}
-
-/** `template_argument_list` children of a template name node. */
-export function argumentsOf(n: SyntaxNode): SyntaxNode[] {
-  const list = n.childForFieldName('arguments');
-  return list ? named(list) : [];
 }

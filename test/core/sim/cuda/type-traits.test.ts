@@ -104,6 +104,15 @@ __global__ void k(int* out) { out[0] = pick(1); out[1] = pick(1.0f); out[2] = on
     );
     expect(r.status, r.message).toBe('completed');
     expect(values(r, 'out')).toEqual([1, 2, 3, 4]);
+    // A template whose deduction fails is no candidate either: the non-template overload is called.
+    const fallback = await runKernel(
+      `template <class T> __device__ int g(T* p) { return 1; }
+__device__ int g(long x) { return 2; }
+__global__ void k(int* out) { out[0] = g(3); out[1] = g(out); }`,
+      { block: [1, 1, 1], args: ['out=s32[2]'] },
+    );
+    expect(fallback.status, fallback.message).toBe('completed');
+    expect(values(fallback, 'out')).toEqual([2, 1]);
   });
 
   it('checks static_assert for the instantiation compiled, and reads DeepGEMM\'s alternative tokens', async () => {
@@ -122,6 +131,15 @@ __global__ void k(int* out) { out[0] = twice(1.5f); }`,
       { block: [1, 1, 1], args: ['out=s32[1]'] },
     );
     expect(bad.message).toMatch(/static assertion failed: "integers only" \('std::is_integral_v<T>'\).*line 2/);
+    // A condition the simulator cannot evaluate (a trait it does not model) does not change a run: skipped.
+    const skipped = await runKernel(
+      `#include <type_traits>
+template <class T> __device__ T twice(T x) { static_assert(std::is_trivially_copyable_v<T>, "copyable"); return x * 2; }
+__global__ void k(int* out) { out[0] = twice(21); }`,
+      { block: [1, 1, 1], args: ['out=s32[1]'] },
+    );
+    expect(skipped.status, skipped.message).toBe('completed');
+    expect(values(skipped, 'out')).toEqual([42]);
   });
 });
 
