@@ -12,6 +12,7 @@ import { allChildren, type DeclQuals, declQualifiers, fail, findFunctionDeclarat
 import { PIPELINE_ROLE_TYPE, PIPELINE_TYPE, sharedStateDef } from './pipeline-builtins';
 import { keptSnippet, snippetConstant } from './snippets';
 import { integerSequence, isAliasTemplate, templateArg, templateNameType, templateParams, templateScope } from './templates';
+import { emptyBases, inheritMethods } from './base-classes';
 import { ENABLE_IF_FALSE, fromExpression, fundamental, qualifiedAs, scopeOf, stdTrait, traitStruct, withCxx } from './type-traits';
 import { alignOfType, convFn, type CType, decay, elemDtype, type FieldDecl, isFloatDt, isNum, layoutStruct, num, ptr, S32, shapeOf, sizeOfType, type StructDef, tensorMapType, typeName, U64, vectorType, VOID } from './types';
 
@@ -281,6 +282,7 @@ function defineMembers(c: CompilerContext, def: StructDef, node: SyntaxNode, bod
   const mcx = new FnCx(`<${name}>`, template ? null : cx, new Map(), def, locOf(node));
   mcx.scopes = [def.members!];
   const baseName = template?.name ?? name;
+  const bases = emptyBases(c, def, node, mcx);
   for (const m of body ? named(body) : []) {
     switch (m.type) {
       case 'field_declaration':
@@ -347,6 +349,7 @@ function defineMembers(c: CompilerContext, def: StructDef, node: SyntaxNode, bod
   }
   for (const dn of declared) outOfClassMember(c, def, baseName, dn, add);
   for (const m of deferred) c.typeDecl(mcx, m);
+  inheritMethods(def, bases);
 }
 
 /** A data member, a static constexpr member, or a member function declared for definition outside the class. */
@@ -486,8 +489,7 @@ export function baseType(c: CompilerContext, cx: FnCx, n: SyntaxNode): CType {
       return S32;
     case 'decltype': {
       const e = named(n)[0];
-      // The compiler keeps no cv-qualifiers or references on expressions: traits asked about this type stop.
-      return fromExpression(decay(c.typeOf(cx, e)), { top: true, ref: true });
+      return fromExpression(decay(c.typeOf(cx, e)), { top: true, ref: true }); // no cv or reference kept: traits on it stop
     }
     case 'type_descriptor':
       return c.typeDescriptor(cx, n);
@@ -659,16 +661,15 @@ export function typeOf(c: CompilerContext, cx: FnCx, n: SyntaxNode): CType {
   const tf = n.type === 'template_function' ? n : n.type === 'qualified_identifier' && innermostName(n).type === 'template_function' ? innermostName(n) : undefined;
   const named_ = tf && templateNameType(c, cx, tf, true);
   if (named_) return named_;
-  // `sizeof(std::conditional_t<…>)`, `sizeof(ns::Tile)`: a qualified name the grammar took for an expression names a type.
-  if (n.type === 'qualified_identifier' && ['template_type', 'type_identifier'].includes(innermostName(n).type)) return c.baseType(cx, n);
+  if (n.type === 'qualified_identifier' && ['template_type', 'type_identifier'].includes(innermostName(n).type)) return c.baseType(cx, n); // `sizeof(ns::Tile)`
   if (n.type === 'identifier' || n.type === 'type_identifier') {
     const s = c.lookup(cx, n.text);
     if (s && s.sym.k !== 'const') return s.sym.type;
     if (s) return s.sym.type;
     try {
       return namedType(c, cx, n.text, n);
-    } catch {
-      /* fall through */
+    } catch (e) {
+      if (c.lazyStructs.has(n.text)) throw e; // a struct the simulator cannot lay out: say why
     }
   }
   const mark = cx.code.length;

@@ -180,6 +180,38 @@ __global__ void k(float* out) {
   });
 });
 
+describe('empty base classes (the trait idiom)', () => {
+  it('lends an empty base\'s static members, typedefs and member functions, at no size', async () => {
+    const r = await runKernel(`#include <type_traits>
+struct Empty { static constexpr int kTag = 7; using tag_t = short; __device__ int twice(int x) const { return 2 * x; } };
+struct A : Empty { int y; };
+template <class T> struct is_a : std::false_type {};
+template <> struct is_a<A> : std::true_type {};
+__global__ void k(int* out) {
+  A a;
+  a.y = 5;
+  out[0] = is_a<A>::value + 2 * is_a<Empty>::value;
+  out[1] = A::kTag + sizeof(A::tag_t) * 10;
+  out[2] = a.twice(a.y) + sizeof(A);
+  out[3] = std::is_same_v<is_a<A>::type, std::true_type> + 2 * std::is_same_v<is_a<A>, std::true_type>;
+}
+`, { block: [1, 1, 1], args: ['out=s32[4]'] });
+    expect(r.status, r.message).toBe('completed');
+    expect(values(r, 'out')).toEqual([1, 27, 14, 1]);
+  });
+
+  it('stops on a base class with data members instead of laying the struct out without it', async () => {
+    const r = await runKernel(
+      `struct B { int x; };
+struct D : B { int y; };
+__global__ void k(int* out) { out[0] = sizeof(D); }`,
+      { block: [1, 1, 1], args: ['out=s32[1]'] },
+    );
+    expect(r.status).not.toBe('completed');
+    expect(r.message).toMatch(/not supported by the simulator: base class 'B' of D with data members .* at line 2/);
+  });
+});
+
 describe('traits the simulator cannot answer stop, never guess', () => {
   it('stops on a cv-qualifier lost to deduction (T& deduced from a variable)', async () => {
     const r = await runKernel(
