@@ -12,7 +12,7 @@ import { allChildren, type DeclQuals, declQualifiers, fail, findFunctionDeclarat
 import { PIPELINE_ROLE_TYPE, PIPELINE_TYPE, sharedStateDef } from './pipeline-builtins';
 import { keptSnippet, snippetConstant } from './snippets';
 import { integerSequence, isAliasTemplate, templateArg, templateNameType, templateParams, templateScope } from './templates';
-import { emptyBases, inheritMethods } from './base-classes';
+import { baseClasses, inheritMethods } from './base-classes';
 import { ENABLE_IF_FALSE, fromExpression, fundamental, qualifiedAs, scopeOf, stdTrait, traitStruct, withCxx } from './type-traits';
 import { alignOfType, convFn, type CType, decay, elemDtype, type FieldDecl, isFloatDt, isNum, layoutStruct, num, ptr, S32, shapeOf, sizeOfType, type StructDef, tensorMapType, typeName, U64, vectorType, VOID } from './types';
 
@@ -282,7 +282,7 @@ function defineMembers(c: CompilerContext, def: StructDef, node: SyntaxNode, bod
   const mcx = new FnCx(`<${name}>`, template ? null : cx, new Map(), def, locOf(node));
   mcx.scopes = [def.members!];
   const baseName = template?.name ?? name;
-  const bases = emptyBases(c, def, node, mcx);
+  const bases = baseClasses(c, def, node, mcx, fields);
   for (const m of body ? named(body) : []) {
     switch (m.type) {
       case 'field_declaration':

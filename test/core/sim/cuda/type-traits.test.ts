@@ -180,7 +180,7 @@ __global__ void k(float* out) {
   });
 });
 
-describe('empty base classes (the trait idiom)', () => {
+describe('base classes', () => {
   it('lends an empty base\'s static members, typedefs and member functions, at no size', async () => {
     const r = await runKernel(`#include <type_traits>
 struct Empty { static constexpr int kTag = 7; using tag_t = short; __device__ int twice(int x) const { return 2 * x; } };
@@ -200,15 +200,54 @@ __global__ void k(int* out) {
     expect(values(r, 'out')).toEqual([1, 27, 14, 1]);
   });
 
-  it('stops on a base class with data members instead of laying the struct out without it', async () => {
-    const r = await runKernel(
-      `struct B { int x; };
-struct D : B { int y; };
+  it("lays a base with data members out first, as CUTLASS's ClusterTransactionBarrier : ClusterBarrier", async () => {
+    const r = await runKernel(`#include <cstdint>
+struct Barrier {
+  using ValueType = uint64_t;
+ protected:
+  ValueType barrier_;
+ public:
+  Barrier() = delete;
+  __device__ void init(uint32_t n) const { Barrier::init(&this->barrier_, n); }
+  __device__ static void init(ValueType const* p, uint32_t n) { *const_cast<ValueType*>(p) = n; }
+  __device__ uint64_t raw() const { return barrier_; }
+};
+struct TxBarrier : public Barrier {
+  TxBarrier() = delete;
+  __device__ void expect(uint32_t bytes) const { TxBarrier::expect(&this->barrier_, bytes); }
+  __device__ static void expect(ValueType const* p, uint32_t b) { *const_cast<ValueType*>(p) += uint64_t(b) << 32; }
+};
+struct Wide : TxBarrier { uint32_t extra; };
+__global__ void k(unsigned long long* out) {
+  __shared__ alignas(8) unsigned char smem[64];
+  TxBarrier* bar = reinterpret_cast<TxBarrier*>(smem);
+  bar->init(3);
+  bar->expect(128);
+  out[0] = bar->raw();
+  out[1] = sizeof(TxBarrier) + 100 * sizeof(Wide) + 10000 * alignof(Wide);
+}
+`, { block: [1, 1, 1], args: ['out=u64[2]'] });
+    expect(r.status, r.message).toBe('completed');
+    expect(values(r, 'out')).toEqual([549755813891, 81608]);
+  });
+
+  it('stops on a base whose tail padding the derived class would reuse, and on a second base with data members', async () => {
+    const padded = await runKernel(
+      `struct B { int x; char c; };
+struct D : B { char d; };
 __global__ void k(int* out) { out[0] = sizeof(D); }`,
       { block: [1, 1, 1], args: ['out=s32[1]'] },
     );
-    expect(r.status).not.toBe('completed');
-    expect(r.message).toMatch(/not supported by the simulator: base class 'B' of D with data members .* at line 2/);
+    expect(padded.status).not.toBe('completed');
+    expect(padded.message).toMatch(/not supported by the simulator: base class 'B' of D, a union or with tail padding .* at line 2/);
+    const two = await runKernel(
+      `struct A { int a; };
+struct B { int b; };
+struct D : A, B { int d; };
+__global__ void k(int* out) { out[0] = sizeof(D); }`,
+      { block: [1, 1, 1], args: ['out=s32[1]'] },
+    );
+    expect(two.message).toMatch(/not supported by the simulator: base class 'B' of D: only the first base may have data members at line 3/);
   });
 });
 
