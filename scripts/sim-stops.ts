@@ -54,6 +54,7 @@ let stopped = 0;
 function construct(msg: string): string {
   let m = msg.replace(/ \(not defined in this translation unit[^)]*\)/, '').replace(/ at .*$/s, '');
   m = m.replace(/^not supported by the simulator: /, '');
+  if (/^base class /.test(m)) return m.replace(/'[^']*'/g, "'…'").replace(/ of \S+/, ' of …').replace(/\(.*$/, '').trim();
   const trait = /\b(?:std|cute|cuda::std)::(\w+)/.exec(m) ?? /'((?:is|remove|add|conditional|enable_if|decay|integral_constant|bool_constant|true_type|false_type|declval|common_type|underlying_type|make_(?:un)?signed)\w*)[<']/.exec(m);
   if (trait) return `std-like ${trait[1]}`;
   const ty = /^(type|call to|unknown name|unknown identifier|class template) '([^'<(]*)/.exec(m);
@@ -126,7 +127,11 @@ async function main() {
     };
     for (const [, decls] of c.functions) for (const d of decls) {
       if (!mine(d.node) || !device(d) || d.owner) continue;
-      record(d.name, () => c.instantiate(d, bind(d.tparams), d.node));
+      record(d.name, () => {
+        const b = bind(d.tparams);
+        if (d.tparams) applyDefaults(c, templateParams(d.tparams), b, d.node);
+        c.instantiate(d, b, d.node);
+      });
     }
     const file = new FnCx('<file>', null, new Map(), undefined, { line: 0 });
     file.scopes = [c.fileScope];

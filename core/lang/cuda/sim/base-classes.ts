@@ -49,5 +49,6 @@ export function inheritMethods(def: StructDef, bases: StructDef[]): void {
   for (const b of bases) {
     for (const [name, list] of b.methods) if (!def.methods.has(name)) def.methods.set(name, [...list]);
     if (!def.conversions && b.conversions) def.conversions = [...b.conversions];
+    if (!def.conversions && !def.constant && b.constant) def.constant = b.constant;
   }
 }

@@ -13,7 +13,7 @@ import { fieldEx, slotReader } from './lvalues';
 import { envOf, type Frame, type Instr, selfOf } from './runtime';
 import { needsHoist } from './statements';
 import { expandPattern, packLen, packsIn } from './templates';
-import { scopeOf, traitMember, withCxx } from './type-traits';
+import { constantOf, scopeOf, traitMember, withCxx } from './type-traits';
 import { fail, lastName, locOf, named, operatorOf, unsupported, requiredField } from './syntax';
 import {
   alignOfType,
@@ -747,6 +747,7 @@ function memberOperator(c: CompilerContext, cx: FnCx, ln: SyntaxNode, op: string
 
 /** An operand of a built-in operator: a struct with a conversion operator to a number or pointer becomes that. */
 function viaConversion(c: CompilerContext, cx: FnCx, e: Ex, n: SyntaxNode): Ex {
+  e = constantOf(e);
   if (e.t.k !== 'struct' || !e.t.def.conversions?.length) return e;
   const to = e.t.def.conversions.find((x) => x.to.k === 'num' || x.to.k === 'ptr')?.to;
   return to ? c.convertTo(e, to, n, cx) : e;

@@ -8,6 +8,7 @@ import type { CompilerContext, Ex, Fn, FnCx, LV } from './context';
 import type { Pointer } from '../../../sim/memory';
 import { BLOCKED, FRAME, type Frame, type Instr, loader, loadPointer } from './runtime';
 import { SimError } from '../../../sim/machine';
+import { constantOf } from './type-traits';
 import { allChildren, fail, lastName, locOf, named, operatorOf, unsupported, requiredField } from './syntax';
 import { BOOL, type CType, decay, isNum, sizeOfType, typeName } from './types';
 
@@ -416,7 +417,7 @@ function condition(c: CompilerContext, cx: FnCx, n: SyntaxNode): Ex {
     if (v?.type === 'declaration') unsupported('a declaration in a condition', v);
     inner = v!;
   }
-  const e = c.expr(cx, inner);
+  const e = constantOf(c.expr(cx, inner));
   return { t: BOOL, ev: c.truth(e, inner), cv: e.cv !== undefined ? (e.cv ? 1 : 0) : undefined };
 }
 

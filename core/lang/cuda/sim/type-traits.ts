@@ -8,7 +8,7 @@
 // `long long`); where the compiler lost that (a type deduced from an argument, decltype) the trait stops
 // with "not supported" instead of guessing. A trait of <type_traits> that is not modelled stops too.
 import type { SyntaxNode } from '../parser';
-import type { CompilerContext, FnCx } from './context';
+import type { CompilerContext, Ex, FnCx } from './context';
 import { fail, named, unsupported } from './syntax';
 import { type CType, type CxxInfo, layoutStruct, num, sameType, type StructDef, type StructMember, BOOL } from './types';
 
@@ -94,6 +94,13 @@ export function fromExpression(t: CType, opts: { top: boolean; ref?: boolean }):
   if (opts.top) out = withCxx(out, { cvUnknown: true });
   if (opts.ref) out = withCxx(out, { refUnknown: true });
   return out;
+}
+
+/** A std::integral_constant object (or a trait's, `std::is_same<T, U>{}`) as the constant it converts to; any other expression as it is. */
+export function constantOf(e: Ex): Ex {
+  if (e.t.k !== 'struct' || !e.t.def.constant) return e;
+  const { type, value } = e.t.def.constant;
+  return { t: type, ev: () => value, cv: value };
 }
 
 /** How C++ spells what a type carries besides its layout (instance keys tell `T = const int` from `T = int`). */
@@ -299,6 +306,7 @@ function instance(c: CompilerContext, ns: string, trait: string, args: Arg[], n:
     const def = define(c, key, ns, trait, args, members);
     constant(vt, v);
     members.set('type', { k: 'type', type: { k: 'struct', def } });
+    def.constant = { type: vt, value: v };
     return def;
   }
   if (trait === 'is_same') {
@@ -356,6 +364,7 @@ function define(c: CompilerContext, key: string, ns: string, trait: string, args
 
 function boolTrait(c: CompilerContext, key: string, ns: string, trait: string, args: Arg[], members: Map<string, StructMember>, v: boolean, n: SyntaxNode): StructDef {
   const def = define(c, key, ns, trait, args, members);
+  def.constant = { type: BOOL, value: v ? 1 : 0 };
   members.set('value', { k: 'const', type: BOOL, value: v ? 1 : 0 });
   members.set('value_type', { k: 'type', type: BOOL });
   members.set('type', { k: 'type', type: { k: 'struct', def: instance(c, ns, 'integral_constant', [BOOL, v ? 1 : 0], n) } });

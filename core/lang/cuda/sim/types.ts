@@ -48,6 +48,8 @@ export interface StructDef {
   union?: boolean;
   /** Conversion operators (`operator uint64_t() const`): the target type and the member function (FnDecl). */
   conversions?: { to: CType; fn: unknown }[];
+  /** An empty class that converts to a constant: std::integral_constant and the traits derived from it (`std::is_same<T, U>{}`). */
+  constant?: { type: CType; value: number };
 }
 
 /** What a name declared inside a struct stands for, besides fields and methods. */

@@ -161,6 +161,35 @@ __global__ void k(long long* out) {
     expect(values(r, 'out')).toEqual([1, 1, 2431, 65408, 2, 1, -2147483648]);
   });
 
+  it('converts integral_constant objects and the traits derived from it to their value (if constexpr, arithmetic, bool)', async () => {
+    const src = `#include <type_traits>
+template <bool B> struct Sel { static constexpr int v = B ? 10 : 20; };
+template <class T> __device__ int f() {
+  if constexpr (std::is_same<T, int>{}) return 1;
+  return 2;
+}
+__global__ void k(int* out) {
+  out[0] = Sel<std::is_same_v<int, int>>::v;
+  out[1] = Sel<std::is_integral<float>::value>::v;
+  out[2] = f<int>();
+}
+template <class T> struct is_a : std::false_type {};
+template <> struct is_a<int> : std::true_type {};
+__global__ void k2(int* out) {
+  out[0] = std::is_same<int, int>{} + 2 * std::is_integral<float>{} + 4 * is_a<int>{};
+  out[1] = std::integral_constant<int, 7>{} * 3;
+  bool b = std::true_type{};
+  out[2] = b;
+}
+`;
+    const r = await runKernel(src, { kernel: 'k', block: [1, 1, 1], args: ['out=s32[3]'] });
+    expect(r.status, r.message).toBe('completed');
+    expect(values(r, 'out')).toEqual([10, 20, 1]);
+    const r2 = await runKernel(src, { kernel: 'k2', block: [1, 1, 1], args: ['out=s32[3]'] });
+    expect(r2.status, r2.message).toBe('completed');
+    expect(values(r2, 'out')).toEqual([5, 21, 1]);
+  });
+
   it('passes std::true_type{} objects to templates and reads decltype(x)::value', async () => {
     const r = await runKernel(`#include <cstdint>
 #include <limits>
