@@ -10,7 +10,7 @@
 import type { SyntaxNode } from '../parser';
 import type { CompilerContext, Ex, FnCx } from './context';
 import { fail, named, unsupported } from './syntax';
-import { type CType, type CxxInfo, layoutStruct, num, sameType, type StructDef, type StructMember, BOOL } from './types';
+import { BOOL, convFn, type CType, type CxxInfo, layoutStruct, num, sameType, type StructDef, type StructMember } from './types';
 
 /** The canonical C++ name of each fundamental type by the names kernels write (LP64, as nvcc on Linux). */
 const FUNDAMENTAL: Readonly<Record<string, string>> = {
@@ -293,7 +293,8 @@ function instance(c: CompilerContext, ns: string, trait: string, args: Arg[], n:
       want(2);
       vt = type(0);
       if (vt.k !== 'num') unsupported(`std::integral_constant of a ${spellForKey(vt)}`, n);
-      v = value(1);
+      const conv = convFn(Number.isInteger(value(1)) ? 's64' : 'f64', vt.dt);
+      v = conv ? conv(value(1)) : value(1);
     } else if (trait === 'bool_constant') {
       want(1);
       v = value(0) ? 1 : 0;
@@ -402,8 +403,8 @@ function category(trait: string, t: CType, n: SyntaxNode): boolean {
       needCv();
       return !!q.v;
   }
-  // Every other category is false for a reference and ignores cv.
-  if (needRef()) return false;
+  // Every other category ignores cv; a reference is a compound type and nothing else.
+  if (needRef()) return trait === 'is_compound';
   // __half and __nv_bfloat16 are classes in C++ (cuda_fp16.hpp), whatever arithmetic the simulator gives them;
   // an enum is its underlying integer to the simulator, and its name says it is an enum.
   const half = t.k === 'num' && (t.dt === 'f16' || t.dt === 'bf16');
@@ -519,6 +520,7 @@ function transform(trait: string, args: Arg[], n: SyntaxNode, type: (i: number) 
     case 'make_unsigned': {
       refKnown();
       if (t.k !== 'num' || /^f|^bool$/.test(t.dt)) fail(`std::${trait} of ${spellForKey(t)}, which is not an integer type`, n);
+      if (t.cxx?.name?.startsWith('enum ')) unsupported(`std::${trait} of ${t.cxx.name}`, n);
       const width = t.dt.slice(1);
       const dt = `${trait === 'make_signed' ? 's' : 'u'}${width}` as 's32';
       const name = t.cxx?.name;

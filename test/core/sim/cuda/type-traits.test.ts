@@ -86,6 +86,19 @@ describe('std type traits in device code', () => {
     expect(values(r, 'out')).toEqual([1, 0, 1, 0, 1, 1, 3, 5, 15, 3, 13, 17, 3, 18, 7, 14, 6, 7]);
   });
 
+  it('treats references as compound and enums as scalars, not arithmetic', async () => {
+    const r = await runKernel(`#include <type_traits>
+enum E : unsigned char { A, B };
+__global__ void k(long long* out) {
+  out[0] = std::is_compound_v<int&> + 2 * std::is_compound_v<E> + 4 * std::is_compound_v<int*> + 8 * std::is_compound_v<float>;
+  out[1] = std::integral_constant<long, 5>::value + std::is_same_v<std::integral_constant<long, 5>::value_type, long>;
+  out[2] = std::is_scalar_v<E> + 2 * std::is_arithmetic_v<E>;
+}
+`, { block: [1, 1, 1], args: ['out=s64[3]'] });
+    expect(r.status, r.message).toBe('completed');
+    expect(values(r, 'out')).toEqual([7, 6, 1]);
+  });
+
   it('runs alias templates, if constexpr on traits, enable_if, forwarding references and index sequences through aliases', async () => {
     const r = await runKernel(TEMPLATES, { kernel: 'k2', block: [1, 1, 1], args: ['out=f32[12]'] });
     expect(r.status, r.message).toBe('completed');
