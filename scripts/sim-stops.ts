@@ -118,7 +118,7 @@ async function main() {
     const bind = (tparams: SyntaxNode | undefined): TemplateBinding => {
       const b: TemplateBinding = new Map();
       if (!tparams) return b;
-      for (const p of templateParams(tparams)) {
+      for (const p of templateParams(tparams, c)) {
         if (p.pack) { b.set(`...${p.name}`, 0); continue; }
         if (p.dflt) continue;
         b.set(p.name, p.kind === 'type' ? { k: 'num', dt: 'f32' } : 1);
@@ -129,7 +129,7 @@ async function main() {
       if (!mine(d.node) || !device(d) || d.owner) continue;
       record(d.name, () => {
         const b = bind(d.tparams);
-        if (d.tparams) applyDefaults(c, templateParams(d.tparams), b, d.node);
+        if (d.tparams) applyDefaults(c, templateParams(d.tparams, c), b, d.node);
         c.instantiate(d, b, d.node);
       });
     }
@@ -143,7 +143,7 @@ async function main() {
       if (!list) continue;
       let def;
       try {
-        const params = templateParams(list);
+        const params = templateParams(list, c);
         const b = bind(list);
         applyDefaults(c, params, b, node);
         const args = params.flatMap((p) => (p.pack ? [] : [b.get(p.name)!]));

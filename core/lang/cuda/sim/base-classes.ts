@@ -37,7 +37,7 @@ export function baseClasses(c: CompilerContext, def: StructDef, node: SyntaxNode
     }
     // Its own template parameters are not names in the derived class.
     const list = base.node?.parent?.type === 'template_declaration' ? base.node.parent.childForFieldName('parameters') : null;
-    const params = new Set(list ? templateParams(list).flatMap((p) => [p.name, packLen(p.name)]) : []);
+    const params = new Set(list ? templateParams(list, c).flatMap((p) => [p.name, packLen(p.name)]) : []);
     for (const [k, m] of base.members ?? []) if (!params.has(k) && !k.includes('#') && !def.members!.has(k)) def.members!.set(k, m);
     bases.push(base);
   }

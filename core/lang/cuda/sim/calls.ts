@@ -11,6 +11,7 @@ import { type Closure, envOf, FRAME, Frame, selfOf } from './runtime';
 import { enclosingFunction, fail, findFunctionDeclarator, innermostName, lastName, locOf, missingIncludesNote, named, unsupported, requiredField } from './syntax';
 import { keptSnippet } from './snippets';
 import { applyDefaults, bindTemplateArgs, callArgs, isAliasTemplate, packElem, packLen, packLength, packsIn, spellType, templateParams, templateScope, withPackElement } from './templates';
+import { CONSTRAINT_UNSATISFIED } from './concepts';
 import { isNumericLimits, numericLimitsCall } from './numeric-limits';
 import { fromExpression, isSubstitutionFailure, scopeOf, withCxx } from './type-traits';
 import { type CType, decay, num, ptr, sameType, type StructDef, typeName, VOID } from './types';
@@ -26,7 +27,7 @@ export function instantiate(c: CompilerContext, decl: FnDecl, tbind: Map<string,
   const cx = new FnCx(decl.owner ? `${decl.owner.name}::${decl.name}` : decl.name, null, tbind, decl.owner, locOf(decl.node, decl.name));
   // Template arguments with their declared types, and an out-of-class member's names for its class's arguments.
   for (const [k, v] of decl.outer ?? []) cx.scopes[0].set(k, v);
-  if (decl.tparams && tbind.size) for (const [k, v] of templateScope(c, templateParams(decl.tparams), tbind)) cx.scopes[0].set(k, v);
+  if (decl.tparams && tbind.size) for (const [k, v] of templateScope(c, templateParams(decl.tparams, c), tbind)) cx.scopes[0].set(k, v);
   cx.host = !!c.host && isHostFunction(decl);
   const inst: FnInst = { decl, fn: cx.fn, ret: VOID, params: [] };
   c.instances.set(key, inst);
@@ -449,24 +450,28 @@ export function callUser(c: CompilerContext, cx: FnCx, decls: FnDecl[], argNodes
     // SFINAE: a template whose substitution fails (a false enable_if among its template parameters) is not a
     // candidate; the next one that fits is tried. A failure in the body is an error, as in C++.
     // A deduction failure removes a candidate the same way; a non-template that fits is the last resort.
+    // Among templates constrained by concepts C++ takes the most constrained; the simulator stops if two are viable.
     const candidates = [decl, ...fits.filter((d) => d !== decl && d.tparams)];
     const fallback = fits.find((d) => !d.tparams);
     const failures: string[] = [];
+    const constrained = candidates.length > 1 && candidates.some((d) => templateParams(d.tparams!, c).some((p) => p.constraint));
     let chosen: FnDecl | undefined;
     for (const d of candidates) {
       const b = new Map<string, CType | number>();
+      const params = templateParams(d.tparams!, c);
       try {
         bindTemplate(c, cx, d, b, args, n, targs);
-        templateScope(c, templateParams(d.tparams!), b);
+        templateScope(c, params, b);
       } catch (e) {
-        const removable = e instanceof SimError && (isSubstitutionFailure(e) || /^cannot deduce /.test(e.message));
+        const removable = e instanceof SimError && (isSubstitutionFailure(e) || e.message.includes(CONSTRAINT_UNSATISFIED) || /^cannot deduce /.test(e.message));
         if (!removable || (candidates.length === 1 && !fallback)) throw e;
         failures.push(e.message);
         continue;
       }
+      if (chosen) unsupported(`choosing between overloads of '${decl.name}' constrained by concepts (more than one is viable: the most constrained one is not worked out)`, n);
       chosen = d;
       tbind = b;
-      break;
+      if (!constrained) break;
     }
     if (!chosen && !fallback) fail(`no overload of '${decl.name}' is viable: ${failures.join('; ')}`, n);
     decl = chosen ?? fallback!;
@@ -485,7 +490,7 @@ export function callUser(c: CompilerContext, cx: FnCx, decls: FnDecl[], argNodes
 }
 
 function bindTemplate(c: CompilerContext, cx: FnCx, decl: FnDecl, tbind: Map<string, CType | number>, args: Ex[], n: SyntaxNode, targs?: SyntaxNode[]): void {
-  const params = templateParams(decl.tparams!);
+  const params = templateParams(decl.tparams!, c);
   bindTemplateArgs(c, cx, params, targs ?? [], decl.name, n, tbind);
   // Deduce the rest from the function parameters.
   const names = params.map((p) => ({ name: p.name, type: p.kind === 'type' }));
@@ -524,7 +529,7 @@ function deduceThroughAlias(c: CompilerContext, written: SyntaxNode, alias: Synt
   const aliased = alias.childForFieldName('type');
   const target = aliased?.type === 'type_descriptor' && !aliased.childForFieldName('declarator') ? aliased.childForFieldName('type') : null;
   if (!list || !target) return;
-  const params = templateParams(list);
+  const params = templateParams(list, c);
   const argNodes = named(requiredField(written, 'arguments'));
   const inner = new Map<string, CType | number>();
   deduce(c, target, null, arg, params.map((p) => ({ name: p.name, type: p.kind === 'type' })), inner, how);

@@ -13,6 +13,7 @@ import { PIPELINE_ROLE_TYPE, PIPELINE_TYPE, sharedStateDef } from './pipeline-bu
 import { keptSnippet, snippetConstant } from './snippets';
 import { integerSequence, isAliasTemplate, templateArg, templateNameType, templateParams, templateScope } from './templates';
 import { baseClasses, inheritMethods } from './base-classes';
+import { addStruct, qualifiedPath, structNamed } from './namespaces';
 import { ENABLE_IF_FALSE, fromExpression, fundamental, qualifiedAs, scopeOf, stdTrait, traitStruct, withCxx } from './type-traits';
 import { alignOfType, convFn, type CType, decay, elemDtype, type FieldDecl, isFloatDt, isNum, layoutStruct, num, ptr, S32, shapeOf, sizeOfType, type StructDef, tensorMapType, typeName, U64, vectorType, VOID } from './types';
 
@@ -39,6 +40,7 @@ function collect(c: CompilerContext, n: SyntaxNode, tparams: SyntaxNode | undefi
         for (const d of inner) {
           if (d.type === 'function_definition') addFunction(c, d, tp, undefined);
           else if (d.type === 'struct_specifier' || d.type === 'class_specifier' || d.type === 'union_specifier') c.templateStructs.set(d.childForFieldName('name')?.text ?? '', d);
+          else if (d.type === 'concept_definition') c.concepts.set(qualifiedPath(d), d);
           else if (d.type === 'alias_declaration') {
             const name = d.childForFieldName('name')?.text;
             if (name) c.aliasTemplates.set(name, d);
@@ -58,11 +60,11 @@ function collect(c: CompilerContext, n: SyntaxNode, tparams: SyntaxNode | undefi
       case 'struct_specifier':
       case 'class_specifier':
       case 'union_specifier':
-        c.lazyStructs.set(child.childForFieldName('name')?.text ?? '', child);
+        addStruct(c, child);
         break;
       case 'declaration':
         c.fileDeclarations.push(child);
-        for (const s of named(child)) if (s.type === 'struct_specifier' || s.type === 'class_specifier' || s.type === 'union_specifier') c.lazyStructs.set(s.childForFieldName('name')?.text ?? '', s);
+        for (const s of named(child)) if (s.type === 'struct_specifier' || s.type === 'class_specifier' || s.type === 'union_specifier') addStruct(c, s);
         break;
       case 'type_definition':
       case 'alias_declaration':
@@ -191,8 +193,7 @@ export function enumDecl(c: CompilerContext, cx: FnCx, d: SyntaxNode): void {
   const name = d.childForFieldName('name')?.text;
   const base = d.childForFieldName('base');
   let t = base ? c.baseType(cx, base) : S32;
-  // An enum is its underlying integer to the simulator; its name tells the type traits it is an enum.
-  if (name) t = withCxx(t, { name: `enum ${name}` });
+  if (name) t = withCxx(t, { name: `enum ${name}` }); // its underlying integer, which the traits know to be an enum
   if (name) scopeTop(c, cx).set(name, { k: 'type', type: t });
   if (!list) return;
   let next = 0;
@@ -248,11 +249,10 @@ export function lookup(c: CompilerContext, cx: FnCx | null, name: string): { sym
 }
 
 export function structDef(c: CompilerContext, cx: FnCx, name: string, n: SyntaxNode): StructDef | undefined {
-  const have = c.structs.get(name);
+  const [key, node] = structNamed(c, name, n);
+  const have = c.structs.get(key);
   if (have) return have;
-  const node = c.lazyStructs.get(name);
-  if (!node) return undefined;
-  return c.defineStruct(cx, node, name);
+  return node ? c.defineStruct(cx, node, key) : undefined;
 }
 
 export function defineStruct(c: CompilerContext, cx: FnCx, node: SyntaxNode, name: string, template?: StructTemplate): StructDef {
@@ -430,7 +430,7 @@ function outOfClassMember(c: CompilerContext, def: StructDef, baseName: string, 
     // A class template's member: its definition names the class's parameters its own way (`Ring<S>::`).
     let outer: Map<string, Sym> | undefined;
     if (def.template && d.tparams) {
-      const params = templateParams(d.tparams);
+      const params = templateParams(d.tparams, c);
       outer = templateScope(c, params, new Map(params.map((p, i) => [p.name, def.template!.args[i]])));
     }
     add({ name: mn, node: d.node, owner: def, outer, ctor: mn === baseName && !d.node.childForFieldName('type') });
@@ -537,7 +537,7 @@ function namedType(c: CompilerContext, cx: FnCx, raw: string, n: SyntaxNode): CT
   if (seq) return seq;
   // `[\s\S]` rather than `.`: the cut then matches at the first bracket instead of retrying every one (quadratic).
   const base = text.replace(/<[\s\S]*$/, '');
-  const sd = c.structDef(cx, lastName(base), n) ?? c.structDef(cx, base, n);
+  const sd = (base.includes('::') ? c.structDef(cx, base, n) : undefined) ?? c.structDef(cx, lastName(base), n);
   if (sd) return { k: 'struct', def: sd };
   const tmap = tensorMapType(lastName(text));
   if (tmap) return { k: 'struct', def: tmap };

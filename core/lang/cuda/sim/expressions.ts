@@ -13,6 +13,7 @@ import { fieldEx, slotReader } from './lvalues';
 import { envOf, type Frame, type Instr, selfOf } from './runtime';
 import { needsHoist } from './statements';
 import { expandPattern, packLen, packsIn } from './templates';
+import { conceptValue, requiresExpression } from './concepts';
 import { constantOf, scopeOf, traitMember, withCxx } from './type-traits';
 import { fail, lastName, locOf, named, operatorOf, unsupported, requiredField } from './syntax';
 import {
@@ -144,7 +145,9 @@ export function expr(c: CompilerContext, cx: FnCx, n: SyntaxNode): Ex {
       return compileBuiltinCall(c, cx, 'asm', [], n) ?? unsupported('asm', n);
     case 'template_function':
     case 'template_type':
-      return traitValue(c, cx, n) ?? unsupported(`template function '${n.text}' used as a value`, n);
+      return traitValue(c, cx, n) ?? conceptValue(c, cx, n, n.childForFieldName('name')?.text ?? '') ?? unsupported(`template function '${n.text}' used as a value`, n);
+    case 'requires_expression':
+      return requiresExpression(c, cx, n);
     case 'ERROR':
       fail(`syntax error near '${n.text.slice(0, 40)}'`, n);
       break;
@@ -243,7 +246,7 @@ function qualified(c: CompilerContext, cx: FnCx, n: SyntaxNode): Ex {
   }
   // `std::is_same_v<T, U>`, `cute::is_integral_v<T>`.
   if (member?.type === 'template_function' || member?.type === 'template_type') {
-    const v = traitValue(c, cx, member);
+    const v = traitValue(c, cx, member) ?? conceptValue(c, cx, member, text.replace(/<[\s\S]*$/, ''));
     if (v) return v;
   }
   // cuda::ptx tags (sem_release, scope_cta, space_shared …) select overloads; they carry no value.

@@ -6,6 +6,7 @@ import type { SyntaxNode } from '../parser';
 import { SCALAR_DTYPES } from '../c-types';
 import { type CompilerContext, type Ex, FnCx, type Sym } from './context';
 import { fail, findNode, locOf, named, unsupported, requiredField } from './syntax';
+import { conceptNamed, requireConcept } from './concepts';
 import { isNumericLimits, numericLimitsStruct } from './numeric-limits';
 import { ENABLE_IF_FALSE, scopeOf, spellCxx, stdTrait, traitMember, traitStruct } from './type-traits';
 import { convFn, type CType, isNum, layoutStruct, type StructDef, type StructMember, U64 } from './types';
@@ -24,6 +25,8 @@ export interface TemplateParam {
    * constrains the others; its type or default is evaluated (a false enable_if fails the substitution).
    */
   unnamed?: boolean;
+  /** A type parameter constrained by a concept (`template <ducks::st::all ST>`): the concept's name and where it is written. */
+  constraint?: { concept: string; node: SyntaxNode };
 }
 
 /** The binding keys of a pack's elements and length. */
@@ -33,14 +36,16 @@ export const packLen = (name: string): string => `...${name}`;
 /** Template arguments by parameter name: types, or the values of non-type parameters. */
 export type TemplateBinding = Map<string, CType | number>;
 
-export function templateParams(list: SyntaxNode): TemplateParam[] {
+/** The parameters of a template; with the compiler, a parameter whose type names a concept is a constrained type parameter. */
+export function templateParams(list: SyntaxNode, c?: CompilerContext): TemplateParam[] {
   const out: TemplateParam[] = [];
   for (const p of named(list)) {
     const unnamed = `<unnamed ${out.length}>`;
     switch (p.type) {
       case 'type_parameter_declaration':
       case 'optional_type_parameter_declaration': {
-        const nm = p.childForFieldName('name') ?? named(p).find((x) => x.type === 'type_identifier' && x !== p.childForFieldName('default_type'));
+        const dflt = p.childForFieldName('default_type')?.id;
+        const nm = p.childForFieldName('name') ?? named(p).find((x) => x.type === 'type_identifier' && x.id !== dflt);
         out.push({ name: nm?.text ?? unnamed, kind: 'type', dflt: p.childForFieldName('default_type') ?? undefined, ...(nm ? {} : { unnamed: true }) });
         break;
       }
@@ -52,6 +57,12 @@ export function templateParams(list: SyntaxNode): TemplateParam[] {
           break;
         }
         if (dn.type !== 'identifier') unsupported(`template parameter '${p.text}'`, p);
+        const tn = p.childForFieldName('type');
+        const concept = c && tn ? conceptNamed(c, tn.text, tn) : undefined;
+        if (concept) {
+          out.push({ name: dn.text, kind: 'type', dflt: p.childForFieldName('default_value') ?? undefined, constraint: { concept, node: tn! } });
+          break;
+        }
         out.push({ name: dn.text, kind: 'value', type: p.childForFieldName('type') ?? undefined, dflt: p.childForFieldName('default_value') ?? undefined });
         break;
       }
@@ -250,6 +261,7 @@ export function templateScope(c: CompilerContext, params: TemplateParam[], bindi
     }
     const v = binding.get(p.name);
     if (v === undefined) continue;
+    if (p.constraint && typeof v !== 'number') requireConcept(c, p.constraint.concept, v, p.constraint.node);
     if (p.unnamed) {
       // `std::enable_if_t<cond, int> = 0`: the type is evaluated so a false condition fails the substitution.
       if (p.kind === 'value' && p.type) c.baseType(cx, p.type);
@@ -317,7 +329,7 @@ export function classTemplate(c: CompilerContext, cx: FnCx, name: string, argNod
   const node = c.templateStructs.get(name);
   const list = node?.parent?.type === 'template_declaration' ? node.parent.childForFieldName('parameters') : null;
   if (!node || !list) unsupported(`class template '${name}' without a definition`, n);
-  const params = templateParams(list);
+  const params = templateParams(list, c);
   const binding = bindTemplateArgs(c, cx, params, argNodes, name, n);
   const missing = applyDefaults(c, params, binding, n);
   if (missing.length) fail(`missing template argument${missing.length > 1 ? 's' : ''} ${missing.map((m) => `'${m}'`).join(', ')} of '${name}'`, n);
@@ -343,7 +355,7 @@ export function classTemplate(c: CompilerContext, cx: FnCx, name: string, argNod
 function partialSpecialisation(c: CompilerContext, node: SyntaxNode, list: SyntaxNode, params: TemplateParam[], args: (CType | number)[]): TemplateBinding | undefined {
   const argList = node.childForFieldName('name')?.childForFieldName('arguments');
   if (!argList) return undefined;
-  const own = templateParams(list);
+  const own = templateParams(list, c);
   if (own.some((p) => p.pack)) return undefined;
   const items = named(argList);
   if (items.length !== args.length) return undefined;
@@ -381,7 +393,7 @@ function specialisation(c: CompilerContext, name: string, params: TemplateParam[
     const list = node.parent?.childForFieldName('parameters');
     if (list && named(list).length) {
       const binding = partial ? undefined : partialSpecialisation(c, node, list, params, args);
-      if (binding) partial = { node, binding, params: templateParams(list) };
+      if (binding) partial = { node, binding, params: templateParams(list, c) };
       continue;
     }
     const argList = node.childForFieldName('name')?.childForFieldName('arguments');
@@ -483,7 +495,7 @@ const SEQUENCES = /^(make_index_sequence|make_integer_sequence|index_sequence|in
 function expandAlias(c: CompilerContext, cx: FnCx, node: SyntaxNode, name: string, argNodes: SyntaxNode[], n: SyntaxNode): CType {
   const list = node.parent?.childForFieldName('parameters');
   if (!list) unsupported(`alias template '${name}' without a parameter list`, n);
-  const params = templateParams(list);
+  const params = templateParams(list, c);
   const binding = bindTemplateArgs(c, cx, params, argNodes, name, n);
   const missing = applyDefaults(c, params, binding, n);
   if (missing.length) fail(`missing template argument${missing.length > 1 ? 's' : ''} ${missing.map((m) => `'${m}'`).join(', ')} of '${name}'`, n);

@@ -1,4 +1,4 @@
-// Type traits, alias templates and static_assert in the CUDA simulator's compiler (issue 15): std::
+// Type traits, alias templates, concepts and static_assert in the CUDA simulator's compiler (issue 15): std::
 // traits evaluated at compile time, exact to C++20 (cv-qualifiers, references, `long` vs `long long`, enums,
 // `__half` being a class), SFINAE through enable_if, and stops where the compiler cannot answer exactly.
 // The expected values are compile-time facts: each kernel here was compiled with nvcc 13.0 (-std=c++20,
@@ -290,6 +290,65 @@ __global__ void k(int* out) { out[0] = sizeof(D); }`,
       { block: [1, 1, 1], args: ['out=s32[1]'] },
     );
     expect(two.message).toMatch(/not supported by the simulator: base class 'B' of D: only the first base may have data members at line 3/);
+  });
+});
+
+describe('C++20 concepts (ThunderKittens\' ducks) and same-named structs in different namespaces', () => {
+  it('picks the overload whose concept the argument satisfies, and evaluates concept-ids in if constexpr', async () => {
+    const r = await runKernel(`#include <type_traits>
+namespace kittens {
+namespace ducks { namespace st {
+struct identifier {};
+template<typename T> concept all = requires {
+    typename T::identifier;
+} && std::is_same_v<typename T::identifier, identifier>;
+} namespace rt {
+struct identifier {};
+template<typename T> concept all = requires { typename T::identifier; } && std::is_same_v<typename T::identifier, identifier>;
+} }
+template <int R> struct st { using identifier = ducks::st::identifier; static constexpr int rows = R; };
+template <int R> struct rt { using identifier = ducks::rt::identifier; static constexpr int rows = R; };
+template<ducks::st::all ST> __device__ int load(ST& x) { return 100 + ST::rows; }
+template<ducks::rt::all RT> __device__ int load(RT& x) { return 200 + RT::rows; }
+template<typename T> __device__ int kind() { if constexpr (ducks::st::all<T>) return 1; else if constexpr (ducks::rt::all<T>) return 2; else return 3; }
+}
+using namespace kittens;
+__global__ void k(int* out) {
+  st<16> a; rt<32> b;
+  out[0] = load(a);
+  out[1] = load(b);
+  out[2] = kind<st<8>>() * 100 + kind<rt<8>>() * 10 + kind<int>();
+}
+`, { block: [1, 1, 1], args: ['out=s32[3]'] });
+    expect(r.status, r.message).toBe('completed');
+    expect(values(r, 'out')).toEqual([116, 232, 123]);
+  });
+
+  it('stops when two constrained overloads are viable (subsumption is not worked out)', async () => {
+    const r = await runKernel(`#include <type_traits>
+template <typename T> concept Small = sizeof(T) <= 4;
+template <typename T> concept Integer = std::is_integral_v<T>;
+template <Small T> __device__ int f(T) { return 1; }
+template <Integer T> __device__ int f(T) { return 2; }
+__global__ void k(int* out) { out[0] = f(3); }
+`, { block: [1, 1, 1], args: ['out=s32[1]'] });
+    expect(r.status).not.toBe('completed');
+    expect(r.message).toMatch(/not supported by the simulator: choosing between overloads of 'f' constrained by concepts .* at line 6/);
+  });
+
+  it('tells a::S from b::S by the namespace a name is written in, and stops where it cannot', async () => {
+    const r = await runKernel(`namespace a { struct S { int x; }; }
+namespace b { struct S { long long y; int z; }; }
+namespace a { __device__ int size_here() { return sizeof(S); } }
+__global__ void k(int* out) { out[0] = sizeof(a::S) + 100 * sizeof(b::S) + 10000 * a::size_here(); }
+`, { block: [1, 1, 1], args: ['out=s32[1]'] });
+    expect(r.status, r.message).toBe('completed');
+    expect(values(r, 'out')).toEqual([4 + 100 * 16 + 10000 * 4]);
+    const bare = await runKernel(`namespace a { struct S { int x; }; }
+namespace b { struct S { long long y; int z; }; }
+__global__ void k(int* out) { out[0] = sizeof(S); }
+`, { block: [1, 1, 1], args: ['out=s32[1]'] });
+    expect(bare.message).toMatch(/not supported by the simulator: struct 'S': a::S, b::S are all defined/);
   });
 });
 
