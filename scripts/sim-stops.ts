@@ -120,6 +120,8 @@ async function main() {
       if (!tparams) return b;
       for (const p of templateParams(tparams, c)) {
         if (p.pack) { b.set(`...${p.name}`, 0); continue; }
+        // No type at hand satisfies a concept (ThunderKittens' ducks): the function is counted apart.
+        if (p.constraint) throw new SimError(`constrained template parameter '${p.name}' (driver has no type satisfying ${p.constraint.concept})`, undefined, 'unsupported');
         if (p.dflt) continue;
         b.set(p.name, p.kind === 'type' ? { k: 'num', dt: 'f32' } : 1);
       }

@@ -13,7 +13,7 @@ import { BOOL, type CType } from './types';
 /** What an error says when a constraint is not satisfied (a substitution failure: see type-traits.ts). */
 export const CONSTRAINT_UNSATISFIED = 'the constraint is not satisfied';
 
-/** The concept a name written at `at` means (looked up from the innermost enclosing namespace outward), if it names one. */
+/** The concept a name written at `at` means (looked up from the innermost enclosing namespace outward, then by a unique suffix), if it names one. */
 export function conceptNamed(c: CompilerContext, written: string, at: SyntaxNode): string | undefined {
   if (!c.concepts.size) return undefined;
   const name = written.replace(/\s+/g, '').replace(/^::/, '');
@@ -23,7 +23,9 @@ export function conceptNamed(c: CompilerContext, written: string, at: SyntaxNode
     const key = [...ns.slice(0, i), name].join('::');
     if (c.concepts.has(key)) return key;
   }
-  return undefined;
+  // Through a using-directive (`using namespace kittens;`): the one concept whose qualified name ends so.
+  const found = [...c.concepts.keys()].filter((k) => k.endsWith(`::${name}`));
+  return found.length === 1 ? found[0] : undefined;
 }
 
 /** Whether type `t` satisfies the concept named `key`. */
