@@ -116,7 +116,12 @@ function typeExists(c: CompilerContext, cx: FnCx, t: SyntaxNode): boolean {
       const s = scope.type === 'type_identifier' || scope.type === 'namespace_identifier' ? c.lookup(cx, scope.text) : undefined;
       if (s?.sym.k === 'type' && s.sym.type.k !== 'struct') return false; // `int::identifier`
       const def = c.scopeStruct(cx, scope);
-      if (def) return def.members?.get(member.text)?.k === 'type' || c.structs.has(`${def.name}::${member.text}`);
+      if (def?.members?.get(member.text)?.k === 'type') return true;
+      if (def) {
+        // A member the simulator keeps elsewhere (a nested class, a name of a base) is not known to be absent.
+        if (new RegExp(`\\b${member.text}\\b`).test(def.node?.childForFieldName('body')?.text ?? '') || (def.node && named(def.node).some((x) => x.type === 'base_class_clause'))) unsupported(`requirement 'typename ${t.text}' (${def.name} may declare ${member.text} in a way the simulator does not record)`, t);
+        return false;
+      }
     }
   }
   return compiles(c, cx, t, true);

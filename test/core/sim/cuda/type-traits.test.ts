@@ -324,6 +324,21 @@ __global__ void k(int* out) {
     expect(values(r, 'out')).toEqual([116, 232, 123]);
   });
 
+  it('judges type requirements, and stops where a class may declare the type in a way not recorded (a nested class)', async () => {
+    const src = `template <typename T> concept HasTag = requires { typename T::tag; };
+struct A { using tag = int; };
+struct B { struct tag {}; };
+struct C { int x; };
+template <typename T> __device__ int has() { if constexpr (HasTag<T>) return 1; else return 0; }
+__global__ void k(int* out) { out[0] = has<A>() * 100 + has<C>() * 10 + has<int>(); }
+__global__ void k2(int* out) { out[0] = has<B>(); }`;
+    const r = await runKernel(src, { kernel: 'k', block: [1, 1, 1], args: ['out=s32[1]'] });
+    expect(r.status, r.message).toBe('completed');
+    expect(values(r, 'out')).toEqual([100]);
+    const nested = await runKernel(src, { kernel: 'k2', block: [1, 1, 1], args: ['out=s32[1]'] });
+    expect(nested.message).toMatch(/not supported by the simulator: requirement 'typename T::tag' \(B may declare tag/);
+  });
+
   it('stops when two constrained overloads are viable (subsumption is not worked out)', async () => {
     const r = await runKernel(`#include <type_traits>
 template <typename T> concept Small = sizeof(T) <= 4;
