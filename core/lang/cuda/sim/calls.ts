@@ -10,20 +10,24 @@ import { type CallTarget, type CompilerContext, type Ex, type Fn, FnCx, type FnD
 import { type Closure, envOf, FRAME, Frame, selfOf } from './runtime';
 import { enclosingFunction, fail, findFunctionDeclarator, innermostName, lastName, locOf, missingIncludesNote, named, unsupported, requiredField } from './syntax';
 import { keptSnippet } from './snippets';
-import { applyDefaults, bindTemplateArgs, callArgs, packElem, packLen, packLength, packsIn, templateParams, templateScope, withPackElement } from './templates';
+import { applyDefaults, bindTemplateArgs, callArgs, isAliasTemplate, packElem, packLen, packLength, packsIn, spellType, templateParams, templateScope, withPackElement } from './templates';
+import { CONSTRAINT_UNSATISFIED } from './concepts';
+import { isNumericLimits, numericLimitsCall } from './numeric-limits';
+import { fromExpression, isSubstitutionFailure, scopeOf, withCxx } from './type-traits';
 import { type CType, decay, num, ptr, sameType, type StructDef, typeName, VOID } from './types';
 
 /** Compiles (once per template binding) a user function. */
 export function instantiate(c: CompilerContext, decl: FnDecl, tbind: Map<string, CType | number>, at: SyntaxNode): FnInst {
   c.prepareFileScope();
-  const key = `${decl.owner?.name ?? ''}::${decl.name}@${decl.node.startIndex}<${[...tbind].map(([k, v]) => `${k}=${typeof v === 'number' ? v : typeName(v)}`).join(',')}>`;
+  // Spelled with cv-qualifiers and references: `T = const int` and `T = int` may answer a trait differently.
+  const key = `${decl.owner?.name ?? ''}::${decl.name}@${decl.node.startIndex}<${[...tbind].map(([k, v]) => `${k}=${typeof v === 'number' ? v : spellType(v, true)}`).join(',')}>`;
   const have = c.instances.get(key);
   if (have) return have;
   const fd = findFunctionDeclarator(requiredField(decl.node, 'declarator'))!;
   const cx = new FnCx(decl.owner ? `${decl.owner.name}::${decl.name}` : decl.name, null, tbind, decl.owner, locOf(decl.node, decl.name));
   // Template arguments with their declared types, and an out-of-class member's names for its class's arguments.
   for (const [k, v] of decl.outer ?? []) cx.scopes[0].set(k, v);
-  if (decl.tparams && tbind.size) for (const [k, v] of templateScope(c, templateParams(decl.tparams), tbind)) cx.scopes[0].set(k, v);
+  if (decl.tparams && tbind.size) for (const [k, v] of templateScope(c, templateParams(decl.tparams, c), tbind)) cx.scopes[0].set(k, v);
   cx.host = !!c.host && isHostFunction(decl);
   const inst: FnInst = { decl, fn: cx.fn, ret: VOID, params: [] };
   c.instances.set(key, inst);
@@ -207,6 +211,8 @@ export function call(c: CompilerContext, cx: FnCx, n: SyntaxNode): Ex {
   if (callee.type === 'field_expression') return methodCall(c, cx, callee, argNodes, n, targs);
   const made = temporaryObject(c, cx, callee, targs, requiredField(n, 'arguments'), n);
   if (made) return made;
+  const limits = numericLimitsMember(c, cx, callee, argNodes.length, n);
+  if (limits) return limits;
   const member = staticMemberOfTemplate(c, cx, callee);
   if (member) return c.callUser(cx, member, argNodes, n, targs);
   if (/^(static_cast|reinterpret_cast|const_cast|bit_cast|std::bit_cast|cuda::std::bit_cast)$/.test(callee.text) && targs?.length === 1 && argNodes.length === 1) {
@@ -214,6 +220,17 @@ export function call(c: CompilerContext, cx: FnCx, n: SyntaxNode): Ex {
     const e = c.expr(cx, argNodes[0]);
     if (/bit_cast/.test(callee.text)) unsupported('bit_cast', n);
     return c.cast(cx, t, e, n);
+  }
+  // `std::declval<T>()`: only its type means anything (decltype, sizeof); evaluated, the program is ill-formed.
+  if (/^(?:(?:::)?(?:std|cuda::std|cute)::)?declval$/.test(callee.text.replace(/\s+/g, '')) && targs?.length === 1 && !argNodes.length && !c.functions.has('declval')) {
+    const t = targs[0].type === 'type_descriptor' ? c.typeDescriptor(cx, targs[0]) : c.baseType(cx, targs[0]);
+    const text = n.text;
+    return {
+      t,
+      ev: () => {
+        throw new SimError(`'${text}' evaluated: std::declval may only appear in unevaluated operands (decltype, sizeof)`);
+      },
+    };
   }
   // `float(x)`, `unsigned(x)`: a functional cast to an arithmetic type.
   if (argNodes.length === 1 && (callee.type === 'primitive_type' || callee.type === 'sized_type_specifier')) {
@@ -384,6 +401,20 @@ export function misparsedTemplateCall(c: CompilerContext, cx: FnCx, n: SyntaxNod
   return methodCall(c, cx, fe, args, n, [requiredField(l, 'right')]);
 }
 
+/** `std::numeric_limits<T>::max()` and its kin: a constant, or undefined when the callee is not one. */
+function numericLimitsMember(c: CompilerContext, cx: FnCx, callee: SyntaxNode, argCount: number, n: SyntaxNode): Ex | undefined {
+  if (callee.type !== 'qualified_identifier') return undefined;
+  let q = callee;
+  while (q.childForFieldName('name')?.type === 'qualified_identifier') q = q.childForFieldName('name')!;
+  const scope = q.childForFieldName('scope');
+  const fn = q.childForFieldName('name');
+  if (scope?.type !== 'template_type' || fn?.type !== 'identifier' || !isNumericLimits(c, scopeOf(scope), scope.childForFieldName('name')?.text ?? '')) return undefined;
+  const args = named(requiredField(scope, 'arguments'));
+  if (args.length !== 1) fail('std::numeric_limits takes one template argument', scope);
+  const t = args[0].type === 'type_descriptor' ? c.typeDescriptor(cx, args[0]) : c.baseType(cx, args[0]);
+  return numericLimitsCall(t, fn.text, argCount, n);
+}
+
 /** Picks an overload by argument count, deduces template arguments, compiles and calls it. */
 export function callUser(c: CompilerContext, cx: FnCx, decls: FnDecl[], argNodes: SyntaxNode[], n: SyntaxNode, targs?: SyntaxNode[], self?: Fn): Ex {
   const args = callArgs(c, cx, argNodes);
@@ -414,8 +445,37 @@ export function callUser(c: CompilerContext, cx: FnCx, decls: FnDecl[], argNodes
       }
     }
   }
-  const tbind = new Map<string, CType | number>();
-  if (decl.tparams) bindTemplate(c, cx, decl, tbind, args, n, targs);
+  let tbind = new Map<string, CType | number>();
+  if (decl.tparams) {
+    // SFINAE: a template whose substitution fails (a false enable_if among its template parameters) is not a
+    // candidate; the next one that fits is tried. A failure in the body is an error, as in C++.
+    // A deduction failure removes a candidate the same way; a non-template that fits is the last resort.
+    // Among templates constrained by concepts C++ takes the most constrained; the simulator stops if two are viable.
+    const candidates = [decl, ...fits.filter((d) => d !== decl && d.tparams)];
+    const fallback = fits.find((d) => !d.tparams);
+    const failures: string[] = [];
+    const constrained = candidates.length > 1 && candidates.some((d) => templateParams(d.tparams!, c).some((p) => p.constraint));
+    let chosen: FnDecl | undefined;
+    for (const d of candidates) {
+      const b = new Map<string, CType | number>();
+      const params = templateParams(d.tparams!, c);
+      try {
+        bindTemplate(c, cx, d, b, args, n, targs);
+        templateScope(c, params, b);
+      } catch (e) {
+        const removable = e instanceof SimError && (isSubstitutionFailure(e) || e.message.includes(CONSTRAINT_UNSATISFIED) || /^cannot deduce /.test(e.message));
+        if (!removable || (candidates.length === 1 && !fallback)) throw e;
+        failures.push(e.message);
+        continue;
+      }
+      if (chosen) unsupported(`choosing between overloads of '${decl.name}' constrained by concepts (more than one is viable: the most constrained one is not worked out)`, n);
+      chosen = d;
+      tbind = b;
+      if (!constrained) break;
+    }
+    if (!chosen && !fallback) fail(`no overload of '${decl.name}' is viable: ${failures.join('; ')}`, n);
+    decl = chosen ?? fallback!;
+  }
   const inst = c.instantiate(decl, tbind, n);
   const pargs = args.map((a, i) => (inst.params[i]?.ref ? a : c.rv(a)));
   // Default arguments.
@@ -430,7 +490,7 @@ export function callUser(c: CompilerContext, cx: FnCx, decls: FnDecl[], argNodes
 }
 
 function bindTemplate(c: CompilerContext, cx: FnCx, decl: FnDecl, tbind: Map<string, CType | number>, args: Ex[], n: SyntaxNode, targs?: SyntaxNode[]): void {
-  const params = templateParams(decl.tparams!);
+  const params = templateParams(decl.tparams!, c);
   bindTemplateArgs(c, cx, params, targs ?? [], decl.name, n, tbind);
   // Deduce the rest from the function parameters.
   const names = params.map((p) => ({ name: p.name, type: p.kind === 'type' }));
@@ -439,7 +499,7 @@ function bindTemplate(c: CompilerContext, cx: FnCx, decl: FnDecl, tbind: Map<str
   ps.forEach((p, i) => {
     const a = args[i];
     if (!a) return;
-    deduce(requiredField(p, 'type'), p.childForFieldName('declarator'), a.t, names, tbind);
+    deduce(c, requiredField(p, 'type'), p.childForFieldName('declarator'), a.t, names, tbind, { lvalue: !!a.lv, constParam: named(p).some((x) => x.type === 'type_qualifier' && x.text === 'const') });
   });
   // A trailing function parameter pack (`Ts&... xs`) takes the remaining arguments, one element each.
   const packParam = named(requiredField(fd, 'parameters')).find((p) => p.type === 'variadic_parameter_declaration');
@@ -448,7 +508,7 @@ function bindTemplate(c: CompilerContext, cx: FnCx, decl: FnDecl, tbind: Map<str
     const rest = args.slice(ps.length);
     rest.forEach((a, j) => {
       const one = new Map<string, CType | number>();
-      deduce(requiredField(packParam, 'type'), packParam.childForFieldName('declarator'), a.t, [{ name: tpack.name, type: true }], one);
+      deduce(c, requiredField(packParam, 'type'), packParam.childForFieldName('declarator'), a.t, [{ name: tpack.name, type: true }], one, { lvalue: !!a.lv, constParam: named(packParam).some((x) => x.type === 'type_qualifier' && x.text === 'const') });
       const t = one.get(tpack.name);
       if (t === undefined) fail(`cannot deduce element ${j} of pack '${tpack.name}' of '${decl.name}'`, n);
       tbind.set(packElem(tpack.name, j), t);
@@ -457,6 +517,34 @@ function bindTemplate(c: CompilerContext, cx: FnCx, decl: FnDecl, tbind: Map<str
   }
   const missing = applyDefaults(c, params, tbind, n);
   if (missing.length) fail(`cannot deduce template argument '${missing[0]}' of '${decl.name}'`, n);
+}
+
+/**
+ * `f(Seq<Is...>)` with `template <int... Is> using Seq = std::integer_sequence<int, Is...>`: deduces from the
+ * aliased type with the alias's parameters, then gives each deduced value to the name written in its place
+ * (only plain names and packs, `Seq<T, Is...>`, are arguments deduction can see through).
+ */
+function deduceThroughAlias(c: CompilerContext, written: SyntaxNode, alias: SyntaxNode, arg: CType, names: { name: string; type: boolean }[], out: Map<string, CType | number>, how: { lvalue: boolean; constParam: boolean }): void {
+  const list = alias.parent?.childForFieldName('parameters');
+  const aliased = alias.childForFieldName('type');
+  const target = aliased?.type === 'type_descriptor' && !aliased.childForFieldName('declarator') ? aliased.childForFieldName('type') : null;
+  if (!list || !target) return;
+  const params = templateParams(list, c);
+  const argNodes = named(requiredField(written, 'arguments'));
+  const inner = new Map<string, CType | number>();
+  deduce(c, target, null, arg, params.map((p) => ({ name: p.name, type: p.kind === 'type' })), inner, how);
+  params.forEach((p, i) => {
+    const a = argNodes[i]?.text.replace(/\s+/g, '');
+    if (!a) return;
+    const mine = a.endsWith('...') ? a.slice(0, -3) : a;
+    if (!names.some((x) => x.name === mine)) return;
+    if (p.pack) {
+      const len = inner.get(packLen(p.name));
+      if (typeof len !== 'number' || out.has(packLen(mine))) return;
+      for (let j = 0; j < len; j++) out.set(packElem(mine, j), inner.get(packElem(p.name, j))!);
+      out.set(packLen(mine), len);
+    } else if (inner.has(p.name) && !out.has(mine)) out.set(mine, inner.get(p.name)!);
+  });
 }
 
 export function lambda(c: CompilerContext, cx: FnCx, n: SyntaxNode): Ex {
@@ -492,12 +580,18 @@ export function lambda(c: CompilerContext, cx: FnCx, n: SyntaxNode): Ex {
   return { t: { k: 'lambda', id }, ev: (f) => ({ fn: info.fn, env: f }) satisfies Closure };
 }
 
-function deduce(tn: SyntaxNode, decl: SyntaxNode | null, arg: CType, names: { name: string; type: boolean }[], out: Map<string, CType | number>): void {
+/**
+ * Deduces template arguments from one function parameter and its argument's type. A deduced type comes from an
+ * expression, whose cv-qualifiers the compiler does not keep: it is marked so (type-traits.ts), exact where C++
+ * drops them anyway (by value: top-level cv; `const T&`: T's own cv). `T&&` given an lvalue deduces `A&`.
+ */
+function deduce(c: CompilerContext, tn: SyntaxNode, decl: SyntaxNode | null, arg: CType, names: { name: string; type: boolean }[], out: Map<string, CType | number>, how: { lvalue: boolean; constParam: boolean }): void {
   const tname = tn.text.replace(/\s+/g, '');
   const isParam = names.find((x) => x.type && x.name === tname);
   // Walk the declarator to the identifier, peeling pointers from the argument type.
   let t = arg;
   let ref = false;
+  let refText = '';
   let arrN: SyntaxNode | null = null;
   let cur = decl;
   while (cur && cur.type !== 'identifier') {
@@ -505,7 +599,10 @@ function deduce(tn: SyntaxNode, decl: SyntaxNode | null, arg: CType, names: { na
       if (t.k === 'ptr') t = t.to;
       else if (t.k === 'arr') t = t.of;
       else return;
-    } else if (cur.type === 'reference_declarator') ref = true;
+    } else if (cur.type === 'reference_declarator') {
+      ref = true;
+      refText = cur.text.trimStart().startsWith('&&') ? '&&' : '&';
+    }
     else if (cur.type === 'array_declarator') {
       arrN = cur.childForFieldName('size');
       if (t.k === 'arr') {
@@ -515,10 +612,20 @@ function deduce(tn: SyntaxNode, decl: SyntaxNode | null, arg: CType, names: { na
     }
     cur = cur.childForFieldName('declarator') ?? named(cur).find((x) => x.type.endsWith('declarator') || x.type === 'identifier') ?? null;
   }
-  if (isParam && !out.has(tname)) out.set(tname, ref ? t : decay(t));
+  if (isParam && !out.has(tname)) {
+    let d: CType;
+    if (!ref) d = fromExpression(decay(t), { top: false });
+    else if (refText === '&&' && !how.constParam && how.lvalue) d = withCxx(fromExpression(t, { top: true }), { ref: '&' });
+    else d = fromExpression(t, { top: !how.constParam && refText === '&' });
+    out.set(tname, d);
+  }
   // `Ring<S>& r` given a Ring<4>: S is 4 (and a `Ring<T>` gives T); `ns::Ring<S>` alike.
   while (tn.type === 'qualified_identifier' && tn.childForFieldName('name')) tn = tn.childForFieldName('name')!;
   const tmplName = tn.type === 'template_type' ? tn.childForFieldName('name')?.text : undefined;
+  if (tmplName && isAliasTemplate(c, tmplName)) {
+    deduceThroughAlias(c, tn, c.aliasTemplates.get(tmplName)!, t, names, out, how);
+    return;
+  }
   const seq = tmplName === 'integer_sequence' && t.k === 'struct' && t.def.template?.name === 'index_sequence';
   if (tn.type === 'template_type' && t.k === 'struct' && (t.def.template?.name === tmplName || seq)) {
     // `integer_sequence<T, I...>` names the element type first; the simulator's sequences carry the values only.

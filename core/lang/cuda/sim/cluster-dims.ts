@@ -25,7 +25,7 @@ export function declaredClusterDims(c: Compiler, decl: FnDecl, binding: Template
     let v: number | undefined;
     if (/^[A-Za-z_][\w:]*$/.test(x)) {
       const cx = new FnCx(decl.name, null, binding, undefined, { line: 0 });
-      if (decl.tparams) for (const [k, sym] of templateScope(c, templateParams(decl.tparams), binding)) cx.scopes[0].set(k, sym);
+      if (decl.tparams) for (const [k, sym] of templateScope(c, templateParams(decl.tparams, c), binding)) cx.scopes[0].set(k, sym);
       const sym = c.lookup(cx, x)?.sym;
       if (sym?.k === 'const') v = sym.value;
     }

@@ -49,7 +49,10 @@ export class Compiler implements CompilerContext {
   /** Global `__device__` / `__constant__` buffers. */
   readonly globals: Buffer[] = [];
   readonly lazyStructs = new Map<string, SyntaxNode>();
+  readonly structPaths = new Map<string, Map<string, SyntaxNode>>();
   readonly templateStructs = new Map<string, SyntaxNode>();
+  readonly aliasTemplates = new Map<string, SyntaxNode>();
+  readonly concepts = new Map<string, SyntaxNode>();
   readonly fileDeclarations: SyntaxNode[] = [];
   missingIncludes: readonly string[] = [];
   readonly defines = new Map<string, SyntaxNode>();

@@ -186,7 +186,13 @@ export interface CompilerContext {
   /** Global `__device__` / `__constant__` buffers. */
   readonly globals: Buffer[];
   readonly lazyStructs: Map<string, SyntaxNode>;
+  /** Struct definitions by name, then by namespace-qualified name (namespaces.ts tells same-named ones apart). */
+  readonly structPaths: Map<string, Map<string, SyntaxNode>>;
   readonly templateStructs: Map<string, SyntaxNode>;
+  /** Alias templates (`template <class T> using Ptr = T*;`) by name: their alias_declaration, inside its template_declaration. */
+  readonly aliasTemplates: Map<string, SyntaxNode>;
+  /** C++20 concepts by their namespace-qualified name (`kittens::ducks::st::all`): their concept_definition. */
+  readonly concepts: Map<string, SyntaxNode>;
   readonly fileDeclarations: SyntaxNode[];
   /** `#define NAME VALUE` lines not read yet (read on first use of NAME). */
   readonly defines: Map<string, SyntaxNode>;

@@ -10,9 +10,12 @@ import { type CompilerContext, type DeclaratorInfo, type Ex, type FnDecl, FnCx, 
 import { type Frame, storer } from './runtime';
 import { allChildren, type DeclQuals, declQualifiers, fail, findFunctionDeclarator, findNode, innermostName, lastName, locOf, missingIncludesNote, named, unsupported, requiredField } from './syntax';
 import { PIPELINE_ROLE_TYPE, PIPELINE_TYPE, sharedStateDef } from './pipeline-builtins';
-import { laneType, vConst, vecOf, vStoreSlot } from './lanes';
+import { declareSlotLocal } from './slot-locals';
 import { keptSnippet, snippetConstant } from './snippets';
-import { integerSequence, templateArg, templateParams, templateScope } from './templates';
+import { integerSequence, isAliasTemplate, templateArg, templateNameType, templateParams, templateScope } from './templates';
+import { baseClasses, inheritMethods } from './base-classes';
+import { addStruct, qualifiedPath, structNamed } from './namespaces';
+import { ENABLE_IF_FALSE, fromExpression, fundamental, qualifiedAs, scopeOf, stdTrait, traitStruct, withCxx } from './type-traits';
 import { alignOfType, convFn, type CType, decay, elemDtype, type FieldDecl, isFloatDt, isNum, layoutStruct, num, ptr, S32, shapeOf, sizeOfType, type StructDef, tensorMapType, typeName, U64, vectorType, VOID } from './types';
 
 /** Primitive and standard type names by their dtype: the CUDA folder's one table (c-types.ts). */
@@ -38,6 +41,11 @@ function collect(c: CompilerContext, n: SyntaxNode, tparams: SyntaxNode | undefi
         for (const d of inner) {
           if (d.type === 'function_definition') addFunction(c, d, tp, undefined);
           else if (d.type === 'struct_specifier' || d.type === 'class_specifier' || d.type === 'union_specifier') c.templateStructs.set(d.childForFieldName('name')?.text ?? '', d);
+          else if (d.type === 'concept_definition') c.concepts.set(qualifiedPath(d), d);
+          else if (d.type === 'alias_declaration') {
+            const name = d.childForFieldName('name')?.text;
+            if (name) c.aliasTemplates.set(name, d);
+          }
         }
         break;
       }
@@ -53,11 +61,11 @@ function collect(c: CompilerContext, n: SyntaxNode, tparams: SyntaxNode | undefi
       case 'struct_specifier':
       case 'class_specifier':
       case 'union_specifier':
-        c.lazyStructs.set(child.childForFieldName('name')?.text ?? '', child);
+        addStruct(c, child);
         break;
       case 'declaration':
         c.fileDeclarations.push(child);
-        for (const s of named(child)) if (s.type === 'struct_specifier' || s.type === 'class_specifier' || s.type === 'union_specifier') c.lazyStructs.set(s.childForFieldName('name')?.text ?? '', s);
+        for (const s of named(child)) if (s.type === 'struct_specifier' || s.type === 'class_specifier' || s.type === 'union_specifier') addStruct(c, s);
         break;
       case 'type_definition':
       case 'alias_declaration':
@@ -173,11 +181,11 @@ export function typeDecl(c: CompilerContext, cx: FnCx, d: SyntaxNode): void {
   }
   const tn = d.childForFieldName('type');
   if (!tn) return;
-  const base = c.baseType(cx, tn);
+  const base = qualifiedAs(c.baseType(cx, tn), d);
   for (const dn of d.childrenForFieldName('declarator')) {
     if (!dn) continue;
     const info = c.declarator(cx, base, dn);
-    scopeTop(c, cx).set(info.name, { k: 'type', type: info.type });
+    scopeTop(c, cx).set(info.name, { k: 'type', type: info.ref ? withCxx(info.type, { ref: /&&/.test(dn.text) ? '&&' : '&' }) : info.type });
   }
 }
 
@@ -185,7 +193,8 @@ export function enumDecl(c: CompilerContext, cx: FnCx, d: SyntaxNode): void {
   const list = named(d).find((x) => x.type === 'enumerator_list');
   const name = d.childForFieldName('name')?.text;
   const base = d.childForFieldName('base');
-  const t = base ? c.baseType(cx, base) : S32;
+  let t = base ? c.baseType(cx, base) : S32;
+  if (name) t = withCxx(t, { name: `enum ${name}` }); // its underlying integer, which the traits know to be an enum
   if (name) scopeTop(c, cx).set(name, { k: 'type', type: t });
   if (!list) return;
   let next = 0;
@@ -241,11 +250,10 @@ export function lookup(c: CompilerContext, cx: FnCx | null, name: string): { sym
 }
 
 export function structDef(c: CompilerContext, cx: FnCx, name: string, n: SyntaxNode): StructDef | undefined {
-  const have = c.structs.get(name);
+  const [key, node] = structNamed(c, name, n);
+  const have = c.structs.get(key);
   if (have) return have;
-  const node = c.lazyStructs.get(name);
-  if (!node) return undefined;
-  return c.defineStruct(cx, node, name);
+  return node ? c.defineStruct(cx, node, key) : undefined;
 }
 
 export function defineStruct(c: CompilerContext, cx: FnCx, node: SyntaxNode, name: string, template?: StructTemplate): StructDef {
@@ -275,6 +283,7 @@ function defineMembers(c: CompilerContext, def: StructDef, node: SyntaxNode, bod
   const mcx = new FnCx(`<${name}>`, template ? null : cx, new Map(), def, locOf(node));
   mcx.scopes = [def.members!];
   const baseName = template?.name ?? name;
+  const bases = baseClasses(c, def, node, mcx, fields);
   for (const m of body ? named(body) : []) {
     switch (m.type) {
       case 'field_declaration':
@@ -341,6 +350,7 @@ function defineMembers(c: CompilerContext, def: StructDef, node: SyntaxNode, bod
   }
   for (const dn of declared) outOfClassMember(c, def, baseName, dn, add);
   for (const m of deferred) c.typeDecl(mcx, m);
+  inheritMethods(def, bases);
 }
 
 /** A data member, a static constexpr member, or a member function declared for definition outside the class. */
@@ -389,6 +399,16 @@ function fieldDeclaration(c: CompilerContext, mcx: FnCx, def: StructDef, m: Synt
         def.members!.set(info.name, { k: 'const', type: info.type, value: c.constEval(mcx, init, info.type) });
         continue;
       }
+      // `static constexpr auto value = v;` (CuTe's C<v>): the initialiser's type, when it is a number.
+      if (quals.constexpr && init && info.type.k === 'obj' && info.type.n === -1 && !info.ref) {
+        const scratch = new FnCx('<const>', mcx, new Map(), mcx.owner, locOf(init));
+        scratch.scopes = [new Map()];
+        const e = c.expr(scratch, init);
+        if (isNum(e.t) && e.cv !== undefined) {
+          def.members!.set(info.name, { k: 'const', type: decay(e.t), value: e.cv });
+          continue;
+        }
+      }
       unsupported(`static data member '${info.name}' of ${def.name} (only static constexpr numbers are)`, m);
     }
     fields.push({ name: info.name, type: info.type });
@@ -411,7 +431,7 @@ function outOfClassMember(c: CompilerContext, def: StructDef, baseName: string, 
     // A class template's member: its definition names the class's parameters its own way (`Ring<S>::`).
     let outer: Map<string, Sym> | undefined;
     if (def.template && d.tparams) {
-      const params = templateParams(d.tparams);
+      const params = templateParams(d.tparams, c);
       outer = templateScope(c, params, new Map(params.map((p, i) => [p.name, def.template!.args[i]])));
     }
     add({ name: mn, node: d.node, owner: def, outer, ctor: mn === baseName && !d.node.childForFieldName('type') });
@@ -426,30 +446,31 @@ export function baseType(c: CompilerContext, cx: FnCx, n: SyntaxNode): CType {
       const text = n.text.replace(/\s+/g, ' ').trim();
       if (text === 'void') return VOID;
       const dt = PRIMS[text] ?? (n.type === 'sized_type_specifier' ? PRIMS[text.replace(/ int$/, '')] : undefined);
-      if (dt) return num(dt);
-      if (/^(unsigned|signed)$/.test(text)) return num(text === 'unsigned' ? 'u32' : 's32');
+      if (dt) return fundamental(num(dt), PRIMS[text] ? text : text.replace(/ int$/, ''));
+      if (/^(unsigned|signed)$/.test(text)) return fundamental(num(text === 'unsigned' ? 'u32' : 's32'), text);
       return namedType(c, cx, text, n);
     }
     case 'type_identifier':
       return namedType(c, cx, n.text, n);
     case 'placeholder_type_specifier':
       return { k: 'obj', obj: 'tag', n: -1 }; // `auto`: replaced by the initialiser's type
-    case 'template_type': {
-      const tname = n.childForFieldName('name')?.text ?? '';
-      if (c.templateStructs.has(tname)) return { k: 'struct', def: c.classTemplate(cx, tname, named(requiredField(n, 'arguments')), n) };
-      return namedType(c, cx, n.text.replace(/\s+/g, ''), n);
-    }
+    case 'template_type':
+      return templateNameType(c, cx, n, false) ?? namedType(c, cx, n.text.replace(/\s+/g, ''), n);
     case 'qualified_identifier': {
       const inner = innermostName(n);
-      if (inner.type === 'template_type' && c.templateStructs.has(inner.childForFieldName('name')?.text ?? '')) return c.baseType(cx, inner);
+      const innerName = inner.childForFieldName('name')?.text ?? '';
+      if (inner.type === 'template_type' && (c.templateStructs.has(innerName) || isAliasTemplate(c, innerName) || stdTrait(c, scopeOf(inner), innerName))) return c.baseType(cx, inner);
       // A member typedef of a struct (`Ring<4>::Slot`, `ns::Sel<64>::type`: the scope next to the name).
       let q = n;
       while (q.childForFieldName('name')?.type === 'qualified_identifier') q = q.childForFieldName('name')!;
       const scope = q.childForFieldName('scope');
       const member = q.childForFieldName('name');
       if (scope && member?.type === 'type_identifier') {
-        const m = c.scopeStruct(cx, scope)?.members?.get(member.text);
+        const sd = c.scopeStruct(cx, scope);
+        const m = sd?.members?.get(member.text);
         if (m?.k === 'type') return m.type;
+        // `typename std::enable_if<false, T>::type`: the substitution fails (SFINAE removes such an overload).
+        if (sd?.template?.name.endsWith('::enable_if') && member.text === 'type') fail(`${sd.name} has no member 'type' (${ENABLE_IF_FALSE})`, n);
       }
       return namedType(c, cx, n.text.replace(/\s+/g, ''), n);
     }
@@ -469,7 +490,7 @@ export function baseType(c: CompilerContext, cx: FnCx, n: SyntaxNode): CType {
       return S32;
     case 'decltype': {
       const e = named(n)[0];
-      return decay(c.typeOf(cx, e));
+      return fromExpression(decay(c.typeOf(cx, e)), { top: true, ref: true }); // no cv or reference kept: traits on it stop
     }
     case 'type_descriptor':
       return c.typeDescriptor(cx, n);
@@ -482,7 +503,7 @@ function namedType(c: CompilerContext, cx: FnCx, raw: string, n: SyntaxNode): CT
   const s = c.lookup(cx, text);
   if (s?.sym.k === 'type') return s.sym.type;
   const prim = PRIMS[text] ?? PRIMS[lastName(text)];
-  if (prim && !text.includes('<')) return num(prim);
+  if (prim && !text.includes('<')) return fundamental(num(prim), PRIMS[text] ? text : lastName(text));
   const vec = vectorType(lastName(text));
   if (vec) return { k: 'struct', def: vec };
   if (/^(cuda::)?(std::)?(barrier|cuda::barrier)</.test(text) || /^cuda::barrier</.test(text) || /^barrier<cuda::thread_scope/.test(text)) return { k: 'barrier' };
@@ -517,20 +538,26 @@ function namedType(c: CompilerContext, cx: FnCx, raw: string, n: SyntaxNode): CT
   if (seq) return seq;
   // `[\s\S]` rather than `.`: the cut then matches at the first bracket instead of retrying every one (quadratic).
   const base = text.replace(/<[\s\S]*$/, '');
-  const sd = c.structDef(cx, lastName(base), n) ?? c.structDef(cx, base, n);
+  const sd = (base.includes('::') ? c.structDef(cx, base, n) : undefined) ?? c.structDef(cx, lastName(base), n);
   if (sd) return { k: 'struct', def: sd };
   const tmap = tensorMapType(lastName(text));
   if (tmap) return { k: 'struct', def: tmap };
   // A namespace-qualified enum or alias (`GMMA::Major` inside namespace SM90): found by its last name, as structs are.
   const last = base === text ? c.lookup(cx, lastName(text)) : undefined;
   if (last?.sym.k === 'type') return last.sym.type;
+  // `true_type`, `std::false_type` (no arguments); a <type_traits> name the simulator does not model stops here.
+  const ns = text.includes('::') ? text.slice(0, text.lastIndexOf('::')) : undefined;
+  if (!text.includes('<') && stdTrait(c, ns, lastName(text))?.form === 'class') {
+    const def = traitStruct(c, cx, ns, lastName(text), [], n);
+    if (def) return { k: 'struct', def };
+  }
   unsupported(`type '${text}'${missingIncludesNote(c.missingIncludes)}`, n);
 }
 
 export function typeDescriptor(c: CompilerContext, cx: FnCx, n: SyntaxNode): CType {
   if (n.type !== 'type_descriptor') return c.baseType(cx, n);
   const tn = requiredField(n, 'type');
-  let t = c.baseType(cx, tn);
+  let t = qualifiedAs(c.baseType(cx, tn), n);
   const ad = n.childForFieldName('declarator');
   if (ad) t = abstractDeclarator(c, cx, t, ad);
   return t;
@@ -540,11 +567,13 @@ function abstractDeclarator(c: CompilerContext, cx: FnCx, t: CType, d: SyntaxNod
   switch (d.type) {
     case 'abstract_pointer_declarator': {
       const inner = d.childForFieldName('declarator');
-      return inner ? abstractDeclarator(c, cx, ptr(t), inner) : ptr(t);
+      const p = qualifiedAs(ptr(t), d);
+      return inner ? abstractDeclarator(c, cx, p, inner) : p;
     }
     case 'abstract_reference_declarator': {
       const inner = named(d).find((x) => x.type.startsWith('abstract_'));
-      return inner ? abstractDeclarator(c, cx, t, inner) : t;
+      const r = withCxx(t, { ref: d.text.trimStart().startsWith('&&') ? '&&' : '&' });
+      return inner ? abstractDeclarator(c, cx, r, inner) : r;
     }
     case 'abstract_array_declarator': {
       const size = d.childForFieldName('size');
@@ -571,7 +600,7 @@ export function declarator(c: CompilerContext, cx: FnCx, base: CType, d: SyntaxN
         cur = cur.childForFieldName('declarator');
         continue;
       case 'pointer_declarator':
-        t = ptr(t);
+        t = qualifiedAs(ptr(t), cur);
         cur = cur.childForFieldName('declarator');
         continue;
       case 'reference_declarator':
@@ -629,19 +658,19 @@ export function constEval(c: CompilerContext, cx: FnCx, n: SyntaxNode, t?: CType
 /** Static type of an expression without keeping its code (sizeof, decltype). */
 export function typeOf(c: CompilerContext, cx: FnCx, n: SyntaxNode): CType {
   if (n.type === 'parenthesized_expression') return c.typeOf(cx, named(n)[0]);
-  // `sizeof(Ring<3>)` parses as a template function.
-  if (n.type === 'template_function') {
-    const tname = n.childForFieldName('name')?.text ?? '';
-    if (c.templateStructs.has(tname)) return { k: 'struct', def: c.classTemplate(cx, tname, named(requiredField(n, 'arguments')), n) };
-  }
+  // `sizeof(Ring<3>)`, `sizeof(std::conditional_t<…>)`, `sizeof(Ptr<int>)` parse as template functions.
+  const tf = n.type === 'template_function' ? n : n.type === 'qualified_identifier' && innermostName(n).type === 'template_function' ? innermostName(n) : undefined;
+  const named_ = tf && templateNameType(c, cx, tf, true);
+  if (named_) return named_;
+  if (n.type === 'qualified_identifier' && ['template_type', 'type_identifier'].includes(innermostName(n).type)) return c.baseType(cx, n); // `sizeof(ns::Tile)`
   if (n.type === 'identifier' || n.type === 'type_identifier') {
     const s = c.lookup(cx, n.text);
     if (s && s.sym.k !== 'const') return s.sym.type;
     if (s) return s.sym.type;
     try {
       return namedType(c, cx, n.text, n);
-    } catch {
-      /* fall through */
+    } catch (e) {
+      if (c.lazyStructs.has(n.text)) throw e; // a struct the simulator cannot lay out: say why
     }
   }
   const mark = cx.code.length;
@@ -728,7 +757,8 @@ export function scanAddressTaken(c: CompilerContext, n: SyntaxNode, out: Set<str
         const ps = fd ? named(requiredField(fd, 'parameters')).filter((x) => x.type === 'parameter_declaration' || x.type === 'optional_parameter_declaration' || x.type === 'variadic_parameter_declaration') : [];
         // A trailing pack (`Ts&... xs`) takes every argument from its position on.
         const p = ps[i] ?? (ps[ps.length - 1]?.type === 'variadic_parameter_declaration' ? ps[ps.length - 1] : undefined);
-        if (p && /&/.test(p.childForFieldName('declarator')?.text ?? '') && !/&&/.test(p.childForFieldName('declarator')?.text ?? '')) out.add(a.text);
+        // `T&&` too: a forwarding reference given an lvalue binds to it (T deduces as `A&`).
+        if (p && /&/.test(p.childForFieldName('declarator')?.text ?? '')) out.add(a.text);
       }
     });
   }
@@ -883,29 +913,7 @@ export function declareVar(c: CompilerContext, cx: FnCx, info: { name: string; t
     cx.locals.push({ name: info.name, type, where: 'mem', index: m, from: cx.code.length, to: Infinity });
     return;
   }
-  const idx = cx.slot();
-  if (initNode?.type === 'initializer_list' || initNode?.type === 'argument_list') {
-    const items = named(initNode);
-    if (items.length > 1) fail(`too many initialisers for '${info.name}'`, initNode);
-    init = items.length ? c.expr(cx, items[0]) : { t: type, ev: () => (type.k === 'ptr' ? null : 0), cv: 0 };
-  }
-  // A plain-number local lives in the frame's typed slots (runtime.ts Frame.d).
-  const typed = type.k === 'num' && laneType(type.dt);
-  if (typed) cx.fn.typedSlots = true;
-  if (init) {
-    const ve = c.convertTo(init, type, initNode!, cx);
-    const v = ve.ev;
-    const vv = typed ? vecOf(ve) : undefined;
-    if (typed) c.emitExec(cx, n, (f) => (f.d[idx] = v(f)), vv && vStoreSlot(idx, vv));
-    else c.emitExec(cx, n, (f) => (f.v[idx] = v(f)));
-  } else if (typed) c.emitExec(cx, n, (f) => (f.d[idx] = 0), vStoreSlot(idx, vConst(0)));
-  else {
-    const zero = type.k === 'ptr' ? null : 0;
-    c.emitExec(cx, n, (f) => (f.v[idx] = zero));
-  }
-  const where = typed ? 'num' : 'slot';
-  scope.set(info.name, { k: 'var', type, where, idx, cx });
-  cx.locals.push({ name: info.name, type, where, index: idx, from: cx.code.length, to: Infinity });
+  declareSlotLocal(c, cx, n, info.name, type, init, initNode, scope);
 }
 
 /** Constructs a local struct (or each struct of a local array) in frame memory `m`; false for a plain aggregate initialiser. */

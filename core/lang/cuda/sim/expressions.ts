@@ -14,7 +14,9 @@ import { laneType, vArith, vCompare, vecOf, vLogical, type VFn, vLaunchDim, vMod
 import { envOf, type Frame, type Instr, selfOf } from './runtime';
 import { needsHoist } from './statements';
 import { expandPattern, packLen, packsIn } from './templates';
-import { fail, lastName, locOf, named, unsupported, requiredField } from './syntax';
+import { conceptValue, requiresExpression } from './concepts';
+import { constantOf, scopeOf, traitMember, withCxx } from './type-traits';
+import { fail, lastName, locOf, named, operatorOf, unsupported, requiredField } from './syntax';
 import {
   alignOfType,
   arith,
@@ -143,8 +145,10 @@ export function expr(c: CompilerContext, cx: FnCx, n: SyntaxNode): Ex {
     case 'gnu_asm_expression':
       return compileBuiltinCall(c, cx, 'asm', [], n) ?? unsupported('asm', n);
     case 'template_function':
-      unsupported(`template function '${n.text}' used as a value`, n);
-      break;
+    case 'template_type':
+      return traitValue(c, cx, n) ?? conceptValue(c, cx, n, n.childForFieldName('name')?.text ?? '') ?? unsupported(`template function '${n.text}' used as a value`, n);
+    case 'requires_expression':
+      return requiresExpression(c, cx, n);
     case 'ERROR':
       fail(`syntax error near '${n.text.slice(0, 40)}'`, n);
       break;
@@ -234,12 +238,20 @@ function qualified(c: CompilerContext, cx: FnCx, n: SyntaxNode): Ex {
   const text = n.text.replace(/\s+/g, '').replace(/^::/, '');
   const r = c.lookup(cx, text);
   if (r) return c.symbolEx(cx, r.sym, r.depth, text, n);
-  // A struct's static constexpr member (`Ring<4>::kStages`, `S::kN`).
-  const scope = n.childForFieldName('scope');
-  const member = n.childForFieldName('name');
-  if (scope && member?.type === 'identifier') {
+  // A struct's static constexpr member (`Ring<4>::kStages`, `S::kN`, `std::is_same<T, U>::value`: the scope next to the name).
+  let q = n;
+  while (q.childForFieldName('name')?.type === 'qualified_identifier') q = q.childForFieldName('name')!;
+  const scope = q.childForFieldName('scope');
+  const member = q.childForFieldName('name');
+  // (`value` reads as a type name inside a template argument list: `enable_if<is_integral<T>::value, int>`.)
+  if (scope && (member?.type === 'identifier' || member?.type === 'type_identifier')) {
     const m = c.scopeStruct(cx, scope)?.members?.get(member.text);
     if (m?.k === 'const') return c.symbolEx(cx, m, 0, text, n);
+  }
+  // `std::is_same_v<T, U>`, `cute::is_integral_v<T>`.
+  if (member?.type === 'template_function' || member?.type === 'template_type') {
+    const v = traitValue(c, cx, member) ?? conceptValue(c, cx, member, text.replace(/<[\s\S]*$/, ''));
+    if (v) return v;
   }
   // cuda::ptx tags (sem_release, scope_cta, space_shared …) select overloads; they carry no value.
   if (/(^|::)(sem|scope|space|op|kind|dst|src|cta_group)_\w+$/.test(text)) return { t: { k: 'obj', obj: 'tag' }, ev: () => text, str: lastName(text) };
@@ -255,6 +267,14 @@ function qualified(c: CompilerContext, cx: FnCx, n: SyntaxNode): Ex {
   const special = builtinIdentifier(text) ?? builtinIdentifier(last);
   if (special) return special;
   fail(`unknown name '${text}'`, n);
+}
+
+/** A trait's `_v` variable template (`is_same_v<T, U>`) as a constant, or undefined when `n` names none. */
+function traitValue(c: CompilerContext, cx: FnCx, n: SyntaxNode): Ex | undefined {
+  const name = n.childForFieldName('name')?.text ?? '';
+  const m = traitMember(c, cx, scopeOf(n), name, named(requiredField(n, 'arguments')), n, 'v');
+  if (m?.k !== 'const') return undefined;
+  return c.symbolEx(cx, m, 0, n.text, n);
 }
 
 function field(c: CompilerContext, cx: FnCx, n: SyntaxNode): Ex {
@@ -354,7 +374,7 @@ function subscript(c: CompilerContext, cx: FnCx, n: SyntaxNode): Ex {
 }
 
 function pointerExpr(c: CompilerContext, cx: FnCx, n: SyntaxNode): Ex {
-  const op = requiredField(n, 'operator').text;
+  const op = operatorOf(n);
   const arg = requiredField(n, 'argument');
   const a = c.expr(cx, arg);
   if (op === '&') {
@@ -378,7 +398,7 @@ function pointerExpr(c: CompilerContext, cx: FnCx, n: SyntaxNode): Ex {
 }
 
 function unary(c: CompilerContext, cx: FnCx, n: SyntaxNode): Ex {
-  const op = requiredField(n, 'operator').text;
+  const op = operatorOf(n);
   const a = c.rv(c.expr(cx, requiredField(n, 'argument')));
   if (op === '!') {
     const t = c.truth(a, n);
@@ -396,7 +416,7 @@ function unary(c: CompilerContext, cx: FnCx, n: SyntaxNode): Ex {
 }
 
 export function binary(c: CompilerContext, cx: FnCx, n: SyntaxNode): Ex {
-  const op = requiredField(n, 'operator').text;
+  const op = operatorOf(n);
   const ln = requiredField(n, 'left');
   const rn = requiredField(n, 'right');
   if (op === '&&' || op === '||') return logical(c, cx, op, ln, rn, n);
@@ -587,7 +607,7 @@ function conditional(c: CompilerContext, cx: FnCx, n: SyntaxNode): Ex {
 }
 
 function update(c: CompilerContext, cx: FnCx, n: SyntaxNode): Ex {
-  const op = requiredField(n, 'operator').text;
+  const op = operatorOf(n);
   const argN = requiredField(n, 'argument');
   const a = c.expr(cx, argN);
   const prefix = n.firstChild?.type === '++' || n.firstChild?.type === '--';
@@ -667,7 +687,7 @@ function modify(c: CompilerContext, a: Ex, newEx: Ex, result: 'new' | 'old'): Ex
 }
 
 function assignment(c: CompilerContext, cx: FnCx, n: SyntaxNode): Ex {
-  const op = requiredField(n, 'operator').text;
+  const op = operatorOf(n);
   const ln = requiredField(n, 'left');
   const rn = requiredField(n, 'right');
   const member = memberOperator(c, cx, ln, op, n);
@@ -781,6 +801,7 @@ function memberOperator(c: CompilerContext, cx: FnCx, ln: SyntaxNode, op: string
 
 /** An operand of a built-in operator: a struct with a conversion operator to a number or pointer becomes that. */
 function viaConversion(c: CompilerContext, cx: FnCx, e: Ex, n: SyntaxNode): Ex {
+  e = constantOf(e);
   if (e.t.k !== 'struct' || !e.t.def.conversions?.length) return e;
   const to = e.t.def.conversions.find((x) => x.to.k === 'num' || x.to.k === 'ptr')?.to;
   return to ? c.convertTo(e, to, n, cx) : e;
@@ -820,7 +841,19 @@ function fold(out: Ex, a: Ex): Ex {
 }
 
 function numberLiteral(n: SyntaxNode): Ex {
-  let text = n.text.replace(/'/g, '');
+  // The grammar folds a sign into the literal (`-9223372036854775807LL`): C++ negates the unsigned-magnitude literal.
+  const signed = /^\s*([-+])\s*/.exec(n.text);
+  if (signed) {
+    const pos = literalValue(n, n.text.slice(signed[0].length));
+    if (signed[1] === '+' || !isNum(pos.t)) return pos;
+    const v = negate(pos.t.dt, () => pos.cv)(undefined);
+    return { t: pos.t, ev: () => v, cv: v };
+  }
+  return literalValue(n, n.text);
+}
+
+function literalValue(n: SyntaxNode, written: string): Ex {
+  let text = written.replace(/'/g, '');
   const lower = text.toLowerCase();
   const isHex = lower.startsWith('0x');
   const isFloat = !isHex && /[.e]/.test(lower);
@@ -846,13 +879,22 @@ function numberLiteral(n: SyntaxNode): Ex {
   else if (unsigned) dt = 'u64';
   else dt = v <= Number.MAX_SAFE_INTEGER ? 's64' : 'u64';
   if (v > Number.MAX_SAFE_INTEGER) {
-    // Beyond 2^53 the value is a bigint (types.ts Int64), parsed from the digits so it stays exact.
+    // Beyond 2^53 the value is a bigint (types.ts Int64), parsed from the digits so it stays exact; a
+    // signed literal stays signed while it fits (`9223372036854775807LL` is a long long).
     const big = /^0[0-7]+$/.test(digits) ? BigInt(`0o${digits.slice(1)}`) : BigInt(digits);
     if (big >= 18446744073709551616n) throw new SimError(`integer literal ${n.text} does not fit in 64 bits`, locOf(n), 'unsupported');
-    const w = wide(big, false) as number;
-    return { t: num('u64'), ev: () => w, cv: w };
+    const signed = !unsigned && big <= 9223372036854775807n;
+    const w = wide(big, signed) as number;
+    return { t: literalType(signed ? 's64' : 'u64', suf), ev: () => w, cv: w };
   }
-  return { t: num(dt), ev: () => v, cv: v };
+  return { t: literalType(dt, suf), ev: () => v, cv: v };
+}
+
+/** An integer literal's type, with the fundamental type C++ gives it (`1L` is a long, `1LL` a long long) for the type traits. */
+function literalType(dt: DType, suffix: string): CType {
+  const ll = suffix.includes('ll');
+  const name = { s32: 'int', u32: 'unsigned int', s64: ll ? 'long long' : 'long', u64: ll ? 'unsigned long long' : 'unsigned long' }[dt as 's32'];
+  return name ? withCxx(num(dt), { name }) : num(dt);
 }
 
 function stringValue(n: SyntaxNode): string {

@@ -37,7 +37,7 @@ function kernelRef(c: CompilerContext, cx: FnCx, fnNode: SyntaxNode): KernelRef 
   if (!decl) fail(`'${name}' is not a __global__ kernel of this file`, fnNode);
   const binding: TemplateBinding = new Map();
   if (decl.tparams) {
-    const params = templateParams(decl.tparams);
+    const params = templateParams(decl.tparams, c);
     bindTemplateArgs(c, cx, params, targs ?? [], decl.name, fnNode, binding);
     const missing = applyDefaults(c, params, binding, fnNode);
     if (missing.length) unsupported(`launching template kernel ${name} without its template arguments (deduced from the call)`, fnNode);

@@ -203,7 +203,7 @@ function launchBounds(c: Compiler, decl: FnDecl, binding: TemplateBinding): numb
   let v = NaN;
   try {
     const cx = new FnCx(decl.name, null, binding, undefined, { line: 0 });
-    if (decl.tparams) for (const [k, s] of templateScope(c, templateParams(decl.tparams), binding)) cx.scopes[0].set(k, s);
+    if (decl.tparams) for (const [k, s] of templateScope(c, templateParams(decl.tparams, c), binding)) cx.scopes[0].set(k, s);
     v = c.constEval(cx, e);
   } catch (err) {
     if (!(err instanceof SimError)) throw err;

@@ -65,7 +65,7 @@ export function chooseKernel(c: CompilerContext, requested: string | undefined, 
   if (!parsed || !decl) throw SimError.ofRequest({ kind: 'kernel', unknown: { name: requested, available: names } }, `${file}: no __global__ kernel named '${requested}' (kernels: ${names.join(', ')})`);
   if (!parsed.args) return fromFile(c, decl);
   if (!decl.tparams) throw SimError.ofRequest({ kind: 'kernel' }, `kernel '${decl.name}' is not a template: run it as --kernel ${decl.name}`);
-  const params = templateParams(decl.tparams);
+  const params = templateParams(decl.tparams, c);
   const binding: TemplateBinding = new Map();
   if (parsed.args.length > params.length) throw SimError.ofRequest({ kind: 'kernel' }, `'${requested}': ${decl.name} takes ${params.length} template argument${params.length === 1 ? '' : 's'} (${signature(decl)}), got ${parsed.args.length}`);
   parsed.args.forEach((text, i) => {
@@ -92,7 +92,7 @@ function fromFile(c: CompilerContext, decl: FnDecl): KernelChoice {
   if (distinct.length === 1 && usable.length === found.length) return { decl, binding: distinct[0].binding!, name: distinct[0].name };
   if (!found.length) {
     // A template whose every parameter has a default still names one instantiation.
-    const params = templateParams(decl.tparams);
+    const params = templateParams(decl.tparams, c);
     const binding: TemplateBinding = new Map();
     if (!defaults(c, params, binding, decl).length) return { decl, binding, name: `${decl.name}<${spellArgs(params.map((p) => binding.get(p.name)!))}>` };
     throw SimError.ofRequest(
@@ -140,7 +140,7 @@ function argFromText(c: CompilerContext, at: SyntaxNode, p: TemplateParam, text:
 /** The instantiations of template kernel `decl` the file names: launches with template arguments and explicit instantiations, in source order. */
 export function kernelInstantiations(c: CompilerContext, decl: FnDecl): KernelInstance[] {
   if (!decl.tparams) return [];
-  const params = templateParams(decl.tparams);
+  const params = templateParams(decl.tparams, c);
   const out: KernelInstance[] = [];
   const visit = (n: SyntaxNode): void => {
     const named_ = templateUse(n, decl.name);

@@ -9,6 +9,7 @@ import type { CompilerContext, Ex, Fn, FnCx, FnDecl, LV } from './context';
 import { envOf, type Frame, fromGenericAddress, genericAddress, loader, loadPointer, oob, storePointer, storer } from './runtime';
 import { fail, unsupported } from './syntax';
 import { laneType, vConvert, vecOf } from './lanes';
+import { constantOf } from './type-traits';
 import { convFn, type CType, isNum, ptr, S32, sameType, sizeOfType, type StructDef, type StructField, typeName, wide } from './types';
 
 /** Reads a value of type `t` from an lvalue. */
@@ -195,6 +196,7 @@ function bitFieldStore(lv: BitLV, _t: CType): (f: Frame, v: any) => void {
 // -------------------------------------------------------------- conversions
 
 export function convertTo(c: CompilerContext, e: Ex, t: CType, n: SyntaxNode, cx?: FnCx): Ex {
+  if (t.k === 'num' || t.k === 'ptr') e = constantOf(e);
   if (cx && e.t.k === 'struct' && e.t.def.conversions && (t.k === 'num' || t.k === 'ptr')) e = userConversion(c, cx, e, t, n);
   const from = e.t;
   if (t.k === 'void') return e;

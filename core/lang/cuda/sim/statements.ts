@@ -8,7 +8,9 @@ import type { CompilerContext, Ex, Fn, FnCx, LV } from './context';
 import type { Pointer } from '../../../sim/memory';
 import { laneType, vecOf, type VFn } from './lanes';
 import { BLOCKED, FRAME, type Frame, type Instr, loader, loadPointer, SPLIT } from './runtime';
-import { allChildren, fail, lastName, locOf, named, unsupported, requiredField } from './syntax';
+import { SimError } from '../../../sim/machine';
+import { constantOf } from './type-traits';
+import { allChildren, fail, lastName, locOf, named, operatorOf, unsupported, requiredField } from './syntax';
 import { BOOL, type CType, decay, isNum, sizeOfType, typeName } from './types';
 
 // ------------------------------------------------------------------ instruction emission
@@ -275,6 +277,8 @@ export function stmt(c: CompilerContext, cx: FnCx, n: SyntaxNode): void {
       c.typeDecl(cx, n);
       return;
     case 'static_assert_declaration':
+      staticAssert(c, cx, n);
+      return;
     case 'using_declaration':
     case 'namespace_alias_definition':
     case 'comment':
@@ -309,6 +313,27 @@ export function stmt(c: CompilerContext, cx: FnCx, n: SyntaxNode): void {
       break;
     default:
       unsupported(`statement '${n.type}'`, n);
+  }
+}
+
+/**
+ * `static_assert(cond, "msg")` in a function: nvcc accepted the program, so the condition holds for the
+ * instantiations nvcc compiled; it is checked here for the one being compiled (template arguments the program
+ * does not allow, or a trait answered wrongly, show up as a failed assertion). A condition the simulator cannot
+ * evaluate (a trait it does not model included) has no effect on a run and is skipped.
+ */
+function staticAssert(c: CompilerContext, cx: FnCx, n: SyntaxNode): void {
+  const cond = requiredField(n, 'condition');
+  let v: number;
+  try {
+    v = c.constEval(cx, cond);
+  } catch (e) {
+    if (e instanceof SimError) return;
+    throw e;
+  }
+  if (!v) {
+    const msg = n.childForFieldName('message');
+    fail(`static assertion failed${msg ? `: ${msg.text}` : ''} ('${cond.text}')`, n);
   }
 }
 
@@ -412,7 +437,7 @@ function condition(c: CompilerContext, cx: FnCx, n: SyntaxNode): Ex {
     if (v?.type === 'declaration') unsupported('a declaration in a condition', v);
     inner = v!;
   }
-  const e = c.expr(cx, inner);
+  const e = constantOf(c.expr(cx, inner));
   return { t: BOOL, ev: c.truth(e, inner), cv: e.cv !== undefined ? (e.cv ? 1 : 0) : undefined, vec: truthVec(e) };
 }
 
@@ -492,7 +517,7 @@ export function needsHoist(c: CompilerContext, cx: FnCx, n: SyntaxNode): boolean
 function retriedProbe(cond: SyntaxNode): SyntaxNode | undefined {
   let n = cond;
   while (n.type === 'parenthesized_expression' || n.type === 'condition_clause') n = n.childForFieldName('value') ?? named(n)[0];
-  if (n.type === 'unary_expression' && n.childForFieldName('operator')?.text === '!') {
+  if (n.type === 'unary_expression' && n.childForFieldName('operator') && operatorOf(n) === '!') {
     let a = requiredField(n, 'argument');
     while (a.type === 'parenthesized_expression') a = named(a)[0];
     if (a.type === 'call_expression') return a;

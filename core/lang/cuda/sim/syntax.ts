@@ -35,6 +35,15 @@ export function missingIncludesNote(missing: readonly string[]): string {
   return ` (not defined in this translation unit; not found on the include path: ${missing.slice(0, 3).join(', ')}${missing.length > 3 ? ', ...' : ''}; give -I or a compile_flags.txt)`;
 }
 
+/** C++'s alternative tokens (`and`, `or`, `not` …: DeepGEMM writes them) as the operators they spell. */
+const ALTERNATIVE_TOKENS: Readonly<Record<string, string>> = { and: '&&', or: '||', not: '!', bitand: '&', bitor: '|', xor: '^', compl: '~', not_eq: '!=', and_eq: '&=', or_eq: '|=', xor_eq: '^=' };
+
+/** The operator of a unary, binary or assignment expression, alternative tokens spelled as operators. */
+export function operatorOf(n: SyntaxNode): string {
+  const op = requiredField(n, 'operator').text;
+  return ALTERNATIVE_TOKENS[op] ?? op;
+}
+
 export function fail(what: string, n: SyntaxNode): never {
   throw new SimError(what, locOf(n), 'error');
 }

@@ -6,6 +6,9 @@ import type { SyntaxNode } from '../parser';
 import { SCALAR_DTYPES } from '../c-types';
 import { type CompilerContext, type Ex, FnCx, type Sym } from './context';
 import { fail, findNode, locOf, named, unsupported, requiredField } from './syntax';
+import { conceptNamed, requireConcept } from './concepts';
+import { isNumericLimits, numericLimitsStruct } from './numeric-limits';
+import { ENABLE_IF_FALSE, scopeOf, spellCxx, stdTrait, traitMember, traitStruct } from './type-traits';
 import { convFn, type CType, isNum, layoutStruct, type StructDef, type StructMember, U64 } from './types';
 
 /** One parameter of a template: a type (`typename T`) or a value (`int kStages`), with its default. */
@@ -17,6 +20,13 @@ export interface TemplateParam {
   dflt?: SyntaxNode;
   /** A parameter pack (`typename... Ts`, `size_t... Idx`): bound as `Ts#0`, `Ts#1`, … and its length as `...Ts`. */
   pack?: boolean;
+  /**
+   * A parameter without a name (`typename = std::enable_if_t<…>`, `std::enable_if_t<…, int> = 0`): it only
+   * constrains the others; its type or default is evaluated (a false enable_if fails the substitution).
+   */
+  unnamed?: boolean;
+  /** A type parameter constrained by a concept (`template <ducks::st::all ST>`): the concept's name and where it is written. */
+  constraint?: { concept: string; node: SyntaxNode };
 }
 
 /** The binding keys of a pack's elements and length. */
@@ -26,20 +36,33 @@ export const packLen = (name: string): string => `...${name}`;
 /** Template arguments by parameter name: types, or the values of non-type parameters. */
 export type TemplateBinding = Map<string, CType | number>;
 
-export function templateParams(list: SyntaxNode): TemplateParam[] {
+/** The parameters of a template; with the compiler, a parameter whose type names a concept is a constrained type parameter. */
+export function templateParams(list: SyntaxNode, c?: CompilerContext): TemplateParam[] {
   const out: TemplateParam[] = [];
   for (const p of named(list)) {
+    const unnamed = `<unnamed ${out.length}>`;
     switch (p.type) {
       case 'type_parameter_declaration':
       case 'optional_type_parameter_declaration': {
-        const nm = p.childForFieldName('name') ?? named(p).find((x) => x.type === 'type_identifier');
-        out.push({ name: nm?.text ?? '', kind: 'type', dflt: p.childForFieldName('default_type') ?? undefined });
+        const dflt = p.childForFieldName('default_type')?.id;
+        const nm = p.childForFieldName('name') ?? named(p).find((x) => x.type === 'type_identifier' && x.id !== dflt);
+        out.push({ name: nm?.text ?? unnamed, kind: 'type', dflt: p.childForFieldName('default_type') ?? undefined, ...(nm ? {} : { unnamed: true }) });
         break;
       }
       case 'parameter_declaration':
       case 'optional_parameter_declaration': {
         const dn = p.childForFieldName('declarator');
-        if (!dn || dn.type !== 'identifier') unsupported(`template parameter '${p.text}'`, p);
+        if (!dn || dn.type.startsWith('abstract_')) {
+          out.push({ name: unnamed, kind: 'value', type: p.childForFieldName('type') ?? undefined, dflt: p.childForFieldName('default_value') ?? undefined, unnamed: true });
+          break;
+        }
+        if (dn.type !== 'identifier') unsupported(`template parameter '${p.text}'`, p);
+        const tn = p.childForFieldName('type');
+        const concept = c && tn ? conceptNamed(c, tn.text, tn) : undefined;
+        if (concept) {
+          out.push({ name: dn.text, kind: 'type', dflt: p.childForFieldName('default_value') ?? undefined, constraint: { concept, node: tn! } });
+          break;
+        }
         out.push({ name: dn.text, kind: 'value', type: p.childForFieldName('type') ?? undefined, dflt: p.childForFieldName('default_value') ?? undefined });
         break;
       }
@@ -120,7 +143,8 @@ export function callArgs(c: CompilerContext, cx: FnCx, argNodes: SyntaxNode[]): 
  * deduces the pack from it (DeepGEMM's FP8MMA::wgmma expands `d[Idx]...` this way).
  */
 export function integerSequence(c: CompilerContext, cx: FnCx, text: string, n: SyntaxNode): CType | undefined {
-  const m = /^(?:(?:std|cute|cuda::std)::)?(make_index_sequence|make_integer_sequence|index_sequence|integer_sequence)</.exec(text);
+  // Any namespace: CuTe's own alias the standard ones through a macro (`CUTE_STL_NAMESPACE::make_integer_sequence`).
+  const m = /^(?:[\w:]+::)?(make_index_sequence|make_integer_sequence|index_sequence|integer_sequence)</.exec(text);
   if (!m) return undefined;
   const tt = findNode(n, 'template_argument_list');
   const args = tt ? named(tt) : [];
@@ -160,7 +184,7 @@ export function templateArg(c: CompilerContext, cx: FnCx, p: TemplateParam, a: S
       if (s?.sym.k === 'const') return s.sym.value;
       fail(`template argument '${tn.text}' of '${p.name}' is not a compile-time constant`, a);
     }
-    if (tn?.type === 'qualified_identifier') return c.constEval(cx, tn);
+    if (tn?.type === 'qualified_identifier' || tn?.type === 'template_type') return c.constEval(cx, tn);
   }
   return c.constEval(cx, a);
 }
@@ -168,11 +192,20 @@ export function templateArg(c: CompilerContext, cx: FnCx, p: TemplateParam, a: S
 /** Binds the arguments given (`args`, in order) to `params`; `what` names the template in errors. */
 export function bindTemplateArgs(c: CompilerContext, cx: FnCx, params: TemplateParam[], args: SyntaxNode[], what: string, at: SyntaxNode, into: TemplateBinding = new Map()): TemplateBinding {
   const pack = params.findIndex((p) => p.pack);
-  if (args.length > params.length && pack < 0) fail(`too many template arguments for '${what}' (${args.length} for ${params.length})`, at);
-  args.forEach((a, i) => {
-    if (pack >= 0 && i >= pack) into.set(packElem(params[pack].name, i - pack), templateArg(c, cx, params[pack], a));
-    else into.set(params[i].name, templateArg(c, cx, params[i], a));
+  // An expansion among the arguments (`Seq<Is...>` inside a function deduced from one) gives one argument per element.
+  const items: { node: SyntaxNode; eval: (p: TemplateParam) => CType | number }[] = args.flatMap((a) => {
+    if (a.type !== 'parameter_pack_expansion') return [{ node: a, eval: (p: TemplateParam) => templateArg(c, cx, p, a) }];
+    const pattern = requiredField(a, 'pattern');
+    const packs = packsIn(c, cx, pattern);
+    if (!packs.length) fail(`'${a.text}' expands no parameter pack`, a);
+    return Array.from({ length: packLength(c, cx, packs, a) }, (_, i) => ({ node: a, eval: (p: TemplateParam) => withPackElement(cx, packs, i, c, () => templateArg(c, cx, p, pattern)) }));
   });
+  if (items.length > params.length && pack < 0) fail(`too many template arguments for '${what}' (${items.length} for ${params.length})`, at);
+  items.forEach((a, i) => {
+    if (pack >= 0 && i >= pack) into.set(packElem(params[pack].name, i - pack), a.eval(params[pack]));
+    else into.set(params[i].name, a.eval(params[i]));
+  });
+  args = items.map((x) => x.node);
   if (pack >= 0 && args.length > pack) into.set(packLen(params[pack].name), args.length - pack);
   return into;
 }
@@ -187,6 +220,11 @@ export function applyDefaults(c: CompilerContext, params: TemplateParam[], bindi
       continue;
     }
     if (binding.has(p.name)) continue;
+    if (p.unnamed && p.kind === 'value') {
+      // Nothing can name its value (often `nullptr`, CuTe's CUTE_REQUIRES); its type is checked in templateScope.
+      binding.set(p.name, 0);
+      continue;
+    }
     if (!p.dflt) {
       missing.push(p.name);
       continue;
@@ -223,6 +261,12 @@ export function templateScope(c: CompilerContext, params: TemplateParam[], bindi
     }
     const v = binding.get(p.name);
     if (v === undefined) continue;
+    if (p.constraint && typeof v !== 'number') requireConcept(c, p.constraint.concept, v, p.constraint.node);
+    if (p.unnamed) {
+      // `std::enable_if_t<cond, int> = 0`: the type is evaluated so a false condition fails the substitution.
+      if (p.kind === 'value' && p.type) c.baseType(cx, p.type);
+      continue;
+    }
     if (typeof v !== 'number') {
       out.set(p.name, { k: 'type', type: v });
       continue;
@@ -240,15 +284,23 @@ const C_NAMES: Record<string, string> = {};
 for (const [name, dt] of Object.entries(SCALAR_DTYPES)) if (!(dt in C_NAMES) && !/_t$|^uint$|^half$|^nv_|^signed$|^unsigned$|int $/.test(name)) C_NAMES[dt] = name;
 Object.assign(C_NAMES, { s32: 'int', u32: 'unsigned int', s64: 'long long', u64: 'unsigned long long', s8: 'signed char', u8: 'unsigned char', s16: 'short', u16: 'unsigned short', f16: '__half', bf16: '__nv_bfloat16' });
 
-/** A type as C++ spells it (`float`, `unsigned int`, `Ring<4>*`). */
-export function spellType(t: CType): string {
+/**
+ * A type as C++ spells it (`float`, `unsigned int`, `Ring<4>*`). With `unknownMarks`, what deduction may have
+ * lost is spelled too (function instances keep `T = int*` apart from a deduced `T`, whose pointee's cv is
+ * unknown, so a trait is never answered from the other); class template instances unify them, as before.
+ */
+export function spellType(t: CType, unknownMarks = false): string {
+  return spellCxx(t, spellCore(t, unknownMarks), unknownMarks);
+}
+
+function spellCore(t: CType, marks: boolean): string {
   switch (t.k) {
     case 'num':
       return C_NAMES[t.dt] ?? t.dt;
     case 'ptr':
-      return `${spellType(t.to)}*`;
+      return `${spellType(t.to, marks)}*`;
     case 'arr':
-      return `${spellType(t.of)}[${t.n < 0 ? '' : t.n}]`;
+      return `${spellType(t.of, marks)}[${t.n < 0 ? '' : t.n}]`;
     case 'struct':
       return t.def.name;
     case 'barrier':
@@ -277,7 +329,7 @@ export function classTemplate(c: CompilerContext, cx: FnCx, name: string, argNod
   const node = c.templateStructs.get(name);
   const list = node?.parent?.type === 'template_declaration' ? node.parent.childForFieldName('parameters') : null;
   if (!node || !list) unsupported(`class template '${name}' without a definition`, n);
-  const params = templateParams(list);
+  const params = templateParams(list, c);
   const binding = bindTemplateArgs(c, cx, params, argNodes, name, n);
   const missing = applyDefaults(c, params, binding, n);
   if (missing.length) fail(`missing template argument${missing.length > 1 ? 's' : ''} ${missing.map((m) => `'${m}'`).join(', ')} of '${name}'`, n);
@@ -303,7 +355,7 @@ export function classTemplate(c: CompilerContext, cx: FnCx, name: string, argNod
 function partialSpecialisation(c: CompilerContext, node: SyntaxNode, list: SyntaxNode, params: TemplateParam[], args: (CType | number)[]): TemplateBinding | undefined {
   const argList = node.childForFieldName('name')?.childForFieldName('arguments');
   if (!argList) return undefined;
-  const own = templateParams(list);
+  const own = templateParams(list, c);
   if (own.some((p) => p.pack)) return undefined;
   const items = named(argList);
   if (items.length !== args.length) return undefined;
@@ -341,7 +393,7 @@ function specialisation(c: CompilerContext, name: string, params: TemplateParam[
     const list = node.parent?.childForFieldName('parameters');
     if (list && named(list).length) {
       const binding = partial ? undefined : partialSpecialisation(c, node, list, params, args);
-      if (binding) partial = { node, binding, params: templateParams(list) };
+      if (binding) partial = { node, binding, params: templateParams(list, c) };
       continue;
     }
     const argList = node.childForFieldName('name')?.childForFieldName('arguments');
@@ -354,15 +406,100 @@ function specialisation(c: CompilerContext, name: string, params: TemplateParam[
   return partial;
 }
 
-/** The struct a scope names (`Ring<4>` in `Ring<4>::kStages`, `S` in `S::kN`), if it names one. */
+/** The struct a scope names (`Ring<4>` in `Ring<4>::kStages`, `S` in `S::kN`, `std::is_same<T, U>`), if it names one. */
 export function scopeStruct(c: CompilerContext, cx: FnCx, scope: SyntaxNode): StructDef | undefined {
   if (scope.type === 'template_type') {
     const name = scope.childForFieldName('name')?.text ?? '';
-    if (c.templateStructs.has(name)) return c.classTemplate(cx, name, named(requiredField(scope, 'arguments')), scope);
-    return undefined;
+    const args = named(requiredField(scope, 'arguments'));
+    // `std::is_same<…>`: the standard trait even where a header defines its own (libcu++'s implementation).
+    const ns = scopeOf(scope);
+    if (isNumericLimits(c, ns, name)) {
+      if (args.length !== 1) fail(`std::numeric_limits takes one template argument`, scope);
+      const t = args[0].type === 'type_descriptor' ? c.typeDescriptor(cx, args[0]) : c.baseType(cx, args[0]);
+      return numericLimitsStruct(c, t, `std::numeric_limits<${spellType(t)}>`, scope);
+    }
+    if (ns !== undefined && !/cute/.test(ns)) {
+      const trait = traitStruct(c, cx, ns, name, args, scope);
+      if (trait) return trait;
+    }
+    if (c.templateStructs.has(name)) return c.classTemplate(cx, name, args, scope);
+    if (isAliasTemplate(c, name)) {
+      const t = aliasTemplate(c, cx, name, args, scope);
+      return t.k === 'struct' ? t.def : undefined;
+    }
+    return traitStruct(c, cx, scopeOf(scope), name, args, scope);
+  }
+  // `decltype(x)::value` (CuTe's idiom for a compile-time integer held in a value).
+  if (scope.type === 'decltype') {
+    const t = c.baseType(cx, scope);
+    return t.k === 'struct' ? t.def : undefined;
   }
   if (scope.type !== 'namespace_identifier' && scope.type !== 'type_identifier') return undefined;
   const s = c.lookup(cx, scope.text);
   if (s?.sym.k === 'type') return s.sym.type.k === 'struct' ? s.sym.type.def : undefined;
-  return c.structDef(cx, scope.text, scope);
+  return c.structDef(cx, scope.text, scope) ?? traitStruct(c, cx, scopeOf(scope), scope.text, [], scope);
+}
+
+/**
+ * The type a template name with arguments names, or undefined when it names no template: a class template
+ * instance (`Ring<4>`), an alias template's type (`Ptr<int>`), a trait's type (`std::conditional_t<…>`) or the
+ * trait itself (`std::integral_constant<int, 4>`). Written with std:: a trait is the standard one even where a
+ * header defines its own (libcu++'s implementation). A trait's `_v` is a value: undefined with `valueOk`.
+ */
+export function templateNameType(c: CompilerContext, cx: FnCx, n: SyntaxNode, valueOk: boolean): CType | undefined {
+  const tname = n.childForFieldName('name')?.text ?? '';
+  const args = named(requiredField(n, 'arguments'));
+  const scope = scopeOf(n);
+  const trait = stdTrait(c, scope, tname);
+  const standard = trait && scope !== undefined && !/cute/.test(scope);
+  if (!standard && c.templateStructs.has(tname)) return { k: 'struct', def: c.classTemplate(cx, tname, args, n) };
+  if (!standard && isAliasTemplate(c, tname)) return aliasTemplate(c, cx, tname, args, n);
+  if (trait?.form === 't') {
+    const m = traitMember(c, cx, scope, tname, args, n, 't');
+    if (m?.k !== 'type') fail(`'${n.text}' names no type (${ENABLE_IF_FALSE})`, n);
+    return m.type;
+  }
+  if (trait?.form === 'class') return { k: 'struct', def: traitStruct(c, cx, scope, tname, args, n)! };
+  if (trait && !valueOk) fail(`'${n.text}' is a value, not a type`, n);
+  return undefined;
+}
+
+/**
+ * The type an alias template names for these arguments (`Ptr<float>` for `template <class T> using Ptr = T*;`):
+ * the aliased type evaluated with the parameters bound, defaults and packs as for class templates.
+ */
+export function aliasTemplate(c: CompilerContext, cx: FnCx, name: string, argNodes: SyntaxNode[], n: SyntaxNode): CType {
+  const node = c.aliasTemplates.get(name)!;
+  expanding.add(name);
+  try {
+    return expandAlias(c, cx, node, name, argNodes, n);
+  } finally {
+    expanding.delete(name);
+  }
+}
+
+/**
+ * Alias templates being expanded. One that names another of the same name (CuTe's `template <size_t N>
+ * using make_index_sequence = std::make_index_sequence<N>;`, found again by its last name) means that other one.
+ */
+const expanding = new Set<string>();
+
+/** Whether `name` is an alias template to expand here (not the one being expanded). */
+export function isAliasTemplate(c: CompilerContext, name: string): boolean {
+  // The index sequences are modelled whatever a header aliases them to (integerSequence).
+  return c.aliasTemplates.has(name) && !expanding.has(name) && !SEQUENCES.test(name);
+}
+
+const SEQUENCES = /^(make_index_sequence|make_integer_sequence|index_sequence|integer_sequence)$/;
+
+function expandAlias(c: CompilerContext, cx: FnCx, node: SyntaxNode, name: string, argNodes: SyntaxNode[], n: SyntaxNode): CType {
+  const list = node.parent?.childForFieldName('parameters');
+  if (!list) unsupported(`alias template '${name}' without a parameter list`, n);
+  const params = templateParams(list, c);
+  const binding = bindTemplateArgs(c, cx, params, argNodes, name, n);
+  const missing = applyDefaults(c, params, binding, n);
+  if (missing.length) fail(`missing template argument${missing.length > 1 ? 's' : ''} ${missing.map((m) => `'${m}'`).join(', ')} of '${name}'`, n);
+  const acx = new FnCx(`<alias ${name}>`, null, binding, undefined, locOf(node));
+  acx.scopes = [templateScope(c, params, binding)];
+  return c.typeDescriptor(acx, requiredField(node, 'type'));
 }

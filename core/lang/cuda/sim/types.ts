@@ -48,6 +48,8 @@ export interface StructDef {
   union?: boolean;
   /** Conversion operators (`operator uint64_t() const`): the target type and the member function (FnDecl). */
   conversions?: { to: CType; fn: unknown }[];
+  /** An empty class that converts to a constant: std::integral_constant and the traits derived from it (`std::is_same<T, U>{}`). */
+  constant?: { type: CType; value: number };
 }
 
 /** What a name declared inside a struct stands for, besides fields and methods. */
@@ -56,7 +58,23 @@ export type StructMember = { k: 'const'; type: CType; value: number } | { k: 'ty
 /** Opaque runtime objects that live in slots only (cooperative groups, PTX tags). */
 export type ObjKind = 'thread_block' | 'tile' | 'grid' | 'cluster' | 'tag' | 'string' | 'nullptr' | 'pipeline' | 'pipeline_role';
 
-export type CType =
+/**
+ * What C++ sees of a type beyond its layout, kept for the type traits only (the rest of the compiler
+ * ignores it): top-level cv-qualifiers, a reference, and which fundamental type a number is (`long` and
+ * `long long` are both s64). A type made from an expression (deduced, decltype) may have lost its
+ * qualifiers: `cvUnknown` / `refUnknown` say so, and a trait that depends on them stops rather than guess.
+ */
+export interface CxxInfo {
+  c?: boolean;
+  v?: boolean;
+  ref?: '&' | '&&';
+  /** The canonical C++ name of a number's fundamental type (`long`, `signed char`, `__half`). */
+  name?: string;
+  cvUnknown?: boolean;
+  refUnknown?: boolean;
+}
+
+export type CType = (
   | { k: 'void' }
   | { k: 'num'; dt: DType }
   | { k: 'ptr'; to: CType }
@@ -65,7 +83,8 @@ export type CType =
   /** cuda::barrier<scope[, CompletionF]>: the 8-byte mbarrier word in memory. */
   | { k: 'barrier' }
   | { k: 'lambda'; id: number }
-  | { k: 'obj'; obj: ObjKind; n?: number };
+  | { k: 'obj'; obj: ObjKind; n?: number }
+) & { cxx?: CxxInfo };
 
 export const VOID: CType = { k: 'void' };
 export const num = (dt: DType): CType => ({ k: 'num', dt });
