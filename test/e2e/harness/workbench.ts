@@ -14,9 +14,9 @@ export async function openWorkbench(page: Page, url: string, timeoutMs = 60_000)
   await page.locator('.explorer-folders-view .monaco-list-row').first().waitFor({ timeout: timeoutMs });
 }
 
-async function quickInput(page: Page): Promise<Locator> {
+async function quickInput(page: Page, timeoutMs?: number): Promise<Locator> {
   const widget = page.locator('.quick-input-widget');
-  await widget.waitFor({ state: 'visible' });
+  await widget.waitFor({ state: 'visible', timeout: timeoutMs });
   return widget;
 }
 
@@ -59,10 +59,20 @@ async function acceptRow(page: Page, labels: string[], timeoutMs: number): Promi
  * show a command without its category when the typed text matches an alias, so both are accepted.
  */
 export async function runCommand(page: Page, title: string, timeoutMs = 15_000): Promise<void> {
-  await page.keyboard.press('Escape');
-  await page.keyboard.press('F1');
-  const widget = await quickInput(page);
-  await widget.locator('input').fill(`>${title}`);
+  // The palette can open while the workbench is briefly inert (a dialog or a view taking focus closes
+  // it again): open it afresh, a few times, before giving up.
+  for (let attempt = 1; ; attempt++) {
+    await page.keyboard.press('Escape');
+    await page.keyboard.press('F1');
+    try {
+      const widget = await quickInput(page, 5_000);
+      await widget.locator('input').fill(`>${title}`, { timeout: 5_000 });
+      break;
+    } catch (e) {
+      if (attempt >= 3) throw e;
+      await page.waitForTimeout(500);
+    }
+  }
   const colon = title.indexOf(': ');
   await acceptRow(page, colon > 0 ? [title, title.slice(colon + 2)] : [title], timeoutMs);
 }
