@@ -194,7 +194,7 @@ export function symbolEx(c: CompilerContext, cx: FnCx, s: Sym, depth: number, na
       if (s.where === 'slot' || s.where === 'num') {
         const num = s.where === 'num';
         const lv: LV = { k: 'slot', depth, idx: s.idx, num };
-        const out: Ex = { t: s.type, ev: slotReader(depth, s.idx, num), lv };
+        const out: Ex = { t: s.type, ev: slotReader(depth, s.idx, num && s.type.k === 'num' ? s.type.dt : undefined), lv };
         if (depth === 0 && s.type.k === 'num' && laneType(s.type.dt)) out.vec = vSlot(s.idx, num);
         return out;
       }

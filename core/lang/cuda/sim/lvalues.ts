@@ -3,6 +3,7 @@
 // and converts values between C types. These closures run per access, so they stay specialised by
 // type at compile time.
 import type { SyntaxNode } from '../parser';
+import type { DType } from '../../../sim/dtypes';
 import { SimError } from '../../../sim/machine';
 import { Buffer, type Pointer } from '../../../sim/memory';
 import type { CompilerContext, Ex, Fn, FnCx, FnDecl, LV } from './context';
@@ -14,7 +15,7 @@ import { convFn, type CType, isNum, ptr, S32, sameType, sizeOfType, type StructD
 
 /** Reads a value of type `t` from an lvalue. */
 export function loadFn(c: CompilerContext, lv: LV, t: CType): Fn {
-  if (lv.k === 'slot') return slotReader(lv.depth, lv.idx, lv.num);
+  if (lv.k === 'slot') return slotReader(lv.depth, lv.idx, lv.num && t.k === 'num' ? t.dt : undefined);
   if (lv.bits) return bitFieldLoad(lv as BitLV, t);
   const B = lv.buf;
   const O = lv.off;
@@ -270,12 +271,23 @@ export function rv(c: CompilerContext, e: Ex): Ex {
   return e;
 }
 
-/** Reads slot `idx` of the frame `depth` steps up the environment chain. */
-export function slotReader(depth: number, idx: number, num = false): Fn {
-  if (num) {
+/**
+ * Reads slot `idx` of the frame `depth` steps up the environment chain; `num`: a typed slot of that
+ * type (Frame.d). An integer is read back as a 32-bit integer (it was stored as one, and a declared
+ * local is stored before it is read), so V8 computes with it as an integer, not a double.
+ */
+export function slotReader(depth: number, idx: number, num?: DType): Fn {
+  if (num === 'u32') {
+    if (depth === 0) return (f) => f.d[idx] >>> 0;
+    return (f) => envOf(f, depth).d[idx] >>> 0;
+  }
+  if (num === 'f32' || num === 'f64') {
     if (depth === 0) return (f) => f.d[idx];
-    if (depth === 1) return (f) => (f.env as Frame).d[idx];
     return (f) => envOf(f, depth).d[idx];
+  }
+  if (num) {
+    if (depth === 0) return (f) => f.d[idx] | 0;
+    return (f) => envOf(f, depth).d[idx] | 0;
   }
   if (depth === 0) return (f) => f.v[idx];
   if (depth === 1) return (f) => (f.env as Frame).v[idx];
