@@ -93,12 +93,21 @@ export function toHalfBits(x: number): number {
 }
 
 export function fromHalfBits(h: number): number {
-  const sign = h & 0x8000 ? -1 : 1;
-  const e = (h >> 10) & 0x1f;
-  const m = h & 0x3ff;
-  if (e === 0) return sign * m * 2 ** -24;
-  if (e === 31) return m ? NaN : sign * Infinity;
-  return sign * (1 + m / 1024) * 2 ** (e - 15);
+  return (halfValues ??= halfTable())[h & 0xffff];
+}
+
+/** Every f16 bit pattern's value (512 KiB, made on first use): WGMMA and TMA read f16 operands by the million. */
+let halfValues: Float64Array | undefined;
+
+function halfTable(): Float64Array {
+  const t = new Float64Array(65536);
+  for (let h = 0; h < 65536; h++) {
+    const sign = h & 0x8000 ? -1 : 1;
+    const e = (h >> 10) & 0x1f;
+    const m = h & 0x3ff;
+    t[h] = e === 0 ? sign * m * 2 ** -24 : e === 31 ? (m ? NaN : sign * Infinity) : sign * (1 + m / 1024) * 2 ** (e - 15);
+  }
+  return t;
 }
 
 /** Float → bfloat16 bits (the top half of an f32), round to nearest even (NaN → 0x7fff). */

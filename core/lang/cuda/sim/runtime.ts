@@ -7,6 +7,9 @@ import { fromBf16Bits, fromHalfBits, toBf16Bits, toHalfBits } from '../../../sim
 import { type AsyncOp, type Machine, type SimThread, type SourceLoc, SimError } from '../../../sim/machine';
 import { Buffer, OutOfBounds, type Pointer } from '../../../sim/memory';
 import { clusterAddress, CLUSTER_RANK_SHIFT } from '../../../sim/cluster';
+
+/** The shared-window address below a shared::cluster address's rank bits. */
+const WINDOW_MASK = (1 << CLUSTER_RANK_SHIFT) - 1;
 import { chk64, type CType, wide } from './types';
 
 /** Evaluates an expression for lanes `fs[0..n)` at once into the node's own buffer (lanes.ts; valid until the node runs again). */
@@ -107,6 +110,8 @@ export interface BlockCtx {
   dynamic: Buffer;
   /** Shared-window base address of each buffer, sorted by base. */
   window: { base: number; buf: Buffer }[];
+  /** The window entry the last shared address resolved to (fromSharedAddress tries it first). */
+  lastWindow?: { base: number; buf: Buffer };
   baseOf: Map<Buffer, number>;
   /** Tensor memory (tcgen05): 128 lanes × 512 columns of 32-bit words. */
   tmem?: Uint32Array;
@@ -292,11 +297,15 @@ export function sharedAddress(blk: BlockCtx, p: Pointer | null, what = '__cvta_g
 
 /** The buffer and offset at 32-bit shared::cta address `a` of the block. */
 export function fromSharedAddress(blk: BlockCtx, a: number): Pointer {
+  if (!(a >= 0 && a < 4294967296)) throw new SimError(`shared address ${a} is not a 32-bit shared-memory address`);
   // The CTA's own rank bits (its shared::cta addresses carry them) name its own window.
-  const rankBits = Math.floor((a >>> 0) / 2 ** CLUSTER_RANK_SHIFT);
-  if (rankBits !== 0 && rankBits === blk.rank) a -= rankBits * 2 ** CLUSTER_RANK_SHIFT;
+  const rankBits = a >>> CLUSTER_RANK_SHIFT;
+  if (rankBits !== 0 && rankBits === blk.rank) a = (a & WINDOW_MASK) >>> 0;
   else if (rankBits !== 0)
     throw new SimError(`shared address 0x${(a >>> 0).toString(16)} is a shared::cluster address (another CTA's memory, from mapa or a peer pointer) used where a shared::cta address is expected: only .shared::cluster instructions and generic pointers reach a peer CTA`);
+  // Operand reads (WGMMA, ldmatrix, TMA) resolve many addresses of one variable in a row.
+  const last = blk.lastWindow;
+  if (last !== undefined && a >= last.base && a - last.base < Math.max(1, last.buf.size)) return { buf: last.buf, offset: a - last.base };
   const w = blk.window;
   let lo = 0;
   let hi = w.length - 1;
@@ -309,8 +318,12 @@ export function fromSharedAddress(blk: BlockCtx, a: number): Pointer {
     } else hi = mid - 1;
   }
   if (found >= 0) {
-    const { base, buf } = w[found];
-    if (a - base < Math.max(1, buf.size)) return { buf, offset: a - base };
+    const entry = w[found];
+    const { base, buf } = entry;
+    if (a - base < Math.max(1, buf.size)) {
+      blk.lastWindow = entry;
+      return { buf, offset: a - base };
+    }
   }
   throw new SimError(`shared address 0x${(a >>> 0).toString(16)} is not inside any __shared__ variable of this block`);
 }
