@@ -24,7 +24,8 @@ export const MAX_CLUSTER_SIZE = 16;
  * (CUTLASS's Sm100MmaPeerBitMask).
  */
 export const CLUSTER_RANK_SHIFT = 24;
-const WINDOW_MASK = (1 << CLUSTER_RANK_SHIFT) - 1;
+/** The shared-window address below a shared::cluster address's rank bits. */
+export const WINDOW_MASK = (1 << CLUSTER_RANK_SHIFT) - 1;
 
 export function clusterAddress(rank: number, local: number): number {
   return (rank * 2 ** CLUSTER_RANK_SHIFT + (local & WINDOW_MASK)) >>> 0;

@@ -93,13 +93,17 @@ export function toHalfBits(x: number): number {
 }
 
 export function fromHalfBits(h: number): number {
-  return (halfValues ??= halfTable())[h & 0xffff];
+  return halfValueTable()[h & 0xffff];
 }
 
-/** Every f16 bit pattern's value (512 KiB, made on first use): WGMMA and TMA read f16 operands by the million. */
+/** Every f16 bit pattern's value (512 KiB, made on first use): WGMMA, TMA and Croqtile MMAs read f16 operands by the million. */
 let halfValues: Float64Array | undefined;
 
-function halfTable(): Float64Array {
+export function halfValueTable(): Float64Array {
+  return (halfValues ??= makeHalfTable());
+}
+
+function makeHalfTable(): Float64Array {
   const t = new Float64Array(65536);
   for (let h = 0; h < 65536; h++) {
     const sign = h & 0x8000 ? -1 : 1;

@@ -160,6 +160,16 @@ export class SimThread {
   }
 }
 
+/**
+ * Lane `k` of `t`'s warp, or undefined past the warp's last lane (a block's threads are consecutive in
+ * the machine's list, so a warp's lanes are too; a partial last warp ends early).
+ */
+export function warpLane(threads: readonly SimThread[], t: SimThread, k: number): SimThread | undefined {
+  if (k >= 32) return undefined;
+  const l = threads[t.index - t.lane + k];
+  return l && l.block === t.block && l.tid === t.tid - t.lane + k ? l : undefined;
+}
+
 export interface AsyncGroups {
   /** Ops issued since the last commit. */
   open: AsyncOp[];

@@ -42,6 +42,7 @@ import {
   type SourceLoc,
   type TraceEvent,
   type Wait,
+  warpLane,
 } from './machine-types';
 import type { MbarrierState } from './mbarrier';
 import { MbarrierServices } from './mbarrier-services';
@@ -423,12 +424,8 @@ export class Machine {
     gang.length = 0;
     parked.length = 0;
     gang.push(t);
-    const first = t.index - t.lane;
-    const base = t.tid - t.lane;
     let inGang = 1 << t.lane;
-    for (let k = 0; k < 32; k++) {
-      const l = this.threads[first + k];
-      if (!l || l.block !== t.block || l.tid !== base + k) break;
+    for (let k = 0, l = warpLane(this.threads, t, 0); l; l = warpLane(this.threads, t, ++k)) {
       if (l === t || l.status !== 'ready') continue;
       if (ex.converged(t, l)) {
         gang.push(l);
@@ -438,10 +435,7 @@ export class Machine {
     if (gang.length === 1) return this.runThread(t, Math.min(perLane, total));
     const ran = this.laneRan;
     ran.fill(0);
-    this.ready.lastThread = t.index;
-    this.eventTime = t.time;
-    this.running = t;
-    this.quanta++;
+    this.startQuantum(t);
     try {
       ex.runLanes(this, gang, parked, perLane, total, ran);
     } catch (e) {
@@ -455,15 +449,11 @@ export class Machine {
     let all = 0;
     let changed = false;
     let exited = false;
-    for (let k = 0; k < 32; k++) {
-      const l = this.threads[first + k];
-      if (!l || l.block !== t.block || l.tid !== base + k) break;
-      const n = ran[l.lane];
+    for (let k = 0, l = warpLane(this.threads, t, 0); l; l = warpLane(this.threads, t, ++k)) {
+      const n = ran[k];
       if (n > 0) {
         all += n;
-        l.steps += n;
-        l.time += n * this.lat.statement;
-        if (l.time > this.maxTime) this.maxTime = l.time;
+        this.charge(l, n);
       } else if (!(inGang & (1 << k))) continue;
       if (l.status !== 'ready') {
         changed = true;
@@ -473,22 +463,15 @@ export class Machine {
         }
       }
     }
-    this.steps += all;
     this.ready.requeueWarp(t);
     if (changed) this.markDirty();
     if (exited) this.checkBlockDone(t.block);
-    if (all === 0 && t.status === 'ready' && !this.pendingReport && !this.pauseRequested) {
-      if (++this.stalls >= MAX_STALLS) this.raise(stallReport(t));
-    } else this.stalls = 0;
-    if (!this.pauseRequested) this.yieldNow = false;
+    this.endQuantum(t, all);
     return all;
   }
 
   private runThread(t: SimThread, budget: number): number {
-    this.ready.lastThread = t.index;
-    this.eventTime = t.time;
-    this.running = t;
-    this.quanta++;
+    this.startQuantum(t);
     let ran = 0;
     try {
       ran = this.executor.run(this, t, budget);
@@ -499,20 +482,9 @@ export class Machine {
       this.running = undefined;
     }
     if (!(ran >= 0)) ran = 0;
-    t.steps += ran;
-    t.time += ran * this.lat.statement;
-    this.steps += ran;
-    if (t.time > this.maxTime) this.maxTime = t.time;
+    this.charge(t, ran);
     this.ready.requeueWarp(t);
-    if (t.status === 'ready') {
-      // A ready thread that never runs a statement (and asks for no pause) would spin the machine forever.
-      if (ran === 0 && !this.pendingReport && !this.pauseRequested) {
-        if (++this.stalls >= MAX_STALLS) {
-          this.raise(stallReport(t));
-        }
-      } else this.stalls = 0;
-    } else {
-      this.stalls = 0;
+    if (t.status !== 'ready') {
       // A thread finishing (or faulting) can satisfy custom waits (joins).
       this.markDirty();
       if (t.status === 'done') {
@@ -520,8 +492,33 @@ export class Machine {
         this.checkBlockDone(t.block);
       }
     }
-    if (!this.pauseRequested) this.yieldNow = false;
+    this.endQuantum(t, ran);
     return ran;
+  }
+
+  /** A quantum led by `t` begins: what it changes happens at `t`'s time. */
+  private startQuantum(t: SimThread): void {
+    this.ready.lastThread = t.index;
+    this.eventTime = t.time;
+    this.running = t;
+    this.quanta++;
+  }
+
+  /** `n` statements ran on `t`: its count and clock, and the machine's. */
+  private charge(t: SimThread, n: number): void {
+    t.steps += n;
+    t.time += n * this.lat.statement;
+    this.steps += n;
+    if (t.time > this.maxTime) this.maxTime = t.time;
+  }
+
+  /** After a quantum of `ran` statements led by `t`. */
+  private endQuantum(t: SimThread, ran: number): void {
+    // A ready thread that never runs a statement (and asks for no pause) would spin the machine forever.
+    if (ran === 0 && t.status === 'ready' && !this.pendingReport && !this.pauseRequested) {
+      if (++this.stalls >= MAX_STALLS) this.raise(stallReport(t));
+    } else this.stalls = 0;
+    if (!this.pauseRequested) this.yieldNow = false;
   }
 
   // ---------------------------------------------------------------- waking blocked threads

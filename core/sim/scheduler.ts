@@ -5,7 +5,7 @@
 // The heap holds one entry per warp, not per thread: a warp's lanes run together (the machine's warp
 // quanta), so 32 lanes waking at one phase cost one heap entry, and popping it yields the warp's lane
 // that is furthest behind.
-import type { SchedulePolicy, SimBlock, SimThread } from './machine-types';
+import { type SchedulePolicy, type SimBlock, type SimThread, warpLane } from './machine-types';
 
 /** mulberry32: small, fast, deterministic. */
 export function rng(seed: number): () => number {
@@ -147,9 +147,7 @@ export class ReadyQueue {
   /** After `t`'s warp ran (its heap entry was consumed): one entry for its lanes still ready, at the earliest of their times. */
   requeueWarp(t: SimThread): void {
     if (this.policy === 'random') {
-      this.forEachLane(t, (l) => {
-        if (l.status === 'ready') this.enqueue(l);
-      });
+      for (let k = 0, l = warpLane(this.threads, t, 0); l; l = warpLane(this.threads, t, ++k)) if (l.status === 'ready') this.enqueue(l);
       return;
     }
     const best = this.furthestBehind(t);
@@ -165,27 +163,9 @@ export class ReadyQueue {
 
   /** The ready lane of `t`'s warp with the lowest time (ties: the lowest lane). */
   private furthestBehind(t: SimThread): SimThread | undefined {
-    const first = t.index - t.lane;
-    const base = t.tid - t.lane;
-    const threads = this.threads;
     let best: SimThread | undefined;
-    for (let k = 0; k < 32; k++) {
-      const l = threads[first + k];
-      if (!l || l.block !== t.block || l.tid !== base + k) break;
-      if (l.status === 'ready' && (!best || l.time < best.time)) best = l;
-    }
+    for (let k = 0, l = warpLane(this.threads, t, 0); l; l = warpLane(this.threads, t, ++k)) if (l.status === 'ready' && (!best || l.time < best.time)) best = l;
     return best;
-  }
-
-  /** The lanes of `t`'s warp (itself included), in lane order. */
-  forEachLane(t: SimThread, fn: (lane: SimThread) => void): void {
-    const first = t.index - t.lane;
-    const threads = this.threads;
-    for (let k = 0; k < 32; k++) {
-      const l = threads[first + k];
-      if (!l || l.block !== t.block || l.tid !== t.tid - t.lane + k) break;
-      fn(l);
-    }
   }
 
   private dropReady(i: number): void {

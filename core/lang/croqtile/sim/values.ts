@@ -2,23 +2,12 @@
 // variables), i-tuples, tensor views over simulated buffers (chunkat / subspan / view.from give
 // strided windows, never copies), futures and event references — plus the scalar arithmetic with
 // Croqtile's types and the number formatting of co-mock's `println` (C++ ostream defaults).
-import { type DType, coerce as coerceAny, fromHalfBits, isFloat, load, sizeOf, store } from '../../../sim/dtypes';
+import { type DType, coerce as coerceAny, halfValueTable, isFloat, load, sizeOf, store } from '../../../sim/dtypes';
 import { SimError, type AsyncOp, type SimBarrier } from '../../../sim/machine';
 import type { Buffer } from '../../../sim/memory';
 
 // ---------------------------------------------------------------- fast f16 (hot in MMA and copies)
 
-/** Every f16 bit pattern decoded (exact: the runtime's own decoder), filled on first use. */
-const HALF_VALUES = new Float64Array(65536);
-let halfValuesFilled = false;
-
-function halfTable(): Float64Array {
-  if (!halfValuesFilled) {
-    for (let h = 0; h < 65536; h++) HALF_VALUES[h] = fromHalfBits(h);
-    halfValuesFilled = true;
-  }
-  return HALF_VALUES;
-}
 const f64Scratch = new Float64Array(1);
 const f64Words = new Uint32Array(f64Scratch.buffer);
 const HI = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1 ? 1 : 0; // little-endian: high word is [1]
@@ -52,11 +41,11 @@ export function halfBits(x: number): number {
 }
 
 export function halfRound(x: number): number {
-  return halfTable()[halfBits(x)];
+  return halfValueTable()[halfBits(x)];
 }
 
 function coerce(t: DType, v: number): number {
-  return t === 'f16' ? halfTable()[halfBits(v)] : coerceAny(t, v);
+  return t === 'f16' ? halfValueTable()[halfBits(v)] : coerceAny(t, v);
 }
 
 /** A typed scalar. `ub` is set for bounded variables (parallel / foreach / with indices): `#x`. */
@@ -436,7 +425,7 @@ export function elementOffset(v: View, idx: number[]): number {
 
 export function readElement(v: View, off: number): number {
   const t = v.dtype;
-  if (t === 'f16') return halfTable()[v.buf.view.getUint16(off * 2, true)];
+  if (t === 'f16') return halfValueTable()[v.buf.view.getUint16(off * 2, true)];
   if (t === 'f32') return v.buf.view.getFloat32(off * 4, true);
   if (t === 's32') return v.buf.view.getInt32(off * 4, true);
   return load(v.buf.view, off * sizeOf(t), t);
@@ -513,7 +502,7 @@ export function readAll(v: View): Float64Array {
   const out = new Float64Array(v.size);
   const dv = v.buf.view;
   if (v.dtype === 'f16') {
-    const table = halfTable();
+    const table = halfValueTable();
     stridedOffsets(v, (off, i, n) => {
       for (let k = 0; k < n; k++) out[i + k] = table[dv.getUint16((off + k) * 2, true)];
     });

@@ -10,7 +10,7 @@ import type { Pointer } from '../../../sim/memory';
 import { compileBuiltinCall } from './builtins';
 import { type CompilerContext, type Ex, type Fn, type FnCx, type FnDecl, hasOwner, type LV, ownerOf, type Sym } from './context';
 import { fieldEx, slotReader } from './lvalues';
-import { laneType, vArith, vCompare, vecOf, vLogical, type VFn, vLaunchDim, vModifySlot, vSelect, vShift, vSlot, vStoreSlot, vThreadIndex, vUnary } from './lanes';
+import { laneType, vArith, vCompare, vecOf, vLogical, vLaunchDim, vModifySlot, vSelect, vShift, vSlot, vStoreSlot, vThreadIndex, vUnary } from './lanes';
 import { envOf, type Frame, type Instr, selfOf } from './runtime';
 import { needsHoist } from './statements';
 import { expandPattern, packLen, packsIn } from './templates';
@@ -402,14 +402,14 @@ function unary(c: CompilerContext, cx: FnCx, n: SyntaxNode): Ex {
   const a = c.rv(c.expr(cx, requiredField(n, 'argument')));
   if (op === '!') {
     const t = c.truth(a, n);
-    const va = a.t.k === 'num' && laneType(a.t.dt) ? vecOf(a) : undefined;
+    const va = vecOf(a);
     return fold({ t: BOOL, ev: (f) => (t(f) ? 0 : 1), vec: va && vUnary('!', 'bool', va) }, a);
   }
   if (!isNum(a.t)) fail(`unary ${op} on a ${typeName(a.t)}`, n);
   const dt = promote(a.t.dt);
   const pe = c.convertTo(a, num(dt), n);
   if (op === '+') return pe;
-  const vp = laneType(dt) ? vecOf(pe) : undefined;
+  const vp = vecOf(pe);
   if (op === '-') return fold({ t: num(dt), ev: negate(dt, pe.ev), vec: vp && vUnary('-', dt, vp) }, pe);
   if (op === '~') return fold({ t: num(dt), ev: bitNot(dt, pe.ev), vec: vp && vUnary('~', dt, vp) }, pe);
   unsupported(`unary operator ${op}`, n);
@@ -544,7 +544,7 @@ function logical(c: CompilerContext, cx: FnCx, op: string, ln: SyntaxNode, rn: S
     const rt = c.truth(r, rn);
     const out: Ex = op === '&&' ? { t: BOOL, ev: (f) => (lt(f) && rt(f) ? 1 : 0) } : { t: BOOL, ev: (f) => (lt(f) || rt(f) ? 1 : 0) };
     // Both sides at once for a row's lanes: only when the right side has no effect to short-circuit.
-    const [vl, vr] = [numericVec(l), numericVec(r)];
+    const [vl, vr] = [vecOf(l), vecOf(r)];
     if (vl && vr && !assigns(rn)) out.vec = vLogical(op as '&&' | '||', vl, vr);
     if (l.cv !== undefined && r.cv !== undefined) {
       const v = out.ev(null as unknown as Frame);
@@ -582,7 +582,7 @@ function conditional(c: CompilerContext, cx: FnCx, n: SyntaxNode): Ex {
     if (cond.cv !== undefined) return cond.cv ? c.convertTo(a, t, an) : c.convertTo(b, t, bn);
     const out: Ex = { t, ev: (f) => (ct(f) ? A(f) : B(f)) };
     // Both arms at once for a row's lanes: only when neither has an effect the choice would skip.
-    const [vc, va, vb] = [numericVec(cond), numericVec(c.convertTo(a, t, an)), numericVec(c.convertTo(b, t, bn))];
+    const [vc, va, vb] = [vecOf(cond), vecOf(c.convertTo(a, t, an)), vecOf(c.convertTo(b, t, bn))];
     if (vc && va && vb && !assigns(an) && !assigns(bn)) out.vec = vSelect(vc, va, vb);
     return out;
   }
@@ -820,11 +820,6 @@ function resultType(a: CType, b: CType): CType {
   if (a.k === 'ptr') return a;
   if (b.k === 'ptr') return b;
   return a;
-}
-
-/** The vector form of a plain-number expression (lanes.ts `laneType`), if it has one. */
-function numericVec(e: Ex): VFn | undefined {
-  return e.t.k === 'num' && laneType(e.t.dt) ? vecOf(e) : undefined;
 }
 
 /** Whether evaluating `n` may assign (a vector form evaluates what short-circuiting would skip). */

@@ -329,9 +329,10 @@ export function vModifySlot(idx: number, V: VFn, result: 'new' | 'old'): VFn {
   };
 }
 
-/** The vector form of `e`: its own, or its constant's. */
+/** The vector form of a plain-number expression (`laneType`): its own, or its constant's; undefined for any other. */
 export function vecOf(e: Ex): VFn | undefined {
+  if (e.t.k !== 'num' || !laneType(e.t.dt)) return undefined;
   if (e.vec) return e.vec;
-  if (e.cv !== undefined && e.t.k === 'num' && laneType(e.t.dt) && typeof e.cv === 'number') return vConst(e.cv);
+  if (e.cv !== undefined && typeof e.cv === 'number') return vConst(e.cv);
   return undefined;
 }

@@ -207,7 +207,7 @@ export function convertTo(c: CompilerContext, e: Ex, t: CType, n: SyntaxNode, cx
       if (!conv) return { ...e, t, lv: undefined, vec: laneType(t.dt) && laneType(from.dt) ? e.vec : undefined };
       const ev = e.ev;
       const out: Ex = { t, ev: (f) => conv(ev(f)) };
-      const ve = laneType(t.dt) && laneType(from.dt) ? vecOf(e) : undefined;
+      const ve = laneType(t.dt) ? vecOf(e) : undefined;
       if (ve) out.vec = vConvert(conv, ve);
       if (e.cv !== undefined) out.cv = conv(e.cv);
       if (out.cv !== undefined) {

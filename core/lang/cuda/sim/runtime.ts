@@ -4,12 +4,9 @@
 // addresses) that inline PTX and integer casts of pointers need.
 import type { DType } from '../../../sim/dtypes';
 import { fromBf16Bits, fromHalfBits, toBf16Bits, toHalfBits } from '../../../sim/dtypes';
-import { type AsyncOp, type Machine, type SimThread, type SourceLoc, SimError } from '../../../sim/machine';
+import { type AsyncOp, type Machine, type SimThread, type SourceLoc, SimError, warpLane } from '../../../sim/machine';
 import { Buffer, OutOfBounds, type Pointer } from '../../../sim/memory';
-import { clusterAddress, CLUSTER_RANK_SHIFT } from '../../../sim/cluster';
-
-/** The shared-window address below a shared::cluster address's rank bits. */
-const WINDOW_MASK = (1 << CLUSTER_RANK_SHIFT) - 1;
+import { clusterAddress, CLUSTER_RANK_SHIFT, WINDOW_MASK } from '../../../sim/cluster';
 import { chk64, type CType, wide } from './types';
 
 /** Evaluates an expression for lanes `fs[0..n)` at once into the node's own buffer (lanes.ts; valid until the node runs again). */
@@ -372,11 +369,7 @@ export function selfOf(f: Frame): Pointer {
 /** The lanes of the calling thread's warp that have not exited (`__activemask`, PTX `activemask`, warp votes). */
 export function liveMask(ts: ThreadCtx): number {
   const { m, t } = ts;
-  const first = t.index - t.lane;
   let mask = 0;
-  for (let l = 0; l < 32; l++) {
-    const th = m.threads[first + l];
-    if (th && th.block === t.block && th.warp === t.warp && th.status !== 'done') mask |= 1 << l;
-  }
+  for (let k = 0, l = warpLane(m.threads, t, 0); l; l = warpLane(m.threads, t, ++k)) if (l.status !== 'done') mask |= 1 << k;
   return mask >>> 0;
 }

@@ -6,7 +6,7 @@ import type { SyntaxNode } from '../parser';
 import { isKnownPure } from './builtins';
 import type { CompilerContext, Ex, Fn, FnCx, LV } from './context';
 import type { Pointer } from '../../../sim/memory';
-import { laneType, vecOf, type VFn } from './lanes';
+import { vecOf, type VFn } from './lanes';
 import { BLOCKED, FRAME, type Frame, type Instr, loader, loadPointer, SPLIT } from './runtime';
 import { SimError } from '../../../sim/machine';
 import { constantOf } from './type-traits';
@@ -193,7 +193,7 @@ export function stmt(c: CompilerContext, cx: FnCx, n: SyntaxNode): void {
       cx.retryProbe = retriedProbe(condNode);
       const cond = c.expr(cx, condNode);
       cx.retryProbe = saved;
-      c.emitBranchTrue(cx, condNode, c.truth(cond, condNode), top, truthVec(cond));
+      c.emitBranchTrue(cx, condNode, c.truth(cond, condNode), top, vecOf(cond));
       for (const b of loop.brk) b.target = cx.code.length;
       for (const c of loop.cont) c.target = contAt;
       return;
@@ -214,7 +214,7 @@ export function stmt(c: CompilerContext, cx: FnCx, n: SyntaxNode): void {
       let br: Instr | undefined;
       if (condNode) {
         const cond = c.expr(cx, condNode);
-        if (cond.cv === undefined || !cond.cv) br = c.emitBranchFalse(cx, condNode, c.truth(cond, condNode), truthVec(cond));
+        if (cond.cv === undefined || !cond.cv) br = c.emitBranchFalse(cx, condNode, c.truth(cond, condNode), vecOf(cond));
       }
       const loop = { brk: [] as Instr[], cont: [] as Instr[], sw: false };
       cx.loops.push(loop);
@@ -438,13 +438,9 @@ function condition(c: CompilerContext, cx: FnCx, n: SyntaxNode): Ex {
     inner = v!;
   }
   const e = constantOf(c.expr(cx, inner));
-  return { t: BOOL, ev: c.truth(e, inner), cv: e.cv !== undefined ? (e.cv ? 1 : 0) : undefined, vec: truthVec(e) };
+  return { t: BOOL, ev: c.truth(e, inner), cv: e.cv !== undefined ? (e.cv ? 1 : 0) : undefined, vec: vecOf(e) };
 }
 
-/** The lane-vector form of a condition (a number tested against zero), where it has one. */
-function truthVec(e: Ex): VFn | undefined {
-  return e.t.k === 'num' && laneType(e.t.dt) ? vecOf(e) : undefined;
-}
 
 /** A condition's value: pointers test against null, numbers against zero. */
 export function truth(c: CompilerContext, e: Ex, n: SyntaxNode): Fn {
