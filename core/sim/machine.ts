@@ -142,7 +142,8 @@ export class Machine {
   private readonly doneCursor = new Map<number, number>();
   private filling = false;
   private readonly ready: ReadyQueue;
-  private readonly mbarriers: MbarrierServices;
+  /** The mbarrier services (languages' warp-lockstep rows call their lane forms directly). */
+  readonly mbarriers: MbarrierServices;
   private readonly syncs: SyncServices;
   private readonly engines: AsyncEngines<Machine>;
   private readonly clusterBarriers: ClusterBarriers;

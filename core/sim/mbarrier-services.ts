@@ -190,6 +190,46 @@ export class MbarrierServices {
     return token;
   }
 
+  /**
+   * The arrivals of a converged warp's lanes `ts[0..n)`, `count` each, in one update (as the hardware
+   * makes them): exactly what `n` calls of mbArrive in lane order do, taken only where nothing but
+   * counts changes between those calls — the barrier is initialised, the arrivals cannot complete
+   * its phase before the last lane's, and every lane's use is ordered after the init (else a lane
+   * reports, and the lanes run one by one). Returns the token, or undefined with nothing done.
+   */
+  mbArriveLanes(ts: readonly SimThread[], n: number, b: SimBarrier, count: number): number | undefined {
+    const st = b.mb.state;
+    if (!st.initialized || st.pending < n * count) return undefined;
+    const races = this.races;
+    if (races) for (let j = 0; j < n; j++) if (!races.barrierUseOrdered(b.id, ts[j].index)) return undefined;
+    const arrived = b.arrivedThisPhase;
+    for (let j = 0; j < n; j++) for (let c = 0; c < count; c++) arrived.push(ts[j].index);
+    if (races) races.arriveLanes(b.id, ts, n);
+    const last = ts[n - 1];
+    const phase = st.phase;
+    const tracing = this.m.tracing;
+    // The trace as lane-by-lane arrivals leave it: each lane's arrive, the last one's after its phase completion.
+    if (tracing) for (let j = 0; j < n - 1; j++) this.traceArrive(ts[j], b, count, phase);
+    this.completingThread = last;
+    let token: number;
+    let misuse: MbarrierMisuse | undefined;
+    try {
+      token = b.mb.arriveToken(n * count, 0, false);
+      misuse = b.mb.arriveMisuse;
+    } finally {
+      this.completingThread = undefined;
+    }
+    if (tracing) this.traceArrive(last, b, count, phase);
+    // Only the last lane's arrival can complete the phase: a misuse (tx underflow) is its.
+    if (misuse) this.misuse(last, b, misuse, 'arrive');
+    this.m.markDirty();
+    return token;
+  }
+
+  private traceArrive(t: SimThread, b: SimBarrier, count: number, phase: number): void {
+    this.m.trace.push({ kind: 'arrive', time: t.time, thread: t.index, barrier: b.label, block: b.block, count, tx: 0, phase, loc: t.loc });
+  }
+
   mbExpectTx(t: SimThread, b: SimBarrier, bytes: number): void {
     if (b.mb.state.initialized) this.use(t, b, 'expect_tx');
     const m = b.mb.expectTx(bytes);
@@ -257,6 +297,40 @@ export class MbarrierServices {
     w.token = token;
     w.parity = undefined;
     return this.m.blockOn(t, w);
+  }
+
+  /**
+   * Blocking waits of a converged warp's lanes `ts[0..n)` on `b` (parity or token `values[j]`): what
+   * `n` calls of mbWaitParity / mbWaitToken in lane order do, taken only where no lane's wait reports
+   * (the barrier is initialised, each use is ordered after the init, no token is stale; waits change
+   * nothing another lane's wait reads). `out[j]` is 1 for a lane that passed, undefined for one now
+   * blocked. False: nothing done.
+   */
+  mbWaitLanes(ts: readonly SimThread[], n: number, b: SimBarrier, values: ArrayLike<number>, parity: boolean, out: unknown[]): boolean {
+    const mb = b.mb;
+    if (!mb.state.initialized) return false;
+    const races = this.races;
+    const phase = mb.state.phase;
+    for (let j = 0; j < n; j++) {
+      if (races && !races.barrierUseOrdered(b.id, ts[j].index)) return false;
+      const v = values[j];
+      if (!parity && mb.tokenDone(v) && (v < phase - 1 || v > phase)) return false;
+    }
+    for (let j = 0; j < n; j++) {
+      const t = ts[j];
+      const v = values[j];
+      if (parity ? mb.parityComplete(v & 1) : mb.tokenDone(v)) {
+        races?.acquire(b.id, t.index);
+        out[j] = 1;
+        continue;
+      }
+      const w = this.mbarrierWait(t, b);
+      w.kind = parity ? 'mbarrier-parity' : 'mbarrier-token';
+      w.parity = parity ? v & 1 : undefined;
+      w.token = parity ? undefined : v;
+      out[j] = this.m.blockOn(t, w) ? 1 : undefined;
+    }
+    return true;
   }
 
   /** `t`'s reusable mbarrier wait, pointed at `b`. */

@@ -382,17 +382,24 @@ export class RaceDetector {
    * before. Reports once per init.
    */
   barrierUse(barrier: number, thread: number): RaceHit | undefined {
+    if (this.barrierUseOrdered(barrier, thread)) return undefined;
+    const e = this.inits[barrier]!;
+    e.reported = true;
+    return this.hit(e.ctx, { slot: e.slot, clock: e.clock, loc: e.loc, async: false }, true);
+  }
+
+  /** Whether a use of `barrier` by `thread` now would report nothing (barrierUse without the report). */
+  barrierUseOrdered(barrier: number, thread: number): boolean {
     const e = this.inits[barrier];
     const ctx = this.byThread[thread];
-    if (!e || e.reported || ctx !== e.ctx) return undefined;
+    if (!e || e.reported || ctx !== e.ctx) return true;
     const s = this.slotOf(ctx, thread);
-    if (e.ordered[s]) return undefined;
+    if (e.ordered[s]) return true;
     if (s === e.slot || ctx.clocks[s].at(e.slot) >= e.clock) {
       e.ordered[s] = 1;
-      return undefined;
+      return true;
     }
-    e.reported = true;
-    return this.hit(ctx, { slot: e.slot, clock: e.clock, loc: e.loc, async: false }, true);
+    return false;
   }
 
   /** Async op `op` signals `barrier` (complete_tx, a commit's arrival): its issue must be ordered after the init. */
@@ -448,6 +455,38 @@ export class RaceDetector {
     const c = ctx.clocks[s];
     c.joinInto(this.accum(ctx, k), ctx.width);
     c.raise(s, c.at(s) + 1);
+  }
+
+  /**
+   * `arrive(k, …)` for threads `ts[0..n)` in order (a converged warp's lanes): the block's accumulated
+   * clock is found once, and lanes based on the snapshot the previous lane joined (so it is covered
+   * now) join only their few entries.
+   */
+  arriveLanes(k: number | string, ts: readonly { index: number }[], n: number): void {
+    const ctx = this.byThread[ts[0].index];
+    if (!ctx) return;
+    const a = this.accum(ctx, k);
+    const av = a.v;
+    const width = ctx.width;
+    let covered: Snapshot | null = null;
+    for (let j = 0; j < n; j++) {
+      const thread = ts[j].index;
+      if (this.byThread[thread] !== ctx) {
+        this.arrive(k, thread);
+        continue;
+      }
+      const s = thread - ctx.base;
+      const c = ctx.clocks[s];
+      const snap = c.snap;
+      if (snap !== null && snap === covered) {
+        const o = c.over;
+        for (const i of c.delta) if (o[i] > av[i]) av[i] = o[i];
+      } else {
+        c.joinInto(a, width);
+        covered = snap;
+      }
+      c.raise(s, c.at(s) + 1);
+    }
   }
 
   /** A phase of barrier `k` completed: publish what its arrivals released. */

@@ -3,11 +3,12 @@
 // and the __mbarrier_* primitives. Arrivals and waits go to the machine's mbarrier services through
 // barrier-runtime.ts; waits are blocking instructions of their own.
 import type { SimBarrier } from '../../../sim/machine';
-import { args, asNum, barArg, cases, type FreeBuiltin, type MethodBuiltin, modeOf, ptxForm, retryMode, V } from './builtin-operands';
-import { barrierAt, completionRunner, markProducer, threadArrive, type WaitMode, waitParity, waitToken } from './barrier-runtime';
-import type { Fn } from './context';
+import { args, asNum, barArg, type BuiltinCx, cases, type FreeBuiltin, type MethodBuiltin, modeOf, ptxForm, retryMode, V } from './builtin-operands';
+import { arriveRow, barrierAt, completionRunner, type LaneBarrier, laneBarrier, markProducer, threadArrive, type WaitMode, waitParity, waitRow, waitToken } from './barrier-runtime';
+import { rowIntoSlot } from './lanes';
+import type { Ex, Fn } from './context';
 import type { Closure, Frame } from './runtime';
-import { unsupported } from './syntax';
+import { effectFree, unsupported } from './syntax';
 import { BOOL, ptr, U64, VOID } from './types';
 
 /** cuda::barrier free functions, cuda::ptx::mbarrier_* and the __mbarrier_* primitives. */
@@ -145,39 +146,65 @@ function barrierOf(self: Fn, name: string): (f: Frame) => SimBarrier {
   return (f: Frame) => barrierAt(f.ts.m, self(f), what);
 }
 
+/**
+ * How a warp-lockstep row finds the barrier of member call `k.n` (on object `obj`), where the object
+ * is named without effects (a row may evaluate it again); undefined otherwise.
+ */
+function rowBarrier(k: BuiltinCx, bar: (f: Frame) => SimBarrier, name: string, obj: Ex | undefined): LaneBarrier | undefined {
+  const callee = k.n.childForFieldName('function');
+  const node = callee?.type === 'field_expression' ? callee.childForFieldName('argument') : null;
+  if (!node || !effectFree(node)) return undefined;
+  return laneBarrier(bar, `cuda::barrier::${name}`, obj?.lv?.k === 'mem' ? obj.lv.elem : undefined);
+}
+
 /** Members of cuda::barrier (any other member is unsupported). */
 export const BARRIER_METHODS: Record<string, MethodBuiltin> = {
-  ...cases(['arrive'], (k, _t, self, name, a) => {
+  ...cases(['arrive'], (k, _t, self, name, a, obj) => {
     const bar = barrierOf(self, name);
-    const cnt = a[0] ? asNum(k, args(k, [a[0]])[0]) : () => 1;
-    return V((f) => threadArrive(f, bar(f), cnt(f)), U64);
+    const count = a[0] ? args(k, [a[0]])[0] : undefined;
+    const cnt = count ? asNum(k, count) : () => 1;
+    // A converged warp's lanes arrive in one update where the count is a constant.
+    const fixed = count ? count.cv : 1;
+    const find = fixed !== undefined && Number.isInteger(fixed) && fixed > 0 ? rowBarrier(k, bar, name, obj) : undefined;
+    return { ...V((f) => threadArrive(f, bar(f), cnt(f)), U64), row: find && arriveRow(find, fixed!) };
   }),
   ...cases(['arrive_and_drop'], (_k, _t, self, name) => {
     const bar = barrierOf(self, name);
     return V((f) => (threadArrive(f, bar(f), 1, 0, true), 0));
   }),
-  ...cases(['wait', 'try_wait'], (k, _t, self, name, a) => {
+  ...cases(['wait', 'try_wait'], (k, _t, self, name, a, obj) => {
     const { c, cx, n } = k;
     const bar = barrierOf(self, name);
     const tok = c.toTemp(cx, n, c.rv(c.expr(cx, a[0])));
     const T = asNum(k, tok);
     const key = {};
-    return c.emitBlocking(cx, n, name === 'wait' ? VOID : BOOL, (f) => waitToken(f, key, bar(f), T(f), 'block'));
+    const find = rowBarrier(k, bar, name, obj);
+    return c.emitBlocking(cx, n, name === 'wait' ? VOID : BOOL, (f) => waitToken(f, key, bar(f), T(f), 'block'), find && waitRow(find, T, false));
   }),
-  ...cases(['wait_parity', 'try_wait_parity'], (k, _t, self, name, a) => {
+  ...cases(['wait_parity', 'try_wait_parity'], (k, _t, self, name, a, obj) => {
     const { c, cx, n } = k;
     const bar = barrierOf(self, name);
     const par = c.toTemp(cx, n, c.rv(c.expr(cx, a[0])));
     const P = asNum(k, par);
     const key = {};
-    return c.emitBlocking(cx, n, name === 'wait_parity' ? VOID : BOOL, (f) => waitParity(f, key, bar(f), P(f), 'block'));
+    const find = rowBarrier(k, bar, name, obj);
+    return c.emitBlocking(cx, n, name === 'wait_parity' ? VOID : BOOL, (f) => waitParity(f, key, bar(f), P(f), 'block'), find && waitRow(find, P, true));
   }),
-  ...cases(['arrive_and_wait'], (k, _t, self, name) => {
+  ...cases(['arrive_and_wait'], (k, _t, self, name, _a, obj) => {
     const { c, cx, n } = k;
     const bar = barrierOf(self, name);
     const tok = cx.slot();
-    c.emitExec(cx, n, (f) => (f.v[tok] = threadArrive(f, bar(f), 1)));
+    // The wait is on the barrier the arrive found (one call: its operand is evaluated once).
+    const at = cx.slot();
+    const again = (f: Frame) => f.v[at] as SimBarrier;
+    const find = rowBarrier(k, bar, name, obj);
+    const found: LaneBarrier | undefined = find && ((fs, m) => {
+      const b = find(fs, m);
+      if (b) for (let j = 0; j < m; j++) fs[j].v[at] = b;
+      return b;
+    });
+    c.emitExec(cx, n, (f) => (f.v[tok] = threadArrive(f, (f.v[at] = bar(f)), 1)), undefined, found && rowIntoSlot(arriveRow(found, 1), tok));
     const key = {};
-    return c.emitBlocking(cx, n, VOID, (f) => waitToken(f, key, bar(f), f.v[tok], 'block'));
+    return c.emitBlocking(cx, n, VOID, (f) => waitToken(f, key, again(f), f.v[tok], 'block'), found && waitRow(laneBarrier(again, `cuda::barrier::${name}`), (f) => f.v[tok], false));
   }),
 };

@@ -4,8 +4,9 @@
 // limit), completion functions, and bulk copies that complete transaction bytes when they land.
 import { whereOf } from '../../../sim/reports';
 import { type Machine, type SimBarrier, type SimThread, SimError } from '../../../sim/machine';
-import { copyBytes, type Pointer } from '../../../sim/memory';
-import { barrierLabel, type Closure, type Frame, type ThreadCtx } from './runtime';
+import { type Buffer, copyBytes, type Pointer } from '../../../sim/memory';
+import type { ElemLanes } from './context';
+import { barrierLabel, type Closure, type Frame, type RowFx, type ThreadCtx } from './runtime';
 
 /** What the CUDA executor keeps per barrier (`SimBarrier.exec`). */
 interface BarrierExt {
@@ -24,6 +25,16 @@ export function barrierAt(m: Machine, p: Pointer | null, what: string): SimBarri
   // Found by 8-byte slot (a misaligned offset is no slot and takes the checking path below).
   const known = p.buf.slots?.[p.offset / 8] as SimBarrier | undefined;
   if (known) return known;
+  return barrierFirstUse(m, p, what);
+}
+
+/** `barrierAt` of `buf[offset]` without a pointer. */
+function barrierAtParts(m: Machine, buf: Buffer, offset: number, what: string): SimBarrier {
+  const known = buf.slots?.[offset / 8] as SimBarrier | undefined;
+  return known ?? barrierFirstUse(m, { buf, offset }, what);
+}
+
+function barrierFirstUse(m: Machine, p: Pointer, what: string): SimBarrier {
   if (p.buf.space !== 'shared') throw new SimError(`${what}: the mbarrier must live in shared memory, but '${p.buf.name}' is ${p.buf.space} memory`);
   if (p.offset % 8 !== 0) throw new SimError(`${what}: mbarrier address ${p.buf.name}+${p.offset} is not 8-byte aligned`);
   if (p.offset < 0 || p.offset + 8 > p.buf.size) throw new SimError(`${what}: mbarrier at byte ${p.offset} is outside '${p.buf.name}' (${p.buf.size} bytes)`, undefined, 'oob');
@@ -91,6 +102,115 @@ export function threadArrive(f: Frame, b: SimBarrier, count = 1, tx = 0, drop = 
     e.lanes = count;
   } else e.lanes += count;
   return m.mbArrive(t, b, count, tx, drop);
+}
+
+/**
+ * The row form of an arrive (`count` arrivals per lane) for a converged warp's lanes: when they all
+ * arrive on one barrier, one update of their arrivals (MbarrierServices.mbArriveLanes), with the
+ * arrive groups left as lane-by-lane arrivals leave them. `bar` must be free of effects (it is
+ * evaluated again when the row declines). Declines, before any effect, where a lane would report.
+ */
+export function arriveRow(find: LaneBarrier, count: number): RowFx {
+  const lanes: SimThread[] = [];
+  return (fs, n, out) => {
+    const f0 = fs[0];
+    const ts0 = f0.ts;
+    const b = find(fs, n);
+    if (!b) return false;
+    const st = b.mb.state;
+    if (!st.initialized) return false;
+    const ins = f0.fn.code[f0.pc];
+    let site = ins.site;
+    if (site < 0) ins.site = site = ts0.ex.newSite();
+    const g = extOf(b).groups;
+    const key = site * 32 + ts0.t.warp;
+    let e = g[key];
+    // Only lane 0 can find its group begun in an earlier phase (then it reports over-arrival): lane by lane.
+    if (e && e.instance === (ts0.siteCount[site] ?? 0) + 1 && e.phase !== st.phase) return false;
+    const phase = st.phase;
+    const pending = st.pending;
+    for (let j = 0; j < n; j++) lanes[j] = fs[j].ts.t;
+    // A completion function runs on the last arriver.
+    const ex = ts0.ex;
+    const running = ex.current;
+    ex.current = fs[n - 1].ts;
+    let token: number | undefined;
+    try {
+      token = ts0.m.mbarriers.mbArriveLanes(lanes, n, b, count);
+    } finally {
+      ex.current = running;
+    }
+    if (token === undefined) return false;
+    for (let j = 0; j < n; j++) {
+      const ts = fs[j].ts;
+      const inst = (ts.siteCount[site] ?? 0) + 1;
+      ts.siteCount[site] = inst;
+      if (!e) g[key] = e = { instance: inst, phase, pending: pending - j * count, lanes: count };
+      else if (e.instance !== inst) {
+        e.instance = inst;
+        e.phase = phase;
+        e.pending = pending - j * count;
+        e.lanes = count;
+      } else e.lanes += count;
+      out[j] = token;
+    }
+    return true;
+  };
+}
+
+/**
+ * The row form of a blocking parity or token wait (`value`: the lane's parity or token; like `bar`,
+ * free of effects): lanes waiting on one barrier pass or block in one call
+ * (MbarrierServices.mbWaitLanes). Declines, before any effect, where a lane would report.
+ */
+export function waitRow(find: LaneBarrier, value: (f: Frame) => number, parity: boolean): RowFx {
+  const lanes: SimThread[] = [];
+  const values: number[] = [];
+  return (fs, n, out) => {
+    const b = find(fs, n);
+    if (!b) return false;
+    for (let j = 0; j < n; j++) {
+      const f = fs[j];
+      lanes[j] = f.ts.t;
+      values[j] = value(f);
+    }
+    if (!fs[0].ts.m.mbarriers.mbWaitLanes(lanes, n, b, values, parity, out)) return false;
+    for (let j = 0; j < n; j++) markWaiter(lanes[j], b);
+    return true;
+  };
+}
+
+/** The one barrier a row's lanes name, or undefined (different ones, or an operand that faults: the lanes then run one by one). */
+export type LaneBarrier = (fs: readonly Frame[], n: number) => SimBarrier | undefined;
+
+/**
+ * The LaneBarrier of operand `bar` (free of effects). An array element whose index has a lane-vector
+ * form (`bars[i % STAGES]`) is found with the index evaluated once for all lanes.
+ */
+export function laneBarrier(bar: (f: Frame) => SimBarrier, what: string, elem?: ElemLanes): LaneBarrier {
+  if (!elem)
+    return (fs, n) => {
+      try {
+        const b = bar(fs[0]);
+        for (let j = 1; j < n; j++) if (bar(fs[j]) !== b) return undefined;
+        return b;
+      } catch {
+        return undefined;
+      }
+    };
+  const { buf: B, base, index, es } = elem;
+  return (fs, n) => {
+    try {
+      const ix = index(fs, n);
+      const f0 = fs[0];
+      const buf = B(f0) as Buffer;
+      const off = base(f0) + ix[0] * es;
+      for (let j = 1; j < n; j++) if (B(fs[j]) !== buf || base(fs[j]) + ix[j] * es !== off) return undefined;
+      return barrierAtParts(f0.ts.m, buf, off, what);
+    } catch {
+      return undefined;
+    }
+  };
 }
 
 export type WaitMode = 'block' | 'probe' | number;

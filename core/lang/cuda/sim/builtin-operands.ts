@@ -23,7 +23,7 @@ export interface BuiltinCx {
 export type FreeBuiltin = (k: BuiltinCx, name: string, ns: string, a: SyntaxNode[], targs?: SyntaxNode[]) => Ex | undefined;
 
 /** Compiles a call of a member function of a library object (`self` evaluates to the object). */
-export type MethodBuiltin = (k: BuiltinCx, t: CType, self: Fn, name: string, a: SyntaxNode[]) => Ex | undefined;
+export type MethodBuiltin = (k: BuiltinCx, t: CType, self: Fn, name: string, a: SyntaxNode[], obj?: Ex) => Ex | undefined;
 
 /** Table entries that share one handler, the way case labels share one body. */
 export function cases<H>(names: string[], handler: H): Record<string, H> {

@@ -184,9 +184,9 @@ export function compileBuiltinCall(c: CompilerContext, cx: FnCx, fullName: strin
 }
 
 /** Compiles `self.name(args)` on a library object of type `t`, or gives undefined when it has no such member. */
-export function compileMethodCall(c: CompilerContext, cx: FnCx, t: CType, self: Fn, name: string, a: SyntaxNode[], n: SyntaxNode, _targs?: SyntaxNode[]): Ex | undefined {
+export function compileMethodCall(c: CompilerContext, cx: FnCx, t: CType, self: Fn, name: string, a: SyntaxNode[], n: SyntaxNode, _targs?: SyntaxNode[], obj?: Ex): Ex | undefined {
   const methods = methodsOf(t);
-  const r = methods?.get(name)?.({ c, cx, n }, t, self, name, a);
+  const r = methods?.get(name)?.({ c, cx, n }, t, self, name, a, obj);
   if (r) return r;
   if (t.k === 'barrier') unsupported(`cuda::barrier::${name}`, n);
   return undefined;

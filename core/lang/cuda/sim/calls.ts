@@ -369,7 +369,7 @@ function methodCall(c: CompilerContext, cx: FnCx, callee: SyntaxNode, argNodes: 
     if (!md) fail(`${t.def.name} has no member function '${mname}'`, callee);
     return c.callUser(cx, md, argNodes, n, targs, selfFn);
   }
-  const b = compileMethodCall(c, cx, t, selfFn, mname, argNodes, n, targs);
+  const b = compileMethodCall(c, cx, t, selfFn, mname, argNodes, n, targs, arrow ? undefined : obj);
   if (b) return b;
   unsupported(`member function '${mname}' of ${typeName(t)}`, n);
 }

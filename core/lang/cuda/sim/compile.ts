@@ -20,7 +20,7 @@ import * as declarations from './declarations';
 import * as expressions from './expressions';
 import type { VFn } from './lanes';
 import * as lvalues from './lvalues';
-import type { Frame, Instr } from './runtime';
+import type { Frame, Instr, RowFx } from './runtime';
 import * as statements from './statements';
 import * as templates from './templates';
 import { asCompileError, type DeclQuals, locOf } from './syntax';
@@ -157,8 +157,8 @@ export class Compiler implements CompilerContext {
     return statements.emit(this, cx, n, run, stmt);
   }
   /** An instruction that evaluates `ev` for its effect and falls through. */
-  emitExec(cx: FnCx, n: SyntaxNode, ev: Fn, vec?: VFn): void {
-    statements.emitExec(this, cx, n, ev, vec);
+  emitExec(cx: FnCx, n: SyntaxNode, ev: Fn, vec?: VFn, fx?: RowFx): void {
+    statements.emitExec(this, cx, n, ev, vec, fx);
   }
   emitJump(cx: FnCx, n: SyntaxNode): Instr {
     return statements.emitJump(this, cx, n);
@@ -170,8 +170,8 @@ export class Compiler implements CompilerContext {
     statements.emitBranchTrue(this, cx, n, cond, target, vec);
   }
   /** A blocking operation as its own instruction; its value lands in a temp the expression reads. */
-  emitBlocking(cx: FnCx, n: SyntaxNode, t: CType, op: (f: Frame) => unknown): Ex {
-    return statements.emitBlocking(this, cx, n, t, op);
+  emitBlocking(cx: FnCx, n: SyntaxNode, t: CType, op: (f: Frame) => unknown, fx?: RowFx): Ex {
+    return statements.emitBlocking(this, cx, n, t, op, fx);
   }
   /** Evaluates `e` now into a temp (so a following blocking instruction can re-run without side effects). */
   toTemp(cx: FnCx, n: SyntaxNode, e: Ex): Ex {

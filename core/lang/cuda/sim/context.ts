@@ -6,7 +6,7 @@
 import type { SyntaxNode } from '../parser';
 import type { SourceLoc } from '../../../sim/machine';
 import type { Buffer, Pointer } from '../../../sim/memory';
-import type { CompiledFn, Frame, Instr, LocalVar, MemLocal, VFn } from './runtime';
+import type { CompiledFn, Frame, Instr, LocalVar, MemLocal, RowFx, VFn } from './runtime';
 import type { DeclQuals } from './syntax';
 import { type CType, type StructDef, type StructMember, VOID } from './types';
 
@@ -22,7 +22,18 @@ export type Fn = (f: Frame) => any;
 
 /** An lvalue: a slot of some frame on the env chain, or bytes in a buffer. */
 /** Where a value lives: a frame slot, or memory (a bit-field: `width` bits from bit `pos` of the bytes at `off`). */
-export type LV = { k: 'slot'; depth: number; idx: number; num?: boolean } | { k: 'mem'; buf: Fn; off: Fn; bits?: { pos: number; width: number } };
+export type LV = { k: 'slot'; depth: number; idx: number; num?: boolean } | { k: 'mem'; buf: Fn; off: Fn; bits?: { pos: number; width: number }; elem?: ElemLanes };
+
+/**
+ * An array element `base[i]` whose index has a lane-vector form: a warp-lockstep row finds its
+ * lanes' addresses (`buf`, `base` + index × `es`) with the index evaluated once for all of them.
+ */
+export interface ElemLanes {
+  buf: Fn;
+  base: Fn;
+  index: VFn;
+  es: number;
+}
 
 /** A compiled expression. */
 export interface Ex {
@@ -37,6 +48,8 @@ export interface Ex {
   str?: string;
   /** Lane-vector form (lanes.ts): the same value for a warp-lockstep row's lanes at once, where the expression has one. */
   vec?: VFn;
+  /** Row form of an expression with effects (a barrier arrival; runtime.ts RowFx), where it has one. */
+  row?: RowFx;
 }
 
 /** What a name in scope stands for. */
@@ -234,11 +247,11 @@ export interface CompilerContext {
 
   // Instructions and statements (statements.ts).
   emit(cx: FnCx, n: SyntaxNode, run: (f: Frame) => number, stmt?: boolean): Instr;
-  emitExec(cx: FnCx, n: SyntaxNode, ev: Fn, vec?: VFn): void;
+  emitExec(cx: FnCx, n: SyntaxNode, ev: Fn, vec?: VFn, fx?: RowFx): void;
   emitJump(cx: FnCx, n: SyntaxNode): Instr;
   emitBranchFalse(cx: FnCx, n: SyntaxNode, cond: Fn, vec?: VFn): Instr;
   emitBranchTrue(cx: FnCx, n: SyntaxNode, cond: Fn, target: number, vec?: VFn): void;
-  emitBlocking(cx: FnCx, n: SyntaxNode, t: CType, op: (f: Frame) => unknown): Ex;
+  emitBlocking(cx: FnCx, n: SyntaxNode, t: CType, op: (f: Frame) => unknown, fx?: RowFx): Ex;
   toTemp(cx: FnCx, n: SyntaxNode, e: Ex): Ex;
   emitReturn(cx: FnCx, value: Fn | undefined, n: SyntaxNode): void;
   block(cx: FnCx, n: SyntaxNode): void;

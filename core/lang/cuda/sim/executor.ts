@@ -9,7 +9,7 @@ import { type Executor, LaneFault, type Machine, type SimBlock, type SimThread, 
 import { Buffer, type Pointer } from '../../../sim/memory';
 import type { Compiler, FnInst } from './compile';
 import { shapeOf } from './compile';
-import { type BlockCtx, BLOCKED, type CompiledFn, type ExecutorLike, Frame, loader, loadPointer, ThreadCtx } from './runtime';
+import { type BlockCtx, BLOCKED, type CompiledFn, NO_ROW, type ExecutorLike, Frame, loader, loadPointer, ThreadCtx } from './runtime';
 import { bitFieldValue } from './lvalues';
 import { alignOfType, type CType, sizeOfType, typeName } from './types';
 
@@ -199,36 +199,53 @@ export class CudaExecutor implements Executor, ExecutorLike {
         const rowForm = ins.runRow;
         if (rowForm !== undefined && hook === undefined && left >= act.length) {
           // The instruction's lane-vector form: the whole row in one evaluation. The lanes' locations
-          // and statement counts are brought up to date when the group changes or the quantum ends.
+          // and statement counts are brought up to date when the group changes or the quantum ends,
+          // or before a row with effects (a report or a phase completion may show them).
           const k = act.length;
-          if (stmt) this.pendingLoc = ins.loc;
+          if (ins.rowFx) {
+            this.settle(act, ran);
+            if (stmt) for (let j = 0; j < k; j++) act[j].loc = ins.loc;
+          } else if (stmt) this.pendingLoc = ins.loc;
           const r = rowForm(fr, k, pcs);
-          if (r >= 0) {
-            for (let j = 0; j < k; j++) fr[j].pc = r;
-            if (stmt || r <= pc) {
-              this.pendingRows++;
-              left -= k;
-              rows++;
-            }
-          } else {
-            this.settle(act, ran);
-            spread = true;
-            for (let j = 0; j < k; j++) {
-              const p = pcs[j];
-              fr[j].pc = p;
-              if (stmt || p <= pc) {
-                ran[act[j].tid & 31]++;
-                left--;
-                counted = true;
+          if (r !== NO_ROW) {
+            if (r >= 0) {
+              for (let j = 0; j < k; j++) fr[j].pc = r;
+              if (stmt || r <= pc) {
+                this.pendingRows++;
+                left -= k;
+                rows++;
               }
+            } else {
+              this.settle(act, ran);
+              spread = true;
+              for (let j = 0; j < k; j++) {
+                const p = pcs[j];
+                if (p === BLOCKED) {
+                  // Blocked lanes stay at the instruction (it runs again when they wake) and ran no statement.
+                  this.gone[j] = 1;
+                  out = true;
+                  continue;
+                }
+                fr[j].pc = p;
+                if (stmt || p <= pc) {
+                  ran[act[j].tid & 31]++;
+                  left--;
+                  counted = true;
+                }
+              }
+              if (counted) rows++;
+              if (out) this.compact(act, fr);
+              if (!act.length) break;
             }
-            if (counted) rows++;
+            // A row with effects may have raised a report or asked for a pause.
+            if (m.yieldNow) break;
+            if (spread || park.length) {
+              this.settle(act, ran);
+              if (!this.regroup(act, fr, park)) break;
+            }
+            continue;
           }
-          if (spread || park.length) {
-            this.settle(act, ran);
-            if (!this.regroup(act, fr, park)) break;
-          }
-          continue;
+          // NO_ROW: the lanes run one by one below.
         }
         this.settle(act, ran);
         for (let j = 0; j < act.length; j++) {
@@ -278,7 +295,8 @@ export class CudaExecutor implements Executor, ExecutorLike {
         if ((spread || park.length) && !this.regroup(act, fr, park)) break;
       }
     } catch (e) {
-      throw new LaneFault(t ?? lanes[0], e);
+      // A row with effects names its faulting lane itself.
+      throw e instanceof LaneFault ? e : new LaneFault(t ?? lanes[0], e);
     } finally {
       this.settle(act, ran);
       this.current = undefined;

@@ -351,7 +351,8 @@ function subscript(c: CompilerContext, cx: FnCx, n: SyntaxNode): Ex {
       const lv: LV = { k: 'mem', buf: B, off: (f) => O(f) + k };
       return { t: et, ev: c.loadFn(lv, et), lv };
     }
-    const lv: LV = { k: 'mem', buf: B, off: (f) => O(f) + ie(f) * es };
+    const vi = ie === i.ev ? vecOf(i) : undefined;
+    const lv: LV = { k: 'mem', buf: B, off: (f) => O(f) + ie(f) * es, elem: vi && { buf: B, base: O, index: vi, es } };
     return { t: et, ev: c.loadFn(lv, et), lv };
   }
   if (a.t.k === 'ptr') {
@@ -359,15 +360,13 @@ function subscript(c: CompilerContext, cx: FnCx, n: SyntaxNode): Ex {
     const es = sizeOfType(et);
     if (et.k === 'void') fail('indexing a void pointer', n);
     const pv = a.ev;
-    const lv: LV = {
-      k: 'mem',
-      buf: (f) => {
-        const p = pv(f) as Pointer | null;
-        if (!p) throw new SimError(`null pointer dereference in '${n.text}'`);
-        return p.buf;
-      },
-      off: (f) => (pv(f) as Pointer).offset + ie(f) * es,
+    const B: Fn = (f) => {
+      const p = pv(f) as Pointer | null;
+      if (!p) throw new SimError(`null pointer dereference in '${n.text}'`);
+      return p.buf;
     };
+    const vi = vecOf(i);
+    const lv: LV = { k: 'mem', buf: B, off: (f) => (pv(f) as Pointer).offset + ie(f) * es, elem: vi && { buf: B, base: (f) => (pv(f) as Pointer).offset, index: vi, es } };
     return { t: et, ev: c.loadFn(lv, et), lv };
   }
   unsupported(`indexing a ${typeName(a.t)}`, n);

@@ -7,7 +7,7 @@
 // the values a lane-by-lane run gives. Anything else keeps the scalar form and rows run it per lane.
 import type { DType } from '../../../sim/dtypes';
 import type { Ex } from './context';
-import type { VFn } from './runtime';
+import type { RowFx, VFn } from './runtime';
 
 export type { VFn };
 
@@ -335,4 +335,13 @@ export function vecOf(e: Ex): VFn | undefined {
   if (e.vec) return e.vec;
   if (e.cv !== undefined && typeof e.cv === 'number') return vConst(e.cv);
   return undefined;
+}
+
+/** Row form `fx` (an expression with effects) storing each lane's value in its frame's value slot `idx`. */
+export function rowIntoSlot(fx: RowFx, idx: number): RowFx {
+  return (fs, k, out) => {
+    if (!fx(fs, k, out)) return false;
+    for (let j = 0; j < k; j++) fs[j].v[idx] = out[j];
+    return true;
+  };
 }

@@ -16,8 +16,17 @@ export type VFn = (fs: readonly Frame[], n: number) => Float64Array;
 export const BLOCKED = -1;
 /** The frame stack changed (call or return); the loop reloads `ts.frame`. */
 export const FRAME = -2;
-/** A row's lanes go to different instructions: each lane's next pc is in the row's `pcs`. */
+/** A row's lanes go to different instructions: each lane's next pc (or BLOCKED) is in the row's `pcs`. */
 export const SPLIT = -3;
+/** A row form declined before any effect (the lanes are not in the case it batches): they run one by one. */
+export const NO_ROW = -4;
+
+/**
+ * The row form of an expression with effects (a barrier arrival): evaluates it for lanes
+ * `fs[0..n)` exactly as n evaluations in lane order would, leaving lane j's value in `out[j]`
+ * (undefined: lane j blocked), or returns false before any effect when it cannot.
+ */
+export type RowFx = (fs: readonly Frame[], n: number, out: unknown[]) => boolean;
 
 export interface Instr {
   /** Executes the instruction; returns the next pc, BLOCKED or FRAME. */
@@ -32,9 +41,14 @@ export interface Instr {
   /**
    * The warp-lockstep form (lanes.ts), where the instruction has one: executes it for the lanes
    * `fs[0..n)` at once and returns the next pc they all take, or SPLIT with each lane's in `pcs`.
-   * It never blocks, faults, calls or touches memory.
+   * It never blocks, faults, calls or touches memory, unless `rowFx` says it has effects.
    */
   runRow?: (fs: readonly Frame[], n: number, pcs: Int32Array) => number;
+  /**
+   * The row form has effects (barrier services, blocking; RowFx): the lanes' locations are brought
+   * up to date before it runs, and it may return NO_ROW.
+   */
+  rowFx?: boolean;
 }
 
 /** A local variable as the debugger sees it. */

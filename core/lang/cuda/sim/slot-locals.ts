@@ -4,7 +4,7 @@
 // instruction.
 import type { SyntaxNode } from '../parser';
 import type { CompilerContext, Ex, FnCx, Sym } from './context';
-import { laneType, vConst, vecOf, vStoreSlot } from './lanes';
+import { laneType, rowIntoSlot, vConst, vecOf, vStoreSlot } from './lanes';
 import { fail, named } from './syntax';
 import type { CType } from './types';
 
@@ -22,7 +22,7 @@ export function declareSlotLocal(c: CompilerContext, cx: FnCx, n: SyntaxNode, na
     const v = ve.ev;
     const vv = typed ? vecOf(ve) : undefined;
     if (typed) c.emitExec(cx, n, (f) => (f.d[idx] = v(f)), vv && vStoreSlot(idx, vv));
-    else c.emitExec(cx, n, (f) => (f.v[idx] = v(f)));
+    else c.emitExec(cx, n, (f) => (f.v[idx] = v(f)), undefined, ve.row && rowIntoSlot(ve.row, idx));
   } else if (typed) c.emitExec(cx, n, (f) => (f.d[idx] = 0), vStoreSlot(idx, vConst(0)));
   else {
     const zero = type.k === 'ptr' ? null : 0;

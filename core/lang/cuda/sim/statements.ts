@@ -7,7 +7,7 @@ import { isKnownPure } from './builtins';
 import type { CompilerContext, Ex, Fn, FnCx, LV } from './context';
 import type { Pointer } from '../../../sim/memory';
 import { vecOf, type VFn } from './lanes';
-import { BLOCKED, FRAME, type Frame, type Instr, loader, loadPointer, SPLIT } from './runtime';
+import { BLOCKED, FRAME, type Frame, type Instr, loader, loadPointer, NO_ROW, type RowFx, SPLIT } from './runtime';
 import { SimError } from '../../../sim/machine';
 import { constantOf } from './type-traits';
 import { allChildren, fail, lastName, locOf, named, operatorOf, unsupported, requiredField } from './syntax';
@@ -23,7 +23,7 @@ export function emit(c: CompilerContext, cx: FnCx, n: SyntaxNode, run: (f: Frame
 }
 
 /** An instruction that evaluates `ev` for its effect and falls through. */
-export function emitExec(c: CompilerContext, cx: FnCx, n: SyntaxNode, ev: Fn, vec?: VFn): void {
+export function emitExec(c: CompilerContext, cx: FnCx, n: SyntaxNode, ev: Fn, vec?: VFn, fx?: RowFx): void {
   const next = cx.code.length + 1;
   const ins = c.emit(cx, n, (f) => {
     ev(f);
@@ -34,6 +34,11 @@ export function emitExec(c: CompilerContext, cx: FnCx, n: SyntaxNode, ev: Fn, ve
       vec(fs, k);
       return next;
     };
+  else if (fx) {
+    const out: unknown[] = [];
+    ins.rowFx = true;
+    ins.runRow = (fs, k) => (fx(fs, k, out) ? next : NO_ROW);
+  }
 }
 
 /** An unconditional jump; its target is patched once known. */
@@ -76,15 +81,35 @@ function branchRow(cond: Float64Array, k: number, pcs: Int32Array, yes: number, 
  * wait (it has been blocked by a machine service) and the value otherwise; the value lands in a
  * temp slot the expression reads.
  */
-export function emitBlocking(c: CompilerContext, cx: FnCx, n: SyntaxNode, t: CType, op: (f: Frame) => unknown): Ex {
+export function emitBlocking(c: CompilerContext, cx: FnCx, n: SyntaxNode, t: CType, op: (f: Frame) => unknown, fx?: RowFx): Ex {
   const dst = cx.slot();
   const next = cx.code.length + 1;
-  c.emit(cx, n, (f) => {
+  const ins = c.emit(cx, n, (f) => {
     const v = op(f);
     if (v === undefined) return BLOCKED;
     f.v[dst] = v;
     return next;
   });
+  if (fx) {
+    // The row: lanes whose wait is satisfied go on, the others are blocked (SPLIT with BLOCKED).
+    const out: unknown[] = [];
+    ins.rowFx = true;
+    ins.runRow = (fs, k, pcs) => {
+      if (!fx(fs, k, out)) return NO_ROW;
+      let blocked = false;
+      for (let j = 0; j < k; j++) {
+        const v = out[j];
+        if (v === undefined) {
+          pcs[j] = BLOCKED;
+          blocked = true;
+        } else {
+          fs[j].v[dst] = v;
+          pcs[j] = next;
+        }
+      }
+      return blocked ? SPLIT : next;
+    };
+  }
   return { t, ev: (f) => f.v[dst], pure: true };
 }
 
@@ -137,7 +162,7 @@ export function stmt(c: CompilerContext, cx: FnCx, n: SyntaxNode): void {
       const e = named(n)[0];
       if (!e) return;
       const x = c.expr(cx, e);
-      if (!x.pure && x.cv === undefined) c.emitExec(cx, n, x.ev, x.vec);
+      if (!x.pure && x.cv === undefined) c.emitExec(cx, n, x.ev, x.vec, x.row);
       return;
     }
     case 'if_statement': {

@@ -153,3 +153,17 @@ export function findFunctionDeclarator(d: SyntaxNode): SyntaxNode | undefined {
   }
   return undefined;
 }
+
+/** Expression kinds whose evaluation may change state (assignments, increments, calls, which may be builtins with effects). */
+const EFFECT_NODES = new Set(['assignment_expression', 'update_expression', 'call_expression', 'comma_expression', 'lambda_expression', 'new_expression', 'delete_expression', 'co_await_expression', 'gnu_asm_expression']);
+
+/** Whether evaluating expression `n` has no effect (so evaluating it again gives the same value and changes nothing). */
+export function effectFree(n: SyntaxNode): boolean {
+  const stack = [n];
+  while (stack.length) {
+    const x = stack.pop()!;
+    if (EFFECT_NODES.has(x.type)) return false;
+    for (let i = 0; i < x.namedChildCount; i++) stack.push(x.namedChild(i)!);
+  }
+  return true;
+}
