@@ -201,6 +201,8 @@ interface InitEpoch {
   reported?: boolean;
   /** Per thread slot: its uses are known to be ordered after the init (clocks only grow, so for good). */
   ordered: Uint8Array;
+  /** Slots not yet known ordered (0: every use is, and the check is one comparison). */
+  unordered: number;
 }
 
 interface BlockClocks {
@@ -373,7 +375,7 @@ export class RaceDetector {
     const ctx = thread === undefined ? undefined : this.byThread[thread];
     if (!ctx || thread === undefined) return;
     const s = this.slotOf(ctx, thread);
-    this.inits[barrier] = { ctx, slot: s, clock: ctx.clocks[s].at(s), loc, ordered: new Uint8Array(ctx.size) };
+    this.inits[barrier] = { ctx, slot: s, clock: ctx.clocks[s].at(s), loc, ordered: new Uint8Array(ctx.size), unordered: ctx.size };
     ctx.initIds.push(barrier);
   }
 
@@ -391,12 +393,14 @@ export class RaceDetector {
   /** Whether a use of `barrier` by `thread` now would report nothing (barrierUse without the report). */
   barrierUseOrdered(barrier: number, thread: number): boolean {
     const e = this.inits[barrier];
+    if (!e || e.reported || e.unordered === 0) return true;
     const ctx = this.byThread[thread];
-    if (!e || e.reported || ctx !== e.ctx) return true;
+    if (ctx !== e.ctx) return true;
     const s = this.slotOf(ctx, thread);
     if (e.ordered[s]) return true;
     if (s === e.slot || ctx.clocks[s].at(e.slot) >= e.clock) {
       e.ordered[s] = 1;
+      e.unordered--;
       return true;
     }
     return false;

@@ -169,14 +169,16 @@ export class CudaExecutor implements Executor, ExecutorLike {
     const act = this.laneThreads;
     const fr = this.laneFrames;
     const park = this.laneParked;
-    act.length = 0;
-    fr.length = 0;
-    park.length = 0;
-    for (const t of lanes) {
-      act.push(t);
-      fr.push((t.state as ThreadCtx).frame);
+    const n0 = lanes.length;
+    for (let j = 0; j < n0; j++) {
+      const t = lanes[j];
+      act[j] = t;
+      fr[j] = (t.state as ThreadCtx).frame;
     }
-    for (const t of parked) park.push(t);
+    act.length = n0;
+    fr.length = n0;
+    for (let j = 0; j < parked.length; j++) park[j] = parked[j];
+    park.length = parked.length;
     this.gone.fill(0);
     let left = total;
     let rows = 0;
@@ -203,8 +205,10 @@ export class CudaExecutor implements Executor, ExecutorLike {
           // or before a row with effects (a report or a phase completion may show them).
           const k = act.length;
           if (ins.rowFx) {
-            this.settle(act, ran);
-            if (stmt) for (let j = 0; j < k; j++) act[j].loc = ins.loc;
+            // Its reports and phase completions see each lane's location (its statement counts can wait).
+            const loc = stmt ? ins.loc : this.pendingLoc;
+            if (loc !== undefined) for (let j = 0; j < k; j++) act[j].loc = loc;
+            this.pendingLoc = undefined;
           } else if (stmt) this.pendingLoc = ins.loc;
           const r = rowForm(fr, k, pcs);
           if (r !== NO_ROW) {

@@ -10,7 +10,7 @@ import type { Pointer } from '../../../sim/memory';
 import { compileBuiltinCall } from './builtins';
 import { type CompilerContext, type Ex, type Fn, type FnCx, type FnDecl, hasOwner, type LV, ownerOf, type Sym } from './context';
 import { fieldEx, slotReader } from './lvalues';
-import { laneType, vArith, vCompare, vecOf, vLogical, vLaunchDim, vModifySlot, vSelect, vShift, vSlot, vStoreSlot, vThreadIndex, vUnary } from './lanes';
+import { laneType, vArith, vCompare, vDivConst, vecOf, vLogical, vLaunchDim, vModifySlot, vSelect, vShift, vSlot, vStoreSlot, vThreadIndex, vUnary } from './lanes';
 import { envOf, type Frame, type Instr, selfOf } from './runtime';
 import { needsHoist } from './statements';
 import { expandPattern, packLen, packsIn } from './templates';
@@ -471,7 +471,7 @@ export function binop(c: CompilerContext, op: string, l: Ex, r: Ex, n: SyntaxNod
     } else {
       if (isFloatDt(dt) && (op === '%' || op === '&' || op === '|' || op === '^')) fail(`operator ${op} on ${dt}`, n);
       out = { t: num(dt), ev: arith(op, dt, a.ev, b.ev) };
-      if (va && vb) out.vec = vArith(op, dt, va, vb);
+      if (va && vb) out.vec = vArith(op, dt, va, vb) ?? (b.cv !== undefined ? vDivConst(op, dt, va, b.cv) : undefined);
     }
   }
   if (l.cv !== undefined && r.cv !== undefined) {

@@ -337,6 +337,32 @@ export function vecOf(e: Ex): VFn | undefined {
   return undefined;
 }
 
+/**
+ * 32-bit integer `/` and `%` by a constant divisor `d` (nonzero: the division cannot fault), with the
+ * scalar closures' arithmetic (types.ts `arith`); undefined for other types and operators.
+ */
+export function vDivConst(op: string, dt: DType, A: VFn, d: number): VFn | undefined {
+  if ((op !== '/' && op !== '%') || (dt !== 's32' && dt !== 'u32')) return undefined;
+  const b = dt === 's32' ? d | 0 : d >>> 0;
+  if (b === 0 || b !== d) return undefined;
+  const out = new Float64Array(LANES);
+  const div = op === '/';
+  if (dt === 's32')
+    return (fs, n) => {
+      const a = A(fs, n);
+      // Lane values of an s32 expression are int32: integer division and remainder (as in types.ts).
+      if (div) for (let j = 0; j < n; j++) out[j] = ((a[j] | 0) / b) | 0;
+      else for (let j = 0; j < n; j++) out[j] = (a[j] | 0) % b | 0;
+      return out;
+    };
+  return (fs, n) => {
+    const a = A(fs, n);
+    if (div) for (let j = 0; j < n; j++) out[j] = Math.floor(a[j] / b);
+    else for (let j = 0; j < n; j++) out[j] = a[j] % b;
+    return out;
+  };
+}
+
 /** Row form `fx` (an expression with effects) storing each lane's value in its frame's value slot `idx`. */
 export function rowIntoSlot(fx: RowFx, idx: number): RowFx {
   return (fs, k, out) => {

@@ -5,7 +5,7 @@
 // again at the join point; and the scheduler keeps a blocked lane from holding its warp-mates back.
 import { describe, expect, it } from 'vitest';
 import { prepareCudaLaunch } from '../../../../core/lang/cuda/sim/index';
-import { vArith, vCompare, vConvert, vShift, vUnary, type VFn } from '../../../../core/lang/cuda/sim/lanes';
+import { vArith, vCompare, vConvert, vDivConst, vShift, vUnary, type VFn } from '../../../../core/lang/cuda/sim/lanes';
 import type { Frame } from '../../../../core/lang/cuda/sim/runtime';
 import { arith, bitNot, compare, convFn, negate, shift } from '../../../../core/lang/cuda/sim/types';
 import type { DType } from '../../../../core/sim/dtypes';
@@ -70,6 +70,30 @@ describe('lane-vector forms equal the scalar closures, lane by lane', () => {
       expect(mismatches).toEqual([]);
     });
   }
+
+  it('32-bit integer division and remainder by constant divisors', () => {
+    const mismatches: string[] = [];
+    for (const dt of ['s32', 'u32'] as DType[]) {
+      const a = operands(dt, 4);
+      for (const d of dt === 's32' ? [1, -1, 2, -2, 3, 7, -7, 64, 2147483647, -2147483648] : [1, 2, 3, 7, 64, 4294967295, 2147483648])
+        for (const op of ['/', '%']) {
+          const v = vDivConst(op, dt, lanesOf(a), d);
+          if (!v) {
+            mismatches.push(`${dt} ${op} ${d}: no vector form`);
+            continue;
+          }
+          const got = v(noFrames, 32);
+          const scalar = arith(op, dt, (f) => (f as unknown as { x: number }).x, () => d);
+          for (let i = 0; i < 32; i++) {
+            const want = scalar({ x: a[i] } as unknown as Frame);
+            if (!Object.is(got[i], want)) mismatches.push(`${dt} ${a[i]} ${op} ${d}: ${got[i]} vs ${want}`);
+          }
+        }
+      // A zero divisor faults: no vector form (the scalar closure reports it).
+      expect(vDivConst('/', dt, lanesOf(a), 0)).toBeUndefined();
+    }
+    expect(mismatches).toEqual([]);
+  });
 
   it('conversions between the plain-number types', () => {
     const mismatches: string[] = [];
