@@ -3,6 +3,7 @@
 // and the __mbarrier_* primitives. Arrivals and waits go to the machine's mbarrier services through
 // barrier-runtime.ts; waits are blocking instructions of their own.
 import type { SimBarrier } from '../../../sim/machine';
+import type { SyntaxNode } from '../parser';
 import { args, asNum, barArg, type BuiltinCx, cases, type FreeBuiltin, type MethodBuiltin, modeOf, ptxForm, retryMode, V } from './builtin-operands';
 import { arriveRow, barrierAt, completionRunner, type LaneBarrier, laneBarrier, markProducer, threadArrive, type WaitMode, waitParity, waitRow, waitToken } from './barrier-runtime';
 import { rowIntoSlot } from './lanes';
@@ -61,8 +62,11 @@ export const BARRIER_BUILTINS: Record<string, FreeBuiltin> = {
   })),
   ...cases(['mbarrier_arrive', 'mbarrier_arrive_no_complete'], ptxForm((k, name, _ns, a) => {
     const bar = barArg(k, a[0], name);
-    const cnt = a[1] ? asNum(k, args(k, [a[1]])[0]) : () => 1;
-    return V((f) => threadArrive(f, bar(f), cnt(f)), U64);
+    const count = a[1] ? args(k, [a[1]])[0] : undefined;
+    const cnt = count ? asNum(k, count) : () => 1;
+    const fixed = count ? count.cv : 1;
+    const find = fixed !== undefined && Number.isInteger(fixed) && fixed > 0 ? argBarrier(a[0], bar, name) : undefined;
+    return { ...V((f) => threadArrive(f, bar(f), cnt(f)), U64), row: find && arriveRow(find, fixed!) };
   })),
   ...cases(['mbarrier_arrive_expect_tx'], ptxForm((k, name, _ns, a) => {
     const bar = barArg(k, a[0], name);
@@ -94,10 +98,12 @@ export const BARRIER_BUILTINS: Record<string, FreeBuiltin> = {
     const key = {};
     const barT = c.toTemp(cx, n, V(bar));
     const vT = c.toTemp(cx, n, V(v));
+    // A wait that blocks until done (a probe retried by a loop, try_wait without a time limit) has a row.
+    const row = mode === 'block' ? waitRow(laneBarrier(barT.ev as (f: Frame) => SimBarrier, name), vT.ev as (f: Frame) => number, parity) : undefined;
     return c.emitBlocking(cx, n, BOOL, (f) => {
       const md = probe ? (mode as WaitMode) : modeOf(mode, f);
       return parity ? waitParity(f, key, barT.ev(f), vT.ev(f), md) : waitToken(f, key, barT.ev(f), vT.ev(f), md);
-    });
+    }, row);
   })),
     // __mbarrier_* primitives
   ...cases(['__mbarrier_init'], (k, name, _ns, a) => {
@@ -111,7 +117,8 @@ export const BARRIER_BUILTINS: Record<string, FreeBuiltin> = {
   }),
   ...cases(['__mbarrier_arrive'], (k, name, _ns, a) => {
     const bar = barArg(k, a[0], name);
-    return V((f) => threadArrive(f, bar(f), 1), U64);
+    const find = argBarrier(a[0], bar, name);
+    return { ...V((f) => threadArrive(f, bar(f), 1), U64), row: find && arriveRow(find, 1) };
   }),
   ...cases(['__mbarrier_arrive_and_drop'], (k, name, _ns, a) => {
     const bar = barArg(k, a[0], name);
@@ -133,10 +140,11 @@ export const BARRIER_BUILTINS: Record<string, FreeBuiltin> = {
     const key = {};
     const barT = c.toTemp(cx, n, V(bar));
     const vT = c.toTemp(cx, n, V(v));
+    const row = mode === 'block' ? waitRow(laneBarrier(barT.ev as (f: Frame) => SimBarrier, name), vT.ev as (f: Frame) => number, parity) : undefined;
     return c.emitBlocking(cx, n, BOOL, (f) => {
       const md = modeOf(mode, f);
       return parity ? waitParity(f, key, barT.ev(f), vT.ev(f), md) : waitToken(f, key, barT.ev(f), vT.ev(f), md);
-    });
+    }, row);
   }),
 };
 
@@ -144,6 +152,11 @@ export const BARRIER_BUILTINS: Record<string, FreeBuiltin> = {
 function barrierOf(self: Fn, name: string): (f: Frame) => SimBarrier {
   const what = `cuda::barrier::${name}`;
   return (f: Frame) => barrierAt(f.ts.m, self(f), what);
+}
+
+/** How a warp-lockstep row finds the barrier operand `node` of a free function, where it is free of effects. */
+function argBarrier(node: SyntaxNode, bar: (f: Frame) => SimBarrier, name: string): LaneBarrier | undefined {
+  return effectFree(node) ? laneBarrier(bar, name) : undefined;
 }
 
 /**

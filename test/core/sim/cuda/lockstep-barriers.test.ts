@@ -61,6 +61,8 @@ const seed = (file: string) => readFileSync(path.join(SEEDS, file), 'utf8');
 const CASES: Case[] = [
   { name: 'the guide producer/consumer', text: seed('producer_consumer_cuda_barrier.cu'), block: 128, dynamicSmem: 512, args: ['N=1024', 'buffer_len=64', 'in=f32[1024]:iota', 'out=f32[1024]'] },
   { name: 'a completion function summing each phase', text: seed('completion_function_psum.cu'), block: 128, args: ['data=s32[512]:iota', 'n=512', 'acc=s32[1]'] },
+  ...['cuda_ptx', 'primitives'].map((api) => ({ name: `the guide producer/consumer (${api})`, text: seed(`producer_consumer_${api}.cu`), block: 128, dynamicSmem: 512, args: ['N=1024', 'buffer_len=64', 'in=f32[1024]:iota', 'out=f32[1024]'] })),
+  ...['cuda_barrier', 'cuda_ptx', 'primitives'].map((api) => ({ name: `split arrive and wait with a retried probe (${api})`, text: seed(`split_arrive_wait_${api}.cu`), block: 128, args: ['iteration_count=5', 'data=f32[128]:iota'] })),
   { name: 'early exit with arrive_and_drop', text: seed('early_exit_cuda_barrier.cu'), block: 128, args: ['N=6'] },
   {
     name: 'arrive(2), parity waits and a barrier chosen per lane',
