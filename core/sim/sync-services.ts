@@ -10,6 +10,10 @@ export interface SyncHost {
   readonly races?: RaceDetector;
   blockOn(t: SimThread, wait: Wait): boolean;
   notify(on: object): void;
+  /** Set to end the running quantum after the current statement. */
+  yieldNow: boolean;
+  readonly options: { readonly lockstep?: boolean };
+  readonly executor: { readonly runLanes?: unknown };
 }
 
 type SyncState = {
@@ -34,9 +38,13 @@ export class SyncServices {
   private readonly blockSize: number;
   private readonly races?: RaceDetector;
 
+  /** Warps run in lockstep (see `rendezvous`). */
+  private readonly lockstep: boolean;
+
   constructor(private readonly m: SyncHost) {
     this.blockSize = m.blockSize;
     this.races = m.races;
+    this.lockstep = !!m.executor.runLanes && m.options.lockstep !== false;
   }
 
   /**
@@ -124,6 +132,10 @@ export class SyncServices {
     if (s.gen > gen) {
       t.pendingSync = undefined;
       this.races?.acquire(s.raceKey, t.index);
+      // The last thread in does not run ahead of the ones it released: its warp leaves the barrier
+      // converged (a lane alone past a __syncthreads would arrive on an mbarrier before its
+      // warp-mates, which a converged warp never does).
+      if (expected > 1 && this.lockstep) this.m.yieldNow = true;
       return true;
     }
     return this.m.blockOn(t, { kind, on: s, ready: () => s.gen > gen, describe: () => `${what} (${s.arrived.size} of ${s.expected} arrived)` });

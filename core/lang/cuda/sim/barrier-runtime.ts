@@ -48,7 +48,7 @@ export function markProducer(t: SimThread, b?: SimBarrier): void {
   if (b) extOf(b).tx = true;
 }
 
-function markWaiter(t: SimThread, b: SimBarrier): void {
+export function markWaiter(t: SimThread, b: SimBarrier): void {
   if (!t.role && (b.exec as BarrierExt | undefined)?.tx) t.role = 'consumer';
 }
 

@@ -14,6 +14,7 @@ import { barrierAt, bulkCopy, markProducer, threadArrive, waitParity, waitToken,
 import type { CompilerContext as Compiler, Ex, FnCx, LV } from './context';
 import { tensorPtxOp } from './ptx-tensor';
 import type { PInstr, PtxInstrSite, Regs } from './ptx-site';
+import { asmRow, type RowPInstr } from './asm-rows';
 import { tcgen05PtxOp } from './ptx-tcgen05';
 import { bulkReducePtxOp } from './ptx-bulk-reduce';
 import { electSync, fenceProxyAsync, griddepcontrol, nanosleep, setmaxnreg, timerRegister } from './ptx-misc';
@@ -67,7 +68,13 @@ export function compileAsm(c: Compiler, cx: FnCx, n: SyntaxNode): Ex {
   const key = {};
   const instrs = prog.instrs;
   const count = instrs.length;
-  return c.emitBlocking(cx, n, VOID, (f) => withAsmTag(f, registerUse, runAsm));
+  // A converged warp runs a block whose one effect is an mbarrier arrival or wait as one row (asm-rows.ts);
+  // not where the block's registers are an MMA's, or an output is stored to memory (which may fault).
+  const row =
+    registerUse === undefined && ops.every((o) => !o.out || o.ex.lv?.k === 'slot')
+      ? asmRow({ instrs, mnemonics: readPtxLines(text).map((l) => l.mnemonic), nregs, key, inputs, outStores: ops.map((o, i) => (o.out ? { st: outStores[i]!.st, toValue: (v: unknown) => toType(v, o.ex.t) } : undefined)) })
+      : undefined;
+  return c.emitBlocking(cx, n, VOID, (f) => withAsmTag(f, registerUse, runAsm), row);
 
   function runAsm(f: Frame): number | undefined {
     const ts = f.ts;
@@ -531,13 +538,17 @@ function mbarrierOp(parts: string[], o: string[], reg: (n: string) => number, re
       // arrive [.expect_tx] state, [addr] {, count | , txCount}
       const tx = expectTx ? V(2) : () => 0;
       const cnt = expectTx ? (o[3] ? V(3) : () => 1) : o[2] ? V(2) : () => 1;
-      return (f, r, pc) => {
+      const run: RowPInstr = (f, r, pc) => {
         const bb = b(f, r);
         if (expectTx) markProducer(f.ts.t, bb);
         const tok = threadArrive(f, bb, Number(cnt(r, f)), Number(tx(r, f)), drop);
         if (d >= 0) r[d] = tok;
         return pc + 1;
       };
+      // A plain arrival with a constant count has a warp-lockstep row (asm-rows.ts).
+      const fixed = o[2] === undefined ? 1 : /^\d+$/.test(o[2].trim()) ? Number(o[2].trim()) : 0;
+      if (!expectTx && !drop && fixed > 0) run.rowOp = { kind: 'arrive', bar: b, dst: d, count: fixed };
+      return run;
     }
     case 'expect_tx':
     case 'complete_tx': {
@@ -560,14 +571,18 @@ function mbarrierOp(parts: string[], o: string[], reg: (n: string) => number, re
       const hint = o[3] ? V(3) : undefined;
       const key = {};
       // try_wait without a time limit, or any probe retried by a branch, waits until done.
-      const mode = (f: Frame, r: Regs): WaitMode => (retried || (op === 'try_wait' && !hint) ? 'block' : op === 'test_wait' ? 'probe' : Math.max(1, Number(hint!(r, f))));
-      return (f, r, pc) => {
+      const blocks = retried || (op === 'try_wait' && !hint);
+      const mode = (f: Frame, r: Regs): WaitMode => (blocks ? 'block' : op === 'test_wait' ? 'probe' : Math.max(1, Number(hint!(r, f))));
+      const run: RowPInstr = (f, r, pc) => {
         const md = mode(f, r);
         const res = parity ? waitParity(f, key, b(f, r), Number(v(r, f)), md) : waitToken(f, key, b(f, r), Number(v(r, f)), md);
         if (res === undefined) return BLOCK;
         if (d >= 0) r[d] = res;
         return pc + 1;
       };
+      // A wait that blocks until done has a warp-lockstep row (asm-rows.ts).
+      if (blocks) run.rowOp = { kind: 'wait', bar: b, value: v, parity, dst: d };
+      return run;
     }
   }
   unsupported(`PTX instruction '${mn}'`, n);

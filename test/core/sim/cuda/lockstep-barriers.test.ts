@@ -17,6 +17,10 @@ interface Case {
   name: string;
   /** The lanes would report (over-arrival, the init race): every row declines and the lanes report one by one. */
   declined?: boolean;
+  /** The run's outcome: 'completed' or a report's words. */
+  outcome: string | RegExp;
+  /** What the first buffer must hold (as u32), where the kernel's result is known. */
+  want?: number[];
   text: string;
   block: number;
   args: string[];
@@ -59,13 +63,57 @@ async function runOnce(c: Case, schedule: SimulateRequest['schedule'], rows: boo
 const seed = (file: string) => readFileSync(path.join(SEEDS, file), 'utf8');
 
 const CASES: Case[] = [
-  { name: 'the guide producer/consumer', text: seed('producer_consumer_cuda_barrier.cu'), block: 128, dynamicSmem: 512, args: ['N=1024', 'buffer_len=64', 'in=f32[1024]:iota', 'out=f32[1024]'] },
-  { name: 'a completion function summing each phase', text: seed('completion_function_psum.cu'), block: 128, args: ['data=s32[512]:iota', 'n=512', 'acc=s32[1]'] },
-  ...['cuda_ptx', 'primitives'].map((api) => ({ name: `the guide producer/consumer (${api})`, text: seed(`producer_consumer_${api}.cu`), block: 128, dynamicSmem: 512, args: ['N=1024', 'buffer_len=64', 'in=f32[1024]:iota', 'out=f32[1024]'] })),
-  ...['cuda_barrier', 'cuda_ptx', 'primitives'].map((api) => ({ name: `split arrive and wait with a retried probe (${api})`, text: seed(`split_arrive_wait_${api}.cu`), block: 128, args: ['iteration_count=5', 'data=f32[128]:iota'] })),
-  { name: 'early exit with arrive_and_drop', text: seed('early_exit_cuda_barrier.cu'), block: 128, args: ['N=6'] },
+  { name: 'the guide producer/consumer', outcome: 'completed', text: seed('producer_consumer_cuda_barrier.cu'), block: 128, dynamicSmem: 512, args: ['N=1024', 'buffer_len=64', 'in=f32[1024]:iota', 'out=f32[1024]'] },
+  { name: 'a completion function summing each phase', outcome: 'completed', text: seed('completion_function_psum.cu'), block: 128, args: ['data=s32[512]:iota', 'n=512', 'acc=s32[1]'] },
+  ...['cuda_ptx', 'primitives'].map((api) => ({ name: `the guide producer/consumer (${api})`, outcome: 'completed', text: seed(`producer_consumer_${api}.cu`), block: 128, dynamicSmem: 512, args: ['N=1024', 'buffer_len=64', 'in=f32[1024]:iota', 'out=f32[1024]'] })),
+  ...['cuda_barrier', 'cuda_ptx', 'primitives'].map((api) => ({ name: `split arrive and wait with a retried probe (${api})`, outcome: 'completed', text: seed(`split_arrive_wait_${api}.cu`), block: 128, args: ['iteration_count=5', 'data=f32[128]:iota'] })),
+  {
+    name: 'inline PTX: arrivals and try_wait.parity loops (a two-stage ring)',
+    outcome: 'completed',
+    want: Array.from({ length: 96 }, (_, c) => Array.from({ length: 12 }, (_, i) => i * 100 + ((c + 32 + i) % 32)).reduce((a, b) => a + b, 0)),
+    block: 128,
+    args: ['out=u32[96]', 'rounds=12'],
+    text: `
+#include <cstdint>
+__device__ __forceinline__ unsigned addr(uint64_t *b) { return (unsigned)__cvta_generic_to_shared(b); }
+__device__ __forceinline__ void wait(uint64_t *b, int phase) {
+  asm volatile("{\\n .reg .pred P1;\\n LAB_WAIT:\\n mbarrier.try_wait.parity.shared::cta.b64 P1, [%0], %1;\\n @P1 bra.uni DONE;\\n bra.uni LAB_WAIT;\\n DONE:\\n }\\n" :: "r"(addr(b)), "r"(phase) : "memory");
+}
+__device__ __forceinline__ void arrive(uint64_t *b) { asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];" :: "r"(addr(b)) : "memory"); }
+__device__ __forceinline__ unsigned ready(uint64_t *b, int phase) {
+  unsigned ok;
+  asm volatile("{ .reg .pred p; mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2; selp.u32 %0, 1, 0, p; }" : "=r"(ok) : "r"(addr(b)), "r"(phase) : "memory");
+  return ok;
+}
+__global__ void ring(unsigned *out, int rounds) {
+  __shared__ uint64_t full[2], empty[2];
+  __shared__ unsigned slot[2][32];
+  if (threadIdx.x == 0)
+    for (int s = 0; s < 2; ++s) {
+      asm volatile("mbarrier.init.shared::cta.b64 [%0], 32;" :: "r"(addr(&full[s])));
+      asm volatile("mbarrier.init.shared::cta.b64 [%0], 96;" :: "r"(addr(&empty[s])));
+    }
+  __syncthreads();
+  unsigned acc = 0;
+  for (int i = 0; i < rounds; ++i) {
+    int s = i % 2, ph = (i / 2) % 2;
+    if (threadIdx.x < 32) {
+      if (i >= 2) wait(&empty[s], ph ^ 1);
+      slot[s][threadIdx.x] = i * 100 + threadIdx.x;
+      arrive(&full[s]);
+    } else {
+      while (!ready(&full[s], ph)) {}
+      acc += slot[s][(threadIdx.x + i) % 32];
+      arrive(&empty[s]);
+    }
+  }
+  if (threadIdx.x >= 32) out[threadIdx.x - 32] = acc;
+}`,
+  },
+  { name: 'early exit with arrive_and_drop', outcome: 'completed', text: seed('early_exit_cuda_barrier.cu'), block: 128, args: ['N=6'] },
   {
     name: 'arrive(2), parity waits and a barrier chosen per lane',
+    outcome: 'completed',
     block: 64,
     args: ['out=u32[64]'],
     text: `
@@ -73,9 +121,10 @@ const CASES: Case[] = [
 using barrier_t = cuda::barrier<cuda::thread_scope_block>;
 __global__ void k(unsigned *out) {
   #pragma nv_diag_suppress static_var_with_dynamic_init
-  __shared__ barrier_t bar[2];
+  __shared__ barrier_t bar[4];
   __shared__ unsigned acc[64];
-  if (threadIdx.x < 2) init(bar + threadIdx.x, threadIdx.x == 0 ? 128 : 32);
+  // bar[0]: 64 threads × arrive(2); bar[1]: 64 threads; bar[2], bar[3]: one warp each.
+  if (threadIdx.x < 4) init(bar + threadIdx.x, threadIdx.x == 0 ? 128 : threadIdx.x == 1 ? 64 : 32);
   __syncthreads();
   unsigned x = threadIdx.x;
   for (int i = 0; i < 6; ++i) {
@@ -83,10 +132,11 @@ __global__ void k(unsigned *out) {
     barrier_t::arrival_token t = bar[0].arrive(2);
     bar[0].wait(static_cast<barrier_t::arrival_token&&>(t));
     x += acc[(threadIdx.x + 1) % 64];
-    bar[0].arrive_and_wait();
-    bar[0].arrive_and_wait();
-    barrier_t &mine = bar[threadIdx.x / 32];
-    if (threadIdx.x >= 32) { mine.arrive_and_wait(); }
+    bar[1].arrive_and_wait();
+    (void)bar[1].arrive();
+    bar[1].wait_parity(true); // the phase it arrived in is odd
+    barrier_t &mine = bar[2 + threadIdx.x / 32];
+    mine.arrive_and_wait();
   }
   out[threadIdx.x] = x;
 }`,
@@ -94,6 +144,7 @@ __global__ void k(unsigned *out) {
   {
     name: 'lanes of one warp straddling a phase (over-arrival)',
     declined: true,
+    outcome: /the lanes of warp 0 arrive together \(a converged warp's arrive is one update of 17 arrivals\) but only 16 were pending/,
     block: 32,
     args: [],
     text: `
@@ -110,6 +161,7 @@ __global__ void k() {
   {
     name: 'a barrier used before its init is ordered (init race)',
     declined: true,
+    outcome: /data race on mbarrier bar/,
     block: 64,
     args: [],
     text: `
@@ -125,6 +177,8 @@ __global__ void k() {
   },
   {
     name: 'a wait on a stale token',
+    // The warp leaves __syncthreads converged: its three arrivals are three phases, and the first token is stale.
+    outcome: /wait\(token\) on bar .* the token is from phase 0 but the barrier is in phase 3/,
     block: 32,
     args: [],
     text: `
@@ -153,6 +207,9 @@ describe('barrier rows equal lane-by-lane execution', () => {
         const { arrivals, waits, ...got } = on;
         const { arrivals: _a, waits: _w, ...want } = off;
         expect(got, `${schedule}`).toEqual(want);
+        if (typeof c.outcome === 'string') expect(`${got.status} ${got.message ?? ''}`.trim(), schedule).toBe(c.outcome);
+        else expect(got.message, schedule).toMatch(c.outcome);
+        if (c.want) expect(Array.from(new Uint32Array(Uint8Array.from(Buffer.from(got.outputs[0], 'hex')).buffer)), schedule).toEqual(c.want);
         taken += arrivals + waits;
       }
       // Elsewhere a converged warp arrives or waits on one barrier somewhere.
