@@ -192,6 +192,28 @@ export interface SimBlock {
 }
 
 /** An mbarrier (or Croqtile event slot) at a shared-memory address, with its display label. */
+/**
+ * The threads that arrived on a barrier in its current phase (one entry per arrival). Cleared at
+ * every phase without giving its storage back: the next phase's arrivals refill it, where an
+ * array truncated to length 0 would be grown again arrival by arrival.
+ */
+export class ArrivalList {
+  private items: number[] = [];
+  length = 0;
+  push(thread: number): void {
+    this.items[this.length++] = thread;
+  }
+  clear(): void {
+    this.length = 0;
+  }
+  at(i: number): number {
+    return this.items[i];
+  }
+  toArray(): number[] {
+    return this.items.slice(0, this.length);
+  }
+}
+
 export interface SimBarrier {
   id: number;
   label: string;
@@ -202,7 +224,7 @@ export interface SimBarrier {
   /** Where it was initialised. */
   initLoc?: SourceLoc;
   /** Threads that arrived in the current phase (for "who arrived last" and missing-arrival reports). */
-  arrivedThisPhase: number[];
+  arrivedThisPhase: ArrivalList;
   /** Completion function (cuda::barrier's CompletionF), run by the last arriver. */
   onComplete?(m: CallbackMachine): void;
   /** Executor-owned bookkeeping for this barrier (the CUDA executor's warp arrive groups). */

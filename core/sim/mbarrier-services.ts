@@ -2,7 +2,7 @@
 // shared-memory address, init/inval, arrivals (with tx and drop, by threads or async engines),
 // expect_tx/complete_tx, blocking and probing parity and token waits, phase completion (completion
 // functions, race-clock publication, listeners) and misuse reports.
-import type { AsyncOp, MachineEvent, MbarrierWaitSlot, SimBarrier, SimReport, SimThread, TraceEvent, Wait } from './machine-types';
+import { type AsyncOp, ArrivalList, type MachineEvent, type MbarrierWaitSlot, type SimBarrier, type SimReport, type SimThread, type TraceEvent, type Wait } from './machine-types';
 import { Mbarrier, type MbarrierMisuse } from './mbarrier';
 import type { Buffer } from './memory';
 import type { RaceDetector } from './races';
@@ -88,7 +88,7 @@ export class MbarrierServices {
 
   /** A barrier that has no memory address (Croqtile events, named objects). */
   newBarrier(label: string, block: number): SimBarrier {
-    const b: SimBarrier = { id: this.nextBarrierId++, label, mb: new Mbarrier(), block, arrivedThisPhase: [], onComplete: undefined, exec: undefined };
+    const b: SimBarrier = { id: this.nextBarrierId++, label, mb: new Mbarrier(), block, arrivedThisPhase: new ArrivalList(), onComplete: undefined, exec: undefined };
     b.mb.onPhaseComplete = (completed) => this.phaseCompleted(b, completed);
     this.barriers.push(b);
     return b;
@@ -110,7 +110,7 @@ export class MbarrierServices {
       this.races?.release(b.id, b.arrivedThisPhase);
       for (const l of this.m.listeners) l({ kind: 'phase', barrier: b, completed, lastArriver: last });
       // Emptied in place: nothing keeps the list past the phase (reports copy it).
-      b.arrivedThisPhase.length = 0;
+      b.arrivedThisPhase.clear();
     }
   }
 
@@ -126,7 +126,7 @@ export class MbarrierServices {
     const m = b.mb.init(count);
     b.initLoc = t?.loc;
     if (this.m.tracing) this.m.trace.push({ kind: 'init', time: t?.time ?? 0, thread: t?.index ?? -1, barrier: b.label, block: b.block, count, loc: t?.loc });
-    b.arrivedThisPhase = [];
+    b.arrivedThisPhase.clear();
     this.races?.initBarrier(b.id, t?.index, t ? { ...t.loc } : undefined);
     if (m) this.misuse(t, b, m, 'init');
     this.m.notify(b);
@@ -142,7 +142,7 @@ export class MbarrierServices {
     const pending = this.m.asyncInFlight.find((op) => !op.done && op.signals?.includes(b));
     if (pending) this.m.raise(inFlightTeardownReport(this.m.threads, t, `mbarrier.inval of ${b.label}`, pending));
     b.mb.inval();
-    b.arrivedThisPhase = [];
+    b.arrivedThisPhase.clear();
     this.races?.initBarrier(b.id, t.index, { ...t.loc });
     this.m.notify(b);
   }

@@ -494,13 +494,13 @@ export class RaceDetector {
   }
 
   /** A phase of barrier `k` completed: publish what its arrivals released. */
-  release(k: number | string, arrivers: number[]): void {
+  release(k: number | string, arrivers: { readonly length: number; at(i: number): number | undefined }): void {
     // The blocks involved: the arrivers' (usually one), and for syncs, which have no arriver list
     // here, every block that accumulated under this key.
     let first: BlockClocks | undefined;
     let more: Set<BlockClocks> | undefined;
-    for (const t of arrivers) {
-      const ctx = this.byThread[t];
+    for (let i = 0; i < arrivers.length; i++) {
+      const ctx = this.byThread[arrivers.at(i)!];
       if (!ctx || ctx === first) continue;
       if (!first) first = ctx;
       else (more ??= new Set()).add(ctx);

@@ -81,7 +81,7 @@ export function deadlockReport(live: readonly SimBlock[], allBlocks: readonly Si
       if (t.wait.kind === 'block-sync' && t.wait.describe().startsWith('__syncthreads')) syncBlocks.set(t.block, '__syncthreads');
     }
   }
-  const missing = [...bars].map((b) => ({ barrier: b.label, pending: b.mb.state.pending, expected: b.mb.state.expected, tx: b.mb.state.tx, arrivedThisPhase: b.arrivedThisPhase.slice() }));
+  const missing = [...bars].map((b) => ({ barrier: b.label, pending: b.mb.state.pending, expected: b.mb.state.expected, tx: b.mb.state.tx, arrivedThisPhase: b.arrivedThisPhase.toArray() }));
   const lines: string[] = [];
   for (const g of groupBlocked(blocked, threads)) lines.push(`  ${g.who} wait${g.count > 1 ? '' : 's'} on ${g.waitsOn} at ${g.where}`);
   // One line per barrier state, barriers of different blocks in the same state merged.
@@ -119,7 +119,7 @@ function describeBarrierState(b: SimBarrier, threads: readonly SimThread[]): str
   if (!s.initialized) return 'was never initialised';
   const parts: string[] = [];
   if (s.pending > 0) {
-    const arrived = b.arrivedThisPhase.length ? `arrived so far: ${localWho(b.arrivedThisPhase.map((i) => threads[i]))}` : 'nobody has arrived in this phase';
+    const arrived = b.arrivedThisPhase.length ? `arrived so far: ${localWho(b.arrivedThisPhase.toArray().map((i) => threads[i]))}` : 'nobody has arrived in this phase';
     parts.push(`needs ${s.pending} more arrival${s.pending === 1 ? '' : 's'} of ${s.expected} (${arrived})`);
   }
   if (s.tx > 0) parts.push(`${s.pending > 0 ? '' : 'has all its arrivals but '}waits for ${s.tx} transaction bytes that no copy in flight will deliver`);
