@@ -27,4 +27,5 @@ export const croqtile: Language = {
   launchTemplates: async (text) => (await import('./launch-template')).croqtileLaunchTemplates(text),
   prepareSimulation: async (req) => (await import('./sim')).prepareCroqtileSimulation(req),
   debugProgram: (req) => ({ ...CROQTILE_DEBUG_THREADS, create: async (hooks) => (await import('./sim/debug-target')).croqtileDebugProgram(req).create(hooks) }),
+  preloadDebugger: async () => void (await import('./sim/debug-target')),
 };

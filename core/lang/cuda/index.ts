@@ -34,4 +34,5 @@ export const cuda: Language = {
   launchTemplates: async (text, file, wasmDir) => (await import('./launch-template')).cudaLaunchTemplates(text, file, wasmDir),
   prepareSimulation: async (req) => (await import('./sim')).prepareCudaSimulation(req),
   debugProgram: (req) => ({ ...CUDA_DEBUG_THREADS, create: async (hooks) => (await import('./sim/host-debug-target')).cudaProgramDebugFactory(req).create(hooks) }),
+  preloadDebugger: async () => void (await import('./sim/host-debug-target')),
 };

@@ -41,4 +41,6 @@ export const tilus: Language = {
     checkLane: () => undefined,
     create: async () => notSimulated(),
   }),
+  // Nothing to load: tilus is not simulated.
+  preloadDebugger: async () => undefined,
 };
