@@ -30,7 +30,12 @@ export const cuda: Language = {
   },
   // The front end, launch templates, simulator and debugger are imported on first use: a process initialises
   // only what it runs (`phaseflip sim x.co` nothing of CUDA's, `phaseflip lint` not its simulator).
-  loadFrontEnd: async (options) => (await import('./load-front-end')).loadCudaFrontEnd(options),
+  loadFrontEnd: async (options) => {
+    // The grammar compiles off the main thread: start it before the front end's modules initialise (loadCudaFrontEnd
+    // awaits the same promise, and reports its failure).
+    (await import('./parser')).loadCudaLanguage(options.wasmDir).catch(() => undefined);
+    return (await import('./load-front-end')).loadCudaFrontEnd(options);
+  },
   launchTemplates: async (text, file, wasmDir) => (await import('./launch-template')).cudaLaunchTemplates(text, file, wasmDir),
   prepareSimulation: async (req) => (await import('./sim')).prepareCudaSimulation(req),
   debugProgram: (req) => ({ ...CUDA_DEBUG_THREADS, create: async (hooks) => (await import('./sim/host-debug-target')).cudaProgramDebugFactory(req).create(hooks) }),

@@ -31,7 +31,11 @@ export const tilus: Language = {
     keywords: new Set(TILUS_KEYWORDS),
   },
   // Imported on first use: a process that lints no Python file never loads the Python grammar.
-  loadFrontEnd: async (options) => (await import('./front-end')).loadTilusFrontEnd(options),
+  loadFrontEnd: async (options) => {
+    // The grammar compiles off the main thread: start it before the front end's modules initialise.
+    (await import('./parser')).loadPythonLanguage(options.wasmDir).catch(() => undefined);
+    return (await import('./front-end')).loadTilusFrontEnd(options);
+  },
   launchTemplates: async () => [],
   prepareSimulation: async () => notSimulated(),
   debugProgram: () => ({
