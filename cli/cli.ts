@@ -5,7 +5,7 @@ import { version } from '../package.json';
 import { COMPILE_FLAGS_HELP, takeCompileFlag } from './compile-args';
 import { EXIT_ERROR, EXIT_OK, UsageError } from './errors';
 import { readSource } from './files';
-import { parseLintArgs, runLint } from './lint';
+import { collectLintTargets, parseLintArgs, runLint } from './lint';
 import { formatRules } from './rules';
 import { runSim } from './sim';
 import type { Streams } from './streams';
@@ -117,7 +117,7 @@ export async function main(argv: readonly string[], io: Streams, servers?: Proto
           io.stderr(`phaseflip: ${file}: ${foreign}\n`);
           return EXIT_ERROR;
         }
-        const engine = await loadEngine({ wasmDir: bundleDir(), project: new Project({ explicit: compile }) });
+        const engine = await loadEngine({ wasmDir: bundleDir(), project: new Project({ explicit: compile }), languages: [language] });
         io.stdout(`${engine.openDocument(language, text, path.resolve(file)).irText()}\n`);
         return EXIT_OK;
       }
@@ -138,14 +138,17 @@ export async function main(argv: readonly string[], io: Streams, servers?: Proto
           io.stdout(HELP);
           return EXIT_OK;
         }
+        const collected = collectLintTargets(args);
         let engine;
         try {
-          engine = await loadEngine({ wasmDir: bundleDir(), project: new Project({ explicit: args.compile }) });
+          // Only the front ends of the files found: a CUDA lint builds nothing of Croqtile's, a Croqtile lint loads no grammar.
+          const languages = [...new Set(collected.targets.map((t) => t.language))];
+          engine = await loadEngine({ wasmDir: bundleDir(), project: new Project({ explicit: args.compile }), languages });
         } catch (e) {
           io.stderr(`phaseflip: cannot load the CUDA parser: ${e instanceof Error ? e.message : String(e)}\n`);
           return EXIT_ERROR;
         }
-        const out = runLint(engine, args, { version, cwd: process.cwd() });
+        const out = runLint(engine, args, { version, cwd: process.cwd() }, collected);
         io.stdout(out.stdout);
         io.stderr(out.stderr);
         return out.exitCode;

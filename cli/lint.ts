@@ -18,7 +18,7 @@ import {
 import { analyzeTargets } from './analyze-targets';
 import { takeCompileFlag } from './compile-args';
 import { EXIT_ERROR, EXIT_FINDINGS, EXIT_OK, UsageError } from './errors';
-import { type LintTarget, collectTargets, lintedFilesInWords, realpathOr } from './files';
+import { type Collected, type LintTarget, collectTargets, lintedFilesInWords, realpathOr } from './files';
 import { formatJson } from './format/json';
 import { formatSarif } from './format/sarif';
 import { formatSummary, formatText } from './format/text';
@@ -177,9 +177,15 @@ export interface Output {
   exitCode: number;
 }
 
-export function runLint(engine: Engine, args: LintArgs, info: { version: string; cwd: string }): Output {
+/** The files `phaseflip lint` reads, found before the engine is loaded: their languages say which front ends it needs. */
+export function collectLintTargets(args: LintArgs): Collected {
   if (args.paths.length === 0) throw new UsageError('no paths given: phaseflip lint PATH...');
-  const { targets, errors, excluded } = collectTargets(args.paths);
+  return collectTargets(args.paths);
+}
+
+/** Lints `collected` (from `collectLintTargets(args)`) with an engine that has their languages' front ends. */
+export function runLint(engine: Engine, args: LintArgs, info: { version: string; cwd: string }, collected: Collected): Output {
+  const { targets, errors, excluded } = collected;
   const options: LintOptions = lintOptionsFor(args.rules);
   const read = new Set<LintTarget>();
   const files = lintTargets(engine, targets, options, errors, process.cwd(), read);

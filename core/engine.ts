@@ -21,6 +21,11 @@ export interface EngineOptions {
    * Without one, a document is analysed alone, as if it included nothing.
    */
   project?: ProjectServices;
+  /**
+   * The languages whose front ends to load (default: every language). A command that knows its files loads only
+   * theirs: linting CUDA never builds Croqtile's hover tables, linting Croqtile never compiles a grammar.
+   */
+  languages?: readonly LanguageId[];
 }
 
 /** An LSP-style incremental change; without `range` the text replaces the whole document. */
@@ -30,7 +35,9 @@ export interface ContentChange {
 }
 
 export async function loadEngine(options: EngineOptions = {}): Promise<Engine> {
-  const frontEnds = await Promise.all(LANGUAGES.map(async (l): Promise<[LanguageId, FrontEnd]> => [l.id, await l.loadFrontEnd(options)]));
+  const wanted = options.languages;
+  const languages = wanted ? LANGUAGES.filter((l) => wanted.includes(l.id)) : LANGUAGES;
+  const frontEnds = await Promise.all(languages.map(async (l): Promise<[LanguageId, FrontEnd]> => [l.id, await l.loadFrontEnd(options)]));
   return new Engine(new Map(frontEnds), options.project);
 }
 
@@ -63,7 +70,7 @@ export class Engine {
 
   openDocument(language: LanguageId, text: string, path?: string): EngineDocument {
     const frontEnd = this.frontEnds.get(language);
-    if (!frontEnd) throw new Error(`unknown language '${language}'`);
+    if (!frontEnd) throw new Error(LANGUAGES.some((l) => l.id === language) ? `the engine was loaded without the ${language} front end` : `unknown language '${language}'`);
     return new EngineDocument(language, frontEnd.openDocument(text, path ? { path, project: this.project } : {}), path ? this.project : undefined, path);
   }
 }

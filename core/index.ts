@@ -60,7 +60,7 @@ export {
   validateLaunch,
 } from './launch-request';
 export type { IntegerLaunchField, LaunchDescription, LaunchProblem, LaunchRequest } from './launch-request';
-export { preloadParsers } from './preload';
+export { preloadLanguages } from './preload';
 
 // Simulate: run a whole request, its result, and the machine's defaults and errors.
 export { simulate } from './simulate';

@@ -26,7 +26,7 @@ import {
   ThreadEvent,
 } from '@vscode/debugadapter';
 import type { DebugProtocol } from '@vscode/debugprotocol';
-import { type DebugRuntime, type DebugStop, type ExceptionFilter, type PhaseFlip, type TimelineSource, createDebugRuntime, preloadParsers, toChromeTrace, withCommas } from '../core/index';
+import { type DebugRuntime, type DebugStop, type ExceptionFilter, type PhaseFlip, type TimelineSource, createDebugRuntime, preloadLanguages, toChromeTrace, withCommas } from '../core/index';
 import { LaunchConfigError, type LaunchPlan, type PhaseflipLaunchArguments, planLaunch, simErrorAsConfigError } from './launch-config';
 import { FrameReader, argumentProblem, messageProblem } from './frames';
 import { type BreakpointIds, DEFAULT_FILTERS, EXCEPTION_FILTERS, exceptionInfo, toDapStop } from './stops';
@@ -102,8 +102,8 @@ export class PhaseflipDebugSession extends LoggingDebugSession {
     // The engine's lines and columns are zero-based; the base class converts to the client's.
     this.setDebuggerLinesStartAt1(false);
     this.setDebuggerColumnsStartAt1(false);
-    // Load the CUDA grammar (WASM) while the client is still initializing: the launch needs it.
-    void preloadParsers();
+    // Load the CUDA grammar (WASM), the simulator and the debug targets while the client is still initializing: the launch needs them.
+    void preloadLanguages();
   }
 
   // ------------------------------------------------------------------ protocol

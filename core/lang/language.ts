@@ -49,6 +49,11 @@ export interface Language {
    * launch by launch, with this language's threads, frames, locals and expressions.
    */
   debugProgram(req: SimulateRequest): DebugProgramFactory;
+  /**
+   * Loads what a debug launch runs (the simulator and the debug target) ahead of it: the language imports them on
+   * first use, and a debug adapter calls this while its client is still initialising.
+   */
+  preloadDebugger(): Promise<void>;
 }
 
 export interface FrontEndOptions {

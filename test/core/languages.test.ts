@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import type { LanguageId } from '../../core/api';
 import { headerHoldsCode, inlineValueNames, LANGUAGES, languageById, languageForEditorId, languageForHeader, languageForPath, launchTemplates } from '../../core/languages';
 import { languageOfRequest } from '../../core/simulate';
+import { loadEngine } from '../../core/engine';
 
 /** A tiny kernel per language, a position on a documented barrier call, and a constant expression. */
 const SAMPLES: Record<LanguageId, { text: string; hoverAt: string; kernel: string; constant: [string, Map<string, number>, number]; comment?: string; simulated?: false }> = {
@@ -110,6 +111,13 @@ describe('the language registry', () => {
     expect(headerHoldsCode('tilus', 'import tilus\nclass K(tilus.Script): pass')).toBe(true);
     expect(headerHoldsCode('tilus', 'from tilus import float16')).toBe(true);
     expect(headerHoldsCode('tilus', 'import torch\n# a comment about tilus\nimport tilusx')).toBe(false);
+  });
+
+  it('an engine asked for some languages loads only their front ends, and says so for the others', async () => {
+    const engine = await loadEngine({ languages: ['croqtile'] });
+    expect(engine.analyze(SAMPLES.croqtile.text, 'croqtile').syntaxProblems).toEqual([]);
+    expect(() => engine.openDocument('cuda', SAMPLES.cuda.text)).toThrow('the engine was loaded without the cuda front end');
+    expect(() => engine.openDocument('fortran' as LanguageId, '')).toThrow("unknown language 'fortran'");
   });
 
   it('simulates files of no known language as CUDA unless the request names one', () => {

@@ -2,15 +2,8 @@
 // simulated one launch at a time. The implementation of the `Language` interface (../language.ts)
 // that core/languages.ts registers.
 import { CPP_KEYWORDS } from '../inline-values';
-import type { FrontEnd, Language } from '../language';
-import { CudaDocument, type DocumentsShared } from './document';
-import { TreeBudget } from './tree-budget';
-import { HeaderCache } from './unit';
-import { cudaLaunchTemplates } from './launch-template';
-import { foldConstant } from './constants';
-import { loadCudaLanguage, Parser } from './parser';
-import { cudaProgramDebugFactory } from './sim/host-debug-target';
-import { prepareCudaSimulation } from './sim';
+import type { Language } from '../language';
+import { CUDA_DEBUG_THREADS } from './sim/debug-threads';
 
 /** CUDA's own reserved words and the built-in objects inline values never show. */
 const CUDA_KEYWORDS = `__global__ __device__ __host__ __shared__ __constant__ __restrict__ __forceinline__ __noinline__ __launch_bounds__ asm
@@ -35,42 +28,16 @@ export const cuda: Language = {
     functionStart: /\b__global__\b|\b__device__\b[^;]*\(/,
     keywords: new Set([...CPP_KEYWORDS, ...CUDA_KEYWORDS]),
   },
-  async loadFrontEnd({ wasmDir }): Promise<FrontEnd> {
-    const grammar = await loadCudaLanguage(wasmDir);
-    const parser = new Parser();
-    parser.setLanguage(grammar);
-    // Headers are parsed once per front end and shared by every document that includes them.
-    const shared: DocumentsShared = { headers: new HeaderCache(parser), trees: new TreeBudget() };
-    return {
-      openDocument: (text, context) => new CudaDocument(parser, text, context, shared),
-      cacheSizes: () => ({ documents: shared.open ?? 0, headers: shared.headers?.size ?? 0, trees: shared.trees?.size ?? 0 }),
-      evaluateConstant: (expression, constants = new Map()) => evaluateConstant(parser, expression, constants),
-    };
+  // The front end, launch templates, simulator and debugger are imported on first use: a process initialises
+  // only what it runs (`phaseflip sim x.co` nothing of CUDA's, `phaseflip lint` not its simulator).
+  loadFrontEnd: async (options) => {
+    // The grammar compiles off the main thread: start it before the front end's modules initialise (loadCudaFrontEnd
+    // awaits the same promise, and reports its failure).
+    (await import('./parser')).loadCudaLanguage(options.wasmDir).catch(() => undefined);
+    return (await import('./load-front-end')).loadCudaFrontEnd(options);
   },
-  launchTemplates: cudaLaunchTemplates,
-  prepareSimulation: prepareCudaSimulation,
-  debugProgram: cudaProgramDebugFactory,
+  launchTemplates: async (text, file, wasmDir) => (await import('./launch-template')).cudaLaunchTemplates(text, file, wasmDir),
+  prepareSimulation: async (req) => (await import('./sim')).prepareCudaSimulation(req),
+  debugProgram: (req) => ({ ...CUDA_DEBUG_THREADS, create: async (hooks) => (await import('./sim/host-debug-target')).cudaProgramDebugFactory(req).create(hooks) }),
+  preloadDebugger: async () => void (await import('./sim/host-debug-target')),
 };
-
-/**
- * Folds `expression` with the front end's constant folder (the one that sizes barrier arrays and
- * launch bounds), parsed as the initialiser of a declaration so that tree-sitter reads it as C++.
- */
-function evaluateConstant(parser: Parser, expression: string, constants: ReadonlyMap<string, number>): number | undefined {
-  try {
-    // The newline keeps a trailing `//` comment in the expression from swallowing the parenthesis.
-    const tree = parser.parse(`long long phaseflip_constant = (${expression}\n);`);
-    if (!tree) return undefined;
-    try {
-      const root = tree.rootNode;
-      const decl = root.namedChild(0);
-      if (root.hasError || root.namedChildCount !== 1 || decl?.type !== 'declaration') return undefined;
-      const value = decl.namedChildren.find((n) => n?.type === 'init_declarator')?.childForFieldName('value');
-      return value ? foldConstant(value, constants) : undefined;
-    } finally {
-      tree.delete();
-    }
-  } catch {
-    return undefined;
-  }
-}

@@ -8,7 +8,8 @@ import type { Kernel, KernelModule } from '../../ir/types';
 import { visitStmts } from '../../ir/visit';
 import { byPosition, runRules } from '../../rules/run';
 import { namedChildren, parsePython, syntaxErrors, type PyNode } from './parser';
-import { type Combination, type TilusClass, combinations, importsTilus, literalNumber, tilusClasses } from './script-classes';
+import { type Combination, type TilusClass, combinations, literalNumber, tilusClasses } from './script-classes';
+import { importsTilus } from './tilus-import';
 import { lowerScript } from './lower';
 
 /** One Script lowered at every combination of its autotune space. */

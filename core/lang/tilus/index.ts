@@ -2,27 +2,13 @@
 // parsed with tree-sitter-python and lowered per `tilus.Script` to the kernel IR, for lint and hovers.
 // Simulation is not supported. The implementation of the `Language` interface (../language.ts) that
 // core/languages.ts registers.
-import type { FrontEnd, Language } from '../language';
+import type { Language } from '../language';
 import { SimError } from '../../sim/machine-types';
-import { evaluatePythonConstant } from './constant-eval';
-import { TilusDocument } from './document';
-import { loadPythonLanguage } from './parser';
-import { importsTilus } from './script-classes';
+import { importsTilus } from './tilus-import';
 
 /** Python keywords and tilus's dtypes, which inline values never show. */
 const TILUS_KEYWORDS = `False None True and as assert async await break class continue def del elif else except finally for from global if import in is lambda nonlocal not or pass raise return try while with yield self
   int32 uint32 int64 uint64 float16 bfloat16 float32 int8 uint8`.split(/\s+/);
-
-const frontEnd: FrontEnd = {
-  openDocument: (text) => new TilusDocument(text),
-  evaluateConstant: (expression, constants = new Map()) => {
-    try {
-      return evaluatePythonConstant(expression, constants);
-    } catch {
-      return undefined;
-    }
-  },
-};
 
 const NOT_SIMULATED = 'not supported by the simulator: tilus scripts (Python) are linted only; simulate the CUDA a tilus kernel compiles to';
 
@@ -44,9 +30,11 @@ export const tilus: Language = {
     functionStart: /^\s*def\s+__call__\b/,
     keywords: new Set(TILUS_KEYWORDS),
   },
+  // Imported on first use: a process that lints no Python file never loads the Python grammar.
   loadFrontEnd: async (options) => {
-    await loadPythonLanguage(options.wasmDir);
-    return frontEnd;
+    // The grammar compiles off the main thread: start it before the front end's modules initialise.
+    (await import('./parser')).loadPythonLanguage(options.wasmDir).catch(() => undefined);
+    return (await import('./front-end')).loadTilusFrontEnd(options);
   },
   launchTemplates: async () => [],
   prepareSimulation: async () => notSimulated(),
@@ -57,4 +45,6 @@ export const tilus: Language = {
     checkLane: () => undefined,
     create: async () => notSimulated(),
   }),
+  // Nothing to load: tilus is not simulated.
+  preloadDebugger: async () => undefined,
 };

@@ -31,11 +31,6 @@ export interface Combination {
   label: string;
 }
 
-/** Whether a Python text uses tilus: it imports `tilus` (or a submodule, or names from it). */
-export function importsTilus(text: string): boolean {
-  return /^[ \t]*(?:import[ \t]+tilus\b|from[ \t]+tilus(?:\.[\w.]+)?[ \t]+import\b)/m.test(text);
-}
-
 /** Classes of the module (top level, and inside `if`/`try` blocks at top level) that derive from tilus.Script or tilus.Class. */
 export function tilusClasses(root: PyNode): TilusClass[] {
   const out: TilusClass[] = [];

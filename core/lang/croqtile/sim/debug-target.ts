@@ -10,16 +10,12 @@ import type { TraceThread } from '../../../sim/trace';
 import type { SimulateRequest } from '../../../sim/run';
 import { CroqtileProgram, type CroqtileLaunch } from './index';
 import { deviceLists } from './launch';
+import { CROQTILE_DEBUG_THREADS } from './debug-threads';
 
 /** The debug program factory of a Croqtile request (`DebugRuntime`'s constructor argument). */
 export function croqtileDebugProgram(request: SimulateRequest): DebugProgramFactory {
   return {
-    language: 'croqtile',
-    lanes: 1,
-    futures: true,
-    checkLane(lane) {
-      if (lane !== 0) throw new Error(`Croqtile threads have one lane (0), not ${lane}`);
-    },
+    ...CROQTILE_DEBUG_THREADS,
     async create(hooks) {
       return new CroqtileDebugProgram(request, hooks);
     },

@@ -9,18 +9,12 @@ import type { TraceThread } from '../../../sim/trace';
 import type { Launch, SimulateRequest } from '../../../sim/run';
 import { CudaExecutor } from './executor';
 import { prepareCudaLaunch } from './index';
-
-const LANES = 32;
+import { CUDA_DEBUG_THREADS } from './debug-threads';
 
 /** The debug program factory of a CUDA request (`DebugRuntime`'s constructor argument). */
 export function cudaDebugProgram(request: SimulateRequest): DebugProgramFactory {
   return {
-    language: 'cuda',
-    lanes: LANES,
-    futures: false,
-    checkLane(lane) {
-      if (!Number.isInteger(lane) || lane < 0 || lane > LANES - 1) throw new Error(`lane ${lane} is outside 0..31`);
-    },
+    ...CUDA_DEBUG_THREADS,
     async create(hooks) {
       return new CudaDebugProgram(await prepareCudaLaunch(request), hooks);
     },
