@@ -74,6 +74,16 @@ export class Compiler implements CompilerContext {
     return this.nextBufferId();
   }
 
+  private sites = 0;
+
+  /**
+   * A new arrive-site number (runtime.ts Instr.site, assigned on an instruction's first arrive): one
+   * counter per compiled program, so numbers stay unique when a cached program serves several launches.
+   */
+  newSite(): number {
+    return this.sites++;
+  }
+
   // -------------------------------------------------------------- declarations and types
 
   /** File-scope declarations (constants, typedefs, enums, structs) on first use. */

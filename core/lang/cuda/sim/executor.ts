@@ -9,7 +9,7 @@ import { type Executor, LaneFault, type Machine, type SimBlock, type SimThread, 
 import { Buffer, type Pointer } from '../../../sim/memory';
 import type { Compiler, FnInst } from './compile';
 import { shapeOf } from './compile';
-import { type BlockCtx, BLOCKED, type CompiledFn, type ExecutorLike, Frame, loader, loadPointer, ThreadCtx } from './runtime';
+import { type BlockCtx, BLOCKED, type CompiledFn, type ExecutorLike, Frame, loader, loadPointer, RunStorage, ThreadCtx } from './runtime';
 import { bitFieldValue } from './lvalues';
 import { alignOfType, type CType, sizeOfType, typeName } from './types';
 
@@ -26,12 +26,13 @@ export class CudaExecutor implements Executor, ExecutorLike {
     /** Kernel argument values, by parameter index. */
     readonly args: unknown[],
     private bufferIds: () => number,
+    /** The run's storage; a whole program's host and kernel launches share one. */
+    readonly storage: RunStorage = new RunStorage(compiler.globals),
   ) {}
 
-  private sites = 0;
-
+  /** Numbered by the compiler: its instructions (and their `site`) outlive this launch in the compiled-program cache. */
   newSite(): number {
-    return this.sites++;
+    return this.compiler.newSite();
   }
 
   nextBufferId(): number {

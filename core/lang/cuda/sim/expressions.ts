@@ -225,8 +225,9 @@ export function symbolEx(c: CompilerContext, cx: FnCx, s: Sym, depth: number, na
       return { t: s.type, ev: c.loadFn(lv, s.type), lv };
     }
     case 'global': {
-      const p = s.p;
-      const lv: LV = { k: 'mem', buf: () => p.buf, off: () => 0 };
+      // The run's copy of the variable (RunStorage): compiled code is shared by runs.
+      const index = s.index;
+      const lv: LV = { k: 'mem', buf: (f) => f.ts.ex.storage.global(index), off: () => 0 };
       return { t: s.type, ev: c.loadFn(lv, s.type), lv };
     }
     case 'type':

@@ -369,7 +369,7 @@ export class CudaProgram {
       // A kernel's compile-time __cluster_dims__ apply to every launch of it, `<<<>>>` included.
       cluster ??= declaredClusterDims(compiler, decl, l.binding as TemplateBinding, this.sourceTexts.get(fileOf(decl.node)));
       const inst = compiler.instantiate(decl, l.binding as TemplateBinding, decl.node);
-      const cuda = new CudaExecutor(compiler, inst, l.args.map((a, i) => deviceArg(a, inst.params[i]?.name ?? `#${i}`, inst.params[i]?.type, this.host.pinned, () => this.nextId++)), () => this.nextId++);
+      const cuda = new CudaExecutor(compiler, inst, l.args.map((a, i) => deviceArg(a, inst.params[i]?.name ?? `#${i}`, inst.params[i]?.type, this.host.pinned, () => this.nextId++)), () => this.nextId++, this.hostEx!.storage);
       // Every live device allocation is reachable by address (tensor maps and integer-cast pointers name buffers by id).
       for (const b of this.host.allocations) if (b.space === 'global') cuda.registerBuffer(b);
       executor = cuda;
