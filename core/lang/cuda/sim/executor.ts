@@ -10,6 +10,7 @@ import { Buffer, type Pointer } from '../../../sim/memory';
 import type { Compiler, FnInst } from './compile';
 import { shapeOf } from './compile';
 import { type BlockCtx, BLOCKED, type CompiledFn, type ExecutorLike, Frame, loader, loadPointer, RunStorage, ThreadCtx } from './runtime';
+import { objectArray } from '../../../sim/elements-kinds';
 import { bitFieldValue } from './lvalues';
 import { alignOfType, type CType, sizeOfType, typeName } from './types';
 
@@ -147,9 +148,9 @@ export class CudaExecutor implements Executor, ExecutorLike {
   }
 
   // The lanes of a warp quantum (reused: one quantum at a time): their threads and innermost frames.
-  private readonly laneThreads: SimThread[] = [];
-  private readonly laneFrames: Frame[] = [];
-  private readonly laneParked: SimThread[] = [];
+  private readonly laneThreads: SimThread[] = objectArray();
+  private readonly laneFrames: Frame[] = objectArray();
+  private readonly laneParked: SimThread[] = objectArray();
   /** Lanes (by position in the group) that left during the current row: blocked or finished. */
   private readonly gone = new Uint8Array(32);
   /** Each lane's next pc after a row that split (Instr.runRow). */

@@ -559,7 +559,7 @@ function logical(c: CompilerContext, cx: FnCx, op: string, ln: SyntaxNode, rn: S
   const tmp = cx.slot();
   c.emitExec(cx, ln, (f) => (f.v[tmp] = lt(f) ? 1 : 0));
   const next = cx.code.length + 1;
-  const skip: Instr = { run: (f) => ((op === '&&' ? f.v[tmp] : !f.v[tmp]) ? next : skip.target), loc: locOf(n, cx.name), stmt: false, target: -1, site: -1 };
+  const skip: Instr = { run: (f) => ((op === '&&' ? f.v[tmp] : !f.v[tmp]) ? next : skip.target), runRow: undefined, loc: locOf(n, cx.name), stmt: false, target: -1, site: -1 };
   cx.code.push(skip);
   const r = c.rv(c.expr(cx, rn));
   const rt = c.truth(r, rn);

@@ -133,6 +133,7 @@ function exitInstr(loc: Instr['loc']): Instr {
       const v = f.v[0];
       throw new ProgramExit(typeof v === 'number' ? v & 0xff : 0);
     },
+    runRow: undefined,
     loc,
     stmt: false,
     target: 0,
