@@ -31,7 +31,6 @@
 // Anything else stops with "not supported by the simulator: <construct> at line N".
 //
 // To add a builtin, see the header of builtins.ts; to add a PTX instruction, `compileOp` in ptx.ts.
-import { createHash } from 'node:crypto';
 import * as path from 'node:path';
 import { Project } from '../../../project/project';
 import { loadCudaLanguage, Parser, parseWhole, type SyntaxNode } from '../parser';
@@ -44,6 +43,7 @@ import { Buffer } from '../../../sim/memory';
 import { TENSOR_MAP_BYTES, writeTensorMap } from '../../../sim/tensor-map';
 import { type ArgSpec, type Launch, type NamedBuffer, type PreparedSimulation, runLaunch, type SimulateRequest } from '../../../sim/run';
 import { Compiler, FnCx, type FnDecl, type FnInst, named } from './compile';
+import { CompileCache, compileKey } from './compile-cache';
 import { declaredClusterDims } from './cluster-dims';
 import { chooseKernel } from './kernel-instances';
 import { type TemplateBinding, templateParams, templateScope } from './templates';
@@ -84,45 +84,16 @@ interface CompiledKernel {
   sourceTexts: Map<string | undefined, string>;
 }
 
-/** How many compiled kernels a process keeps (the least recently used one goes first). */
-const MAX_COMPILED_KERNELS = 4;
-const compiledKernels = new Map<string, CompiledKernel>();
-const cacheStats = { hits: 0, misses: 0 };
+const compiledKernels = new CompileCache<CompiledKernel>();
 
 /** Empties the compiled-kernel cache (tests compare a fresh compile with a cached one). */
 export function clearCompiledKernels(): void {
   compiledKernels.clear();
 }
 
-/** How often a launch reused a compiled kernel and how often it compiled one, since the process started. */
+/** How often a launch reused a compiled kernel and how often it compiled one, and how many are kept. */
 export function compiledKernelStats(): { hits: number; misses: number; size: number } {
-  return { ...cacheStats, size: compiledKernels.size };
-}
-
-/**
- * What the compile of `req` reads, as one digest: the file's name, the kernel it names (template
- * arguments included), the compile options, and the text of every file of the translation unit as
- * read now (the file, then each header, written and preprocessed), so an edited header or define
- * compiles again.
- */
-function compileKey(req: SimulateRequest, unit: ReturnType<typeof buildCudaUnit>): string {
-  const h = createHash('sha256');
-  const part = (s: string | undefined) => {
-    h.update(s === undefined ? '\u0001' : `${s.length}:`);
-    if (s !== undefined) h.update(s);
-  };
-  part(req.file ? path.resolve(req.file) : undefined);
-  part(req.kernel);
-  part(JSON.stringify(req.compile ?? null));
-  for (const f of unit.tu.files) {
-    part(f.path);
-    part(f.text);
-    part(f.pre.parseText);
-    part(f.pre.beforeGrammarGaps);
-  }
-  part(unit.parseText);
-  part(JSON.stringify(unit.tu.missing));
-  return h.digest('hex');
+  return { hits: compiledKernels.hits, misses: compiledKernels.misses, size: compiledKernels.size };
 }
 
 async function compiledKernel(req: SimulateRequest): Promise<CompiledKernel> {
@@ -130,15 +101,9 @@ async function compiledKernel(req: SimulateRequest): Promise<CompiledKernel> {
   // The translation unit: the file preprocessed with its includes' macros, and the headers that hold
   // device code, whose functions and types the kernel may use (parsed in inclusion order).
   const unit = buildCudaUnit(req.text, req.file ? path.resolve(req.file) : undefined, req.file ? new Project({ explicit: req.compile }) : undefined, undefined);
-  const key = compileKey(req, unit);
+  const key = compileKey(`kernel ${req.kernel ?? ''}`, req, unit);
   const cached = compiledKernels.get(key);
-  if (cached) {
-    cacheStats.hits++;
-    compiledKernels.delete(key);
-    compiledKernels.set(key, cached);
-    return cached;
-  }
-  cacheStats.misses++;
+  if (cached) return cached;
   const parser = new Parser();
   parser.setLanguage(language);
   const headerRoots: SyntaxNode[] = [];
@@ -159,10 +124,7 @@ async function compiledKernel(req: SimulateRequest): Promise<CompiledKernel> {
   const { decl, binding, name: kernelName } = chooseKernel(compiler, req.kernel, req.file);
   const { params, inst } = kernelParams(compiler, decl, binding);
   const compiled: CompiledKernel = { compiler, decl, binding, kernelName, params, inst, nextId, sourceTexts };
-  if (inst) {
-    compiledKernels.set(key, compiled);
-    while (compiledKernels.size > MAX_COMPILED_KERNELS) compiledKernels.delete(compiledKernels.keys().next().value!);
-  }
+  if (inst) compiledKernels.set(key, compiled);
   return compiled;
 }
 

@@ -1,5 +1,5 @@
-// The compiled-kernel cache (core/lang/cuda/sim/index.ts): a simulate() of a kernel compiled before in the
-// process reuses its instructions, so everything a run writes must live outside them (RunStorage,
+// The compiled-program cache (core/lang/cuda/sim/compile-cache.ts): a simulate() of a kernel or a whole
+// program compiled before in the process reuses its instructions, so everything a run writes must live outside them (RunStorage,
 // runtime.ts). A cached run must give what a fresh compile gives: status, report, statements,
 // cycles, buffers, stdout, barrier states and trace; a changed header, define or kernel compiles again;
 // two launches of one compiled kernel alive together do not share state.
@@ -11,9 +11,11 @@ import { parseArg } from '../../../../core/sim/args';
 import { runLaunch, type SimulateRequest, type SimulateResult } from '../../../../core/sim/run';
 import { simulate } from '../../../../core/simulate';
 import { clearCompiledKernels, compiledKernelStats, prepareCudaLaunch } from '../../../../core/lang/cuda/sim/index';
+import { clearCompiledPrograms, compiledProgramStats } from '../../../../core/lang/cuda/sim/host-program';
 import { runKernel, values } from './helpers';
 
 const gpuDir = path.join(__dirname, '../../../fixtures/sim/gpu');
+const programsDir = path.join(__dirname, '../../../fixtures/sim/programs');
 
 /** Everything a run reports, in comparable form (buffers by checksum and bytes, the trace as JSON). */
 function observed(r: SimulateResult): unknown {
@@ -62,7 +64,7 @@ const fixtures = [
   ),
 ].sort();
 
-describe('the compiled-kernel cache', () => {
+describe('the compiled-program cache', () => {
   it('gives every GPU fixture the same results, reports and trace from the cache as from a fresh compile', async () => {
     expect(fixtures.length).toBeGreaterThan(60);
     for (const file of fixtures) {
@@ -153,6 +155,51 @@ __global__ void k(int flag, int *out) {
     const cached = await runKernel(text, { args: ['flag=1', 'out=s32[32]'] });
     expect(compiledKernelStats().hits).toBeGreaterThanOrEqual(1);
     expect(observed(cached)).toEqual(observed(fresh));
+  });
+
+  it('runs every whole program (host code and kernels) from the cache as from a fresh compile', async () => {
+    const truth = JSON.parse(readFileSync(path.join(programsDir, 'ground-truth.json'), 'utf8')) as { programs: Record<string, { flags: string }> };
+    const names = Object.keys(truth.programs);
+    expect(names.length).toBeGreaterThanOrEqual(6);
+    for (const name of names) {
+      const file = path.join(programsDir, `${name}.cu`);
+      const defines = truth.programs[name].flags.split(/\s+/).filter((f) => f.startsWith('-D')).map((f) => f.slice(2));
+      const req: SimulateRequest = { file, text: readFileSync(file, 'utf8'), compile: { defines }, trace: true };
+      clearCompiledPrograms();
+      const s0 = compiledProgramStats();
+      const fresh = observed(await simulate(req));
+      const again = observed(await simulate(req));
+      const third = observed(await simulate(req));
+      expect(again, name).toEqual(fresh);
+      expect(third, name).toEqual(fresh);
+      expect(compiledProgramStats().hits - s0.hits, name).toBe(2);
+    }
+  }, 120_000);
+
+  it('numbers the buffers of a cached program as a fresh compile does', async () => {
+    // The kernel's function-scope static is a buffer the compile makes; an allocation's generic address
+    // carries its buffer id, and the program prints two.
+    const text = `#include <cstdio>
+__global__ void k(int *out) { static int calls = 0; calls += 1; out[threadIdx.x] = calls; }
+int main() {
+  int *a, *b;
+  cudaMalloc(&a, 4 * sizeof(int));
+  k<<<1, 4>>>(a);
+  cudaDeviceSynchronize();
+  cudaMalloc(&b, 4 * sizeof(int));
+  int h[4];
+  cudaMemcpy(h, a, sizeof(h), cudaMemcpyDeviceToHost);
+  printf("%d %d %llx %llx\\n", h[0], h[3], (unsigned long long)(size_t)a, (unsigned long long)(size_t)b);
+  return 0;
+}`;
+    const req: SimulateRequest = { file: 'prog.cu', text };
+    clearCompiledPrograms();
+    const fresh = await simulate(req);
+    expect(fresh.status, fresh.message).toBe('completed');
+    expect(fresh.stdout).toMatch(/^4 4 [0-9a-f]+ [0-9a-f]+\n$/);
+    const s0 = compiledProgramStats();
+    for (let i = 0; i < 2; i++) expect(observed(await simulate(req))).toEqual(observed(fresh));
+    expect(compiledProgramStats().hits).toBe(s0.hits + 2);
   });
 
   describe('compiles again when what the compile reads changes', () => {
