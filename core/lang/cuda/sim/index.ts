@@ -14,6 +14,8 @@
 // (`CudaExecutor.frames(t)` / `locals(t, i)`); `&&`, `||` and `?:` with such calls become branches.
 // Every instruction carries its zero-based source line. A template kernel runs as the instantiation
 // the request names (`k<4, float>`) or the one the file launches (kernel-instances.ts).
+// A compile is kept for the next requests with the same inputs (compile-cache.ts): launches share
+// instructions, and each has its own run state (runtime.ts RunStorage, executor.ts).
 //
 // Supported: the C++ subset of typical warp-specialised kernels (integer, float, half/bf16 types,
 // pointers, multi-dimensional arrays, structs with member functions, templates with deduced or
@@ -134,7 +136,7 @@ export async function prepareCudaLaunch(req: SimulateRequest): Promise<Launch> {
   let nextId = firstId;
   const ids = () => nextId++;
 
-  // Arguments are bound before compiling so a wrong command line is reported first.
+  // Arguments are checked before a compile error is reported, so a wrong command line is reported first.
   const buffers: NamedBuffer[] = [];
   const values: unknown[] = [];
   const given = new Map((req.args ?? []).map((a) => [a.name, a]));
@@ -199,7 +201,9 @@ export async function prepareCudaLaunch(req: SimulateRequest): Promise<Launch> {
   };
   let executor: Executor;
   try {
-    // A body that did not compile is compiled again here for its report (the same error, never cached).
+    // A body that did not compile is compiled again here for its report (the same error; never cached,
+    // so the compiler is this launch's alone and numbers what it makes from the launch's ids).
+    if (!inst) compiler.bufferIds = ids;
     const kernel: FnInst = inst ?? compiler.instantiate(decl, binding, decl.node);
     const cuda = new CudaExecutor(compiler, kernel, values, ids);
     // A tensor map names its global buffer by id; the copies resolve it through the executor.

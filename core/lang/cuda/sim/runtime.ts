@@ -7,6 +7,7 @@ import { fromBf16Bits, fromHalfBits, toBf16Bits, toHalfBits } from '../../../sim
 import { type AsyncOp, type Machine, type SimThread, type SourceLoc, SimError, warpLane } from '../../../sim/machine';
 import { Buffer, OutOfBounds, type Pointer } from '../../../sim/memory';
 import { clusterAddress, CLUSTER_RANK_SHIFT, WINDOW_MASK } from '../../../sim/cluster';
+import { objectArray } from '../../../sim/elements-kinds';
 import { chk64, type CType, wide } from './types';
 
 /** Evaluates an expression for lanes `fs[0..n)` at once into the node's own buffer (lanes.ts; valid until the node runs again). */
@@ -163,7 +164,7 @@ export interface ExecutorLike {
  * whole program's host and kernels share one.
  */
 export class RunStorage {
-  private readonly copies: Buffer[] = [];
+  private readonly copies: Buffer[] = objectArray();
   private readonly values = new Map<object, unknown>();
   constructor(private readonly images: readonly Buffer[]) {}
 
