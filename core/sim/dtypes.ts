@@ -56,6 +56,12 @@ const u32 = new Uint32Array(f32.buffer);
  */
 const CANONICAL_NAN16 = 0x7fff;
 
+const f64 = new Float64Array(1);
+const w32 = new Uint32Array(f64.buffer);
+/** The double's high and low 32-bit words in `w32` (the host's byte order). */
+const HI = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1 ? 1 : 0;
+const LO = 1 - HI;
+
 /**
  * A float rounded to nearest even into a 16-bit format with `expBits` exponent bits (IEEE half:
  * 5, bfloat16: 8), straight from the double so there is no double rounding through f32.
@@ -65,6 +71,35 @@ function toFloat16Bits(x: number, expBits: number): number {
   const bias = (1 << (expBits - 1)) - 1;
   const expMask = ((1 << expBits) - 1) << manBits;
   if (Number.isNaN(x)) return CANONICAL_NAN16;
+  // A normal result straight from the double's bits (kernels store halves by the million): the exponent,
+  // the kept mantissa bits, and round to nearest even on the bits below them.
+  f64[0] = x;
+  const hi = w32[HI];
+  const e = ((hi >>> 20) & 0x7ff) - 1023;
+  if (e >= 1 - bias && e <= bias) {
+    const shift = 20 - manBits;
+    const halfway = 1 << (shift - 1);
+    const rest = hi & ((1 << shift) - 1);
+    let m = (hi & 0xfffff) >>> shift;
+    let be = e + bias;
+    if (rest > halfway || (rest === halfway && (w32[LO] !== 0 || (m & 1) === 1))) {
+      m++;
+      if (m === 1 << manBits) {
+        m = 0;
+        be++;
+      }
+    }
+    const sign = (hi >>> 16) & 0x8000;
+    return be > 2 * bias ? sign | expMask : sign | (be << manBits) | m;
+  }
+  return toFloat16BitsSlow(x, expBits);
+}
+
+/** The general conversion: zero, subnormal results, overflow and infinities. */
+function toFloat16BitsSlow(x: number, expBits: number): number {
+  const manBits = 15 - expBits;
+  const bias = (1 << (expBits - 1)) - 1;
+  const expMask = ((1 << expBits) - 1) << manBits;
   const sign = x < 0 || Object.is(x, -0) ? 0x8000 : 0;
   const a = Math.abs(x);
   if (a === 0) return sign;

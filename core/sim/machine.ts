@@ -45,6 +45,7 @@ import {
   warpLane,
 } from './machine-types';
 import type { MbarrierState } from './mbarrier';
+import { objectArray } from './elements-kinds';
 import { MbarrierServices } from './mbarrier-services';
 import type { Buffer } from './memory';
 import { RaceDetector } from './races';
@@ -157,7 +158,7 @@ export class Machine {
   // the change), and waits without `on`, re-checked after any change.
   private readonly waiters = new Map<object, SimThread[]>();
   /** Emptied waiter lists for reuse (see `wake`). */
-  private readonly spareWaiterLists: SimThread[][] = [];
+  private readonly spareWaiterLists: SimThread[][] = objectArray();
   private changed = new Map<object, SimThread | number>();
   /** The other `changed` map, swapped in while one is being processed (no allocation per wake). */
   private spareChanged = new Map<object, SimThread | number>();
@@ -408,8 +409,8 @@ export class Machine {
   }
 
   /** Lanes of a warp quantum, the lanes left out, and their statement counts (reused: one quantum at a time). */
-  private readonly gang: SimThread[] = [];
-  private readonly parked: SimThread[] = [];
+  private readonly gang: SimThread[] = objectArray();
+  private readonly parked: SimThread[] = objectArray();
   private readonly laneRan = new Int32Array(32);
 
   /**
@@ -588,7 +589,7 @@ export class Machine {
     if (wait.on) {
       const ws = this.waiters.get(wait.on);
       if (!ws) {
-        const list = this.spareWaiterLists.pop() ?? [];
+        const list = this.spareWaiterLists.pop() ?? objectArray<SimThread>();
         list.push(t);
         this.waiters.set(wait.on, list);
       }

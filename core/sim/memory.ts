@@ -104,11 +104,16 @@ export function copyBytes(dst: Pointer, src: Pointer, n: number): void {
 
 /** FNV-1a over a buffer's bytes: the per-buffer checksum `phaseflip sim --json` prints. */
 export function checksum(buf: Buffer): string {
+  return (fnv1a(buf.bytes) >>> 0).toString(16).padStart(8, '0');
+}
+
+// The loop alone in its function: V8 optimises it on the stack (OSR) during the first big buffer, and
+// code after the loop in the same function, not run yet then, deoptimised it again on every launch.
+function fnv1a(b: Uint8Array): number {
   let h = 0x811c9dc5;
-  const b = buf.bytes;
   for (let i = 0; i < b.length; i++) {
     h ^= b[i];
     h = Math.imul(h, 0x01000193);
   }
-  return (h >>> 0).toString(16).padStart(8, '0');
+  return h;
 }

@@ -6,6 +6,7 @@
 // quanta), so 32 lanes waking at one phase cost one heap entry, and popping it yields the warp's lane
 // that is furthest behind.
 import { type SchedulePolicy, type SimBlock, type SimThread, warpLane } from './machine-types';
+import { doubleArray, objectArray } from './elements-kinds';
 
 /** mulberry32: small, fast, deterministic. */
 export function rng(seed: number): () => number {
@@ -21,8 +22,8 @@ export function rng(seed: number): () => number {
 
 /** Min-heap of ready warps, each entry keyed by (simulated time, thread index) of a lane: round-robin's "furthest behind first". */
 class ReadyHeap {
-  private readonly items: SimThread[] = [];
-  private readonly times: number[] = [];
+  private readonly items: SimThread[] = objectArray();
+  private readonly times: number[] = doubleArray();
   private readonly indices: number[] = [];
   private readonly stamps: number[] = [];
   /** The stamp the thread `pop` returned was pushed with. */
@@ -112,7 +113,7 @@ export class ReadyQueue {
   /** Per warp (by its first thread's index): the stamp of its one valid heap entry. */
   private readonly heapStamp: number[] = [];
   /** Per warp: the time its valid heap entry is keyed by, or -1 when it has none. */
-  private readonly queuedAt: number[] = [];
+  private readonly queuedAt: number[] = doubleArray();
   private readonly readyList: SimThread[] = [];
   private readonly readyPos: number[] = [];
 

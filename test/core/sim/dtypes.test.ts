@@ -27,6 +27,82 @@ const GPU: [number, number, number][] = [
   [1 + 3 * 2 ** -8, 0x3c0c, 0x3f82],
 ];
 
+/** The conversion as it was written first (the exponent from log2, the mantissa by division): the reference for the bit-level fast path. */
+function referenceBits(x: number, expBits: number): number {
+  const manBits = 15 - expBits;
+  const bias = (1 << (expBits - 1)) - 1;
+  const expMask = ((1 << expBits) - 1) << manBits;
+  const roundEven = (v: number) => {
+    const f = Math.floor(v);
+    const d = v - f;
+    return d > 0.5 ? f + 1 : d < 0.5 ? f : f % 2 === 0 ? f : f + 1;
+  };
+  if (Number.isNaN(x)) return 0x7fff;
+  const sign = x < 0 || Object.is(x, -0) ? 0x8000 : 0;
+  const a = Math.abs(x);
+  if (a === 0) return sign;
+  if (a === Infinity) return sign | expMask;
+  let e = Math.floor(Math.log2(a));
+  if (2 ** e > a) e--;
+  else if (2 ** (e + 1) <= a) e++;
+  const emin = 1 - bias;
+  if (e < emin) return sign | roundEven(a / 2 ** (emin - manBits));
+  let m = roundEven((a / 2 ** e - 1) * (1 << manBits));
+  if (m === 1 << manBits) {
+    m = 0;
+    e++;
+  }
+  if (e > bias) return sign | expMask;
+  return sign | ((e + bias) << manBits) | m;
+}
+
+describe('f16 and bf16 conversion from the double\'s bits', () => {
+  it('gives the reference bits for every value, its neighbours and the midpoints between values, and random doubles', () => {
+    const f64 = new Float64Array(1);
+    const bits = new BigUint64Array(f64.buffer);
+    /** The next double above / below (by one unit in the last place). */
+    const step = (x: number, d: 1n | -1n) => {
+      f64[0] = x;
+      bits[0] += x >= 0 ? d : -d;
+      return f64[0];
+    };
+    let compared = 0;
+    const check = (x: number) => {
+      expect(toHalfBits(x), `f16 ${x}`).toBe(referenceBits(x, 5));
+      expect(toBf16Bits(x), `bf16 ${x}`).toBe(referenceBits(x, 8));
+      compared++;
+    };
+    const from = [fromHalfBits, fromBf16Bits];
+    for (const value of from) {
+      for (let h = 0; h < 0x10000; h++) {
+        const v = value(h);
+        const next = value(h + 1);
+        if (!Number.isFinite(v)) continue;
+        check(v);
+        check(step(v, 1n));
+        check(step(v, -1n));
+        if (Number.isFinite(next) && Math.sign(next) === Math.sign(v) && (h & 0x7fff) !== 0x7fff) {
+          const mid = (v + next) / 2; // exact in a double
+          check(mid);
+          check(step(mid, 1n));
+          check(step(mid, -1n));
+        }
+      }
+    }
+    // Random doubles over the range either format reaches, every mantissa bit random.
+    let seed = 12345;
+    const rnd = () => ((seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 4294967296);
+    for (let i = 0; i < 200_000; i++) {
+      const e = Math.floor(rnd() * 300) - 150;
+      f64[0] = (rnd() < 0.5 ? -1 : 1) * 2 ** e;
+      bits[0] |= (BigInt(Math.floor(rnd() * 2 ** 20)) << 32n) | BigInt(Math.floor(rnd() * 2 ** 32));
+      check(f64[0]);
+    }
+    for (const x of [0, -0, Infinity, -Infinity, NaN, 5e-324, -5e-324, Number.MAX_VALUE, -Number.MAX_VALUE, 65504, 65519.99, 65520, 2 ** -14, 2 ** -24, 3.4e38]) check(x);
+    expect(compared).toBeGreaterThan(500_000);
+  });
+});
+
 describe('f16 and bf16', () => {
   it('round to nearest even exactly as the GPU does', () => {
     for (const [x, h, b] of GPU) {

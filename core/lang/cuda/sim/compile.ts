@@ -63,7 +63,11 @@ export class Compiler implements CompilerContext {
   /** `headers`: the roots of the translation unit's headers, in inclusion order (the file's own declarations come last and win). */
   constructor(
     root: SyntaxNode,
-    private readonly nextBufferId: () => number,
+    /**
+     * Numbers the buffers compiling makes (global variables, statics). A whole program compiles each kernel
+     * at its first launch, so a cached compile takes them from the run compiling now (host-program.ts).
+     */
+    public bufferIds: () => number,
     headers: readonly SyntaxNode[] = [],
   ) {
     for (const h of headers) declarations.collectFile(this, h);
@@ -71,7 +75,17 @@ export class Compiler implements CompilerContext {
   }
 
   newGlobalId(): number {
-    return this.nextBufferId();
+    return this.bufferIds();
+  }
+
+  private sites = 0;
+
+  /**
+   * A new arrive-site number (runtime.ts Instr.site, assigned on an instruction's first arrive): one
+   * counter per compiled program, so numbers stay unique when a cached program serves several launches.
+   */
+  newSite(): number {
+    return this.sites++;
   }
 
   // -------------------------------------------------------------- declarations and types

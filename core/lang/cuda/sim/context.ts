@@ -58,7 +58,8 @@ export type Sym =
   | { k: 'const'; type: CType; value: number }
   | { k: 'shared'; type: CType; idx: number }
   | { k: 'dyn'; type: CType }
-  | { k: 'global'; type: CType; p: Pointer }
+  /** A `__device__` / `__constant__` variable or function-scope static: `Compiler.globals[index]` (its compile-time image; a run reads and writes its own copy, RunStorage). */
+  | { k: 'global'; type: CType; index: number }
   | { k: 'type'; type: CType };
 
 /** A user function (free, member or template) as declared. */

@@ -153,9 +153,9 @@ function fileDecl(c: CompilerContext, cx: FnCx, d: SyntaxNode): void {
         if (quals.device || quals.constant || quals.managed) {
           const size = sizeOfType(info.type);
           const buf = new Buffer(c.newGlobalId(), info.name, quals.constant ? 'const' : 'global', Math.max(size, 1), undefined, elemDtype(info.type), shapeOf(info.type));
-          c.globals.push(buf);
+          const index = c.globals.push(buf) - 1;
           if (info.init) staticInit(c, cx, buf, info.type, info.init);
-          c.fileScope.set(info.name, { k: 'global', type: info.type, p: { buf, offset: 0 } });
+          c.fileScope.set(info.name, { k: 'global', type: info.type, index });
         }
       }
       return;
@@ -822,8 +822,8 @@ function staticLocal(c: CompilerContext, cx: FnCx, info: { name: string; ref: bo
   if (info.ref || (type.k === 'obj' && type.n === -1)) unsupported(`static local '${info.name}' declared as a reference or with auto`, n);
   if (type.k === 'struct' && c.needsConstruction(type)) unsupported(`static local '${info.name}' of a type with constructors`, n);
   const buf = new Buffer(c.newGlobalId(), info.name, 'global', Math.max(sizeOfType(type), 1), undefined, elemDtype(type), shapeOf(type));
-  c.globals.push(buf);
-  cx.scopes[cx.scopes.length - 1].set(info.name, { k: 'global', type, p: { buf, offset: 0 } });
+  const index = c.globals.push(buf) - 1;
+  cx.scopes[cx.scopes.length - 1].set(info.name, { k: 'global', type, index });
   if (!info.init) return;
   try {
     staticInit(c, cx, buf, type, info.init);
@@ -833,16 +833,17 @@ function staticLocal(c: CompilerContext, cx: FnCx, info: { name: string; ref: bo
     buf.bytes.fill(0);
   }
   if (!cx.host) fail(`dynamic initialization of the function-scope static '${info.name}' in device code (nvcc rejects it: the initialiser must be a constant)`, info.init);
-  let done = false;
-  const br = c.emitBranchFalse(cx, n, () => !done);
-  const lv: LV = { k: 'mem', buf: () => buf, off: () => 0 };
+  // Whether the initialiser ran is the run's (RunStorage), as the variable is.
+  const ran = {};
+  const br = c.emitBranchFalse(cx, n, (f) => !f.ts.ex.storage.value(ran, () => false));
+  const lv: LV = { k: 'mem', buf: (f) => f.ts.ex.storage.global(index), off: () => 0 };
   if (info.init.type === 'initializer_list' || info.init.type === 'argument_list') c.initAggregate(cx, lv as LV & { k: 'mem' }, type, info.init, n);
   else {
     const st = c.storeFn(lv, type);
     const v = c.convertTo(c.expr(cx, info.init), type, info.init, cx).ev;
     c.emitExec(cx, n, (f) => st(f, v(f)));
   }
-  c.emitExec(cx, n, () => (done = true));
+  c.emitExec(cx, n, (f) => f.ts.ex.storage.set(ran, true));
   br.target = cx.code.length;
 }
 

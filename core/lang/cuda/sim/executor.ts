@@ -9,7 +9,8 @@ import { type Executor, LaneFault, type Machine, type SimBlock, type SimThread, 
 import { Buffer, type Pointer } from '../../../sim/memory';
 import type { Compiler, FnInst } from './compile';
 import { shapeOf } from './compile';
-import { type BlockCtx, BLOCKED, type CompiledFn, NO_ROW, type ExecutorLike, Frame, loader, loadPointer, ThreadCtx } from './runtime';
+import { type BlockCtx, BLOCKED, type CompiledFn, type ExecutorLike, Frame, loader, loadPointer, NO_ROW, RunStorage, ThreadCtx } from './runtime';
+import { objectArray } from '../../../sim/elements-kinds';
 import { bitFieldValue } from './lvalues';
 import { alignOfType, type CType, sizeOfType, typeName } from './types';
 
@@ -26,12 +27,13 @@ export class CudaExecutor implements Executor, ExecutorLike {
     /** Kernel argument values, by parameter index. */
     readonly args: unknown[],
     private bufferIds: () => number,
+    /** The run's storage; a whole program's host and kernel launches share one. */
+    readonly storage: RunStorage = new RunStorage(compiler.globals),
   ) {}
 
-  private sites = 0;
-
+  /** Numbered by the compiler: its instructions (and their `site`) outlive this launch in the compiled-program cache. */
   newSite(): number {
-    return this.sites++;
+    return this.compiler.newSite();
   }
 
   nextBufferId(): number {
@@ -146,9 +148,9 @@ export class CudaExecutor implements Executor, ExecutorLike {
   }
 
   // The lanes of a warp quantum (reused: one quantum at a time): their threads and innermost frames.
-  private readonly laneThreads: SimThread[] = [];
-  private readonly laneFrames: Frame[] = [];
-  private readonly laneParked: SimThread[] = [];
+  private readonly laneThreads: SimThread[] = objectArray();
+  private readonly laneFrames: Frame[] = objectArray();
+  private readonly laneParked: SimThread[] = objectArray();
   /** Lanes (by position in the group) that left during the current row: blocked or finished. */
   private readonly gone = new Uint8Array(32);
   /** Each lane's next pc after a row that split (Instr.runRow). */

@@ -225,8 +225,9 @@ export function symbolEx(c: CompilerContext, cx: FnCx, s: Sym, depth: number, na
       return { t: s.type, ev: c.loadFn(lv, s.type), lv };
     }
     case 'global': {
-      const p = s.p;
-      const lv: LV = { k: 'mem', buf: () => p.buf, off: () => 0 };
+      // The run's copy of the variable (RunStorage): compiled code is shared by runs.
+      const index = s.index;
+      const lv: LV = { k: 'mem', buf: (f) => f.ts.ex.storage.global(index), off: () => 0 };
       return { t: s.type, ev: c.loadFn(lv, s.type), lv };
     }
     case 'type':
@@ -557,7 +558,7 @@ function logical(c: CompilerContext, cx: FnCx, op: string, ln: SyntaxNode, rn: S
   const tmp = cx.slot();
   c.emitExec(cx, ln, (f) => (f.v[tmp] = lt(f) ? 1 : 0));
   const next = cx.code.length + 1;
-  const skip: Instr = { run: (f) => ((op === '&&' ? f.v[tmp] : !f.v[tmp]) ? next : skip.target), loc: locOf(n, cx.name), stmt: false, target: -1, site: -1 };
+  const skip: Instr = { run: (f) => ((op === '&&' ? f.v[tmp] : !f.v[tmp]) ? next : skip.target), runRow: undefined, rowFx: false, loc: locOf(n, cx.name), stmt: false, target: -1, site: -1 };
   cx.code.push(skip);
   const r = c.rv(c.expr(cx, rn));
   const rt = c.truth(r, rn);

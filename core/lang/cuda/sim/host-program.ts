@@ -24,6 +24,7 @@ import { withCommas } from '../../../sim/format';
 import type { NamedBuffer, PreparedSimulation, SimulateRequest, SimulateResult } from '../../../sim/run';
 import { definesMain, MAX_STDOUT } from '../../../sim/run';
 import { Compiler, type FnInst } from './compile';
+import { CompileCache, compileKey } from './compile-cache';
 import { declaredClusterDims } from './cluster-dims';
 import { CudaExecutor, failingExecutor, type FrameInfo } from './executor';
 import { ProgramHooks } from './host-hooks';
@@ -37,6 +38,27 @@ import { type CType, sizeOfType } from './types';
 /** Whether a request runs a whole program: no kernel, geometry or arguments given, and the file defines `main`. */
 export function isWholeProgram(req: SimulateRequest): boolean {
   return req.kernel === undefined && req.grid === undefined && req.block === undefined && !req.args?.length && definesMain(req.text);
+}
+
+/** A whole program compiled: main, what it calls and the kernels it launches. */
+interface CompiledProgram {
+  compiler: Compiler;
+  main: FnInst;
+  sourceTexts: Map<string | undefined, string>;
+  /** Buffer ids 1..firstId-1 are the compile's; a run numbers its own from firstId. */
+  firstId: number;
+}
+
+const compiledPrograms = new CompileCache<CompiledProgram>();
+
+/** Empties the compiled-program cache (tests compare a fresh compile with a cached one). */
+export function clearCompiledPrograms(): void {
+  compiledPrograms.clear();
+}
+
+/** How often a whole program reused a compile and how often it compiled, and how many are kept. */
+export function compiledProgramStats(): { hits: number; misses: number; size: number } {
+  return { hits: compiledPrograms.hits, misses: compiledPrograms.misses, size: compiledPrograms.size };
 }
 
 /** One segment of a program, handed to whoever runs it (`simulate` to its end, the debugger step by step). */
@@ -133,6 +155,8 @@ function exitInstr(loc: Instr['loc']): Instr {
       const v = f.v[0];
       throw new ProgramExit(typeof v === 'number' ? v & 0xff : 0);
     },
+    runRow: undefined,
+    rowFx: false,
     loc,
     stmt: false,
     target: 0,
@@ -173,7 +197,7 @@ export class CudaProgram {
   private nextId = 1;
   compiler?: Compiler;
   /** Each file's text with `__cluster_dims__` still in it, by path (undefined: the program's file). */
-  private readonly sourceTexts = new Map<string | undefined, string>();
+  private sourceTexts = new Map<string | undefined, string>();
 
   private constructor(
     readonly req: SimulateRequest,
@@ -206,9 +230,20 @@ export class CudaProgram {
   private async compile(): Promise<void> {
     const req = this.req;
     const language = await loadCudaLanguage();
+    const unit = buildCudaUnit(req.text, req.file ? path.resolve(req.file) : undefined, req.file ? new Project({ explicit: req.compile }) : undefined, undefined);
+    const key = compileKey('program', req, unit);
+    const cached = compiledPrograms.get(key);
+    if (cached) {
+      // Numbered as a fresh compile numbers them: this run's buffers start after the compile's.
+      this.nextId = cached.firstId;
+      this.compiler = cached.compiler;
+      this.sourceTexts = cached.sourceTexts;
+      cached.compiler.bufferIds = () => this.nextId++;
+      this.hostEx = new HostExecutor(cached.compiler, cached.main, () => this.nextId++, this.host);
+      return;
+    }
     const parser = new Parser();
     parser.setLanguage(language);
-    const unit = buildCudaUnit(req.text, req.file ? path.resolve(req.file) : undefined, req.file ? new Project({ explicit: req.compile }) : undefined, undefined);
     const roots: SyntaxNode[] = [];
     const prelude = parseWhole(parser, HOST_PRELUDE);
     if (prelude) {
@@ -241,6 +276,8 @@ export class CudaProgram {
     try {
       compiler.prepareFileScope();
       const inst = compiler.instantiate(main, new Map(), main.node);
+      // Kept only when main compiled (a failed compile is compiled again each time, for its report).
+      compiledPrograms.set(key, { compiler, main: inst, sourceTexts: this.sourceTexts, firstId: this.nextId });
       this.hostEx = new HostExecutor(compiler, inst, () => this.nextId++, this.host);
     } catch (e) {
       if (!(e instanceof SimError)) throw e;
@@ -368,8 +405,11 @@ export class CudaProgram {
     try {
       // A kernel's compile-time __cluster_dims__ apply to every launch of it, `<<<>>>` included.
       cluster ??= declaredClusterDims(compiler, decl, l.binding as TemplateBinding, this.sourceTexts.get(fileOf(decl.node)));
+      // Compiled with main (the launch's parameter types), or compiled again here for its report; a
+      // compile's buffers are numbered from this run (a cached compile serves several).
+      compiler.bufferIds = () => this.nextId++;
       const inst = compiler.instantiate(decl, l.binding as TemplateBinding, decl.node);
-      const cuda = new CudaExecutor(compiler, inst, l.args.map((a, i) => deviceArg(a, inst.params[i]?.name ?? `#${i}`, inst.params[i]?.type, this.host.pinned, () => this.nextId++)), () => this.nextId++);
+      const cuda = new CudaExecutor(compiler, inst, l.args.map((a, i) => deviceArg(a, inst.params[i]?.name ?? `#${i}`, inst.params[i]?.type, this.host.pinned, () => this.nextId++)), () => this.nextId++, this.hostEx!.storage);
       // Every live device allocation is reachable by address (tensor maps and integer-cast pointers name buffers by id).
       for (const b of this.host.allocations) if (b.space === 'global') cuda.registerBuffer(b);
       executor = cuda;

@@ -14,6 +14,8 @@
 // (`CudaExecutor.frames(t)` / `locals(t, i)`); `&&`, `||` and `?:` with such calls become branches.
 // Every instruction carries its zero-based source line. A template kernel runs as the instantiation
 // the request names (`k<4, float>`) or the one the file launches (kernel-instances.ts).
+// A compile is kept for the next requests with the same inputs (compile-cache.ts): launches share
+// instructions, and each has its own run state (runtime.ts RunStorage, executor.ts).
 //
 // Supported: the C++ subset of typical warp-specialised kernels (integer, float, half/bf16 types,
 // pointers, multi-dimensional arrays, structs with member functions, templates with deduced or
@@ -43,6 +45,7 @@ import { Buffer } from '../../../sim/memory';
 import { TENSOR_MAP_BYTES, writeTensorMap } from '../../../sim/tensor-map';
 import { type ArgSpec, type Launch, type NamedBuffer, type PreparedSimulation, runLaunch, type SimulateRequest } from '../../../sim/run';
 import { Compiler, FnCx, type FnDecl, type FnInst, named } from './compile';
+import { CompileCache, compileKey } from './compile-cache';
 import { declaredClusterDims } from './cluster-dims';
 import { chooseKernel } from './kernel-instances';
 import { type TemplateBinding, templateParams, templateScope } from './templates';
@@ -64,13 +67,47 @@ export async function prepareCudaSimulation(req: SimulateRequest): Promise<Prepa
   return { run: () => runLaunch(launch, req) };
 }
 
-export async function prepareCudaLaunch(req: SimulateRequest): Promise<Launch> {
+/**
+ * A kernel request compiled: the parsed translation unit, the compiler with every function the kernel
+ * reaches compiled into instructions, and the first buffer id a launch numbers its own buffers from.
+ * Compiled code holds no state a run writes (RunStorage, runtime.ts), so one serves any number of
+ * launches, one after another or alive together (a paused debug session beside a run).
+ */
+interface CompiledKernel {
+  compiler: Compiler;
+  decl: FnDecl;
+  binding: TemplateBinding;
+  kernelName: string;
+  params: { name: string; type: CType }[];
+  /** Undefined when the body could not be compiled: the launch then faults with that report (never cached). */
+  inst?: FnInst;
+  /** Buffer ids 1..nextId-1 are the compile's (global variables); a launch's arguments and memory come after. */
+  nextId: number;
+  sourceTexts: Map<string | undefined, string>;
+}
+
+const compiledKernels = new CompileCache<CompiledKernel>();
+
+/** Empties the compiled-kernel cache (tests compare a fresh compile with a cached one). */
+export function clearCompiledKernels(): void {
+  compiledKernels.clear();
+}
+
+/** How often a launch reused a compiled kernel and how often it compiled one, and how many are kept. */
+export function compiledKernelStats(): { hits: number; misses: number; size: number } {
+  return { hits: compiledKernels.hits, misses: compiledKernels.misses, size: compiledKernels.size };
+}
+
+async function compiledKernel(req: SimulateRequest): Promise<CompiledKernel> {
   const language = await loadCudaLanguage();
-  const parser = new Parser();
-  parser.setLanguage(language);
   // The translation unit: the file preprocessed with its includes' macros, and the headers that hold
   // device code, whose functions and types the kernel may use (parsed in inclusion order).
   const unit = buildCudaUnit(req.text, req.file ? path.resolve(req.file) : undefined, req.file ? new Project({ explicit: req.compile }) : undefined, undefined);
+  const key = compileKey(`kernel ${req.kernel ?? ''}`, req, unit);
+  const cached = compiledKernels.get(key);
+  if (cached) return cached;
+  const parser = new Parser();
+  parser.setLanguage(language);
   const headerRoots: SyntaxNode[] = [];
   // Each file's text before the grammar-gap blanking (which hides `__cluster_dims__` from tree-sitter).
   const sourceTexts = new Map<string | undefined, string>([[undefined, unit.tu.main.pre.beforeGrammarGaps ?? unit.parseText]]);
@@ -84,13 +121,22 @@ export async function prepareCudaLaunch(req: SimulateRequest): Promise<Launch> {
   const tree = parseWhole(parser, unit.parseText);
   if (!tree) throw new SimError(`${req.file}: could not parse the file`);
   let nextId = 1;
-  const ids = () => nextId++;
-  const compiler = new Compiler(tree.rootNode, ids, headerRoots);
+  const compiler = new Compiler(tree.rootNode, () => nextId++, headerRoots);
   compiler.missingIncludes = unit.tu.missing.filter((m) => !m.angled).map((m) => `"${m.spelling}"`);
   const { decl, binding, name: kernelName } = chooseKernel(compiler, req.kernel, req.file);
+  const { params, inst } = kernelParams(compiler, decl, binding);
+  const compiled: CompiledKernel = { compiler, decl, binding, kernelName, params, inst, nextId, sourceTexts };
+  if (inst) compiledKernels.set(key, compiled);
+  return compiled;
+}
 
-  // Arguments are bound before compiling so a wrong command line is reported first.
-  const params = kernelParams(compiler, decl, binding);
+export async function prepareCudaLaunch(req: SimulateRequest): Promise<Launch> {
+  const { compiler, decl, binding, kernelName, params, inst, nextId: firstId, sourceTexts } = await compiledKernel(req);
+  // This launch's buffers (arguments, shared and local memory) are numbered after the compile's.
+  let nextId = firstId;
+  const ids = () => nextId++;
+
+  // Arguments are checked before a compile error is reported, so a wrong command line is reported first.
   const buffers: NamedBuffer[] = [];
   const values: unknown[] = [];
   const given = new Map((req.args ?? []).map((a) => [a.name, a]));
@@ -155,9 +201,11 @@ export async function prepareCudaLaunch(req: SimulateRequest): Promise<Launch> {
   };
   let executor: Executor;
   try {
-    compiler.prepareFileScope();
-    const inst: FnInst = compiler.instantiate(decl, binding, decl.node);
-    const cuda = new CudaExecutor(compiler, inst, values, ids);
+    // A body that did not compile is compiled again here for its report (the same error; never cached,
+    // so the compiler is this launch's alone and numbers what it makes from the launch's ids).
+    if (!inst) compiler.bufferIds = ids;
+    const kernel: FnInst = inst ?? compiler.instantiate(decl, binding, decl.node);
+    const cuda = new CudaExecutor(compiler, kernel, values, ids);
     // A tensor map names its global buffer by id; the copies resolve it through the executor.
     for (const b of mapped) cuda.registerBuffer(b);
     executor = cuda;
@@ -170,18 +218,19 @@ export async function prepareCudaLaunch(req: SimulateRequest): Promise<Launch> {
   return { machine, buffers };
 }
 
-function kernelParams(c: Compiler, decl: FnDecl, binding: TemplateBinding): { name: string; type: CType }[] {
+/** The kernel compiled, and its parameters; when its body cannot be compiled, the parameters as far as its declaration reads. */
+function kernelParams(c: Compiler, decl: FnDecl, binding: TemplateBinding): { params: { name: string; type: CType }[]; inst?: FnInst } {
   c.prepareFileScope();
   try {
     const inst = c.instantiate(decl, binding, decl.node);
-    return inst.params.map((p) => ({ name: p.name, type: p.type }));
+    return { params: inst.params.map((p) => ({ name: p.name, type: p.type })), inst };
   } catch (e) {
     if (!(e instanceof SimError)) throw e;
     // Compilation of the body failed; the parameter list may still be readable.
     const fd = named(decl.node).find((x) => x.type === 'function_declarator') ?? decl.node.childForFieldName('declarator');
     const list = fd?.childForFieldName('parameters');
     if (!list) throw e;
-    return named(list)
+    const params = named(list)
       .filter((p) => p.type === 'parameter_declaration')
       .map((p) => {
         const dn = p.childForFieldName('declarator');
@@ -192,6 +241,7 @@ function kernelParams(c: Compiler, decl: FnDecl, binding: TemplateBinding): { na
         const type: CType = text.includes('*') ? { k: 'ptr', to: { k: 'void' } } : tmap ? { k: 'struct', def: tmap } : { k: 'num', dt: 's64' };
         return { name, type };
       });
+    return { params };
   }
 }
 

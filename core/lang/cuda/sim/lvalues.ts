@@ -296,13 +296,15 @@ export function slotReader(depth: number, idx: number, num?: DType): Fn {
 
 /** A string literal as a `const char*`: its bytes and a NUL in a read-only buffer, one per distinct text. */
 function stringPointer(c: CompilerContext, ev: Fn): Fn {
-  const made = new Map<string, Pointer>();
+  // One table per run (RunStorage): the buffers are the run's, numbered from its buffer ids.
+  const key = {};
   return (f) => {
     const s = String(ev(f));
+    const made = f.ts.ex.storage.value(key, () => new Map<string, Pointer>());
     let p = made.get(s);
     if (!p) {
       const bytes = new TextEncoder().encode(s);
-      const buf = new Buffer(c.newGlobalId(), JSON.stringify(s), 'const', bytes.length + 1, undefined, 's8', [bytes.length + 1]);
+      const buf = new Buffer(f.ts.ex.nextBufferId(), JSON.stringify(s), 'const', bytes.length + 1, undefined, 's8', [bytes.length + 1]);
       buf.bytes.set(bytes);
       p = { buf, offset: 0 };
       made.set(s, p);

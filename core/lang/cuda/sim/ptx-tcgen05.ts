@@ -46,7 +46,8 @@ export function tcgen05PtxOp(s: PtxInstrSite): PInstr {
     case 'alloc': {
       const dst = s.address(o[0]);
       const ncols = V(1);
-      const allocs = new Map<string, number>();
+      // Per launch (the compiled instruction serves every launch of the kernel): each warp's columns.
+      const launches = new WeakMap<object, Map<string, number>>();
       return (f, r, pc) => {
         const { t, blk } = f.ts;
         const cols = Number(ncols(r, f));
@@ -89,6 +90,8 @@ export function tcgen05PtxOp(s: PtxInstrSite): PInstr {
           return pc + 1;
         }
         const key = `${t.block}:${t.warp}`;
+        let allocs = launches.get(f.ts.m);
+        if (!allocs) launches.set(f.ts.m, (allocs = new Map()));
         let base = allocs.get(key);
         if (base === undefined) {
           tmemOf(blk);

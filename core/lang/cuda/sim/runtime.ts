@@ -7,6 +7,7 @@ import { fromBf16Bits, fromHalfBits, toBf16Bits, toHalfBits } from '../../../sim
 import { type AsyncOp, type Machine, type SimThread, type SourceLoc, SimError, warpLane } from '../../../sim/machine';
 import { Buffer, OutOfBounds, type Pointer } from '../../../sim/memory';
 import { clusterAddress, CLUSTER_RANK_SHIFT, WINDOW_MASK } from '../../../sim/cluster';
+import { objectArray } from '../../../sim/elements-kinds';
 import { chk64, type CType, wide } from './types';
 
 /** Evaluates an expression for lanes `fs[0..n)` at once into the node's own buffer (lanes.ts; valid until the node runs again). */
@@ -48,7 +49,7 @@ export interface Instr {
    * The row form has effects (barrier services, blocking; RowFx): the lanes' locations are brought
    * up to date before it runs, and it may return NO_ROW.
    */
-  rowFx?: boolean;
+  rowFx: boolean;
 }
 
 /** A local variable as the debugger sees it. */
@@ -162,8 +163,49 @@ export interface ExecutorLike {
   nextBufferId(): number;
   registerBuffer(buf: Buffer): void;
   bufferById(id: number): Buffer | undefined;
-  /** A new arrive-site number (small, per launch). */
+  /** A new arrive-site number (small, unique within the compiled program, which may serve several launches). */
   newSite(): number;
+  /** The storage this run owns that compiled code names (its `__device__` variables, per-run memos). */
+  readonly storage: RunStorage;
+}
+
+/**
+ * What one run of a compiled program owns, so the compiled code (instructions and closures, which the
+ * compiled-program cache reuses across runs) holds no state a run writes: the run's copies of the
+ * program's `__device__` / `__constant__` variables and function-scope statics (made on first use from
+ * their compile-time image, whose static initialisers ran at compile time), and per-run values keyed by
+ * a compile-time object (a string literal's buffer, whether a static's dynamic initialiser ran). A
+ * whole program's host and kernels share one.
+ */
+export class RunStorage {
+  private readonly copies: Buffer[] = objectArray();
+  private readonly values = new Map<object, unknown>();
+  constructor(private readonly images: readonly Buffer[]) {}
+
+  /** The run's copy of global variable `index` (Compiler.globals). */
+  global(index: number): Buffer {
+    return this.copies[index] ?? this.copy(index);
+  }
+
+  private copy(index: number): Buffer {
+    const img = this.images[index];
+    const buf = new Buffer(img.id, img.name, img.space, img.size, img.block, img.dtype, img.shape);
+    buf.bytes.set(img.bytes);
+    this.copies[index] = buf;
+    return buf;
+  }
+
+  /** The run's value for compile-time key `key`, made by `make` on first use. */
+  value<T>(key: object, make: () => T): T {
+    if (this.values.has(key)) return this.values.get(key) as T;
+    const v = make();
+    this.values.set(key, v);
+    return v;
+  }
+
+  set(key: object, v: unknown): void {
+    this.values.set(key, v);
+  }
 }
 
 export class ThreadCtx {

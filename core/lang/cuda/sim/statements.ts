@@ -17,7 +17,9 @@ import { BOOL, type CType, decay, isNum, sizeOfType, typeName } from './types';
 
 /** Appends an instruction; `stmt` marks it as a statement (where stepping stops). */
 export function emit(c: CompilerContext, cx: FnCx, n: SyntaxNode, run: (f: Frame) => number, stmt = true): Instr {
-  const ins: Instr = { run, loc: locOf(n, cx.name), stmt, target: -1, site: -1 };
+  // Every instruction has the same shape (runRow included, set later where there is one), so the
+  // executor's loops see one hidden class and stay optimised from launch to launch.
+  const ins: Instr = { run, runRow: undefined, rowFx: false, loc: locOf(n, cx.name), stmt, target: -1, site: -1 };
   cx.code.push(ins);
   return ins;
 }
@@ -43,7 +45,7 @@ export function emitExec(c: CompilerContext, cx: FnCx, n: SyntaxNode, ev: Fn, ve
 
 /** An unconditional jump; its target is patched once known. */
 export function emitJump(c: CompilerContext, cx: FnCx, n: SyntaxNode): Instr {
-  const ins: Instr = { run: () => ins.target, runRow: () => ins.target, loc: locOf(n, cx.name), stmt: false, target: -1, site: -1 };
+  const ins: Instr = { run: () => ins.target, runRow: () => ins.target, rowFx: false, loc: locOf(n, cx.name), stmt: false, target: -1, site: -1 };
   cx.code.push(ins);
   return ins;
 }
@@ -51,7 +53,7 @@ export function emitJump(c: CompilerContext, cx: FnCx, n: SyntaxNode): Instr {
 /** A branch taken when `cond` is false (to a target patched later); falls through otherwise. */
 export function emitBranchFalse(c: CompilerContext, cx: FnCx, n: SyntaxNode, cond: Fn, vec?: VFn): Instr {
   const next = cx.code.length + 1;
-  const ins: Instr = { run: (f) => (cond(f) ? next : ins.target), loc: locOf(n, cx.name), stmt: true, target: -1, site: -1 };
+  const ins: Instr = { run: (f) => (cond(f) ? next : ins.target), runRow: undefined, rowFx: false, loc: locOf(n, cx.name), stmt: true, target: -1, site: -1 };
   if (vec) ins.runRow = (fs, k, pcs) => branchRow(vec(fs, k), k, pcs, next, ins.target);
   cx.code.push(ins);
   return ins;
@@ -488,7 +490,7 @@ function switchStmt(c: CompilerContext, cx: FnCx, n: SyntaxNode): void {
     if (!v) continue;
     const val = c.constEval(cx, v);
     const next = cx.code.length + 1;
-    const ins: Instr = { run: (f) => (f.v[tmp] === val ? ins.target : next), loc: locOf(cs, cx.name), stmt: false, target: -1, site: -1 };
+    const ins: Instr = { run: (f) => (f.v[tmp] === val ? ins.target : next), runRow: undefined, rowFx: false, loc: locOf(cs, cx.name), stmt: false, target: -1, site: -1 };
     cx.code.push(ins);
     jumps.push({ ins, cs });
   }
