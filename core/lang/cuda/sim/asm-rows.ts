@@ -8,7 +8,7 @@
 // token) is known before it happens, so a lane whose rest would reach another effect declines the
 // row before anything is done.
 import type { SimBarrier, SimThread } from '../../../sim/machine';
-import { arriveRow, markWaiter } from './barrier-runtime';
+import { arriveRow, markWaiter, NO_THREAD } from './barrier-runtime';
 import type { Ex } from './context';
 import type { Operand, PInstr, Regs } from './ptx-site';
 import type { Frame, RowFx } from './runtime';
@@ -68,7 +68,14 @@ export function asmRow(block: AsmBlock): RowFx | undefined {
     return true;
   };
 
-  return (fs, n, out) => {
+  // A compiled kernel outlives its run (compile-cache.ts): the scratch keeps nothing of it between rows.
+  const forget = (n: number): void => {
+    regs.fill(NONE, 0, n);
+    after.fill(NONE, 0, n);
+    lanes.fill(NO_THREAD, 0, n);
+    rowBarrier = undefined;
+  };
+  const run = (fs: readonly Frame[], n: number, out: unknown[]): boolean => {
     let b: SimBarrier | undefined;
     try {
       for (let j = 0; j < n; j++) {
@@ -145,4 +152,13 @@ export function asmRow(block: AsmBlock): RowFx | undefined {
     }
     return true;
   };
+  return (fs, n, out) => {
+    try {
+      return run(fs, n, out);
+    } finally {
+      forget(n);
+    }
+  };
 }
+
+const NONE: Regs = [];

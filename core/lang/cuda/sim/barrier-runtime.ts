@@ -104,6 +104,9 @@ export function threadArrive(f: Frame, b: SimBarrier, count = 1, tx = 0, drop = 
   return m.mbArrive(t, b, count, tx, drop);
 }
 
+/** What a row's lane scratch holds between rows (nothing of a run: compiled kernels outlive their runs). */
+export const NO_THREAD = undefined as unknown as SimThread;
+
 /**
  * The row form of an arrive (`count` arrivals per lane) for a converged warp's lanes: when they all
  * arrive on one barrier, one update of their arrivals (MbarrierServices.mbArriveLanes), with the
@@ -139,6 +142,8 @@ export function arriveRow(find: LaneBarrier, count: number): RowFx {
       token = ts0.m.mbarriers.mbArriveLanes(lanes, n, b, count);
     } finally {
       ex.current = running;
+      // A compiled kernel outlives its run (compile-cache.ts): its scratch keeps no thread.
+      lanes.fill(NO_THREAD, 0, n);
     }
     if (token === undefined) return false;
     for (let j = 0; j < n; j++) {
@@ -174,9 +179,10 @@ export function waitRow(find: LaneBarrier, value: (f: Frame) => number, parity: 
       lanes[j] = f.ts.t;
       values[j] = value(f);
     }
-    if (!fs[0].ts.m.mbarriers.mbWaitLanes(lanes, n, b, values, parity, out)) return false;
-    for (let j = 0; j < n; j++) markWaiter(lanes[j], b);
-    return true;
+    const ok = fs[0].ts.m.mbarriers.mbWaitLanes(lanes, n, b, values, parity, out);
+    if (ok) for (let j = 0; j < n; j++) markWaiter(lanes[j], b);
+    lanes.fill(NO_THREAD, 0, n);
+    return ok;
   };
 }
 
