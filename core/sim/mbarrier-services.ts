@@ -306,9 +306,13 @@ export class MbarrierServices {
     for (const buf of bufs) {
       const byOff = this.barrierAt.get(buf);
       if (!byOff) continue;
+      // The barrier stays listed (reports, the debugger's Barriers scope show its state); what only a
+      // live barrier uses goes: its executor bookkeeping and its current phase's arrivers.
       for (const bar of byOff.values()) {
         forget(bar);
         bar.buf = undefined;
+        bar.exec = undefined;
+        bar.arrivedThisPhase = [];
       }
       this.barrierAt.delete(buf);
     }
