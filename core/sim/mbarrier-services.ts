@@ -307,12 +307,11 @@ export class MbarrierServices {
       const byOff = this.barrierAt.get(buf);
       if (!byOff) continue;
       // The barrier stays listed (reports, the debugger's Barriers scope show its state); what only a
-      // live barrier uses goes: its executor bookkeeping and its current phase's arrivers.
+      // live barrier uses goes: its executor bookkeeping (the warp arrive groups).
       for (const bar of byOff.values()) {
         forget(bar);
         bar.buf = undefined;
         bar.exec = undefined;
-        bar.arrivedThisPhase = [];
       }
       this.barrierAt.delete(buf);
     }
