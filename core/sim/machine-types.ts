@@ -134,8 +134,12 @@ export class SimThread {
   get asyncGroups(): Map<string, AsyncGroups> {
     return (this.groups ??= new Map());
   }
-  /** Its block finished: forgets its executor state, waits and commit groups (the thread itself stays, done). */
-  release(): void {
+  /**
+   * Its block finished: forgets its executor state, waits and commit groups (the thread itself stays,
+   * done). Its mbarrier wait goes to `spareWaits` while that holds fewer than `keep`, for a later block's thread.
+   */
+  release(spareWaits: MbarrierWaitSlot[], keep: number): void {
+    if (this.mbWait && spareWaits.length < keep) spareWaits.push(this.mbWait);
     this.state = undefined;
     this.wait = undefined;
     this.pendingSync = undefined;

@@ -159,7 +159,6 @@ export class Machine {
   private readonly waiters = new Map<object, SimThread[]>();
   /** Finished threads' mbarrier waits, for the threads of later blocks (the services re-aim one before each wait). */
   private readonly spareMbWaits: MbarrierWaitSlot[] = [];
-  /** threadIdx by linear thread index (`threadIdxTable`). */
   private readonly threadIdxs: Dim3[];
   /** Emptied waiter lists for reuse (see `wake`). */
   private readonly spareWaiterLists: SimThread[][] = [];
@@ -309,10 +308,7 @@ export class Machine {
 
   /** Frees what a finished block held: executor state, race clocks, barrier and sync bookkeeping. */
   private releaseBlock(b: SimBlock): void {
-    for (const t of b.threads) {
-      if (t.mbWait && this.spareMbWaits.length < this.blockSize) this.spareMbWaits.push(t.mbWait);
-      t.release();
-    }
+    for (const t of b.threads) t.release(this.spareMbWaits, this.blockSize);
     b.state = undefined;
     this.mbarriers.releaseBlock(b.index, this.forgetWaiters);
     this.syncs.releaseBlock(b.index, this.forgetWaiters);
