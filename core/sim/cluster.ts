@@ -124,8 +124,8 @@ interface ClusterBarrierState {
   gen: number;
   /** Threads that arrived in the current phase. */
   arrived: Set<number>;
-  /** Threads that exited: they count as arrived in every phase (PTX: "all non-exited threads"). */
-  exited: Set<number>;
+  /** Threads that exited (a count: an exited thread never arrives): they count as arrived in every phase (PTX: "all non-exited threads"). */
+  exited: number;
   /** arrived ∪ exited. */
   count: number;
   expected: number;
@@ -148,7 +148,7 @@ export class ClusterBarriers {
 
   private stateOf(cluster: number): ClusterBarrierState {
     let s = this.states.get(cluster);
-    if (!s) this.states.set(cluster, (s = { gen: 0, arrived: new Set(), exited: new Set(), count: 0, expected: this.m.clusters.size * this.m.blockSize, cluster }));
+    if (!s) this.states.set(cluster, (s = { gen: 0, arrived: new Set(), exited: 0, count: 0, expected: this.m.clusters.size * this.m.blockSize, cluster }));
     return s;
   }
 
@@ -157,7 +157,7 @@ export class ClusterBarriers {
     const s = this.stateOf(this.m.clusterOf(t));
     this.pending.set(t.index, s.gen);
     s.arrived.add(t.index);
-    if (!s.exited.has(t.index)) s.count++;
+    s.count++;
     if (release) this.m.races?.arrive(raceKey(s.cluster), t.index);
     this.maybeComplete(s);
   }
@@ -185,7 +185,7 @@ export class ClusterBarriers {
   threadExited(t: SimThread): void {
     const s = this.stateOf(this.m.clusterOf(t));
     this.pending.delete(t.index);
-    s.exited.add(t.index);
+    s.exited++;
     if (!s.arrived.has(t.index)) s.count++;
     this.maybeComplete(s);
   }
@@ -194,7 +194,7 @@ export class ClusterBarriers {
     if (s.count < s.expected) return;
     s.gen++;
     s.arrived.clear();
-    s.count = s.exited.size;
+    s.count = s.exited;
     // The cluster's vector clocks are one set (machine.ts): the phase publishes every release arrival of its CTAs.
     this.m.races?.release(raceKey(s.cluster), []);
     this.m.notify(s);

@@ -103,11 +103,20 @@ export interface MbarrierWaitSlot extends Wait {
   token?: number;
 }
 
+/** threadIdx of each linear thread index of a block of `block` threads (shared by every block's threads: nothing writes a Dim3). */
+export function threadIdxTable(block: Dim3): Dim3[] {
+  const [bx, by] = block;
+  return Array.from({ length: bx * by * block[2] }, (_, tid): Dim3 => [tid % bx, Math.floor(tid / bx) % by, Math.floor(tid / (bx * by))]);
+}
+
+/** A thread's place before its executor sets one (shared by every thread: locations are never written to). */
+const NOWHERE: SourceLoc = Object.freeze({ line: 0 });
+
 export class SimThread {
   status: ThreadStatus = 'ready';
   wait?: Wait;
   /** Where the thread is (kept current by the executor at least at statements that synchronise). */
-  loc: SourceLoc = { line: 0 };
+  loc: SourceLoc = NOWHERE;
   /** Simulated cycle this thread has reached. */
   time = 0;
   steps = 0;
@@ -125,8 +134,16 @@ export class SimThread {
   get asyncGroups(): Map<string, AsyncGroups> {
     return (this.groups ??= new Map());
   }
-  /** Forgets the commit groups (the thread's block finished). */
-  clearAsyncGroups(): void {
+  /**
+   * Its block finished: forgets its executor state, waits and commit groups (the thread itself stays,
+   * done). Its mbarrier wait goes to `spareWaits` while that holds fewer than `keep`, for a later block's thread.
+   */
+  release(spareWaits: MbarrierWaitSlot[], keep: number): void {
+    if (this.mbWait && spareWaits.length < keep) spareWaits.push(this.mbWait);
+    this.state = undefined;
+    this.wait = undefined;
+    this.pendingSync = undefined;
+    this.mbWait = undefined;
     this.groups = undefined;
   }
   /** This thread's reusable mbarrier wait (see mbarrier-services.ts). */
@@ -138,7 +155,7 @@ export class SimThread {
    * entered) were made, outermost first (the kernel's line first): reports inside a helper name that
    * chain. Set by executors that have calls.
    */
-  callSites?: (at: SourceLoc) => readonly SourceLoc[];
+  callSites?: (this: SimThread, at: SourceLoc) => readonly SourceLoc[];
   constructor(
     /** Index in `Machine.threads`. */
     readonly index: number,

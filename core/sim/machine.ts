@@ -32,6 +32,7 @@ import {
   type Latencies,
   type MachineEvent,
   type MachineOptions,
+  type MbarrierWaitSlot,
   type RunResult,
   type SchedulePolicy,
   type SimBarrier,
@@ -40,6 +41,7 @@ import {
   type SimReport,
   SimThread,
   type SourceLoc,
+  threadIdxTable,
   type TraceEvent,
   type Wait,
   warpLane,
@@ -157,6 +159,9 @@ export class Machine {
   // Waking: waiters by the object they wait on, objects changed since the last wake (with the time of
   // the change), and waits without `on`, re-checked after any change.
   private readonly waiters = new Map<object, SimThread[]>();
+  /** Finished threads' mbarrier waits, for the threads of later blocks (the services re-aim one before each wait). */
+  private readonly spareMbWaits: MbarrierWaitSlot[] = [];
+  private readonly threadIdxs: Dim3[];
   /** Emptied waiter lists for reuse (see `wake`). */
   private readonly spareWaiterLists: SimThread[][] = objectArray();
   private changed = new Map<object, SimThread | number>();
@@ -187,6 +192,7 @@ export class Machine {
     this.grid = options.grid;
     this.blockDim = options.block;
     this.blockSize = options.block[0] * options.block[1] * options.block[2];
+    this.threadIdxs = threadIdxTable(options.block);
     this.numBlocks = options.grid[0] * options.grid[1] * options.grid[2];
     this.dynamicSmem = options.dynamicSmem ?? 0;
     this.lat = { ...DEFAULT_LATENCIES, ...options.latencies };
@@ -194,7 +200,7 @@ export class Machine {
     this.maxSteps = options.maxSteps ?? DEFAULT_MAX_STEPS;
     this.quantum = options.quantum ?? 64;
     this.residentLimit = options.residentBlocks ?? 32;
-    this.ready = new ReadyQueue(this.policy, rng(options.seed ?? 1), this.threads);
+    this.ready = new ReadyQueue(this.policy, rng(options.seed ?? 1), this.threads, Math.ceil(this.blockSize / 32));
     this.tracing = options.trace ?? false;
     // Clocks are kept per cluster and grow with the square of its threads: past 4,096 threads (8 CTAs of 512) they would take gigabytes.
     const clusterThreads = this.blockSize * (options.cluster ? options.cluster[0] * options.cluster[1] * options.cluster[2] : 1);
@@ -223,7 +229,7 @@ export class Machine {
         for (let i = 0; i < size; i++) launched.push(this.launchBlock(this.clusters.blockLaunched(this.nextBlock++), startTime));
         // One set of vector clocks per cluster (its threads are consecutive): distributed shared
         // memory, remote arrivals and multicast copies are ordered and race-checked across its CTAs.
-        this.races?.addBlock(launched.flatMap((b) => b.threads.map((t) => t.index)));
+        this.races?.addBlock(launched[0].threads[0]?.index ?? this.threads.length, size * this.blockSize);
         this.clusterFirstThread.set(launched[0].cluster, launched[0].threads[0]?.index ?? 0);
         // A block whose threads all finished at once (nothing to run) is done at once.
         for (const b of launched) this.checkBlockDone(b.index);
@@ -242,10 +248,10 @@ export class Machine {
     this.byIndex.set(index, block);
     this.clusterLive.set(place.cluster, (this.clusterLive.get(place.cluster) ?? 0) + 1);
     this.live.push(block);
-    const [bx, by] = this.blockDim;
     for (let tid = 0; tid < this.blockSize; tid++) {
-      const t = new SimThread(this.threads.length, index, idx, tid, [tid % bx, Math.floor(tid / bx) % by, Math.floor(tid / (bx * by))]);
+      const t = new SimThread(this.threads.length, index, idx, tid, this.threadIdxs[tid]);
       t.time = startTime;
+      t.mbWait = this.spareMbWaits.pop();
       this.threads.push(t);
       block.threads.push(t);
     }
@@ -304,13 +310,7 @@ export class Machine {
 
   /** Frees what a finished block held: executor state, race clocks, barrier and sync bookkeeping. */
   private releaseBlock(b: SimBlock): void {
-    for (const t of b.threads) {
-      t.state = undefined;
-      t.wait = undefined;
-      t.pendingSync = undefined;
-      t.mbWait = undefined;
-      t.clearAsyncGroups();
-    }
+    for (const t of b.threads) t.release(this.spareMbWaits, this.blockSize);
     b.state = undefined;
     this.mbarriers.releaseBlock(b.index, this.forgetWaiters);
     this.syncs.releaseBlock(b.index, this.forgetWaiters);

@@ -55,6 +55,8 @@ class MbarrierWait implements MbarrierWaitSlot {
 export class MbarrierServices {
   readonly barriers: SimBarrier[] = [];
   private readonly barrierAt = new Map<Buffer, Map<number, SimBarrier>>();
+  /** The shared buffers of each block that hold barriers (a finished block's are found without a walk over every block's). */
+  private readonly sharedWithBarriers = new Map<number, Buffer[]>();
   private nextBarrierId = 0;
   /** The thread whose arrival (or whose async op's complete_tx) is being applied: it completes the phase. */
   private completingThread?: SimThread;
@@ -67,7 +69,14 @@ export class MbarrierServices {
   /** The barrier living at `buf[offset]` (created uninitialised on first use). */
   mbarrierAt(buf: Buffer, offset: number, label: string): SimBarrier {
     let byOff = this.barrierAt.get(buf);
-    if (!byOff) this.barrierAt.set(buf, (byOff = new Map()));
+    if (!byOff) {
+      this.barrierAt.set(buf, (byOff = new Map()));
+      if (buf.block !== undefined && buf.space === 'shared') {
+        const bufs = this.sharedWithBarriers.get(buf.block);
+        if (bufs) bufs.push(buf);
+        else this.sharedWithBarriers.set(buf.block, [buf]);
+      }
+    }
     let b = byOff.get(offset);
     if (!b) {
       b = this.newBarrier(label, buf.block ?? 0);
@@ -365,11 +374,18 @@ export class MbarrierServices {
 
   /** Forgets a finished block's shared-memory barriers; `forget` drops the machine's waiter list on each. */
   releaseBlock(block: number, forget: (on: object) => void): void {
-    for (const [buf, byOff] of this.barrierAt) {
-      if (buf.block !== block || buf.space !== 'shared') continue;
+    const bufs = this.sharedWithBarriers.get(block);
+    if (!bufs) return;
+    this.sharedWithBarriers.delete(block);
+    for (const buf of bufs) {
+      const byOff = this.barrierAt.get(buf);
+      if (!byOff) continue;
+      // The barrier stays listed (reports, the debugger's Barriers scope show its state); what only a
+      // live barrier uses goes: its executor bookkeeping (the warp arrive groups).
       for (const bar of byOff.values()) {
         forget(bar);
         bar.buf = undefined;
+        bar.exec = undefined;
       }
       this.barrierAt.delete(buf);
     }

@@ -62,10 +62,13 @@ class ThreadClock {
     readonly inDelta: Uint8Array,
   ) {}
 
-  /** Back to the zero clock (a finished block's clock reused for a new block's thread). */
-  reset(): void {
-    this.over.fill(0);
-    this.inDelta.fill(0);
+  /**
+   * Back to the zero clock (a finished block's clock reused for a new block's thread). Entries at and
+   * past `width` (the finished block's) were never written, and `inDelta` marks only `delta`'s.
+   */
+  reset(width: number): void {
+    this.over.fill(0, 0, width);
+    for (const i of this.delta) this.inDelta[i] = 0;
     this.delta.length = 0;
     this.snap = null;
   }
@@ -172,6 +175,9 @@ class ThreadClock {
 
 /** Finished blocks' clock sets kept for reuse: enough for the blocks that finish between two launches. */
 const MAX_SPARE_CLOCKS = 4;
+
+/** Finished blocks' accumulated clocks kept for reuse: a few blocks' barriers and syncs. */
+const MAX_SPARE_ACCUMS = 64;
 
 /** Cover hints kept per clock: enough for the phases of a few barriers in flight. */
 const MAX_COVERS = 8;
@@ -294,8 +300,15 @@ export class RaceDetector {
   private readonly ops = new Map<number, OpClocks>();
   /** By barrier id (small and dense): the init every use must be ordered after. */
   private readonly inits: (InitEpoch | undefined)[] = [];
+  /**
+   * Per barrier/sync key: the blocks that accumulated a clock under it (one, except for a grid-wide
+   * sync): what a phase completion publishes and an init resets, without a walk over every live block.
+   */
+  private readonly accumulating = new Map<number | string, BlockClocks[]>();
+  /** Accumulated clocks of finished blocks, for the barriers and syncs of the next blocks (see `accum`). */
+  private readonly spareAccums: number[][] = [];
   /** Thread clocks of finished blocks, for the next blocks of the same size (see `addBlock`). */
-  private readonly spareClocks: ThreadClock[][] = [];
+  private readonly spareClocks: { clocks: ThreadClock[]; width: number }[] = [];
 
   /** Live blocks tracked (for tests of memory release). */
   get liveBlocks(): number {
@@ -307,23 +320,22 @@ export class RaceDetector {
     return this.ops.size;
   }
 
-  /** A block's threads (consecutive machine indices) start; for a cluster launch, all the threads of one cluster. */
-  addBlock(threads: number[]): void {
-    const size = threads.length;
-    const ctx: BlockClocks = { base: threads[0], size, clocks: [], accum: new Map(), done: new Map(), ops: new Set(), asyncSeq: new Int32Array(size), buffers: new Set(), width: size, fences: new Map(), initIds: [] };
+  /** A block's `size` threads, machine indices `first` onwards, start; for a cluster launch, all the threads of one cluster. */
+  addBlock(first: number, size: number): void {
+    const ctx: BlockClocks = { base: first, size, clocks: [], accum: new Map(), done: new Map(), ops: new Set(), asyncSeq: new Int32Array(size), buffers: new Set(), width: size, fences: new Map(), initIds: [] };
     this.contexts.add(ctx);
     // One allocation per block for all its thread clocks (typed arrays are costly to make one by one), or the
     // zeroed clocks of a finished block of the same size: a big grid's blocks then allocate none, and the
     // long-lived (promoted) buffers of finished blocks do not pile up for the major collector.
-    const spare = this.spareClocks.findIndex((c) => c.length === size);
+    const spare = this.spareClocks.findIndex((c) => c.clocks.length === size);
     if (spare >= 0) {
-      const clocks = this.spareClocks.splice(spare, 1)[0];
+      const { clocks, width } = this.spareClocks.splice(spare, 1)[0];
       for (let i = 0; i < size; i++) {
         const c = clocks[i];
-        c.reset();
+        c.reset(width);
         c.over[i] = 1;
         ctx.clocks.push(c);
-        this.byThread[threads[i]] = ctx;
+        this.byThread[first + i] = ctx;
       }
       return;
     }
@@ -334,7 +346,7 @@ export class RaceDetector {
       const c = new ThreadClock(overs.subarray(i * n, (i + 1) * n), marks.subarray(i * n, (i + 1) * n));
       c.over[i] = 1;
       ctx.clocks.push(c);
-      this.byThread[threads[i]] = ctx;
+      this.byThread[first + i] = ctx;
     }
   }
 
@@ -344,11 +356,16 @@ export class RaceDetector {
     if (!ctx) return;
     this.contexts.delete(ctx);
     for (let i = 0; i < ctx.size; i++) this.byThread[ctx.base + i] = undefined;
+    for (const [k, a] of ctx.accum) {
+      this.stopAccumulating(k, ctx);
+      // Published phases are copies: nothing else reads an accumulated clock.
+      if (this.spareAccums.length < MAX_SPARE_ACCUMS) this.spareAccums.push(a.v);
+    }
     for (const op of ctx.ops) this.ops.delete(op);
     for (const buf of ctx.buffers) if (this.shadows.get(buf)?.ctx === ctx) this.shadows.delete(buf);
     for (const id of ctx.initIds) if (this.inits[id]?.ctx === ctx) this.inits[id] = undefined;
     // Nothing reads a removed block's thread clocks (ops, shadows and init epochs of it are gone): keep a few for reuse.
-    if (this.spareClocks.length < MAX_SPARE_CLOCKS) this.spareClocks.push(ctx.clocks);
+    if (this.spareClocks.length < MAX_SPARE_CLOCKS) this.spareClocks.push({ clocks: ctx.clocks, width: ctx.width });
   }
 
   private slotOf(ctx: BlockClocks, thread: number): number {
@@ -357,8 +374,24 @@ export class RaceDetector {
 
   private accum(ctx: BlockClocks, k: number | string): Accum {
     let a = ctx.accum.get(k);
-    if (!a) ctx.accum.set(k, (a = { v: new Array<number>(3 * ctx.size).fill(0), covers: [] }));
+    if (!a) {
+      const n = 3 * ctx.size;
+      const spare = this.spareAccums.length && this.spareAccums[this.spareAccums.length - 1].length === n ? this.spareAccums.pop()!.fill(0) : undefined;
+      ctx.accum.set(k, (a = { v: spare ?? new Array<number>(n).fill(0), covers: [] }));
+      const blocks = this.accumulating.get(k);
+      if (blocks) blocks.push(ctx);
+      else this.accumulating.set(k, [ctx]);
+    }
     return a;
+  }
+
+  /** `ctx` no longer has a clock under `k` (its block finished). */
+  private stopAccumulating(k: number | string, ctx: BlockClocks): void {
+    const blocks = this.accumulating.get(k);
+    if (!blocks) return;
+    const i = blocks.indexOf(ctx);
+    if (i >= 0) blocks.splice(i, 1);
+    if (!blocks.length) this.accumulating.delete(k);
   }
 
   /**
@@ -367,9 +400,14 @@ export class RaceDetector {
    * the block's threads started (ordered before all of them).
    */
   initBarrier(barrier: number, thread: number | undefined, loc?: SourceLoc): void {
-    for (const ctx of this.contexts) {
-      ctx.accum.delete(barrier);
-      ctx.done.delete(barrier);
+    // A published phase exists only where a clock accumulated (`publish` goes through `accum`).
+    const blocks = this.accumulating.get(barrier);
+    if (blocks) {
+      for (const ctx of blocks) {
+        ctx.accum.delete(barrier);
+        ctx.done.delete(barrier);
+      }
+      this.accumulating.delete(barrier);
     }
     this.inits[barrier] = undefined;
     const ctx = thread === undefined ? undefined : this.byThread[thread];
@@ -505,11 +543,13 @@ export class RaceDetector {
       if (!first) first = ctx;
       else (more ??= new Set()).add(ctx);
     }
-    for (const ctx of this.contexts) {
-      if (ctx === first || !ctx.accum.has(k)) continue;
-      if (!first) first = ctx;
-      else (more ??= new Set()).add(ctx);
-    }
+    const accumulated = this.accumulating.get(k);
+    if (accumulated)
+      for (const ctx of accumulated) {
+        if (ctx === first) continue;
+        if (!first) first = ctx;
+        else (more ??= new Set()).add(ctx);
+      }
     if (first) this.publish(first, k);
     if (more) for (const ctx of more) this.publish(ctx, k);
   }

@@ -110,7 +110,10 @@ export class ReadyQueue {
   /** The thread that ran last (adversarial scheduling keeps it running while it can). */
   lastThread = -1;
   private readonly heap = new ReadyHeap();
-  /** Per warp (by its first thread's index): the stamp of its one valid heap entry. */
+  /**
+   * Per warp (by `warpKey`, dense so that the arrays stay plain arrays: keyed by a warp's first thread
+   * index they were one entry in 32 and V8 made them dictionaries): the stamp of its one valid heap entry.
+   */
   private readonly heapStamp: number[] = [];
   /** Per warp: the time its valid heap entry is keyed by, or -1 when it has none. */
   private readonly queuedAt: number[] = doubleArray();
@@ -122,7 +125,14 @@ export class ReadyQueue {
     private readonly random: () => number,
     /** The machine's threads by index. */
     private readonly threads: readonly SimThread[],
+    /** Warps per block (the last one may be partial). */
+    private readonly warpsPerBlock: number,
   ) {}
+
+  /** A warp's number in the grid. */
+  private warpKey(t: SimThread): number {
+    return t.block * this.warpsPerBlock + (t.tid >> 5);
+  }
 
   /** Statements the picked thread may run before the next pick (random quanta are seeded). */
   budget(quantum: number): number {
@@ -139,7 +149,7 @@ export class ReadyQueue {
       return;
     }
     // One entry per warp, keyed no later than its lanes: a lane behind the entry's time re-keys it.
-    const w = t.index - t.lane;
+    const w = this.warpKey(t);
     const at = this.queuedAt[w] ?? -1;
     if (at >= 0 && at <= t.time) return;
     this.push(w, t, t.time);
@@ -187,7 +197,7 @@ export class ReadyQueue {
     for (;;) {
       const e = this.heap.pop();
       if (!e) return undefined;
-      const w = e.index - e.lane;
+      const w = this.warpKey(e);
       if (this.heapStamp[w] !== this.heap.poppedStamp) continue;
       this.queuedAt[w] = -1;
       const best = this.furthestBehind(e);
@@ -197,7 +207,7 @@ export class ReadyQueue {
 
   /** Puts back a popped entry `pick` passed over (adversarial). */
   private restore(t: SimThread, stamp: number): void {
-    const w = t.index - t.lane;
+    const w = this.warpKey(t);
     if (this.heapStamp[w] !== stamp) return;
     this.queuedAt[w] = t.time;
     this.heap.push(t, stamp);

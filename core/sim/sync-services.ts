@@ -18,13 +18,36 @@ export interface SyncHost {
 
 type SyncState = {
   gen: number;
-  arrived: Set<number>;
+  /** Arrivals in the current generation (a thread arrives once per generation: its `pendingSync` says it did). */
+  arrived: number;
   expected: number;
   /** Its key in `syncs` (`b<block>:<id>`, `w<block>:<warp>`, `grid`), and the race detector's. */
   key: string;
   raceKey: string;
 };
 type ExchangeState = { gen: number; values: number[]; arrived: number; mask: number };
+
+/**
+ * A thread's pending rendezvous (`SimThread.pendingSync`) and its wait in one object: each thread of
+ * each block meets at `__syncthreads`, so this is made once per thread and sync instead of a record,
+ * a wait and its two closures.
+ */
+class RendezvousWait implements Wait {
+  constructor(
+    readonly kind: Wait['kind'],
+    readonly on: SyncState,
+    readonly key: string,
+    /** The generation the thread arrived in: it passes once the rendezvous is past it. */
+    readonly gen: number,
+    private readonly what: string,
+  ) {}
+  ready(): boolean {
+    return this.on.gen > this.gen;
+  }
+  describe(): string {
+    return `${this.what} (${this.on.arrived} of ${this.on.expected} arrived)`;
+  }
+}
 
 /** Block, warp and grid rendezvous and warp exchanges of one machine. */
 export class SyncServices {
@@ -61,7 +84,7 @@ export class SyncServices {
     this.checkNamedBarrier(id, count, `bar.arrive ${id}, ${count}`);
     const s = this.localSync(t, id, count);
     s.expected = count;
-    s.arrived.add(-1 - s.arrived.size); // anonymous arrival
+    s.arrived++; // anonymous arrival
     this.races?.arrive(s.raceKey, t.index);
     this.maybeCompleteSync(s);
   }
@@ -91,7 +114,7 @@ export class SyncServices {
 
   private syncState(key: string, expected: number): SyncState {
     let s = this.syncs.get(key);
-    if (!s) this.syncs.set(key, (s = { gen: 0, arrived: new Set(), expected, key, raceKey: `sync:${key}` }));
+    if (!s) this.syncs.set(key, (s = { gen: 0, arrived: 0, expected, key, raceKey: `sync:${key}` }));
     return s;
   }
 
@@ -105,10 +128,10 @@ export class SyncServices {
   }
 
   private maybeCompleteSync(s: SyncState): void {
-    if (s.arrived.size < s.expected) return;
+    if (s.arrived < s.expected) return;
     this.races?.release(s.raceKey, []);
     s.gen++;
-    s.arrived.clear();
+    s.arrived = 0;
     this.m.notify(s);
   }
 
@@ -121,13 +144,14 @@ export class SyncServices {
         this.races?.acquire(s.raceKey, t.index);
         return true;
       }
-      return this.m.blockOn(t, { kind, on: s, ready: () => s.gen > pend.gen, describe: () => `${what} (${s.arrived.size} of ${s.expected} arrived)` });
+      return this.m.blockOn(t, pend instanceof RendezvousWait && pend.on === s ? pend : new RendezvousWait(kind, s, key, pend.gen, what));
     }
     s.expected = expected;
-    s.arrived.add(t.index);
+    s.arrived++;
     this.races?.arrive(s.raceKey, t.index);
     const gen = s.gen;
-    t.pendingSync = { key, gen };
+    const w = new RendezvousWait(kind, s, key, gen, what);
+    t.pendingSync = w;
     this.maybeCompleteSync(s);
     if (s.gen > gen) {
       t.pendingSync = undefined;
@@ -138,7 +162,7 @@ export class SyncServices {
       if (expected > 1 && this.lockstep) this.m.yieldNow = true;
       return true;
     }
-    return this.m.blockOn(t, { kind, on: s, ready: () => s.gen > gen, describe: () => `${what} (${s.arrived.size} of ${s.expected} arrived)` });
+    return this.m.blockOn(t, w);
   }
 
   /**
@@ -184,9 +208,17 @@ export class SyncServices {
 
   /** Forgets a finished block's rendezvous; `forget` drops the machine's waiter lists on each. */
   releaseBlock(block: number, forget: (on: object) => void): void {
-    const mine = (key: string) => key.startsWith(`b${block}:`) || key.startsWith(`w${block}:`);
-    for (const [key, s] of this.syncs) if (mine(key)) (forget(s), this.syncs.delete(key));
-    this.localSyncs.delete(block);
+    // Its block and warp syncs are the ones `localSyncs` lists for it (no walk over every block's).
+    const own = this.localSyncs.get(block);
+    if (own) {
+      for (const s of own.values()) {
+        forget(s);
+        this.syncs.delete(s.key);
+      }
+      this.localSyncs.delete(block);
+    }
+    if (!this.exchanges.size && !this.exchangeResults.size) return;
+    const mine = (key: string) => key.startsWith(`w${block}:`);
     for (const [key, s] of this.exchanges) if (mine(key)) (forget(s), this.exchanges.delete(key));
     for (const key of this.exchangeResults.keys()) if (mine(key)) this.exchangeResults.delete(key);
   }

@@ -581,6 +581,33 @@ describe('bookkeeping', () => {
     expect(m.threads.every((t) => t.state === undefined)).toBe(true);
     expect(m.barriers.every((b) => b.buf === undefined)).toBe(true);
   });
+
+  it('detects races in late waves, whose blocks reuse finished blocks\' clocks, and none where they are ordered', () => {
+    // Every block: a barrier phase (it publishes and reuses accumulated clocks), then thread 1 writes what thread 2
+    // reads. The other blocks sync six times first (their threads' clocks run ahead) and order the two with a
+    // __syncthreads; block `racy` does neither, so a clock entry left over from an earlier block would hide its race.
+    const run = (racy: number) => {
+      const { m } = machine(
+        (t): Op[] => [
+          { op: 'arrive', bar: 'b' },
+          { op: 'waitParity', bar: 'b', parity: 0 },
+          ...(t.block === racy ? [] : repeat(6, (): Op[] => [{ op: 'sync' }])),
+          ...(t.tid === 1 ? [{ op: 'write', offset: 4 } as Op] : []),
+          ...(t.block === racy ? [] : [{ op: 'sync' } as Op]),
+          ...(t.tid === 2 ? [{ op: 'read', offset: 4 } as Op] : []),
+        ],
+        { grid: [20, 1, 1], block: [4, 1, 1], barriers: { b: 4 }, residentBlocks: 2 },
+      );
+      return { m, r: m.run() };
+    };
+    const clean = run(-1);
+    expect(clean.r.status).toBe('completed');
+    expect(clean.m.races!.liveBlocks).toBe(0);
+    const { m, r } = run(13);
+    expect(r.status).toBe('race');
+    expect(r.report!.threads.map((i) => m.threads[i].block)).toEqual([13, 13]);
+    expect(r.report!.threads.map((i) => m.threads[i].tid).sort()).toEqual([1, 2]);
+  });
 });
 
 describe('scale', () => {

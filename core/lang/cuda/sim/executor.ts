@@ -5,7 +5,7 @@
 //   frames(t)         → innermost first: { name, loc } per call frame;
 //   locals(t, index)  → the variables in scope in that frame, with their current values.
 import type { FrameInfo, LocalInfo } from '../../../debug/target';
-import { type Executor, LaneFault, type Machine, type SimBlock, type SimThread, SimError } from '../../../sim/machine';
+import { type Executor, LaneFault, type Machine, type SimBlock, type SimThread, SimError, type SourceLoc } from '../../../sim/machine';
 import { Buffer, type Pointer } from '../../../sim/memory';
 import type { Compiler, FnInst } from './compile';
 import { shapeOf } from './compile';
@@ -79,6 +79,18 @@ export class CudaExecutor implements Executor, ExecutorLike {
     block.state = blk;
   }
 
+  /**
+   * Reports inside a helper name the calls that led there (the frames' call sites, outermost first).
+   * A location in another function than the innermost frame's makes that frame a call site too. One
+   * function for every thread (it is called as `t.callSites(at)`): a big grid makes no closure per thread.
+   */
+  private readonly callSitesOf = ((ex: CudaExecutor) =>
+    function (this: SimThread, at: SourceLoc): SourceLoc[] {
+      const frames = ex.frames(this);
+      const inCallee = at.func !== undefined && frames.length > 0 && frames[0].name !== at.func;
+      return (inCallee ? frames : frames.slice(1)).reverse().map((fr) => fr.loc);
+    })(this);
+
   startThread(m: Machine, t: SimThread): void {
     const blk = m.blockAt(t.block)!.state as BlockCtx;
     const ts = new ThreadCtx(t, m, blk, this);
@@ -86,13 +98,7 @@ export class CudaExecutor implements Executor, ExecutorLike {
     for (let i = 0; i < this.args.length; i++) f.v[i] = this.args[i];
     ts.frame = f;
     t.state = ts;
-    // Reports inside a helper name the calls that led there (the frames' call sites, outermost first).
-    // A location in another function than the innermost frame's makes that frame a call site too.
-    t.callSites = (at) => {
-      const frames = this.frames(t);
-      const inCallee = at.func !== undefined && frames.length > 0 && frames[0].name !== at.func;
-      return (inCallee ? frames : frames.slice(1)).reverse().map((fr) => fr.loc);
-    };
+    t.callSites = this.callSitesOf;
     t.loc = this.kernel.fn.code[0]?.loc ?? this.kernel.fn.loc;
   }
 
