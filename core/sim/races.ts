@@ -33,7 +33,11 @@ import type { SourceLoc } from './machine-types';
 interface Snapshot {
   /** Unique: covers name snapshots by id, so a snapshot never keeps older ones alive. */
   id: number;
-  /** A plain array: cheaper to make and collect than a typed one, and there is one per phase. */
+  /**
+   * A plain array: cheaper to make and collect than a typed one, and there is one per phase. Its
+   * length is the block's clock width when published; entries past it are zero (read `?? 0` where
+   * a missing entry would compare as anything but zero).
+   */
   v: number[];
   covers: number[];
 }
@@ -122,7 +126,7 @@ class ThreadClock {
       let kept = 0;
       for (let j = 0; j < delta.length; j++) {
         const i = delta[j];
-        if (o[i] > dv[i]) delta[kept++] = i;
+        if (o[i] > (dv[i] ?? 0)) delta[kept++] = i;
         else {
           o[i] = 0;
           this.inDelta[i] = 0;
@@ -138,7 +142,7 @@ class ThreadClock {
     for (let i = 0; i < width; i++) {
       let x = o[i];
       if (ov && ov[i] > x) x = ov[i];
-      if (x > dv[i]) {
+      if (x > (dv[i] ?? 0)) {
         o[i] = x;
         this.inDelta[i] = 1;
         keep.push(i);
@@ -560,7 +564,9 @@ export class RaceDetector {
     const prev = ctx.done.get(k);
     const covers = a.covers.slice();
     if (prev) addCover(covers, prev.id);
-    ctx.done.set(k, { id: nextSnapshotId++, v: a.v.slice(), covers });
+    // Only the entries in use (clock lanes past the block's width are zero; a snapshot shorter than a
+    // later width reads as zero there): a phase's copy is blockDim entries, not 3 × blockDim.
+    ctx.done.set(k, { id: nextSnapshotId++, v: a.v.slice(0, ctx.width), covers });
   }
 
   acquire(k: number | string, thread: number): void {

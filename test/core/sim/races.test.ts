@@ -4,6 +4,8 @@
 import { describe, expect, it } from 'vitest';
 import type { SimThread } from '../../../core/sim/machine';
 import { machine, type Op, repeat } from './script';
+import { RaceDetector } from '../../../core/sim/races';
+import { Buffer } from '../../../core/sim/memory';
 
 const nops = (n: number): Op[] => repeat(n, () => [{ op: 'nop' }]);
 const two = (a: Op[], b: Op[]) => (t: SimThread) => (t.tid === 0 ? a : t.tid === 1 ? b : []);
@@ -260,5 +262,27 @@ describe('race detection', () => {
       expect(r.status).toBe('misuse');
       expect(r.report?.message).toBe("TMA load 64 B → bars issued by block 0 · warp 0 · lane 0 at line 1 writes over mbarrier full: the copy's destination covers the barrier's 8 bytes");
     });
+  });
+});
+
+describe('published phases keep only the clock entries in use', () => {
+  it('a thread that acquires a phase published before the block used async lanes keeps what it knows there', () => {
+    const races = new RaceDetector();
+    races.addBlock(0, 2);
+    const smem = new Buffer(1, 'smem', 'shared', 64);
+    const loc = { line: 1, character: 0 };
+    const arrivers = { length: 1, at: () => 0 };
+    // Thread 0 completes a phase of barrier 7 while the block's clocks are 2 entries wide.
+    races.arrive(7, 0);
+    races.release(7, arrivers);
+    // Thread 1 issues an async copy (an async lane: the clocks widen) that writes smem, and sees it complete.
+    races.asyncIssue(100, 1);
+    expect(races.asyncAccess(100, smem, 0, 16, true, loc)).toBeUndefined();
+    races.asyncAcquire(100, 1);
+    // Acquiring the older, narrower phase must not forget the copy's completion.
+    races.acquire(7, 1);
+    expect(races.access(1, smem, 0, 4, false, loc)).toBeUndefined();
+    // Thread 0 never saw the copy: its read races with it.
+    expect(races.access(0, smem, 0, 4, false, loc)).toMatchObject({ thread: 1, write: true, async: true });
   });
 });
