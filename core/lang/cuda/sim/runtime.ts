@@ -77,6 +77,8 @@ export interface CompiledFn {
   locals: LocalVar[];
   /** Some local lives in the typed slots (Frame.d). */
   typedSlots?: boolean;
+  /** What a frame's typed slots start as (made on first use; never written). */
+  slotTemplate?: number[];
   /** Declared at (for frames without a pc). */
   loc: SourceLoc;
 }
@@ -86,10 +88,10 @@ export class Frame {
   readonly v: any[];
   /**
    * Typed slots: the locals whose values are always plain numbers (lanes.ts `laneType`), unboxed, so
-   * storing one allocates nothing and warp-lockstep rows gather them from typed memory. NaN until
+   * storing one allocates nothing and warp-lockstep rows gather them from unboxed memory. NaN until
    * assigned (reading an unset int gives what an undefined slot gave: 0 after `| 0`).
    */
-  readonly d: Float64Array;
+  readonly d: number[];
   readonly mem: Buffer[];
   /** Enclosing frame of a lambda (captures by reference). */
   env: Frame | null = null;
@@ -104,14 +106,31 @@ export class Frame {
     readonly caller: Frame | null,
   ) {
     this.v = new Array(fn.nslots);
-    this.d = fn.typedSlots ? new Float64Array(fn.nslots).fill(NaN) : NO_TYPED_SLOTS;
+    this.d = fn.typedSlots ? typedSlotsOf(fn).slice() : NO_TYPED_SLOTS;
     this.depth = caller ? caller.depth + 1 : 0;
     if (this.depth > 64) throw new SimError(`call depth exceeds 64 (runaway recursion in ${fn.name}?)`);
     this.mem = fn.mem.length ? fn.mem.map((m) => new Buffer(ts.ex.nextBufferId(), m.name, 'local', m.size)) : EMPTY;
   }
 }
 const EMPTY: Buffer[] = [];
-const NO_TYPED_SLOTS = new Float64Array(0);
+// Empty, of the double elements kind typed slots have (so `f.d` sees one kind of array).
+const NO_TYPED_SLOTS: number[] = [0.5].slice(0, 0);
+
+/**
+ * A function's typed slots start as a copy of one array of NaNs: a JS array of doubles (stored unboxed,
+ * like a Float64Array's) costs a young-generation copy to make, where a typed array per call costs an
+ * off-heap allocation (a big grid makes hundreds of thousands of frames).
+ */
+function typedSlotsOf(fn: CompiledFn): number[] {
+  let t = fn.slotTemplate;
+  if (!t) {
+    t = [0.5];
+    for (let i = 1; i < fn.nslots; i++) t.push(NaN);
+    t[0] = NaN;
+    fn.slotTemplate = t;
+  }
+  return t;
+}
 
 export interface BlockCtx {
   /** The CTA's rank in its cluster (0 without clusters): its shared addresses carry it from bit 24 (core/sim/cluster.ts). */
