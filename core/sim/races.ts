@@ -44,6 +44,12 @@ interface Snapshot {
 
 let nextSnapshotId = 0;
 
+/**
+ * The zero clock as a base: a thread starts as "zero plus its own entry", so its first acquire and
+ * arrival touch its few entries (every published snapshot dominates it) instead of the whole width.
+ */
+const ZERO: Snapshot = { id: -1, v: [], covers: [] };
+
 /** A barrier's (or sync's) clock accumulated from arrivals; it only grows. */
 interface Accum {
   v: number[];
@@ -75,6 +81,14 @@ class ThreadClock {
     for (const i of this.delta) this.inDelta[i] = 0;
     this.delta.length = 0;
     this.snap = null;
+  }
+
+  /** The thread in slot `s` starts: zero except its own entry, 1 (the clock must be the zero clock). */
+  start(s: number): void {
+    this.snap = ZERO;
+    this.over[s] = 1;
+    this.inDelta[s] = 1;
+    this.delta.push(s);
   }
 
   at(i: number): number {
@@ -120,7 +134,7 @@ class ThreadClock {
     if (old === d) return;
     const o = this.over;
     const dv = d.v;
-    if (old && d.covers.includes(old.id)) {
+    if (old && (old === ZERO || d.covers.includes(old.id))) {
       // max(old, over, d) = max(d, over) since d ≥ old; keep only the entries over still leads.
       const delta = this.delta;
       let kept = 0;
@@ -160,7 +174,7 @@ class ThreadClock {
     const s = this.snap;
     const av = a.v;
     const o = this.over;
-    if (s && a.covers.includes(s.id)) {
+    if (s && (s === ZERO || a.covers.includes(s.id))) {
       for (const i of this.delta) if (o[i] > av[i]) av[i] = o[i];
       return;
     }
@@ -337,7 +351,7 @@ export class RaceDetector {
       for (let i = 0; i < size; i++) {
         const c = clocks[i];
         c.reset(width);
-        c.over[i] = 1;
+        c.start(i);
         ctx.clocks.push(c);
         this.byThread[first + i] = ctx;
       }
@@ -348,7 +362,7 @@ export class RaceDetector {
     const marks = new Uint8Array(size * n);
     for (let i = 0; i < size; i++) {
       const c = new ThreadClock(overs.subarray(i * n, (i + 1) * n), marks.subarray(i * n, (i + 1) * n));
-      c.over[i] = 1;
+      c.start(i);
       ctx.clocks.push(c);
       this.byThread[first + i] = ctx;
     }
