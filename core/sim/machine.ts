@@ -68,15 +68,15 @@ export interface Executor {
   endBlock?(m: Machine, block: SimBlock): void;
   /**
    * Optional warp-lockstep execution. `converged(a, b)`: lanes `a` and `b` of one warp are at the same
-   * instruction, so they can execute it together. `runLanes` runs `lanes` (converged, the first one
+   * instruction, so they can execute it together. `runLanes` runs `lanes[0..n)` (converged, the first one
    * leading) together: each instruction once per lane, in that order, before the next; at most
    * `perLane` statements each and `total` in all; `ran[lane]` counts each lane's statements. Lanes
-   * that block, finish or branch elsewhere leave; lanes of `parked` (ready lanes of the warp left out)
+   * that block, finish or branch elsewhere leave; lanes of `parked[0..np)` (ready lanes of the warp left out)
    * that the group catches up with join it. The contract of `run` holds per lane (blocking, yieldNow,
    * lineHook); a fault is thrown as a `LaneFault` naming the lane.
    */
   converged?(a: SimThread, b: SimThread): boolean;
-  runLanes?(m: Machine, lanes: SimThread[], parked: SimThread[], perLane: number, total: number, ran: Int32Array): void;
+  runLanes?(m: Machine, lanes: readonly SimThread[], n: number, parked: readonly SimThread[], np: number, perLane: number, total: number, ran: Int32Array): void;
 }
 
 /** A fault in a warp-lockstep quantum: the lane that raised it and what it raised. */
@@ -421,25 +421,27 @@ export class Machine {
   private runWarp(t: SimThread, perLane: number, total: number): number {
     const ex = this.executor;
     if (!ex.runLanes || !ex.converged || this.options.lockstep === false) return this.runThread(t, Math.min(perLane, total));
+    // Filled by index with counts: an array emptied with `length = 0` gives its storage back and is
+    // grown again push by push, every quantum.
     const gang = this.gang;
     const parked = this.parked;
-    gang.length = 0;
-    parked.length = 0;
-    gang.push(t);
+    let n = 0;
+    let np = 0;
+    gang[n++] = t;
     let inGang = 1 << t.lane;
     for (let k = 0, l = warpLane(this.threads, t, 0); l; l = warpLane(this.threads, t, ++k)) {
       if (l === t || l.status !== 'ready') continue;
       if (ex.converged(t, l)) {
-        gang.push(l);
+        gang[n++] = l;
         inGang |= 1 << k;
-      } else parked.push(l);
+      } else parked[np++] = l;
     }
-    if (gang.length === 1) return this.runThread(t, Math.min(perLane, total));
+    if (n === 1) return this.runThread(t, Math.min(perLane, total));
     const ran = this.laneRan;
     ran.fill(0);
     this.startQuantum(t);
     try {
-      ex.runLanes(this, gang, parked, perLane, total, ran);
+      ex.runLanes(this, gang, n, parked, np, perLane, total, ran);
     } catch (e) {
       const who = e instanceof LaneFault ? e.thread : t;
       who.status = 'faulted';

@@ -173,20 +173,19 @@ export class CudaExecutor implements Executor, ExecutorLike {
    * that jumps past a parked lane of its function ends its quantum, so the lane behind catches up
    * (reconvergence at the join point, as the GPU's).
    */
-  runLanes(m: Machine, lanes: SimThread[], parked: SimThread[], perLane: number, total: number, ran: Int32Array): void {
+  runLanes(m: Machine, lanes: readonly SimThread[], n: number, parked: readonly SimThread[], np: number, perLane: number, total: number, ran: Int32Array): void {
     const act = this.laneThreads;
     const fr = this.laneFrames;
     const park = this.laneParked;
-    const n0 = lanes.length;
-    for (let j = 0; j < n0; j++) {
+    for (let j = 0; j < n; j++) {
       const t = lanes[j];
       act[j] = t;
       fr[j] = (t.state as ThreadCtx).frame;
     }
-    act.length = n0;
-    fr.length = n0;
-    for (let j = 0; j < parked.length; j++) park[j] = parked[j];
-    park.length = parked.length;
+    act.length = n;
+    fr.length = n;
+    for (let j = 0; j < np; j++) park[j] = parked[j];
+    park.length = np;
     this.gone.fill(0);
     let left = total;
     let rows = 0;
