@@ -135,7 +135,8 @@ describe('materialize', () => {
         }
         const got = materialize(spec, 1).buffer.bytes;
         const want = reference(spec);
-        expect(Buffer.from(got).equals(Buffer.from(want)), `${dt} ${init}`).toBe(true);
+        const at = got.findIndex((b, i) => b !== want[i]);
+        expect(at < 0 ? 'same bytes' : `first difference at byte ${at}: ${Buffer.from(got.subarray(at - (at % 8), at - (at % 8) + 8)).toString('hex')} vs ${Buffer.from(want.subarray(at - (at % 8), at - (at % 8) + 8)).toString('hex')}`, `${dt} ${init}`).toBe('same bytes');
         compared++;
       }
       // A one-element buffer.
