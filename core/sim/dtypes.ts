@@ -193,11 +193,26 @@ export function coerce(t: DType, v: number): number {
     case 'bool':
       // C: any non-zero value (NaN included) is true.
       return v === 0 ? 0 : 1;
-    case 's64':
-      return Number(BigInt.asIntN(64, toBigInt(v)));
-    case 'u64':
-      return Number(BigInt.asUintN(64, toBigInt(v)));
+    case 's64': {
+      // A safe integer is its own 64-bit value (`+ 0`: -0 is 0); only larger ones wrap through BigInt.
+      const i = Math.trunc(v);
+      return Number.isSafeInteger(i) ? i + 0 : Number(BigInt.asIntN(64, toBigInt(v)));
+    }
+    case 'u64': {
+      const i = Math.trunc(v);
+      return Number.isSafeInteger(i) && i >= 0 ? i + 0 : Number(BigInt.asUintN(64, toBigInt(v)));
+    }
   }
+}
+
+/**
+ * Stores a safe integer as 64-bit two's complement through two 32-bit halves (exact: |i| < 2^53), so
+ * the common case of 64-bit stores needs no BigInt.
+ */
+function setInt64(dv: DataView, off: number, i: number): void {
+  const hi = Math.floor(i / 4294967296);
+  dv.setUint32(off, i - hi * 4294967296, true);
+  dv.setInt32(off + 4, hi, true);
 }
 
 /** Truncates toward zero; NaN and ±Inf (undefined in C) become 0 rather than a BigInt exception. */
@@ -266,10 +281,12 @@ export function store(dv: DataView, off: number, t: DType, v: number): void {
       dv.setUint32(off, v >>> 0, true);
       return;
     case 's64':
-      dv.setBigInt64(off, BigInt.asIntN(64, toBigInt(v)), true);
+    case 'u64': {
+      const i = Math.trunc(v);
+      if (Number.isSafeInteger(i)) setInt64(dv, off, i);
+      else if (t === 's64') dv.setBigInt64(off, BigInt.asIntN(64, toBigInt(v)), true);
+      else dv.setBigUint64(off, BigInt.asUintN(64, toBigInt(v)), true);
       return;
-    case 'u64':
-      dv.setBigUint64(off, BigInt.asUintN(64, toBigInt(v)), true);
-      return;
+    }
   }
 }

@@ -197,3 +197,28 @@ describe('load and store', () => {
     expect(isDType('float')).toBe(false);
   });
 });
+
+describe('64-bit integers without BigInt where the value is a safe integer', () => {
+  // The definition: truncate, wrap to 64 bits through BigInt (non-finite values are 0).
+  const big = (v: number) => (Number.isFinite(v) ? BigInt(Math.trunc(v)) : 0n);
+  const values = [0, -0, 0.5, -0.5, 1.9, -1.9, 1, -1, 2 ** 31, -(2 ** 31), 2 ** 32, -(2 ** 32), 2 ** 32 + 5, -(2 ** 32) - 5, 2 ** 53 - 1, -(2 ** 53 - 1), 2 ** 53, 2 ** 60, -(2 ** 63), 2 ** 64 + 2 ** 12, 1e20, -1e20, Number.NaN, Number.POSITIVE_INFINITY, Number.NEGATIVE_INFINITY];
+
+  it('coerce gives what the BigInt wrap gives (and 0, not -0)', () => {
+    for (const v of values) {
+      expect(Object.is(coerce('s64', v), Number(BigInt.asIntN(64, big(v)))), `s64 ${v}`).toBe(true);
+      expect(Object.is(coerce('u64', v), Number(BigInt.asUintN(64, big(v)))), `u64 ${v}`).toBe(true);
+    }
+  });
+
+  it('store writes the bytes setBigInt64 / setBigUint64 write', () => {
+    for (const t of ['s64', 'u64'] as const)
+      for (const v of values) {
+        const got = new DataView(new ArrayBuffer(8));
+        const want = new DataView(new ArrayBuffer(8));
+        store(got, 0, t, v);
+        if (t === 's64') want.setBigInt64(0, BigInt.asIntN(64, big(v)), true);
+        else want.setBigUint64(0, BigInt.asUintN(64, big(v)), true);
+        expect(got.getBigUint64(0, true), `${t} ${v}`).toBe(want.getBigUint64(0, true));
+      }
+  });
+});
