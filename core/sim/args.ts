@@ -241,26 +241,9 @@ function iotaFast(buf: Buffer, dt: DType, count: number): boolean {
     }
     return true;
   }
-  switch (dt) {
-    case 'f64':
-    case 'f32':
-    case 's32':
-    case 'u32':
-    case 's16':
-    case 'u16':
-    case 's8':
-    case 'u8': {
-      const a = plainView(buf.bytes.buffer, dt, count);
-      for (let i = 0; i < count; i++) a[i] = i;
-      return true;
-    }
-    case 'bool':
-      // 0, then true.
-      buf.bytes.fill(1, 1, count);
-      return true;
-    default:
-      return false;
-  }
+  // The other types store 0, 1, 2 … as `:random` stores its values (bool: 0, then true).
+  let next = 0;
+  return storeEach(buf, dt, count, () => next++);
 }
 
 /** `X[,Y,Z]` (or `XxYxZ`): missing dimensions are 1; undefined when `text` is not that. */
