@@ -42,8 +42,7 @@ class MbarrierWait implements MbarrierWaitSlot {
     public on: object,
   ) {}
   ready(): boolean {
-    const mb = this.barrier.mb;
-    return this.kind === 'mbarrier-parity' ? mb.parityComplete(this.parity!) : mb.tokenDone(this.token!);
+    return this.kind === 'mbarrier-parity' ? this.barrier.mb.waitDone(true, this.parity!) : this.barrier.mb.waitDone(false, this.token!);
   }
   describe(): string {
     const b = this.barrier;
@@ -192,7 +191,7 @@ export class MbarrierServices {
     } finally {
       this.completingThread = undefined;
     }
-    if (this.m.tracing) this.m.trace.push({ kind: 'arrive', time: t?.time ?? this.m.eventTime, thread: t?.index ?? -1, barrier: b.label, block: b.block, count, tx, phase, loc: t?.loc });
+    if (this.m.tracing) this.traceArrive(t, b, count, tx, phase);
     if (misuse) this.misuse(t, b, misuse, drop ? 'arrive_drop' : 'arrive');
     // Parity and token waits change only when a phase completes (phaseCompleted notifies b); custom waits may look at counts.
     this.m.markDirty();
@@ -218,7 +217,7 @@ export class MbarrierServices {
     const phase = st.phase;
     const tracing = this.m.tracing;
     // The trace as lane-by-lane arrivals leave it: each lane's arrive, the last one's after its phase completion.
-    if (tracing) for (let j = 0; j < n - 1; j++) this.traceArrive(ts[j], b, count, phase);
+    if (tracing) for (let j = 0; j < n - 1; j++) this.traceArrive(ts[j], b, count, 0, phase);
     this.completingThread = last;
     let token: number;
     let misuse: MbarrierMisuse | undefined;
@@ -228,15 +227,16 @@ export class MbarrierServices {
     } finally {
       this.completingThread = undefined;
     }
-    if (tracing) this.traceArrive(last, b, count, phase);
+    if (tracing) this.traceArrive(last, b, count, 0, phase);
     // Only the last lane's arrival can complete the phase: a misuse (tx underflow) is its.
     if (misuse) this.misuse(last, b, misuse, 'arrive');
     this.m.markDirty();
     return token;
   }
 
-  private traceArrive(t: SimThread, b: SimBarrier, count: number, phase: number): void {
-    this.m.trace.push({ kind: 'arrive', time: t.time, thread: t.index, barrier: b.label, block: b.block, count, tx: 0, phase, loc: t.loc });
+  /** An arrival's trace event; without a thread, an async engine's (at the time of the event). */
+  private traceArrive(t: SimThread | undefined, b: SimBarrier, count: number, tx: number, phase: number): void {
+    this.m.trace.push({ kind: 'arrive', time: t?.time ?? this.m.eventTime, thread: t?.index ?? -1, barrier: b.label, block: b.block, count, tx, phase, loc: t?.loc });
   }
 
   mbExpectTx(t: SimThread, b: SimBarrier, bytes: number): void {
@@ -282,11 +282,7 @@ export class MbarrierServices {
       this.acquire(b, t);
       return true;
     }
-    const w = this.mbarrierWait(t, b);
-    w.kind = 'mbarrier-parity';
-    w.parity = p;
-    w.token = undefined;
-    return this.m.blockOn(t, w);
+    return this.blockOnPhase(t, b, true, p);
   }
 
   /** Blocking token wait. */
@@ -301,11 +297,7 @@ export class MbarrierServices {
       this.acquire(b, t);
       return true;
     }
-    const w = this.mbarrierWait(t, b);
-    w.kind = 'mbarrier-token';
-    w.token = token;
-    w.parity = undefined;
-    return this.m.blockOn(t, w);
+    return this.blockOnPhase(t, b, false, token);
   }
 
   /**
@@ -328,18 +320,23 @@ export class MbarrierServices {
     for (let j = 0; j < n; j++) {
       const t = ts[j];
       const v = values[j];
-      if (parity ? mb.parityComplete(v & 1) : mb.tokenDone(v)) {
+      if (mb.waitDone(parity, v)) {
         races?.acquire(b.id, t.index);
         out[j] = 1;
         continue;
       }
-      const w = this.mbarrierWait(t, b);
-      w.kind = parity ? 'mbarrier-parity' : 'mbarrier-token';
-      w.parity = parity ? v & 1 : undefined;
-      w.token = parity ? undefined : v;
-      out[j] = this.m.blockOn(t, w) ? 1 : undefined;
+      out[j] = this.blockOnPhase(t, b, parity, parity ? v & 1 : v) ? 1 : undefined;
     }
     return true;
+  }
+
+  /** Blocks `t` on `b` until the phase of parity `v` (or of token `v`) completes, through its reusable wait. */
+  private blockOnPhase(t: SimThread, b: SimBarrier, parity: boolean, v: number): boolean {
+    const w = this.mbarrierWait(t, b);
+    w.kind = parity ? 'mbarrier-parity' : 'mbarrier-token';
+    w.parity = parity ? v : undefined;
+    w.token = parity ? undefined : v;
+    return this.m.blockOn(t, w);
   }
 
   /** `t`'s reusable mbarrier wait, pointed at `b`. */

@@ -136,6 +136,11 @@ export class Mbarrier {
     return { done: s.phase > token };
   }
 
+  /** A blocking wait on parity `v` (`parity`) or on token `v` is satisfied: `parityComplete` or `tokenDone`. */
+  waitDone(parity: boolean, v: number): boolean {
+    return parity ? this.parityComplete(v) : this.tokenDone(v);
+  }
+
   /** Whether phase number `phase` has completed (no staleness check: the linter's replay asks this of its tokens). */
   hasCompleted(phase: number): boolean {
     return this.state.phase > phase;

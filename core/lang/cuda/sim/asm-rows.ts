@@ -111,7 +111,7 @@ export function asmRow(block: AsmBlock): RowFx | undefined {
         if (op.kind === 'wait') {
           const v = Number(op.value(regs[j], f));
           values[j] = v;
-          passes[j] = op.parity ? mb.parityComplete(v & 1) : mb.tokenDone(v);
+          passes[j] = mb.waitDone(op.parity, v);
           give = 1;
         } else {
           passes[j] = true;

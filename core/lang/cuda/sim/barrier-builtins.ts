@@ -62,11 +62,7 @@ export const BARRIER_BUILTINS: Record<string, FreeBuiltin> = {
   })),
   ...cases(['mbarrier_arrive', 'mbarrier_arrive_no_complete'], ptxForm((k, name, _ns, a) => {
     const bar = barArg(k, a[0], name);
-    const count = a[1] ? args(k, [a[1]])[0] : undefined;
-    const cnt = count ? asNum(k, count) : () => 1;
-    const fixed = count ? count.cv : 1;
-    const find = fixed !== undefined && Number.isInteger(fixed) && fixed > 0 ? argBarrier(a[0], bar, name) : undefined;
-    return { ...V((f) => threadArrive(f, bar(f), cnt(f)), U64), row: find && arriveRow(find, fixed!) };
+    return arrival(k, bar, a[1], () => argBarrier(a[0], bar, name));
   })),
   ...cases(['mbarrier_arrive_expect_tx'], ptxForm((k, name, _ns, a) => {
     const bar = barArg(k, a[0], name);
@@ -88,22 +84,12 @@ export const BARRIER_BUILTINS: Record<string, FreeBuiltin> = {
     });
   })),
   ...cases(['mbarrier_try_wait', 'mbarrier_try_wait_parity', 'mbarrier_test_wait', 'mbarrier_test_wait_parity'], ptxForm((k, name, _ns, a) => {
-    const { c, cx, n } = k;
     const bar = barArg(k, a[0], name);
     const v = asNum(k, args(k, [a[1]])[0]);
     const hint = a[2] ? asNum(k, args(k, [a[2]])[0]) : undefined;
     const probe = name.includes('test_wait');
     const mode = probe ? (retryMode(k, undefined) === 'block' && k.cx.retryProbe ? 'block' : 'probe') : retryMode(k, hint);
-    const parity = name.endsWith('parity');
-    const key = {};
-    const barT = c.toTemp(cx, n, V(bar));
-    const vT = c.toTemp(cx, n, V(v));
-    // A wait that blocks until done (a probe retried by a loop, try_wait without a time limit) has a row.
-    const row = mode === 'block' ? waitRow(laneBarrier(barT.ev as (f: Frame) => SimBarrier, name), vT.ev as (f: Frame) => number, parity) : undefined;
-    return c.emitBlocking(cx, n, BOOL, (f) => {
-      const md = probe ? (mode as WaitMode) : modeOf(mode, f);
-      return parity ? waitParity(f, key, barT.ev(f), vT.ev(f), md) : waitToken(f, key, barT.ev(f), vT.ev(f), md);
-    }, row);
+    return phaseWait(k, bar, v, mode, name.endsWith('parity'), name);
   })),
     // __mbarrier_* primitives
   ...cases(['__mbarrier_init'], (k, name, _ns, a) => {
@@ -117,8 +103,7 @@ export const BARRIER_BUILTINS: Record<string, FreeBuiltin> = {
   }),
   ...cases(['__mbarrier_arrive'], (k, name, _ns, a) => {
     const bar = barArg(k, a[0], name);
-    const find = argBarrier(a[0], bar, name);
-    return { ...V((f) => threadArrive(f, bar(f), 1), U64), row: find && arriveRow(find, 1) };
+    return arrival(k, bar, undefined, () => argBarrier(a[0], bar, name));
   }),
   ...cases(['__mbarrier_arrive_and_drop'], (k, name, _ns, a) => {
     const bar = barArg(k, a[0], name);
@@ -129,22 +114,14 @@ export const BARRIER_BUILTINS: Record<string, FreeBuiltin> = {
     return V((f) => threadArrive(f, bar(f), 1), U64);
   }),
   ...cases(['__mbarrier_test_wait', '__mbarrier_test_wait_parity', '__mbarrier_try_wait', '__mbarrier_try_wait_parity'], (k, name, _ns, a) => {
-    const { c, cx, n } = k;
+    const { n } = k;
     const bar = barArg(k, a[0], name);
     const v = asNum(k, args(k, [a[1]])[0]);
     const probe = name.includes('test_wait');
     const hint = a[2] ? asNum(k, args(k, [a[2]])[0]) : undefined;
     const retried = !!k.cx.retryProbe && k.cx.retryProbe.startIndex === n.startIndex && k.cx.retryProbe.endIndex === n.endIndex;
     const mode: WaitMode | ((f: Frame) => WaitMode) = retried ? 'block' : probe ? 'probe' : retryMode(k, hint);
-    const parity = name.endsWith('parity');
-    const key = {};
-    const barT = c.toTemp(cx, n, V(bar));
-    const vT = c.toTemp(cx, n, V(v));
-    const row = mode === 'block' ? waitRow(laneBarrier(barT.ev as (f: Frame) => SimBarrier, name), vT.ev as (f: Frame) => number, parity) : undefined;
-    return c.emitBlocking(cx, n, BOOL, (f) => {
-      const md = modeOf(mode, f);
-      return parity ? waitParity(f, key, barT.ev(f), vT.ev(f), md) : waitToken(f, key, barT.ev(f), vT.ev(f), md);
-    }, row);
+    return phaseWait(k, bar, v, mode, name.endsWith('parity'), name);
   }),
 };
 
@@ -152,6 +129,41 @@ export const BARRIER_BUILTINS: Record<string, FreeBuiltin> = {
 function barrierOf(self: Fn, name: string): (f: Frame) => SimBarrier {
   const what = `cuda::barrier::${name}`;
   return (f: Frame) => barrierAt(f.ts.m, self(f), what);
+}
+
+/**
+ * An arrival of `countNode` (or 1) on `bar`, giving its token. A converged warp's lanes arrive in one
+ * update (a row, which `find` says how to aim, if it can) where the count is a constant.
+ */
+function arrival(k: BuiltinCx, bar: (f: Frame) => SimBarrier, countNode: SyntaxNode | undefined, find: () => LaneBarrier | undefined): Ex {
+  const count = countNode ? args(k, [countNode])[0] : undefined;
+  const cnt = count ? asNum(k, count) : () => 1;
+  const fixed = count ? count.cv : 1;
+  const lanes = fixed !== undefined && Number.isInteger(fixed) && fixed > 0 ? find() : undefined;
+  return { ...V((f) => threadArrive(f, bar(f), cnt(f)), U64), row: lanes && arriveRow(lanes, fixed!) };
+}
+
+/**
+ * A parity (`parity`) or token wait on `bar` in `mode` (blocking, probing, or with a time limit), as a
+ * blocking instruction giving whether it passed. A wait that blocks until done (try_wait without a
+ * time limit, a probe retried by a loop) has a row.
+ */
+function phaseWait(k: BuiltinCx, bar: (f: Frame) => SimBarrier, v: Fn, mode: WaitMode | ((f: Frame) => WaitMode), parity: boolean, name: string): Ex {
+  const { c, cx, n } = k;
+  const key = {};
+  const barT = c.toTemp(cx, n, V(bar));
+  const vT = c.toTemp(cx, n, V(v));
+  const row = mode === 'block' ? waitRow(laneBarrier(barT.ev as (f: Frame) => SimBarrier, name), vT.ev as (f: Frame) => number, parity) : undefined;
+  return c.emitBlocking(
+    cx,
+    n,
+    BOOL,
+    (f) => {
+      const md = modeOf(mode, f);
+      return parity ? waitParity(f, key, barT.ev(f), vT.ev(f), md) : waitToken(f, key, barT.ev(f), vT.ev(f), md);
+    },
+    row,
+  );
 }
 
 /** How a warp-lockstep row finds the barrier operand `node` of a free function, where it is free of effects. */
@@ -174,12 +186,7 @@ function rowBarrier(k: BuiltinCx, bar: (f: Frame) => SimBarrier, name: string, o
 export const BARRIER_METHODS: Record<string, MethodBuiltin> = {
   ...cases(['arrive'], (k, _t, self, name, a, obj) => {
     const bar = barrierOf(self, name);
-    const count = a[0] ? args(k, [a[0]])[0] : undefined;
-    const cnt = count ? asNum(k, count) : () => 1;
-    // A converged warp's lanes arrive in one update where the count is a constant.
-    const fixed = count ? count.cv : 1;
-    const find = fixed !== undefined && Number.isInteger(fixed) && fixed > 0 ? rowBarrier(k, bar, name, obj) : undefined;
-    return { ...V((f) => threadArrive(f, bar(f), cnt(f)), U64), row: find && arriveRow(find, fixed!) };
+    return arrival(k, bar, a[0], () => rowBarrier(k, bar, name, obj));
   }),
   ...cases(['arrive_and_drop'], (_k, _t, self, name) => {
     const bar = barrierOf(self, name);
