@@ -10,7 +10,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { type Browser, launchBrowser } from './harness/browser';
 import { type CodeServer, extensionHostErrors, freshStateDir, installVsix, startCodeServer } from './harness/code-server';
 import { artifactsDir, repoRoot } from './harness/paths';
-import { openFile, openWorkbench, pick, runCommand, screenshot } from './harness/workbench';
+import { addFunctionBreakpoint, openFile, openWorkbench, pick, runCommand, screenshot } from './harness/workbench';
 import { scratchWorkspace } from './harness/workspace';
 
 const UI_TIMEOUT_MS = 30_000;
@@ -92,12 +92,7 @@ describe('the Barrier Timeline panel in code-server', () => {
 
   it('shows the timeline at a phase-flip stop, and a click in it travels back there', async () => {
     await openFile(page, 'good/producer_missing_bootstrap.cu');
-    await runCommand(page, 'View: Show Run and Debug');
-    await runCommand(page, 'Debug: Add Function Breakpoint');
-    const input = page.locator('.debug-breakpoints .monaco-inputbox input');
-    await input.waitFor({ timeout: UI_TIMEOUT_MS });
-    await input.fill('slot_ready[2]');
-    await input.press('Enter');
+    await addFunctionBreakpoint(page, 'slot_ready[2]');
     await runCommand(page, 'Debug: Select and Start Debugging');
     await pick(page, LAUNCH);
     const callStack = page.locator('.debug-call-stack');

@@ -10,7 +10,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { type Browser, launchBrowser } from './harness/browser';
 import { type CodeServer, extensionHostErrors, freshStateDir, installVsix, startCodeServer } from './harness/code-server';
 import { artifactsDir, repoRoot } from './harness/paths';
-import { activeEditor, goToLine, openFile, openWorkbench, pick, problemRows, runCommand, screenshot } from './harness/workbench';
+import { activeEditor, addFunctionBreakpoint, goToLine, openFile, openWorkbench, pick, problemRows, runCommand, screenshot } from './harness/workbench';
 import { scratchWorkspace } from './harness/workspace';
 
 const BUGGY_CU = 'bugs/producer_missing_bootstrap.cu';
@@ -176,13 +176,7 @@ describe('Phaseflip in code-server, driven through Chromium', () => {
 
   it('a function breakpoint on slot_ready[1] stops at its phase flip and the Barriers scope shows it', async () => {
     await openFile(page, 'good/producer_missing_bootstrap.cu');
-    await runCommand(page, 'View: Show Run and Debug');
-    await runCommand(page, 'Debug: Add Function Breakpoint');
-    const input = page.locator('.debug-breakpoints .monaco-inputbox input');
-    await input.waitFor({ timeout: UI_TIMEOUT_MS });
-    await input.fill('slot_ready[1]');
-    await input.press('Enter');
-    await page.locator('.debug-breakpoints .monaco-list-row', { hasText: 'slot_ready[1]' }).first().waitFor({ timeout: UI_TIMEOUT_MS });
+    await addFunctionBreakpoint(page, 'slot_ready[1]');
 
     await runCommand(page, 'Debug: Select and Start Debugging');
     await pick(page, PHASE_FLIP_LAUNCH);

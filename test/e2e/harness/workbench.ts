@@ -116,6 +116,30 @@ export async function problemRows(page: Page): Promise<Locator> {
   return view.locator('.monaco-list-row');
 }
 
+/**
+ * Adds a function breakpoint through the Breakpoints view, as a user does: Run and Debug shown,
+ * "Debug: Add Function Breakpoint", the name typed into the inline box. In a freshly opened
+ * workbench the Run and Debug view can still be laying out its sections when the command runs, and
+ * the inline box is then never shown; the command is run again (a few times) until it is.
+ */
+export async function addFunctionBreakpoint(page: Page, name: string, timeoutMs = 30_000): Promise<void> {
+  const input = page.locator('.debug-breakpoints .monaco-inputbox input');
+  const deadline = Date.now() + timeoutMs;
+  for (let attempt = 1; ; attempt++) {
+    await runCommand(page, 'View: Show Run and Debug');
+    await runCommand(page, 'Debug: Add Function Breakpoint');
+    try {
+      await input.waitFor({ timeout: Math.min(8_000, Math.max(1_000, deadline - Date.now())) });
+      break;
+    } catch (e) {
+      if (attempt >= 4 || Date.now() > deadline) throw e;
+    }
+  }
+  await input.fill(name);
+  await input.press('Enter');
+  await page.locator('.debug-breakpoints .monaco-list-row', { hasText: name }).first().waitFor({ timeout: timeoutMs });
+}
+
 export async function screenshot(page: Page, name: string): Promise<string> {
   const file = path.join(artifactsDir, `${name}.png`);
   await page.screenshot({ path: file });
