@@ -44,6 +44,7 @@ import {
   threadIdxTable,
   type TraceEvent,
   type Wait,
+  WaiterList,
   warpLane,
 } from './machine-types';
 import type { MbarrierState } from './mbarrier';
@@ -158,12 +159,12 @@ export class Machine {
   private stalls = 0;
   // Waking: waiters by the object they wait on, objects changed since the last wake (with the time of
   // the change), and waits without `on`, re-checked after any change.
-  private readonly waiters = new Map<object, SimThread[]>();
+  private readonly waiters = new Map<object, WaiterList>();
   /** Finished threads' mbarrier waits, for the threads of later blocks (the services re-aim one before each wait). */
   private readonly spareMbWaits: MbarrierWaitSlot[] = [];
   private readonly threadIdxs: Dim3[];
   /** Emptied waiter lists for reuse (see `wake`). */
-  private readonly spareWaiterLists: SimThread[][] = objectArray();
+  private readonly spareWaiterLists: WaiterList[] = [];
   private changed = new Map<object, SimThread | number>();
   /** The other `changed` map, swapped in while one is being processed (no allocation per wake). */
   private spareChanged = new Map<object, SimThread | number>();
@@ -540,20 +541,18 @@ export class Machine {
         const pass = ++this.wakePass;
         let kept = 0;
         for (let i = 0; i < ws.length; i++) {
-          const t = ws[i];
+          const t = ws.at(i);
           if (t.status !== 'blocked' || t.wait?.on !== on || t.wakePass === pass) continue;
           t.wakePass = pass;
           if (t.wait.ready()) this.resume(t, time);
-          else ws[kept++] = t;
+          else ws.set(kept++, t);
         }
+        ws.length = kept;
         if (!kept) {
           this.waiters.delete(on);
           // A barrier's waiter list empties at every phase: keep a few for the next blockOn.
-          if (this.spareWaiterLists.length < MAX_SPARE_WAITER_LISTS) {
-            ws.length = 0;
-            this.spareWaiterLists.push(ws);
-          }
-        } else if (kept !== ws.length) ws.length = kept;
+          if (this.spareWaiterLists.length < MAX_SPARE_WAITER_LISTS) this.spareWaiterLists.push(ws);
+        }
       }
       changed.clear();
       this.spareChanged = changed;
@@ -591,7 +590,7 @@ export class Machine {
     if (wait.on) {
       const ws = this.waiters.get(wait.on);
       if (!ws) {
-        const list = this.spareWaiterLists.pop() ?? objectArray<SimThread>();
+        const list = this.spareWaiterLists.pop() ?? new WaiterList();
         list.push(t);
         this.waiters.set(wait.on, list);
       }

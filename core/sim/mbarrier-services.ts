@@ -57,6 +57,8 @@ export class MbarrierServices {
   /** The shared buffers of each block that hold barriers (a finished block's are found without a walk over every block's). */
   private readonly sharedWithBarriers = new Map<number, Buffer[]>();
   private nextBarrierId = 0;
+  /** mbWaitLanes: which lanes' waits passed (reused; a warp has at most 32 lanes). */
+  private passedLanes = new Uint8Array(32);
   /** The thread whose arrival (or whose async op's complete_tx) is being applied: it completes the phase. */
   private completingThread?: SimThread;
   private readonly races?: RaceDetector;
@@ -209,7 +211,7 @@ export class MbarrierServices {
     const st = b.mb.state;
     if (!st.initialized || st.pending < n * count) return undefined;
     const races = this.races;
-    if (races) for (let j = 0; j < n; j++) if (!races.barrierUseOrdered(b.id, ts[j].index)) return undefined;
+    if (races && !races.barrierUsesOrdered(b.id, ts, n)) return undefined;
     const arrived = b.arrivedThisPhase;
     for (let j = 0; j < n; j++) for (let c = 0; c < count; c++) arrived.push(ts[j].index);
     if (races) races.arriveLanes(b.id, ts, n);
@@ -312,21 +314,29 @@ export class MbarrierServices {
     if (!mb.state.initialized) return false;
     const races = this.races;
     const phase = mb.state.phase;
+    if (races && !races.barrierUsesOrdered(b.id, ts, n)) return false;
+    if (!parity)
+      for (let j = 0; j < n; j++) {
+        const v = values[j];
+        if (mb.tokenDone(v) && (v < phase - 1 || v > phase)) return false;
+      }
+    // The lanes whose waits passed acquire the phase together (a lane's acquire changes only its
+    // own clock, so doing them after the others blocked is what lane order does).
+    if (n > this.passedLanes.length) this.passedLanes = new Uint8Array(n);
+    const passed = this.passedLanes;
+    let any = false;
     for (let j = 0; j < n; j++) {
-      if (races && !races.barrierUseOrdered(b.id, ts[j].index)) return false;
-      const v = values[j];
-      if (!parity && mb.tokenDone(v) && (v < phase - 1 || v > phase)) return false;
-    }
-    for (let j = 0; j < n; j++) {
-      const t = ts[j];
       const v = values[j];
       if (mb.waitDone(parity, v)) {
-        races?.acquire(b.id, t.index);
+        passed[j] = 1;
+        any = true;
         out[j] = 1;
         continue;
       }
-      out[j] = this.blockOnPhase(t, b, parity, parity ? v & 1 : v) ? 1 : undefined;
+      passed[j] = 0;
+      out[j] = this.blockOnPhase(ts[j], b, parity, parity ? v & 1 : v) ? 1 : undefined;
     }
+    if (races && any) races.acquireLanes(b.id, ts, n, passed);
     return true;
   }
 

@@ -73,14 +73,23 @@ class ThreadClock {
   ) {}
 
   /**
-   * Back to the zero clock (a finished block's clock reused for a new block's thread). Entries at and
-   * past `width` (the finished block's) were never written, and `inDelta` marks only `delta`'s.
+   * Back to the zero clock, then `start(s)`: a finished block's clock reused for a new block's thread.
+   * Entries at and past `width` (the finished block's) were never written, and `inDelta` marks only
+   * `delta`'s. The delta keeps its store (an array emptied with `length = 0` gets a new one on the
+   * next push, and a big grid restarts every clock of every block).
    */
-  reset(width: number): void {
+  restart(width: number, s: number): void {
     this.over.fill(0, 0, width);
-    for (const i of this.delta) this.inDelta[i] = 0;
-    this.delta.length = 0;
-    this.snap = null;
+    const delta = this.delta;
+    for (const i of delta) this.inDelta[i] = 0;
+    if (delta.length === 0) delta.push(s);
+    else {
+      delta.length = 1;
+      delta[0] = s;
+    }
+    this.snap = ZERO;
+    this.over[s] = 1;
+    this.inDelta[s] = 1;
   }
 
   /** The thread in slot `s` starts: zero except its own entry, 1 (the clock must be the zero clock). */
@@ -135,19 +144,7 @@ class ThreadClock {
     const o = this.over;
     const dv = d.v;
     if (old && (old === ZERO || d.covers.includes(old.id))) {
-      // max(old, over, d) = max(d, over) since d ≥ old; keep only the entries over still leads.
-      const delta = this.delta;
-      let kept = 0;
-      for (let j = 0; j < delta.length; j++) {
-        const i = delta[j];
-        if (o[i] > (dv[i] ?? 0)) delta[kept++] = i;
-        else {
-          o[i] = 0;
-          this.inDelta[i] = 0;
-        }
-      }
-      if (kept !== delta.length) delta.length = kept;
-      this.snap = d;
+      this.rebaseCovered(d);
       return;
     }
     const ov = old?.v;
@@ -166,6 +163,24 @@ class ThreadClock {
       }
     }
     this.delta = keep;
+    this.snap = d;
+  }
+
+  /** clock = max(clock, d) where `d` dominates the base: max(old, over, d) = max(d, over); keep only the entries over still leads. */
+  rebaseCovered(d: Snapshot): void {
+    const o = this.over;
+    const dv = d.v;
+    const delta = this.delta;
+    let kept = 0;
+    for (let j = 0; j < delta.length; j++) {
+      const i = delta[j];
+      if (o[i] > (dv[i] ?? 0)) delta[kept++] = i;
+      else {
+        o[i] = 0;
+        this.inDelta[i] = 0;
+      }
+    }
+    if (kept !== delta.length) delta.length = kept;
     this.snap = d;
   }
 
@@ -350,8 +365,7 @@ export class RaceDetector {
       const { clocks, width } = this.spareClocks.splice(spare, 1)[0];
       for (let i = 0; i < size; i++) {
         const c = clocks[i];
-        c.reset(width);
-        c.start(i);
+        c.restart(width, i);
         ctx.clocks.push(c);
         this.byThread[first + i] = ctx;
       }
@@ -460,6 +474,18 @@ export class RaceDetector {
       return true;
     }
     return false;
+  }
+
+  /**
+   * Whether uses of `barrier` by threads `ts[0..n)` now would all report nothing: `barrierUseOrdered`
+   * for each, decided once when every use of the barrier is already known to be ordered (the common
+   * case once each thread has used it: a warp's row then checks nothing per lane).
+   */
+  barrierUsesOrdered(barrier: number, ts: readonly { index: number }[], n: number): boolean {
+    const e = this.inits[barrier];
+    if (!e || e.reported || e.unordered === 0) return true;
+    for (let j = 0; j < n; j++) if (!this.barrierUseOrdered(barrier, ts[j].index)) return false;
+    return true;
   }
 
   /** Async op `op` signals `barrier` (complete_tx, a commit's arrival): its issue must be ordered after the init. */
@@ -588,6 +614,37 @@ export class RaceDetector {
     if (!ctx) return;
     const d = ctx.done.get(k);
     if (d) ctx.clocks[this.slotOf(ctx, thread)].acquire(d, ctx.width);
+  }
+
+  /**
+   * `acquire(k, …)` for the threads `ts[j]` with `take[j]` set (a converged warp's lanes whose waits
+   * passed): the published phase is found once, and lanes based on the snapshot the previous lane
+   * was (the usual case: the warp's lanes acquired the same phases) skip the cover check.
+   */
+  acquireLanes(k: number | string, ts: readonly { index: number }[], n: number, take: ArrayLike<unknown>): void {
+    let ctx: BlockClocks | undefined;
+    let d: Snapshot | undefined;
+    let covered: Snapshot | null = null;
+    for (let j = 0; j < n; j++) {
+      if (!take[j]) continue;
+      const thread = ts[j].index;
+      const tctx = this.byThread[thread];
+      if (!tctx) continue;
+      if (tctx !== ctx) {
+        ctx = tctx;
+        d = ctx.done.get(k);
+        covered = null;
+      }
+      if (!d) continue;
+      const c = ctx.clocks[thread - ctx.base];
+      const old = c.snap;
+      if (old === d) continue;
+      if (old !== null && old === covered) c.rebaseCovered(d);
+      else {
+        if (old !== null && (old === ZERO || d.covers.includes(old.id))) covered = old;
+        c.acquire(d, ctx.width);
+      }
+    }
   }
 
   asyncIssue(op: number, thread: number): void {

@@ -153,10 +153,15 @@ export class CudaExecutor implements Executor, ExecutorLike {
     return fa.fn.code === fb.fn.code && fa.pc === fb.pc;
   }
 
-  // The lanes of a warp quantum (reused: one quantum at a time): their threads and innermost frames.
+  // The lanes of a warp quantum (reused: one quantum at a time): their threads and innermost frames,
+  // the first `na` entries, and the parked lanes, the first `np`. Counts, not array lengths: V8 gives
+  // a shortened array a new, smaller store, so a group that shrinks and grows again every row would
+  // allocate every time.
   private readonly laneThreads: SimThread[] = objectArray();
   private readonly laneFrames: Frame[] = objectArray();
   private readonly laneParked: SimThread[] = objectArray();
+  private na = 0;
+  private np = 0;
   /** Lanes (by position in the group) that left during the current row: blocked or finished. */
   private readonly gone = new Uint8Array(32);
   /** Each lane's next pc after a row that split (Instr.runRow). */
@@ -182,10 +187,9 @@ export class CudaExecutor implements Executor, ExecutorLike {
       act[j] = t;
       fr[j] = (t.state as ThreadCtx).frame;
     }
-    act.length = n;
-    fr.length = n;
+    this.na = n;
     for (let j = 0; j < np; j++) park[j] = parked[j];
-    park.length = np;
+    this.np = np;
     this.gone.fill(0);
     let left = total;
     let rows = 0;
@@ -206,11 +210,11 @@ export class CudaExecutor implements Executor, ExecutorLike {
         // Statements and backward jumps count against the quantum, as in `run` (forward jumps are free).
         let counted = stmt;
         const rowForm = ins.runRow;
-        if (rowForm !== undefined && hook === undefined && left >= act.length) {
+        if (rowForm !== undefined && hook === undefined && left >= this.na) {
           // The instruction's lane-vector form: the whole row in one evaluation. The lanes' locations
           // and statement counts are brought up to date when the group changes or the quantum ends,
           // or before a row with effects (a report or a phase completion may show them).
-          const k = act.length;
+          const k = this.na;
           if (ins.rowFx) {
             // Its reports and phase completions see each lane's location (its statement counts can wait).
             const loc = stmt ? ins.loc : this.pendingLoc;
@@ -246,11 +250,11 @@ export class CudaExecutor implements Executor, ExecutorLike {
               }
               if (counted) rows++;
               if (out) this.compact(act, fr);
-              if (!act.length) break;
+              if (!this.na) break;
             }
             // A row with effects may have raised a report or asked for a pause.
             if (m.yieldNow) break;
-            if (spread || park.length) {
+            if (spread || this.np) {
               this.settle(act, ran);
               if (!this.regroup(act, fr, park)) break;
             }
@@ -259,7 +263,7 @@ export class CudaExecutor implements Executor, ExecutorLike {
           // NO_ROW: the lanes run one by one below.
         }
         this.settle(act, ran);
-        for (let j = 0; j < act.length; j++) {
+        for (let j = 0; j < this.na; j++) {
           if (left <= 0) break outer;
           t = act[j];
           const f = fr[j];
@@ -302,8 +306,8 @@ export class CudaExecutor implements Executor, ExecutorLike {
         }
         if (counted) rows++;
         if (out) this.compact(act, fr);
-        if (!act.length) break;
-        if ((spread || park.length) && !this.regroup(act, fr, park)) break;
+        if (!this.na) break;
+        if ((spread || this.np) && !this.regroup(act, fr, park)) break;
       }
     } catch (e) {
       // A row with effects names its faulting lane itself.
@@ -323,7 +327,7 @@ export class CudaExecutor implements Executor, ExecutorLike {
     const loc = this.pendingLoc;
     const rows = this.pendingRows;
     if (loc === undefined && rows === 0) return;
-    for (let j = 0; j < act.length; j++) {
+    for (let j = 0; j < this.na; j++) {
       const t = act[j];
       if (loc !== undefined) t.loc = loc;
       ran[t.tid & 31] += rows;
@@ -336,7 +340,7 @@ export class CudaExecutor implements Executor, ExecutorLike {
   private compact(act: SimThread[], fr: Frame[]): void {
     const gone = this.gone;
     let k = 0;
-    for (let j = 0; j < act.length; j++) {
+    for (let j = 0; j < this.na; j++) {
       if (gone[j]) {
         gone[j] = 0;
         continue;
@@ -345,8 +349,7 @@ export class CudaExecutor implements Executor, ExecutorLike {
       fr[k] = fr[j];
       k++;
     }
-    act.length = k;
-    fr.length = k;
+    this.na = k;
   }
 
   /**
@@ -359,7 +362,7 @@ export class CudaExecutor implements Executor, ExecutorLike {
     const code = fr[0].fn.code;
     let pc = fr[0].pc;
     let split = false;
-    for (let j = 1; j < fr.length; j++) {
+    for (let j = 1; j < this.na; j++) {
       const f = fr[j];
       if (f.fn.code === code && f.pc === pc) continue;
       split = true;
@@ -368,35 +371,34 @@ export class CudaExecutor implements Executor, ExecutorLike {
     if (split) {
       // Keep the lanes at (code, pc), leader order preserved; park the others.
       let k = 0;
-      for (let j = 0; j < act.length; j++) {
+      for (let j = 0; j < this.na; j++) {
         const f = fr[j];
         if (f.fn.code === code && f.pc === pc) {
           act[k] = act[j];
           fr[k] = f;
           k++;
-        } else park.push(act[j]);
+        } else park[this.np++] = act[j];
       }
-      act.length = k;
-      fr.length = k;
+      this.na = k;
     }
-    if (!park.length) return true;
+    if (!this.np) return true;
     let behind = false;
     let kept = 0;
-    for (let j = 0; j < park.length; j++) {
+    for (let j = 0; j < this.np; j++) {
       const p = park[j];
       if (p.status !== 'ready') continue;
       const f = (p.state as ThreadCtx).frame;
       if (f.fn.code === code) {
         if (f.pc === pc) {
-          act.push(p);
-          fr.push(f);
+          act[this.na] = p;
+          fr[this.na++] = f;
           continue;
         }
         if (f.pc < pc) behind = true;
       }
       park[kept++] = p;
     }
-    park.length = kept;
+    this.np = kept;
     return !behind;
   }
 

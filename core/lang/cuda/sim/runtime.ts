@@ -241,8 +241,11 @@ export class ThreadCtx {
   timer?: { key: object; op: { done: boolean } };
   /** Shared accesses are checked for races (off while a completion function runs). */
   race: boolean;
-  /** Per arrive site: how many times this thread executed it (groups converged warp arrivals). */
-  readonly siteCount: number[] = [];
+  /**
+   * Per arrive site: how many times this thread executed it (groups converged warp arrivals). Room
+   * for a few sites from the start: the first store into an empty array allocates room for 17.
+   */
+  readonly siteCount: number[] = [0, 0, 0, 0, 0, 0, 0, 0];
   constructor(
     readonly t: SimThread,
     readonly m: Machine,
