@@ -217,11 +217,18 @@ export interface SimBlock {
 export class ArrivalList {
   private items: number[] = [];
   length = 0;
+  /** The lowest and highest thread listed (a phase's arrivers usually lie in one block's range). */
+  lo = Infinity;
+  hi = -1;
   push(thread: number): void {
     this.items[this.length++] = thread;
+    if (thread < this.lo) this.lo = thread;
+    if (thread > this.hi) this.hi = thread;
   }
   clear(): void {
     this.length = 0;
+    this.lo = Infinity;
+    this.hi = -1;
   }
   at(i: number): number {
     return this.items[i];

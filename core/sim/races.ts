@@ -576,12 +576,16 @@ export class RaceDetector {
   }
 
   /** A phase of barrier `k` completed: publish what its arrivals released. */
-  release(k: number | string, arrivers: { readonly length: number; at(i: number): number | undefined }): void {
+  release(k: number | string, arrivers: { readonly length: number; at(i: number): number | undefined; readonly lo?: number; readonly hi?: number }): void {
     // The blocks involved: the arrivers' (usually one), and for syncs, which have no arriver list
     // here, every block that accumulated under this key.
     let first: BlockClocks | undefined;
     let more: Set<BlockClocks> | undefined;
-    for (let i = 0; i < arrivers.length; i++) {
+    // Arrivers all within one block's range of threads (the list knows its lowest and highest): that block.
+    const lo = arrivers.lo;
+    const one = lo !== undefined && arrivers.length ? this.byThread[lo] : undefined;
+    if (one && arrivers.hi! < one.base + one.size) first = one;
+    else for (let i = 0; i < arrivers.length; i++) {
       const ctx = this.byThread[arrivers.at(i)!];
       if (!ctx || ctx === first) continue;
       if (!first) first = ctx;

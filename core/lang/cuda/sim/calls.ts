@@ -141,7 +141,7 @@ export function emitCall(c: CompilerContext, cx: FnCx, n: SyntaxNode, target: Ca
   const nargs = argFns.length;
   const next = cx.code.length + 1;
   c.emit(cx, n, (f) => {
-    const nf = new Frame(target.fn(), f.ts, f);
+    const nf = Frame.enter(target.fn(), f.ts, f);
     for (let i = 0; i < nargs; i++) nf.v[i] = argFns[i](f);
     if (self) nf.self = self(f);
     if (env) nf.env = env(f);
@@ -577,6 +577,8 @@ export function lambda(c: CompilerContext, cx: FnCx, n: SyntaxNode): Ex {
   c.emitReturn(lcx, undefined, body);
   info.ret = lcx.ret;
   lcx.finish();
+  // The closure captures the enclosing function's frame: its frames are never reused (Frame.release).
+  cx.fn.capturesFrame = true;
   return { t: { k: 'lambda', id }, ev: (f) => ({ fn: info.fn, env: f }) satisfies Closure };
 }
 

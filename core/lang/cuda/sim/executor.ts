@@ -94,7 +94,7 @@ export class CudaExecutor implements Executor, ExecutorLike {
   startThread(m: Machine, t: SimThread): void {
     const blk = m.blockAt(t.block)!.state as BlockCtx;
     const ts = new ThreadCtx(t, m, blk, this);
-    const f = new Frame(this.kernel.fn, ts, null);
+    const f = Frame.enter(this.kernel.fn, ts, null);
     for (let i = 0; i < this.args.length; i++) f.v[i] = this.args[i];
     ts.frame = f;
     t.state = ts;

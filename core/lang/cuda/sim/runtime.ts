@@ -81,6 +81,11 @@ export interface CompiledFn {
   slotTemplate?: number[];
   /** Declared at (for frames without a pc). */
   loc: SourceLoc;
+  /** A lambda in its body captures its frame (`Closure.env`): its frames may outlive their return. */
+  capturesFrame?: boolean;
+  /** Returned frames kept for the next calls (`Frame.enter`), the first `pooled` entries. */
+  pool?: Frame[];
+  pooled?: number;
 }
 
 export class Frame {
@@ -102,8 +107,8 @@ export class Frame {
   depth: number;
   constructor(
     readonly fn: CompiledFn,
-    readonly ts: ThreadCtx,
-    readonly caller: Frame | null,
+    public ts: ThreadCtx,
+    public caller: Frame | null,
   ) {
     this.v = new Array(fn.nslots);
     this.d = fn.typedSlots ? typedSlotsOf(fn).slice() : NO_TYPED_SLOTS;
@@ -111,7 +116,53 @@ export class Frame {
     if (this.depth > 64) throw new SimError(`call depth exceeds 64 (runaway recursion in ${fn.name}?)`);
     this.mem = fn.mem.length ? fn.mem.map((m) => new Buffer(ts.ex.nextBufferId(), m.name, 'local', m.size)) : EMPTY;
   }
+
+  /** A frame of `fn` for a call: a returned one made fresh again (`release`), or a new one. */
+  static enter(fn: CompiledFn, ts: ThreadCtx, caller: Frame | null): Frame {
+    const n = fn.pooled;
+    if (!n) return new Frame(fn, ts, caller);
+    const depth = caller ? caller.depth + 1 : 0;
+    if (depth > 64) throw new SimError(`call depth exceeds 64 (runaway recursion in ${fn.name}?)`);
+    const f = fn.pool![n - 1];
+    fn.pooled = n - 1;
+    f.ts = ts;
+    f.caller = caller;
+    f.depth = depth;
+    f.pc = 0;
+    const d = f.d;
+    if (d.length) {
+      const t = fn.slotTemplate!;
+      for (let i = 0; i < d.length; i++) d[i] = t[i];
+    }
+    f.retSlot = -1;
+    return f;
+  }
+
+  /**
+   * The frame returned: nothing can reach it any more unless a lambda captured it or a pointer names
+   * its memory, so a function without either keeps it for its next call (a big grid makes a frame per
+   * thread per call; made afresh, they are most of what it allocates). What it referenced is let go
+   * (a kept frame must not hold a finished machine), and a use of it after its return would fail on
+   * its missing thread rather than read another call's values.
+   */
+  release(): void {
+    const fn = this.fn;
+    if (fn.capturesFrame || fn.mem.length) return;
+    const n = fn.pooled ?? 0;
+    if (n >= MAX_POOLED_FRAMES) return;
+    this.ts = RELEASED;
+    this.caller = null;
+    this.v.fill(undefined);
+    this.env = null;
+    this.self = null;
+    (fn.pool ??= [])[n] = this;
+    fn.pooled = n + 1;
+  }
 }
+/** The thread of a frame kept for reuse: none. */
+const RELEASED = null as unknown as ThreadCtx;
+/** Returned frames kept per function: enough for the live threads of a grid (resident blocks finish in waves). */
+const MAX_POOLED_FRAMES = 4096;
 const EMPTY: Buffer[] = [];
 // Empty, of the double elements kind typed slots have (so `f.d` sees one kind of array).
 const NO_TYPED_SLOTS: number[] = [0.5].slice(0, 0);

@@ -131,6 +131,7 @@ export function emitReturn(c: CompilerContext, cx: FnCx, value: Fn | undefined, 
     const caller = f.caller;
     f.ts.frame = caller as Frame;
     if (caller && f.retSlot >= 0) caller.v[f.retSlot] = v;
+    f.release();
     return FRAME;
   });
 }
