@@ -238,25 +238,6 @@ export class ArrivalList {
   }
 }
 
-/**
- * The threads blocked on one object, in the order they blocked (Machine.wait lists): filled by index
- * with a count, because an array shortened with `length` gets a new, smaller store from V8 and a
- * barrier's list empties and refills every phase.
- */
-export class WaiterList {
-  private readonly items: SimThread[] = [];
-  length = 0;
-  push(t: SimThread): void {
-    this.items[this.length++] = t;
-  }
-  at(i: number): SimThread {
-    return this.items[i];
-  }
-  set(i: number, t: SimThread): void {
-    this.items[i] = t;
-  }
-}
-
 export interface SimBarrier {
   id: number;
   label: string;

@@ -44,7 +44,6 @@ import {
   threadIdxTable,
   type TraceEvent,
   type Wait,
-  WaiterList,
   warpLane,
 } from './machine-types';
 import type { MbarrierState } from './mbarrier';
@@ -54,6 +53,7 @@ import type { Buffer } from './memory';
 import { RaceDetector } from './races';
 import { copyOverBarrierReport, deadlockReport, faultReport, inFlightTeardownReport, instructionMisuseReport, raceReport, reportStatus, stallReport, stepLimitReport } from './reports';
 import { ReadyQueue, rng } from './scheduler';
+import { WaiterLists } from './waiters';
 import { SyncServices } from './sync-services';
 
 // The vocabulary stays importable from here, where executors and faces have always found it.
@@ -95,9 +95,6 @@ export const MAX_RACE_CLUSTER_THREADS = 4096;
 
 /** Consecutive zero-statement quanta of a ready thread before the machine calls it an executor bug. */
 const MAX_STALLS = 1000;
-
-/** Emptied waiter lists kept for reuse: about one per barrier in flight. */
-const MAX_SPARE_WAITER_LISTS = 64;
 
 export class Machine {
   readonly grid: Dim3;
@@ -159,17 +156,13 @@ export class Machine {
   private stalls = 0;
   // Waking: waiters by the object they wait on, objects changed since the last wake (with the time of
   // the change), and waits without `on`, re-checked after any change.
-  private readonly waiters = new Map<object, WaiterList>();
+  private readonly waiters = new WaiterLists();
   /** Finished threads' mbarrier waits, for the threads of later blocks (the services re-aim one before each wait). */
   private readonly spareMbWaits: MbarrierWaitSlot[] = [];
   private readonly threadIdxs: Dim3[];
-  /** Emptied waiter lists for reuse (see `wake`). */
-  private readonly spareWaiterLists: WaiterList[] = [];
   private changed = new Map<object, SimThread | number>();
   /** The other `changed` map, swapped in while one is being processed (no allocation per wake). */
   private spareChanged = new Map<object, SimThread | number>();
-  /** Stamps a waiter list pass, to drop a thread listed twice (a stale entry and a current one). */
-  private wakePass = 0;
   private readonly genericWaiters = new Set<SimThread>();
   private dirty = false;
   /** The thread running a quantum now: changes it makes happen at its time when the quantum ends. */
@@ -180,8 +173,11 @@ export class Machine {
   private final?: RunResult;
   /** Drops the waiter list of an object that goes away with its block. */
   private readonly forgetWaiters = (on: object): void => {
-    this.waiters.delete(on);
+    this.waiters.forget(on);
   };
+  /** Resumes a waiter at `wakeTime` (the time of the change being woken for). */
+  private wakeTime = 0;
+  private readonly resumeWaiter = (t: SimThread): void => this.resume(t, this.wakeTime);
 
   constructor(
     readonly executor: Executor,
@@ -311,7 +307,7 @@ export class Machine {
 
   /** Frees what a finished block held: executor state, race clocks, barrier and sync bookkeeping. */
   private releaseBlock(b: SimBlock): void {
-    for (const t of b.threads) t.release(this.spareMbWaits, this.blockSize);
+    for (const t of b.threads) t.release(this.spareMbWaits, this.blockSize * this.residentLimit);
     b.state = undefined;
     this.mbarriers.releaseBlock(b.index, this.forgetWaiters);
     this.syncs.releaseBlock(b.index, this.forgetWaiters);
@@ -533,27 +529,8 @@ export class Machine {
     if (this.changed.size) {
       const changed = this.changed;
       this.changed = this.spareChanged;
-      for (const [on, cause] of changed) {
-        const time = typeof cause === 'number' ? cause : cause.time;
-        const ws = this.waiters.get(on);
-        if (!ws) continue;
-        // Waiters in the order they blocked; the ones still waiting stay, in order.
-        const pass = ++this.wakePass;
-        let kept = 0;
-        for (let i = 0; i < ws.length; i++) {
-          const t = ws.at(i);
-          if (t.status !== 'blocked' || t.wait?.on !== on || t.wakePass === pass) continue;
-          t.wakePass = pass;
-          if (t.wait.ready()) this.resume(t, time);
-          else ws.set(kept++, t);
-        }
-        ws.length = kept;
-        if (!kept) {
-          this.waiters.delete(on);
-          // A barrier's waiter list empties at every phase: keep a few for the next blockOn.
-          if (this.spareWaiterLists.length < MAX_SPARE_WAITER_LISTS) this.spareWaiterLists.push(ws);
-        }
-      }
+      // forEach, not for-of: the entries' [key, value] pairs would be an allocation per change.
+      changed.forEach(this.wakeWaitersOf, this);
       changed.clear();
       this.spareChanged = changed;
     }
@@ -572,6 +549,12 @@ export class Machine {
     }
   }
 
+  /** Resumes the waiters on `on` whose waits its change at `cause` satisfied. */
+  private wakeWaitersOf(cause: SimThread | number, on: object): void {
+    this.wakeTime = typeof cause === 'number' ? cause : cause.time;
+    this.waiters.wake(on, this.resumeWaiter);
+  }
+
   /** Wakes `t`: it cannot go on before the change that released it happened. */
   private resume(t: SimThread, time: number): void {
     const w = t.wait!;
@@ -587,15 +570,8 @@ export class Machine {
     if (wait.ready()) return true;
     t.status = 'blocked';
     t.wait = wait;
-    if (wait.on) {
-      const ws = this.waiters.get(wait.on);
-      if (!ws) {
-        const list = this.spareWaiterLists.pop() ?? new WaiterList();
-        list.push(t);
-        this.waiters.set(wait.on, list);
-      }
-      else ws.push(t);
-    } else this.genericWaiters.add(t);
+    if (wait.on) this.waiters.add(wait.on, t);
+    else this.genericWaiters.add(t);
     if (this.tracing) this.trace.push({ kind: 'wait-start', time: t.time, thread: t.index, what: wait.describe(), barrier: wait.barrier?.label, block: wait.barrier?.block, loc: t.loc });
     return false;
   }

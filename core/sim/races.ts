@@ -554,24 +554,41 @@ export class RaceDetector {
     const a = this.accum(ctx, k);
     const av = a.v;
     const width = ctx.width;
+    const base = ctx.base;
+    const size = ctx.size;
+    const clocks = ctx.clocks;
     let covered: Snapshot | null = null;
     for (let j = 0; j < n; j++) {
       const thread = ts[j].index;
-      if (this.byThread[thread] !== ctx) {
+      const s = thread - base;
+      // Outside this block's range of threads (another CTA of a cluster): the general path.
+      if (s < 0 || s >= size) {
         this.arrive(k, thread);
         continue;
       }
-      const s = thread - ctx.base;
-      const c = ctx.clocks[s];
+      const c = clocks[s];
       const snap = c.snap;
+      const o = c.over;
       if (snap !== null && snap === covered) {
-        const o = c.over;
-        for (const i of c.delta) if (o[i] > av[i]) av[i] = o[i];
+        const delta = c.delta;
+        for (let q = 0; q < delta.length; q++) {
+          const i = delta[q];
+          if (o[i] > av[i]) av[i] = o[i];
+        }
       } else {
         c.joinInto(a, width);
         covered = snap;
       }
-      c.raise(s, c.at(s) + 1);
+      // c.raise(s, c.at(s) + 1), spelled out: the lane's own entry moves past its arrival.
+      if (snap === null) o[s]++;
+      else {
+        const v = snap.v[s];
+        o[s] = (v > o[s] ? v : o[s]) + 1;
+        if (!c.inDelta[s]) {
+          c.inDelta[s] = 1;
+          c.delta.push(s);
+        }
+      }
     }
   }
 

@@ -10,13 +10,13 @@ import type { Pointer } from '../../../sim/memory';
 import { compileBuiltinCall } from './builtins';
 import { type CompilerContext, type Ex, type Fn, type FnCx, type FnDecl, hasOwner, type LV, ownerOf, type Sym } from './context';
 import { fieldEx, slotReader } from './lvalues';
-import { laneType, vArith, vCompare, vDivConst, vecOf, vLogical, vLaunchDim, vModifySlot, vSelect, vShift, vSlot, vStoreSlot, vThreadIndex, vUnary } from './lanes';
+import { laneType, vArith, vCompare, vDivConst, vDivVar, vecOf, vLogical, vLaunchDim, vModifySlot, vSelect, vShift, vSlot, vStoreSlot, vThreadIndex, vUnary } from './lanes';
 import { envOf, type Frame, type Instr, selfOf } from './runtime';
 import { needsHoist } from './statements';
 import { expandPattern, packLen, packsIn } from './templates';
 import { conceptValue, requiresExpression } from './concepts';
 import { constantOf, scopeOf, traitMember, withCxx } from './type-traits';
-import { fail, lastName, locOf, named, operatorOf, unsupported, requiredField } from './syntax';
+import { fail, lastName, locOf, named, nothingDoneBefore, operatorOf, unsupported, requiredField } from './syntax';
 import {
   alignOfType,
   arith,
@@ -472,7 +472,9 @@ export function binop(c: CompilerContext, op: string, l: Ex, r: Ex, n: SyntaxNod
     } else {
       if (isFloatDt(dt) && (op === '%' || op === '&' || op === '|' || op === '^')) fail(`operator ${op} on ${dt}`, n);
       out = { t: num(dt), ev: arith(op, dt, a.ev, b.ev) };
-      if (va && vb) out.vec = vArith(op, dt, va, vb) ?? (b.cv !== undefined ? vDivConst(op, dt, va, b.cv) : undefined);
+      // A divisor that varies may be zero in some lane (a fault): its row declines then, which is exact
+      // only where nothing with an effect ran before the division in the statement.
+      if (va && vb) out.vec = vArith(op, dt, va, vb) ?? (b.cv !== undefined ? vDivConst(op, dt, va, b.cv) : nothingDoneBefore(n) ? vDivVar(op, dt, va, vb) : undefined);
     }
   }
   if (l.cv !== undefined && r.cv !== undefined) {

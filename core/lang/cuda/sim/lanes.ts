@@ -363,6 +363,36 @@ export function vDivConst(op: string, dt: DType, A: VFn, d: number): VFn | undef
   };
 }
 
+/**
+ * Thrown by a lane-vector form that cannot give what every lane would give (a lane divides by zero,
+ * which faults on that lane): the row that evaluated it declines (NO_ROW) and the lanes run one by
+ * one, the faulting one reporting. Only forms whose rows cannot have had an effect yet throw it
+ * (`vDivVar`'s callers make sure).
+ */
+export const ROW_DECLINED: unique symbol = Symbol('row declined');
+
+/**
+ * 32-bit integer `/` and `%` by a divisor that varies (the scalar closures' arithmetic, types.ts
+ * `arith`): a zero divisor in any lane declines the row, before any lane's result is made.
+ */
+export function vDivVar(op: string, dt: DType, A: VFn, B: VFn): VFn | undefined {
+  if ((op !== '/' && op !== '%') || (dt !== 's32' && dt !== 'u32')) return undefined;
+  const out = new Float64Array(LANES);
+  const div = op === '/';
+  const signed = dt === 's32';
+  return (fs, n) => {
+    const a = A(fs, n);
+    const b = B(fs, n);
+    for (let j = 0; j < n; j++) if ((signed ? b[j] | 0 : b[j]) === 0) throw ROW_DECLINED;
+    if (signed) {
+      if (div) for (let j = 0; j < n; j++) out[j] = ((a[j] | 0) / (b[j] | 0)) | 0;
+      else for (let j = 0; j < n; j++) out[j] = (a[j] | 0) % (b[j] | 0) | 0;
+    } else if (div) for (let j = 0; j < n; j++) out[j] = Math.floor(a[j] / b[j]);
+    else for (let j = 0; j < n; j++) out[j] = a[j] % b[j];
+    return out;
+  };
+}
+
 /** Row form `fx` (an expression with effects) storing each lane's value in its frame's value slot `idx`. */
 export function rowIntoSlot(fx: RowFx, idx: number): RowFx {
   return (fs, k, out) => {

@@ -6,7 +6,7 @@ import type { SyntaxNode } from '../parser';
 import { isKnownPure } from './builtins';
 import type { CompilerContext, Ex, Fn, FnCx, LV } from './context';
 import type { Pointer } from '../../../sim/memory';
-import { vecOf, type VFn } from './lanes';
+import { ROW_DECLINED, vecOf, type VFn } from './lanes';
 import { BLOCKED, FRAME, type Frame, type Instr, loader, loadPointer, NO_ROW, type RowFx, SPLIT } from './runtime';
 import { SimError } from '../../../sim/machine';
 import { constantOf } from './type-traits';
@@ -33,7 +33,12 @@ export function emitExec(c: CompilerContext, cx: FnCx, n: SyntaxNode, ev: Fn, ve
   });
   if (vec)
     ins.runRow = (fs, k) => {
-      vec(fs, k);
+      try {
+        vec(fs, k);
+      } catch (e) {
+        if (e === ROW_DECLINED) return NO_ROW;
+        throw e;
+      }
       return next;
     };
   else if (fx) {
@@ -54,7 +59,7 @@ export function emitJump(c: CompilerContext, cx: FnCx, n: SyntaxNode): Instr {
 export function emitBranchFalse(c: CompilerContext, cx: FnCx, n: SyntaxNode, cond: Fn, vec?: VFn): Instr {
   const next = cx.code.length + 1;
   const ins: Instr = { run: (f) => (cond(f) ? next : ins.target), runRow: undefined, rowFx: false, loc: locOf(n, cx.name), stmt: true, target: -1, site: -1 };
-  if (vec) ins.runRow = (fs, k, pcs) => branchRow(vec(fs, k), k, pcs, next, ins.target);
+  if (vec) ins.runRow = (fs, k, pcs) => branchRow(vec, fs, k, pcs, next, ins.target);
   cx.code.push(ins);
   return ins;
 }
@@ -63,11 +68,18 @@ export function emitBranchFalse(c: CompilerContext, cx: FnCx, n: SyntaxNode, con
 export function emitBranchTrue(c: CompilerContext, cx: FnCx, n: SyntaxNode, cond: Fn, target: number, vec?: VFn): void {
   const next = cx.code.length + 1;
   const ins = c.emit(cx, n, (f) => (cond(f) ? target : next));
-  if (vec) ins.runRow = (fs, k, pcs) => branchRow(vec(fs, k), k, pcs, target, next);
+  if (vec) ins.runRow = (fs, k, pcs) => branchRow(vec, fs, k, pcs, target, next);
 }
 
 /** A row's branch: `yes` for lanes whose condition holds, `no` for the others (SPLIT when they differ). */
-function branchRow(cond: Float64Array, k: number, pcs: Int32Array, yes: number, no: number): number {
+function branchRow(vec: VFn, fs: readonly Frame[], k: number, pcs: Int32Array, yes: number, no: number): number {
+  let cond: Float64Array;
+  try {
+    cond = vec(fs, k);
+  } catch (e) {
+    if (e === ROW_DECLINED) return NO_ROW;
+    throw e;
+  }
   let all = -1;
   for (let j = 0; j < k; j++) {
     const pc = cond[j] ? yes : no;

@@ -157,6 +157,26 @@ export function findFunctionDeclarator(d: SyntaxNode): SyntaxNode | undefined {
 /** Expression kinds whose evaluation may change state (assignments, increments, calls, which may be builtins with effects). */
 const EFFECT_NODES = new Set(['assignment_expression', 'update_expression', 'call_expression', 'comma_expression', 'lambda_expression', 'new_expression', 'delete_expression', 'co_await_expression', 'gnu_asm_expression']);
 
+/** Expression nodes whose value is computed from their operands' (a full expression is made of them). */
+const OPERATOR_NODES = new Set(['parenthesized_expression', 'binary_expression', 'unary_expression', 'conditional_expression', 'cast_expression', 'assignment_expression']);
+
+/**
+ * Whether nothing with an effect can be evaluated before or with sub-expression `n` in its full
+ * expression: the full expression is free of effects, or is an assignment whose value side is
+ * (its one store comes last). A warp's row may then stop in the middle of evaluating `n` and let
+ * the lanes run the statement one by one instead, with nothing done twice.
+ */
+export function nothingDoneBefore(n: SyntaxNode): boolean {
+  let top = n;
+  while (top.parent && OPERATOR_NODES.has(top.parent.type)) top = top.parent;
+  if (top.type === 'assignment_expression') {
+    const right = top.childForFieldName('right');
+    const left = top.childForFieldName('left');
+    return !!right && !!left && effectFree(right) && effectFree(left);
+  }
+  return effectFree(top);
+}
+
 /** Whether evaluating expression `n` has no effect (so evaluating it again gives the same value and changes nothing). */
 export function effectFree(n: SyntaxNode): boolean {
   const stack = [n];

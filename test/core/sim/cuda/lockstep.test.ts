@@ -5,7 +5,7 @@
 // again at the join point; and the scheduler keeps a blocked lane from holding its warp-mates back.
 import { describe, expect, it } from 'vitest';
 import { prepareCudaLaunch } from '../../../../core/lang/cuda/sim/index';
-import { vArith, vCompare, vConvert, vDivConst, vShift, vUnary, type VFn } from '../../../../core/lang/cuda/sim/lanes';
+import { ROW_DECLINED, vArith, vCompare, vConvert, vDivConst, vDivVar, vShift, vUnary, type VFn } from '../../../../core/lang/cuda/sim/lanes';
 import type { Frame } from '../../../../core/lang/cuda/sim/runtime';
 import { arith, bitNot, compare, convFn, negate, shift } from '../../../../core/lang/cuda/sim/types';
 import type { DType } from '../../../../core/sim/dtypes';
@@ -91,6 +91,35 @@ describe('lane-vector forms equal the scalar closures, lane by lane', () => {
         }
       // A zero divisor faults: no vector form (the scalar closure reports it).
       expect(vDivConst('/', dt, lanesOf(a), 0)).toBeUndefined();
+    }
+    expect(mismatches).toEqual([]);
+  });
+
+  it('32-bit integer division and remainder by divisors that vary, declining where a lane divides by zero', () => {
+    const mismatches: string[] = [];
+    for (const dt of ['s32', 'u32'] as DType[]) {
+      const a = operands(dt, 5);
+      const b = operands(dt, 6).map((x, i) => (x === 0 ? i + 1 : x)).reverse();
+      for (const op of ['/', '%']) {
+        const v = vDivVar(op, dt, lanesOf(a), lanesOf(b));
+        if (!v) {
+          mismatches.push(`${dt} ${op}: no vector form`);
+          continue;
+        }
+        const got = v(noFrames, 32);
+        for (let i = 0; i < 32; i++) {
+          const want = arith(op, dt, () => a[i], () => b[i])(null as unknown as Frame);
+          if (!Object.is(got[i], want)) mismatches.push(`${dt} ${a[i]} ${op} ${b[i]}: ${got[i]} vs ${want}`);
+        }
+        // One lane's zero divisor: the row declines (the scalar closure of that lane faults).
+        const withZero = b.map((x, i) => (i === 9 ? 0 : x));
+        expect(() => vDivVar(op, dt, lanesOf(a), lanesOf(withZero))!(noFrames, 32)).toThrow();
+        try {
+          vDivVar(op, dt, lanesOf(a), lanesOf(withZero))!(noFrames, 32);
+        } catch (e) {
+          expect(e).toBe(ROW_DECLINED);
+        }
+      }
     }
     expect(mismatches).toEqual([]);
   });
@@ -257,6 +286,40 @@ __global__ void oob(float *out) {
     expect(r.status).toBe('error');
     expect(r.report?.kind).toBe('oob');
     expect(r.message).toMatch(/element 100 .* by block 0 · warp 0 · lane 7 at line 5/);
+  });
+
+  it('divides by a per-lane divisor as thread by thread does: loops bounded by n / d, a statement with an effect before its division, and the lane that divides by zero', async () => {
+    const text = `
+__global__ void divs(int *out, int n, int z) {
+  int t = threadIdx.x;
+  int d = t % 5 + 1;
+  int s = 0;
+  for (int i = 0; i < n / d; ++i) s += i % d;
+  int k = 0;
+  while (k++ < n / (d + 1)) s += 3;
+  unsigned u = (unsigned)(t + 7) / (unsigned)d;
+  out[t] = s * 1000 + k * 10 + (int)u;
+  if (z) out[t] = n / (t - 9);
+}`;
+    const want = Array.from({ length: 32 }, (_, t) => {
+      const d = (t % 5) + 1;
+      let s = 0;
+      for (let i = 0; i < Math.trunc(50 / d); ++i) s += i % d;
+      let k = 0;
+      while (k++ < Math.trunc(50 / (d + 1))) s += 3;
+      return s * 1000 + k * 10 + Math.floor((t + 7) / d);
+    });
+    const reports: string[] = [];
+    for (const lockstep of [true, false]) {
+      const r = await runKernel(text, { block: [32, 1, 1], args: ['out=s32[32]', 'n=50', 'z=0'], lockstep });
+      expect(r.status, r.message).toBe('completed');
+      expect(values(r, 'out'), `lockstep ${lockstep}`).toEqual(want);
+      const faulty = await runKernel(text, { block: [32, 1, 1], args: ['out=s32[32]', 'n=50', 'z=1'], lockstep });
+      expect(faulty.status).toBe('error');
+      expect(faulty.message).toMatch(/integer division by zero[\s\S]*lane 9/);
+      reports.push(faulty.message);
+    }
+    expect(reports[0]).toBe(reports[1]);
   });
 
   it('stops a runaway converged warp at the step limit, counting every lane', async () => {
