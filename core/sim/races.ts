@@ -579,12 +579,15 @@ export class RaceDetector {
         c.joinInto(a, width);
         covered = snap;
       }
-      // c.raise(s, c.at(s) + 1), spelled out: the lane's own entry moves past its arrival.
+      // c.raise(s, c.at(s) + 1), spelled out: the lane's own entry moves past its arrival. Over a base,
+      // `over` is nonzero exactly at the delta's entries, so a zero says the entry joins the delta
+      // (without reading `inDelta`, another cache line per lane).
       if (snap === null) o[s]++;
       else {
         const v = snap.v[s];
-        o[s] = (v > o[s] ? v : o[s]) + 1;
-        if (!c.inDelta[s]) {
+        const old = o[s];
+        o[s] = (v > old ? v : old) + 1;
+        if (old === 0) {
           c.inDelta[s] = 1;
           c.delta.push(s);
         }

@@ -276,11 +276,14 @@ export async function benchSim({ quick = false } = {}) {
   }
 
   // (c) 1,024 blocks of the seed with 16 iterations each: memory stays bounded because blocks run in waves.
-  const c = measure(builds, { ...seedJob, grid: [1024, 1, 1], args: seedArgs(16), repeat: 1 }, 1);
+  // The median of `repeats` fresh processes (the first grid run after the one-block warm-up), and the
+  // same request again in each process.
+  const c = measure(builds, { ...seedJob, grid: [1024, 1, 1], args: seedArgs(16), repeat: 2 }, repeats);
   data.grid1024 = c;
   if (!ok(c)) rows.push({ metric: '(c) 1,024-block grid', value: 'failed', target: '', ok: false });
   else {
     rows.push({ metric: '(c) 1,024-block grid (seed, 16 it): wall', value: cell(c, (r) => `${(r.ms / 1000).toFixed(2)} s`), target: '≤ 1 s', ok: c[0].ms <= 1000 });
+    rows.push({ metric: '(c) same, run again in the process: wall', value: cell(c, (r) => `${(r.warmMs / 1000).toFixed(2)} s`), target: '' });
     rows.push({ metric: '(c) 1,024-block grid: peak RSS', value: cell(c, (r) => `${r.maxRssMiB.toFixed(0)} MiB`), target: '≤ 1 GB', ok: c[0].maxRssMiB * 1.048576 <= 1000 });
     rows.push({ metric: '(c) 1,024-block grid: CPU time', value: cell(c, (r) => `${(r.cpuMs / 1000).toFixed(2)} s`), target: '' });
   }
