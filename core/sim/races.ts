@@ -652,15 +652,18 @@ export class RaceDetector {
     for (let j = 0; j < n; j++) {
       if (!take[j]) continue;
       const thread = ts[j].index;
-      const tctx = this.byThread[thread];
-      if (!tctx) continue;
-      if (tctx !== ctx) {
+      // The previous lane's block, when the thread is in its range (the usual case: no lookup per lane).
+      let s = ctx ? thread - ctx.base : -1;
+      if (!ctx || s < 0 || s >= ctx.size) {
+        const tctx = this.byThread[thread];
+        if (!tctx) continue;
         ctx = tctx;
         d = ctx.done.get(k);
         covered = null;
+        s = thread - ctx.base;
       }
       if (!d) continue;
-      const c = ctx.clocks[thread - ctx.base];
+      const c = ctx.clocks[s];
       const old = c.snap;
       if (old === d) continue;
       if (old !== null && old === covered) c.rebaseCovered(d);
