@@ -60,48 +60,51 @@ interface Accum {
 /**
  * A thread's vector clock: max(snap.v, over) where `over` is nonzero only at the `delta` indices
  * (the entries where the thread knows more than its base), or `over` alone when there is no base.
- * In barrier-heavy code every thread's clock is "the last phase it saw plus its own entry", so an
- * arrival or an acquire touches a few entries instead of all of them.
+ * Its own entry (`slot`) is `own` instead, a field beside `snap`: in barrier-heavy code every
+ * thread's clock is "the last phase it saw plus its own entry", so an arrival or an acquire touches
+ * this object and the phase, not the thread's row of the block's clock memory (a cache line per
+ * thread, for thousands of live threads). `over[slot]` stays zero and `slot` is never in `delta`.
  */
 class ThreadClock {
   snap: Snapshot | null = null;
+  /** The thread's own entry, beyond its base's (the clock's entry `slot` is max(snap.v[slot], own)). */
+  own = 0;
   delta: number[] = [];
   constructor(
     /** Views into the block's one allocation (see `addBlock`). */
     readonly over: Int32Array,
     readonly inDelta: Uint8Array,
+    /** The thread's slot in its block: its own entry. */
+    readonly slot: number,
   ) {}
 
   /**
-   * Back to the zero clock, then `start(s)`: a finished block's clock reused for a new block's thread.
+   * Back to the zero clock, then `start()`: a finished block's clock reused for a new block's thread.
    * Entries at and past `width` (the finished block's) were never written, and `inDelta` marks only
-   * `delta`'s. The delta keeps its store (an array emptied with `length = 0` gets a new one on the
-   * next push, and a big grid restarts every clock of every block).
+   * `delta`'s.
    */
-  restart(width: number, s: number): void {
+  restart(width: number): void {
     this.over.fill(0, 0, width);
     const delta = this.delta;
-    for (const i of delta) this.inDelta[i] = 0;
-    if (delta.length === 0) delta.push(s);
-    else {
-      delta.length = 1;
-      delta[0] = s;
+    if (delta.length) {
+      for (const i of delta) this.inDelta[i] = 0;
+      delta.length = 0;
     }
-    this.snap = ZERO;
-    this.over[s] = 1;
-    this.inDelta[s] = 1;
+    this.start();
   }
 
-  /** The thread in slot `s` starts: zero except its own entry, 1 (the clock must be the zero clock). */
-  start(s: number): void {
+  /** The thread starts: zero except its own entry, 1 (the clock must be the zero clock). */
+  start(): void {
     this.snap = ZERO;
-    this.over[s] = 1;
-    this.inDelta[s] = 1;
-    this.delta.push(s);
+    this.own = 1;
   }
 
   at(i: number): number {
     const s = this.snap;
+    if (i === this.slot) {
+      const a = s ? (s.v[i] ?? 0) : 0;
+      return a > this.own ? a : this.own;
+    }
     if (!s) return this.over[i];
     const a = s.v[i];
     const b = this.over[i];
@@ -110,6 +113,10 @@ class ThreadClock {
 
   /** Sets entry `i` to `v` (not below its current value). */
   raise(i: number, v: number): void {
+    if (i === this.slot) {
+      this.own = v;
+      return;
+    }
     this.over[i] = v;
     if (this.snap && !this.inDelta[i]) {
       this.inDelta[i] = 1;
@@ -117,16 +124,30 @@ class ThreadClock {
     }
   }
 
-  /** Drops the base: `over` becomes the whole clock. */
+  /** Drops the base: `over` (and `own`) becomes the whole clock. */
   materialize(width: number): void {
     const s = this.snap;
     if (!s) return;
     const o = this.over;
     const v = s.v;
     for (let i = 0; i < width; i++) if (v[i] > o[i]) o[i] = v[i];
+    this.foldOwn();
     for (const i of this.delta) this.inDelta[i] = 0;
     this.delta.length = 0;
     this.snap = null;
+  }
+
+  /** clock = max(clock, `src`), dense (the clock has no base: `materialize` first). */
+  joinDense(src: Int32Array, width: number): void {
+    join(this.over, src, width);
+    this.foldOwn();
+  }
+
+  /** Moves a value written into `over[slot]` to `own`. */
+  private foldOwn(): void {
+    const x = this.over[this.slot];
+    if (x > this.own) this.own = x;
+    this.over[this.slot] = 0;
   }
 
   /** A dense copy of the clock. */
@@ -134,6 +155,7 @@ class ThreadClock {
     const c = this.over.slice();
     const s = this.snap;
     if (s) for (let i = 0; i < c.length; i++) if (s.v[i] > c[i]) c[i] = s.v[i];
+    if (this.slot < c.length) c[this.slot] = this.at(this.slot);
     return c;
   }
 
@@ -148,9 +170,13 @@ class ThreadClock {
       return;
     }
     const ov = old?.v;
+    const slot = this.slot;
+    // The old base's own entry stays known (the new base may not have it).
+    if (ov && ov[slot] > this.own) this.own = ov[slot];
     const keep: number[] = this.delta;
     keep.length = 0;
     for (let i = 0; i < width; i++) {
+      if (i === slot) continue;
       let x = o[i];
       if (ov && ov[i] > x) x = ov[i];
       if (x > (dv[i] ?? 0)) {
@@ -168,19 +194,21 @@ class ThreadClock {
 
   /** clock = max(clock, d) where `d` dominates the base: max(old, over, d) = max(d, over); keep only the entries over still leads. */
   rebaseCovered(d: Snapshot): void {
-    const o = this.over;
-    const dv = d.v;
     const delta = this.delta;
-    let kept = 0;
-    for (let j = 0; j < delta.length; j++) {
-      const i = delta[j];
-      if (o[i] > (dv[i] ?? 0)) delta[kept++] = i;
-      else {
-        o[i] = 0;
-        this.inDelta[i] = 0;
+    if (delta.length) {
+      const o = this.over;
+      const dv = d.v;
+      let kept = 0;
+      for (let j = 0; j < delta.length; j++) {
+        const i = delta[j];
+        if (o[i] > (dv[i] ?? 0)) delta[kept++] = i;
+        else {
+          o[i] = 0;
+          this.inDelta[i] = 0;
+        }
       }
+      if (kept !== delta.length) delta.length = kept;
     }
-    if (kept !== delta.length) delta.length = kept;
     this.snap = d;
   }
 
@@ -189,6 +217,8 @@ class ThreadClock {
     const s = this.snap;
     const av = a.v;
     const o = this.over;
+    const slot = this.slot;
+    if (this.own > av[slot]) av[slot] = this.own;
     if (s && (s === ZERO || a.covers.includes(s.id))) {
       for (const i of this.delta) if (o[i] > av[i]) av[i] = o[i];
       return;
@@ -365,7 +395,7 @@ export class RaceDetector {
       const { clocks, width } = this.spareClocks.splice(spare, 1)[0];
       for (let i = 0; i < size; i++) {
         const c = clocks[i];
-        c.restart(width, i);
+        c.restart(width);
         ctx.clocks.push(c);
         this.byThread[first + i] = ctx;
       }
@@ -375,8 +405,8 @@ export class RaceDetector {
     const overs = new Int32Array(size * n);
     const marks = new Uint8Array(size * n);
     for (let i = 0; i < size; i++) {
-      const c = new ThreadClock(overs.subarray(i * n, (i + 1) * n), marks.subarray(i * n, (i + 1) * n));
-      c.start(i);
+      const c = new ThreadClock(overs.subarray(i * n, (i + 1) * n), marks.subarray(i * n, (i + 1) * n), i);
+      c.start();
       ctx.clocks.push(c);
       this.byThread[first + i] = ctx;
     }
@@ -568,30 +598,24 @@ export class RaceDetector {
       }
       const c = clocks[s];
       const snap = c.snap;
-      const o = c.over;
+      const own = c.own;
       if (snap !== null && snap === covered) {
+        if (own > av[s]) av[s] = own;
         const delta = c.delta;
-        for (let q = 0; q < delta.length; q++) {
-          const i = delta[q];
-          if (o[i] > av[i]) av[i] = o[i];
+        if (delta.length) {
+          const o = c.over;
+          for (let q = 0; q < delta.length; q++) {
+            const i = delta[q];
+            if (o[i] > av[i]) av[i] = o[i];
+          }
         }
       } else {
         c.joinInto(a, width);
         covered = snap;
       }
-      // c.raise(s, c.at(s) + 1), spelled out: the lane's own entry moves past its arrival. Over a base,
-      // `over` is nonzero exactly at the delta's entries, so a zero says the entry joins the delta
-      // (without reading `inDelta`, another cache line per lane).
-      if (snap === null) o[s]++;
-      else {
-        const v = snap.v[s];
-        const old = o[s];
-        o[s] = (v > old ? v : old) + 1;
-        if (old === 0) {
-          c.inDelta[s] = 1;
-          c.delta.push(s);
-        }
-      }
+      // c.raise(s, c.at(s) + 1), spelled out: the lane's own entry moves past its arrival.
+      const v = snap === null ? 0 : (snap.v[s] ?? 0);
+      c.own = (v > own ? v : own) + 1;
     }
   }
 
@@ -711,7 +735,7 @@ export class RaceDetector {
     if (o && ctx === o.ctx) {
       const tc = ctx.clocks[this.slotOf(ctx, thread)];
       tc.materialize(ctx.width);
-      join(tc.over, o.release, ctx.width);
+      tc.joinDense(o.release, ctx.width);
     }
   }
 
