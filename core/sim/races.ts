@@ -70,6 +70,8 @@ class ThreadClock {
   /** The thread's own entry, beyond its base's (the clock's entry `slot` is max(snap.v[slot], own)). */
   own = 0;
   delta: number[] = [];
+  /** Whether `over` may hold a nonzero entry (a restart then clears it; most clocks never write it). */
+  wrote = false;
   constructor(
     /** Views into the block's one allocation (see `addBlock`). */
     readonly over: Int32Array,
@@ -84,7 +86,10 @@ class ThreadClock {
    * `delta`'s.
    */
   restart(width: number): void {
-    this.over.fill(0, 0, width);
+    if (this.wrote) {
+      this.over.fill(0, 0, width);
+      this.wrote = false;
+    }
     const delta = this.delta;
     if (delta.length) {
       for (const i of delta) this.inDelta[i] = 0;
@@ -118,6 +123,7 @@ class ThreadClock {
       return;
     }
     this.over[i] = v;
+    this.wrote = true;
     if (this.snap && !this.inDelta[i]) {
       this.inDelta[i] = 1;
       this.delta.push(i);
@@ -131,6 +137,7 @@ class ThreadClock {
     const o = this.over;
     const v = s.v;
     for (let i = 0; i < width; i++) if (v[i] > o[i]) o[i] = v[i];
+    this.wrote = true;
     this.foldOwn();
     for (const i of this.delta) this.inDelta[i] = 0;
     this.delta.length = 0;
@@ -140,6 +147,7 @@ class ThreadClock {
   /** clock = max(clock, `src`), dense (the clock has no base: `materialize` first). */
   joinDense(src: Int32Array, width: number): void {
     join(this.over, src, width);
+    this.wrote = true;
     this.foldOwn();
   }
 
@@ -175,6 +183,7 @@ class ThreadClock {
     if (ov && ov[slot] > this.own) this.own = ov[slot];
     const keep: number[] = this.delta;
     keep.length = 0;
+    this.wrote = true;
     for (let i = 0; i < width; i++) {
       if (i === slot) continue;
       let x = o[i];
