@@ -236,11 +236,11 @@ class ThreadClock {
       join(av, o, width);
       return;
     }
+    // The base, then the entries over it (`over` is zero elsewhere: its row is not read).
     const sv = s.v;
-    for (let i = 0; i < width; i++) {
-      const x = sv[i] > o[i] ? sv[i] : o[i];
-      if (x > av[i]) av[i] = x;
-    }
+    const n = sv.length < width ? sv.length : width;
+    for (let i = 0; i < n; i++) if (sv[i] > av[i]) av[i] = sv[i];
+    for (const i of this.delta) if (o[i] > av[i]) av[i] = o[i];
     addCover(a.covers, s.id);
   }
 }
