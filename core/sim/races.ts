@@ -225,23 +225,36 @@ class ThreadClock {
   joinInto(a: Accum, width: number): void {
     const s = this.snap;
     const av = a.v;
-    const o = this.over;
+    if (!s) join(av, this.over, width);
+    else if (s !== ZERO && !a.covers.includes(s.id)) {
+      // The base (`over` is zero outside the delta: its row is not read), once per accumulator.
+      const sv = s.v;
+      const n = sv.length < width ? sv.length : width;
+      for (let i = 0; i < n; i++) if (sv[i] > av[i]) av[i] = sv[i];
+      addCover(a.covers, s.id);
+    }
+    this.joinAbove(av);
+  }
+
+  /** av = max(av, what the clock knows beyond its base): its own entry and the delta's entries. */
+  joinAbove(av: number[]): void {
     const slot = this.slot;
     if (this.own > av[slot]) av[slot] = this.own;
-    if (s && (s === ZERO || a.covers.includes(s.id))) {
-      for (const i of this.delta) if (o[i] > av[i]) av[i] = o[i];
-      return;
+    const delta = this.delta;
+    if (!delta.length) return;
+    const o = this.over;
+    for (let q = 0; q < delta.length; q++) {
+      const i = delta[q];
+      if (o[i] > av[i]) av[i] = o[i];
     }
-    if (!s) {
-      join(av, o, width);
-      return;
-    }
-    // The base, then the entries over it (`over` is zero elsewhere: its row is not read).
-    const sv = s.v;
-    const n = sv.length < width ? sv.length : width;
-    for (let i = 0; i < n; i++) if (sv[i] > av[i]) av[i] = sv[i];
-    for (const i of this.delta) if (o[i] > av[i]) av[i] = o[i];
-    addCover(a.covers, s.id);
+  }
+
+  /** The thread's own entry moves past its current value (an arrival, an async issue, a proxy fence): raise(slot, at(slot) + 1). */
+  tick(): void {
+    const s = this.snap;
+    const v = s === null ? 0 : (s.v[this.slot] ?? 0);
+    const own = this.own;
+    this.own = (v > own ? v : own) + 1;
   }
 }
 
@@ -555,7 +568,7 @@ export class RaceDetector {
     if (log.length >= MAX_FENCE_RECORDS) log.shift();
     log.push({ seq, clock: tc.copy() });
     // Accesses after the fence are not covered by it.
-    tc.raise(s, tc.at(s) + 1);
+    tc.tick();
   }
 
   /** The join of the fence records that happen before `o`'s issue (see the header). */
@@ -579,7 +592,7 @@ export class RaceDetector {
     const s = this.slotOf(ctx, thread);
     const c = ctx.clocks[s];
     c.joinInto(this.accum(ctx, k), ctx.width);
-    c.raise(s, c.at(s) + 1);
+    c.tick();
   }
 
   /**
@@ -607,24 +620,12 @@ export class RaceDetector {
       }
       const c = clocks[s];
       const snap = c.snap;
-      const own = c.own;
-      if (snap !== null && snap === covered) {
-        if (own > av[s]) av[s] = own;
-        const delta = c.delta;
-        if (delta.length) {
-          const o = c.over;
-          for (let q = 0; q < delta.length; q++) {
-            const i = delta[q];
-            if (o[i] > av[i]) av[i] = o[i];
-          }
-        }
-      } else {
+      if (snap !== null && snap === covered) c.joinAbove(av);
+      else {
         c.joinInto(a, width);
         covered = snap;
       }
-      // c.raise(s, c.at(s) + 1), spelled out: the lane's own entry moves past its arrival.
-      const v = snap === null ? 0 : (snap.v[s] ?? 0);
-      c.own = (v > own ? v : own) + 1;
+      c.tick();
     }
   }
 
@@ -720,7 +721,7 @@ export class RaceDetector {
     release[slot] = Math.max(release[slot], seq);
     this.ops.set(op, { ctx, clock, release, slot, seq });
     ctx.ops.add(op);
-    tc.raise(s, tc.at(s) + 1);
+    tc.tick();
   }
 
   /** Op `op` completes only after `prior` did (tcgen05.commit, cp.async.mbarrier.arrive): it carries their ordering. */

@@ -112,8 +112,7 @@ export class Frame {
   ) {
     this.v = new Array(fn.nslots);
     this.d = fn.typedSlots ? typedSlotsOf(fn).slice() : NO_TYPED_SLOTS;
-    this.depth = caller ? caller.depth + 1 : 0;
-    if (this.depth > 64) throw new SimError(`call depth exceeds 64 (runaway recursion in ${fn.name}?)`);
+    this.depth = callDepth(fn, caller);
     this.mem = fn.mem.length ? fn.mem.map((m) => new Buffer(ts.ex.nextBufferId(), m.name, 'local', m.size)) : EMPTY;
   }
 
@@ -121,8 +120,7 @@ export class Frame {
   static enter(fn: CompiledFn, ts: ThreadCtx, caller: Frame | null): Frame {
     const n = fn.pooled;
     if (!n) return new Frame(fn, ts, caller);
-    const depth = caller ? caller.depth + 1 : 0;
-    if (depth > 64) throw new SimError(`call depth exceeds 64 (runaway recursion in ${fn.name}?)`);
+    const depth = callDepth(fn, caller);
     const f = fn.pool![n - 1];
     fn.pooled = n - 1;
     f.ts = ts;
@@ -158,6 +156,12 @@ export class Frame {
     (fn.pool ??= [])[n] = this;
     fn.pooled = n + 1;
   }
+}
+/** The depth of a frame of `fn` called from `caller`: past 64, a runaway recursion. */
+function callDepth(fn: CompiledFn, caller: Frame | null): number {
+  const depth = caller ? caller.depth + 1 : 0;
+  if (depth > 64) throw new SimError(`call depth exceeds 64 (runaway recursion in ${fn.name}?)`);
+  return depth;
 }
 /** The thread of a frame kept for reuse: none. */
 const RELEASED = null as unknown as ThreadCtx;

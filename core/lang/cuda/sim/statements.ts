@@ -31,16 +31,7 @@ export function emitExec(c: CompilerContext, cx: FnCx, n: SyntaxNode, ev: Fn, ve
     ev(f);
     return next;
   });
-  if (vec)
-    ins.runRow = (fs, k) => {
-      try {
-        vec(fs, k);
-      } catch (e) {
-        if (e === ROW_DECLINED) return NO_ROW;
-        throw e;
-      }
-      return next;
-    };
+  if (vec) ins.runRow = (fs, k) => (rowValues(vec, fs, k) ? next : NO_ROW);
   else if (fx) {
     const out: unknown[] = [];
     ins.rowFx = true;
@@ -71,15 +62,20 @@ export function emitBranchTrue(c: CompilerContext, cx: FnCx, n: SyntaxNode, cond
   if (vec) ins.runRow = (fs, k, pcs) => branchRow(vec, fs, k, pcs, target, next);
 }
 
-/** A row's branch: `yes` for lanes whose condition holds, `no` for the others (SPLIT when they differ). */
-function branchRow(vec: VFn, fs: readonly Frame[], k: number, pcs: Int32Array, yes: number, no: number): number {
-  let cond: Float64Array;
+/** The lanes' values of `vec`, or undefined where the row declines (lanes.ts ROW_DECLINED: they run one by one). */
+function rowValues(vec: VFn, fs: readonly Frame[], k: number): Float64Array | undefined {
   try {
-    cond = vec(fs, k);
+    return vec(fs, k);
   } catch (e) {
-    if (e === ROW_DECLINED) return NO_ROW;
+    if (e === ROW_DECLINED) return undefined;
     throw e;
   }
+}
+
+/** A row's branch: `yes` for lanes whose condition holds, `no` for the others (SPLIT when they differ). */
+function branchRow(vec: VFn, fs: readonly Frame[], k: number, pcs: Int32Array, yes: number, no: number): number {
+  const cond = rowValues(vec, fs, k);
+  if (!cond) return NO_ROW;
   let all = -1;
   for (let j = 0; j < k; j++) {
     const pc = cond[j] ? yes : no;
